@@ -1,0 +1,99 @@
+/* The store: every SQL statement the engine runs against a result database.
+ *
+ * SQLite in WAL mode with foreign keys on. PRAGMA application_id marks a
+ * skytune database and PRAGMA user_version holds the schema version; opening
+ * a file that is not SQLite, a SQLite file of another application, or one
+ * with a newer schema fails without writing to it. Measurements are written
+ * one transaction per configuration (summary, every sample, the campaign's
+ * evaluation row), so a killed run loses at most the configuration in flight.
+ *
+ * A measurement belongs to (device, plugin build, problem, configuration) and
+ * exists once for that key: a campaign that meets a configuration already
+ * measured under the same key reuses the row (an evaluation marked cached)
+ * instead of measuring again. */
+#ifndef SKYTUNE_STORE_H
+#define SKYTUNE_STORE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "error.h"
+#include "measurement.h"
+
+#define STORE_APPLICATION_ID 0x534B5954 /* "SKYT" */
+#define STORE_SCHEMA_VERSION 1
+
+typedef struct store store;
+
+/* Open or create. create_if_missing false: a missing file is an error. */
+int store_open(const char *path, bool create_if_missing, store **out, skytune_error *err);
+void store_close(store *st);
+
+/* For reports and queries: the underlying handle (sqlite3 *). */
+void *store_handle(store *st);
+
+/* Find or insert; fields as in skytune_device_info. */
+int store_device_id(store *st, const skytune_device_info *dev, int64_t *id, skytune_error *err);
+
+/* Find or insert the plugin build (name, version, hash of kernel source) and
+ * (re)create the view results_<name>: one row per measurement of this plugin
+ * with one column per tuning parameter. */
+int store_plugin_id(store *st, const char *name, const char *version, const char *source_hash,
+                    const char *const *param_names, size_t n_params, int64_t *id,
+                    skytune_error *err);
+
+/* Find or insert a problem instance by its canonical text "k=v,...". */
+int store_problem_id(store *st, int64_t plugin_id, const char *problem_text, int64_t *id,
+                     skytune_error *err);
+
+typedef struct store_campaign_spec {
+    int64_t plugin_id, device_id, problem_id;
+    const char *strategy;    /* name */
+    const char *settings;    /* canonical text of everything that shapes the run:
+                                budget, runs, restrictions, strategy options */
+    uint64_t seed;
+    const char *command;     /* the command line, for the record */
+    const char *host;
+    bool replayed;
+} store_campaign_spec;
+
+/* The campaign with the same plugin, device, problem, strategy, settings and
+ * seed, or a new one. *resumed tells which. Marks it 'running'. */
+int store_campaign_open(store *st, const store_campaign_spec *spec, int64_t *campaign_id,
+                        bool *resumed, skytune_error *err);
+
+/* status: "done", "interrupted", "failed". Sets ended_at. */
+int store_campaign_close(store *st, int64_t campaign_id, const char *status, skytune_error *err);
+
+/* A measurement already recorded for the campaign's key, as loaded back. */
+typedef struct store_known {
+    int64_t measurement_id;
+    const char *config_text;
+    measurement_status status;
+    double median_ns;
+    bool in_campaign;        /* already an evaluation of this campaign */
+    int64_t seq;             /* its evaluation order in this campaign, when in_campaign */
+} store_known;
+
+/* Every measurement under the campaign's (device, plugin, problem), each
+ * with whether this campaign already evaluated it. Ordered by the campaign's
+ * evaluation order first, then by measurement id. */
+int store_known_measurements(store *st, int64_t campaign_id,
+                             int (*visit)(void *ctx, const store_known *k), void *ctx,
+                             skytune_error *err);
+
+/* One transaction: the configuration (and its parameter values, for the
+ * views), the measurement with its samples and parts, and the campaign's
+ * evaluation number seq. names/values: the configuration's parameters as
+ * canonical text. */
+int store_record_measurement(store *st, int64_t campaign_id, int64_t seq, const char *config_text,
+                             uint64_t config_hash, const char *const *names,
+                             const char *const *values, size_t n_params, const measurement *m,
+                             int64_t *measurement_id, skytune_error *err);
+
+/* The campaign evaluated a configuration measured before under the same key. */
+int store_record_cached(store *st, int64_t campaign_id, int64_t seq, int64_t measurement_id,
+                        skytune_error *err);
+
+#endif

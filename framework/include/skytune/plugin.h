@@ -1,0 +1,376 @@
+/*
+ * skytune/plugin.h — the one header a skytune kernel plugin includes.
+ *
+ * A plugin is a shared object that exports one symbol, SKYTUNE_PLUGIN_ENTRY
+ * ("skytune_plugin_entry"), a function returning a pointer to a static
+ * skytune_plugin description. The description is mostly data: problem
+ * parameters with presets, tuning parameters, constraints as expressions. A
+ * handful of callbacks do what data cannot: create buffers, compute the CPU
+ * reference, set kernel arguments and enqueue, compare outputs, count work.
+ *
+ * Versioning. The description starts with abi_version; the engine refuses a
+ * plugin whose abi_version differs from the SKYTUNE_PLUGIN_ABI_VERSION it was
+ * built with. Any change to a struct in this header bumps the version.
+ *
+ * Ownership. Everything the engine passes to a callback is borrowed and valid
+ * only for the duration of the call unless stated otherwise. Everything a
+ * plugin returns through a `void **` it owns and frees in the matching
+ * release callback.
+ *
+ * Errors. Callbacks return 0 on success. On failure they return a
+ * skytune_result code and write a human-readable message into the
+ * skytune_error they were given (skytune_error_set helps). The engine turns a
+ * failure into a status row for that configuration; it never aborts the
+ * campaign because one configuration failed.
+ *
+ * Threading. The engine calls a plugin from one thread at a time.
+ *
+ * See plugins/vector_add/vector_add.c for a complete, commented plugin.
+ */
+#ifndef SKYTUNE_PLUGIN_H
+#define SKYTUNE_PLUGIN_H
+
+#include <math.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#ifndef CL_TARGET_OPENCL_VERSION
+#define CL_TARGET_OPENCL_VERSION 120
+#endif
+#include <CL/cl.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define SKYTUNE_PLUGIN_ABI_VERSION 1u
+#define SKYTUNE_PLUGIN_ENTRY "skytune_plugin_entry"
+
+/* Return codes of plugin callbacks. */
+typedef enum skytune_result {
+    SKYTUNE_OK = 0,
+    SKYTUNE_ERR_SETUP = 1,   /* could not create buffers or inputs for this problem */
+    SKYTUNE_ERR_LAUNCH = 2,  /* an OpenCL call failed while preparing or enqueueing */
+    SKYTUNE_ERR_PROBLEM = 3, /* the problem parameters are not acceptable */
+    SKYTUNE_ERR_MEMORY = 4   /* a host allocation failed */
+} skytune_result;
+
+typedef struct skytune_error {
+    int cl_error;          /* the OpenCL error code involved, 0 if none */
+    char message[1024];
+} skytune_error;
+
+static inline int skytune_error_set(skytune_error *err, int code, const char *fmt, ...)
+{
+    if (err) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(err->message, sizeof err->message, fmt, ap);
+        va_end(ap);
+    }
+    return code;
+}
+
+/* ---------------------------------------------------------------- values */
+
+typedef enum skytune_type {
+    SKYTUNE_INT = 0,    /* 64-bit signed integer */
+    SKYTUNE_FLOAT = 1,  /* double */
+    SKYTUNE_BOOL = 2,   /* stored as an integer 0 or 1 */
+    SKYTUNE_STRING = 3  /* text: string enums and permutations */
+} skytune_type;
+
+typedef struct skytune_value {
+    skytune_type type;
+    int64_t i;        /* INT and BOOL */
+    double f;         /* FLOAT */
+    const char *s;    /* STRING */
+} skytune_value;
+
+typedef struct skytune_named_value {
+    const char *name;
+    skytune_value value;
+} skytune_named_value;
+
+/* A set of named values: a problem instance or a configuration. */
+typedef struct skytune_values {
+    size_t count;
+    const skytune_named_value *items;
+} skytune_values;
+
+static inline const skytune_value *skytune_values_find(const skytune_values *v, const char *name)
+{
+    for (size_t k = 0; v && k < v->count; k++)
+        if (strcmp(v->items[k].name, name) == 0)
+            return &v->items[k].value;
+    return NULL;
+}
+
+/* Typed lookups. A missing name yields 0 (or ""); plugins look up only names
+ * they declared, which the engine guarantees are present. */
+static inline int64_t skytune_int(const skytune_values *v, const char *name)
+{
+    const skytune_value *x = skytune_values_find(v, name);
+    if (!x) return 0;
+    return x->type == SKYTUNE_FLOAT ? (int64_t)x->f : x->i;
+}
+
+static inline double skytune_float(const skytune_values *v, const char *name)
+{
+    const skytune_value *x = skytune_values_find(v, name);
+    if (!x) return 0.0;
+    return x->type == SKYTUNE_FLOAT ? x->f : (double)x->i;
+}
+
+static inline const char *skytune_string(const skytune_values *v, const char *name)
+{
+    const skytune_value *x = skytune_values_find(v, name);
+    return (x && x->type == SKYTUNE_STRING && x->s) ? x->s : "";
+}
+
+/* ------------------------------------------------------------- problem */
+
+typedef struct skytune_problem_param {
+    const char *name;          /* identifier: [A-Za-z_][A-Za-z0-9_]* */
+    skytune_type type;
+    const char *default_value; /* as text, e.g. "1024", "1420.0", "true" */
+    const char *help;
+} skytune_problem_param;
+
+typedef struct skytune_preset {
+    const char *name;          /* e.g. "apertif" */
+    const char *settings;      /* "name=value,name=value" over problem parameters */
+    const char *help;
+} skytune_preset;
+
+/* A rule every problem instance must satisfy, as an expression over problem
+ * parameters (the constraint syntax below). `message` is shown when it fails
+ * and should name the parameter and what is valid. */
+typedef struct skytune_problem_check {
+    const char *expression;    /* e.g. "stations >= 1" */
+    const char *message;       /* e.g. "stations must be at least 1" */
+} skytune_problem_check;
+
+/* ------------------------------------------------------ tuning space */
+
+typedef enum skytune_values_kind {
+    SKYTUNE_LIST = 0,        /* `list`: comma-separated integers, e.g. "1,2,3,8" */
+    SKYTUNE_RANGE = 1,       /* from, from+step, ... <= to */
+    SKYTUNE_POW2 = 2,        /* the powers of two in [from, to] */
+    SKYTUNE_BOOLEAN = 3,     /* 0 and 1 */
+    SKYTUNE_ENUM = 4,        /* `list`: comma-separated strings, e.g. "naive,tiled" */
+    SKYTUNE_PERMUTATION = 5, /* every permutation of the letters in `list`, e.g. "TCSP" */
+    SKYTUNE_FLOAT_LIST = 6   /* `list`: comma-separated real numbers */
+} skytune_values_kind;
+
+typedef struct skytune_tuning_param {
+    const char *name;          /* identifier, also the -D macro name */
+    skytune_values_kind kind;
+    const char *list;          /* LIST, ENUM, PERMUTATION, FLOAT_LIST */
+    int64_t from, to, step;    /* RANGE, POW2 (step ignored) */
+    const char *help;
+} skytune_tuning_param;
+
+/*
+ * Constraint expressions use the Python-like syntax of the T1 format's
+ * Conditions: integers, reals, 'strings', names, + - * / // % **, unary -,
+ * comparisons (== != < <= > >=) including chains such as 32 <= a*b <= 1024,
+ * and, or, not, parentheses. Names are tuning parameters, problem parameters
+ * and device limits:
+ *   device.max_work_group_size   device.local_mem_size    device.compute_units
+ *   device.global_mem_size       device.max_constant_size device.max_clock_mhz
+ *   device.max_work_item_size_0/1/2
+ */
+
+/* Device facts handed to callbacks and bound as device.* names. */
+typedef struct skytune_device_info {
+    char platform[128];
+    char name[128];
+    char vendor[128];
+    char driver_version[64];
+    char opencl_version[64];
+    int is_gpu;
+    int64_t compute_units;
+    int64_t max_clock_mhz;
+    int64_t global_mem_size;
+    int64_t local_mem_size;
+    int64_t max_constant_size;
+    int64_t max_mem_alloc_size;
+    int64_t max_work_group_size;
+    int64_t max_work_item_sizes[3];
+} skytune_device_info;
+
+/* ---------------------------------------------------------- callbacks */
+
+/* What setup receives: the device, a queue with profiling enabled, the
+ * problem instance and the seed for deterministic inputs (use PCG32). */
+typedef struct skytune_setup_context {
+    cl_context context;
+    cl_device_id device;
+    cl_command_queue queue;
+    const skytune_values *problem;
+    const skytune_device_info *device_info;
+    uint64_t seed;
+} skytune_setup_context;
+
+/* Events of one run: enqueue appends one event per kernel (or clFFT pass) it
+ * enqueues, with a short label; the engine waits, reads the profiling times,
+ * and releases the events. Label strings must be static. */
+#define SKYTUNE_MAX_EVENTS 16
+typedef struct skytune_events {
+    size_t count;
+    cl_event events[SKYTUNE_MAX_EVENTS];
+    const char *labels[SKYTUNE_MAX_EVENTS];
+} skytune_events;
+
+static inline int skytune_events_add(skytune_events *ev, cl_event e, const char *label)
+{
+    if (ev->count >= SKYTUNE_MAX_EVENTS) {
+        clReleaseEvent(e);
+        return -1;
+    }
+    ev->events[ev->count] = e;
+    ev->labels[ev->count] = label;
+    ev->count++;
+    return 0;
+}
+
+/* What verify reports: passed is 1 when every element is within tolerance. */
+typedef struct skytune_verify_report {
+    int passed;
+    double max_abs_error;
+    double max_rel_error;
+    int64_t first_mismatch;    /* index of the first element out of tolerance, -1 if none */
+    int64_t mismatches;        /* how many elements are out of tolerance */
+} skytune_verify_report;
+
+/* Compare `n` floats: element k passes when |got-want| <= abs_tol or
+ * |got-want| <= rel_tol*|want|. NaN in `got` never passes. Shared by every
+ * plugin so that tolerance means the same thing everywhere. */
+static inline void skytune_compare_floats(const float *got, const float *want, size_t n,
+                                          double abs_tol, double rel_tol,
+                                          skytune_verify_report *r)
+{
+    r->passed = 1;
+    r->max_abs_error = 0.0;
+    r->max_rel_error = 0.0;
+    r->first_mismatch = -1;
+    r->mismatches = 0;
+    for (size_t k = 0; k < n; k++) {
+        double g = got[k], w = want[k];
+        double diff = fabs(g - w);
+        double rel = w != 0.0 ? diff / fabs(w) : (diff == 0.0 ? 0.0 : INFINITY);
+        int ok = diff <= abs_tol || diff <= rel_tol * fabs(w);
+        if (g != g) { /* NaN */
+            ok = 0;
+            diff = INFINITY;
+            rel = INFINITY;
+        }
+        if (diff > r->max_abs_error) r->max_abs_error = diff;
+        if (rel > r->max_rel_error) r->max_rel_error = rel;
+        if (!ok) {
+            if (r->first_mismatch < 0) r->first_mismatch = (int64_t)k;
+            r->mismatches++;
+            r->passed = 0;
+        }
+    }
+}
+
+/*
+ * The description. Arrays end with an element whose name (or expression) is
+ * NULL. Optional callbacks may be NULL.
+ *
+ * Call order for one problem instance:
+ *   setup → reference → for each configuration:
+ *       [build program] → prepare → clear_outputs → enqueue (verification)
+ *       → verify → enqueue (warm-up) → enqueue × runs → release
+ *   → teardown
+ */
+typedef struct skytune_plugin {
+    uint32_t abi_version;              /* SKYTUNE_PLUGIN_ABI_VERSION */
+    const char *name;                  /* identifier, e.g. "dedispersion" */
+    const char *version;               /* the plugin's own version, e.g. "1.0" */
+    const char *description;           /* one line */
+
+    const skytune_problem_param *problem_params;
+    const skytune_preset *presets;
+    const skytune_problem_check *problem_checks;
+    const skytune_tuning_param *tuning_params;
+    const char *const *constraints;    /* NULL-terminated list of expressions */
+
+    /* Optional: what an expression cannot say. Called with every tuning
+     * parameter bound; return nonzero to accept the configuration. */
+    int (*constraint)(const skytune_values *config, const skytune_values *problem,
+                      const skytune_device_info *device);
+
+    /* OpenCL C source. The engine builds it with `-D NAME=value` for every
+     * tuning and problem parameter (booleans as 0/1; strings as bare tokens)
+     * plus whatever `defines` adds. */
+    const char *kernel_source;
+
+    /* Optional: a source generator for kernels whose shape changes with the
+     * configuration. Returns a malloc'd string in *source; the engine frees. */
+    int (*generate_source)(const skytune_values *config, const skytune_values *problem,
+                           char **source, skytune_error *err);
+
+    /* Optional: extra build options derived from the problem and the
+     * configuration (e.g. "-D MAX_DELAY=812"), written into buf. */
+    int (*defines)(void *state, const skytune_values *config, char *buf, size_t len);
+
+    /* Create inputs (deterministic, from ctx->seed) and device buffers. */
+    int (*setup)(const skytune_setup_context *ctx, void **state, skytune_error *err);
+
+    /* Compute the expected output on the CPU. Called once per problem. */
+    int (*reference)(void *state, skytune_error *err);
+
+    /* Per configuration: create kernels from the built program, set their
+     * arguments, compute the launch geometry. */
+    int (*prepare)(void *state, cl_program program, const skytune_values *config,
+                   void **launch, skytune_error *err);
+
+    /* Overwrite the outputs with a poison value so that a kernel that writes
+     * nothing cannot pass verification with a previous configuration's data. */
+    int (*clear_outputs)(void *state, cl_command_queue queue, skytune_error *err);
+
+    /* Enqueue one complete run (all kernels), appending their events. */
+    int (*enqueue)(void *launch, cl_command_queue queue, skytune_events *events,
+                   skytune_error *err);
+
+    /* Read the outputs back and compare with the reference. */
+    int (*verify)(void *state, cl_command_queue queue, skytune_verify_report *report,
+                  skytune_error *err);
+
+    void (*release)(void *launch);
+    void (*teardown)(void *state);
+
+    /* Work of one run, for GFLOP/s and GB/s. */
+    double (*flops)(const skytune_values *problem, const skytune_values *config);
+    double (*bytes)(const skytune_values *problem, const skytune_values *config);
+} skytune_plugin;
+
+typedef const skytune_plugin *(*skytune_plugin_entry_fn)(void);
+
+/* Plugins define their entry point with this macro:
+ *     SKYTUNE_DEFINE_PLUGIN(my_description)
+ */
+#if defined(__GNUC__)
+#define SKYTUNE_EXPORT __attribute__((visibility("default")))
+#else
+#define SKYTUNE_EXPORT
+#endif
+
+#define SKYTUNE_DEFINE_PLUGIN(description)                                   \
+    SKYTUNE_EXPORT const skytune_plugin *skytune_plugin_entry(void);         \
+    SKYTUNE_EXPORT const skytune_plugin *skytune_plugin_entry(void)          \
+    {                                                                        \
+        return &(description);                                               \
+    }
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* SKYTUNE_PLUGIN_H */

@@ -1,0 +1,78 @@
+/* The campaign loop: ask the strategy, evaluate, record, tell — until the
+ * budget, the time limit or the target is reached, the strategy is done, or
+ * a stop is requested (Ctrl-C), which takes effect after the configuration
+ * in flight so the database stays consistent. */
+#ifndef SKYTUNE_CAMPAIGN_H
+#define SKYTUNE_CAMPAIGN_H
+
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "evaluator.h"
+#include "measurement.h"
+#include "space.h"
+#include "store.h"
+#include "strategy.h"
+
+typedef struct campaign_limits {
+    uint64_t max_evaluations;  /* distinct configurations; 0 = no limit */
+    double time_limit_s;       /* wall clock; 0 = no limit */
+    double target_ns;          /* stop once a time <= this is found; 0 = none */
+    double target_gflops;      /* stop once GFLOP/s >= this is found; 0 = none */
+} campaign_limits;
+
+typedef enum campaign_stop {
+    CAMPAIGN_EXHAUSTED = 0,    /* the strategy had nothing left */
+    CAMPAIGN_BUDGET = 1,
+    CAMPAIGN_TIME_LIMIT = 2,
+    CAMPAIGN_TARGET = 3,
+    CAMPAIGN_INTERRUPTED = 4
+} campaign_stop;
+
+const char *campaign_stop_name(campaign_stop s);
+
+/* Reported after every evaluation. */
+typedef struct campaign_event {
+    uint64_t evaluated;        /* distinct configurations evaluated so far */
+    uint64_t planned;          /* the budget, or the space's size when smaller */
+    const char *config_text;
+    const measurement *m;
+    bool cached;               /* reused from the store, not measured now */
+    bool have_best;
+    double best_ns;
+    const char *best_text;
+    double elapsed_s;
+} campaign_event;
+
+typedef struct campaign_config {
+    const space *space;
+    strategy *strategy;        /* created over `history` below */
+    history *history;
+    evaluator eval;
+    store *store;              /* NULL: nothing is recorded */
+    int64_t campaign_id;
+    campaign_limits limits;
+    volatile sig_atomic_t *stop_requested; /* may be NULL */
+    void (*on_event)(void *ctx, const campaign_event *ev);
+    void *event_ctx;
+} campaign_config;
+
+typedef struct campaign_result {
+    uint64_t evaluated;        /* distinct configurations */
+    uint64_t measured;         /* evaluated now (not reused) */
+    uint64_t reused;           /* taken from the store */
+    uint64_t by_status[MEAS_STATUS_COUNT];
+    bool have_best;
+    uint64_t best_rank;
+    double best_ns;
+    double best_gflops;
+    campaign_stop stop;
+    double wall_s, build_s, verify_s, bench_s, overhead_s;
+} campaign_result;
+
+/* History and strategy must be fresh; known measurements from the store are
+ * fed back as the strategy proposes them. */
+int campaign_run(const campaign_config *cfg, campaign_result *result, skytune_error *err);
+
+#endif

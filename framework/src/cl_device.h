@@ -1,0 +1,33 @@
+/* OpenCL device discovery and selection. */
+#ifndef SKYTUNE_CL_DEVICE_H
+#define SKYTUNE_CL_DEVICE_H
+
+#include <stddef.h>
+
+#include "error.h"
+
+typedef struct cl_device_entry {
+    cl_platform_id platform;
+    cl_device_id device;
+    unsigned platform_index, device_index;
+    skytune_device_info info;
+} cl_device_entry;
+
+/* Every device of every platform. No platform at all is an error that says
+ * how to get one (install an ICD such as pocl-opencl-icd). */
+int cl_devices_list(cl_device_entry **out, size_t *count, skytune_error *err);
+
+/* selector: NULL or "" for the default (the first GPU, else the first
+ * device); "P:D" platform and device indices; or a case-insensitive substring
+ * of "platform device" names. Fails listing the devices when none matches. */
+int cl_device_select(const cl_device_entry *list, size_t count, const char *selector,
+                     size_t *index, skytune_error *err);
+
+/* "CL_BUILD_PROGRAM_FAILURE" for -11, etc. */
+const char *cl_error_name(cl_int code);
+
+/* The device.* names bound in constraint expressions, with their values. */
+size_t cl_device_constants(const skytune_device_info *info, const char **names,
+                           int64_t *values, size_t cap);
+
+#endif

@@ -1,0 +1,65 @@
+/* One configuration's measurement: what the measurer (or a replayed dataset)
+ * produces, the store records and the strategies learn from. */
+#ifndef SKYTUNE_MEASUREMENT_H
+#define SKYTUNE_MEASUREMENT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+typedef enum measurement_status {
+    MEAS_OK = 0,
+    MEAS_COMPILE = 1,       /* the OpenCL build failed; message holds the build log */
+    MEAS_LAUNCH = 2,        /* an OpenCL call failed preparing or running the kernel */
+    MEAS_WRONG_RESULT = 3,  /* output differs from the CPU reference */
+    MEAS_TIMEOUT = 4,       /* the worker ran past its time limit */
+    MEAS_CRASH = 5,         /* the worker died */
+    MEAS_STATUS_COUNT = 6
+} measurement_status;
+
+/* "ok", "compile", "launch", "wrong_result", "timeout", "crash". */
+const char *measurement_status_name(measurement_status s);
+/* Inverse of the above; -1 when unknown. */
+int measurement_status_parse(const char *name);
+
+#define MEAS_MAX_PARTS 16
+
+typedef struct measurement_part {
+    char label[32];         /* e.g. "fir", "fft" */
+    double median_ns;
+} measurement_part;
+
+typedef struct measurement {
+    measurement_status status;
+    /* Statistics of the timed runs, in nanoseconds (ok only). */
+    double median_ns, min_ns, max_ns, mean_ns, stddev_ns;
+    double gflops, gbs;     /* from the median and the plugin's counts; 0 when unknown */
+    size_t n_samples;
+    double *samples_ns;     /* owned (malloc); every timed run's total */
+    size_t n_parts;
+    measurement_part parts[MEAS_MAX_PARTS];
+    /* Wall-clock seconds spent on each phase of this configuration. */
+    double build_s;         /* OpenCL compiler */
+    double verify_s;        /* verification run, read-back and comparison */
+    double bench_s;         /* warm-up and timed runs */
+    double overhead_s;      /* everything else the engine did for it */
+    /* Verification (wrong_result). */
+    double max_abs_error, max_rel_error;
+    int64_t first_mismatch; /* -1 when none */
+    char *message;          /* owned (malloc) or NULL: build log or error text */
+    bool replayed;          /* taken from a recorded dataset, not measured */
+} measurement;
+
+void measurement_init(measurement *m);
+/* Free owned memory and reinitialise. */
+void measurement_clear(measurement *m);
+/* Replace the message (copied). Returns -1 when out of memory. */
+int measurement_set_message(measurement *m, const char *text);
+/* Set samples (copied) and compute the statistics. Returns -1 on no memory. */
+int measurement_set_samples(measurement *m, const double *samples_ns, size_t n);
+
+/* The objective strategies minimise: the median time, +infinity when the
+ * configuration failed. */
+double measurement_objective(const measurement *m);
+
+#endif

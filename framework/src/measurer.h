@@ -1,0 +1,39 @@
+/* Measuring configurations of one plugin on one OpenCL device for one
+ * problem instance: build, verify against the CPU reference, warm up, time.
+ *
+ * Opening a measurer creates the context and a profiling queue, calls the
+ * plugin's setup and reference once. Each measurement then builds the
+ * program with the configuration's -D defines, prepares, clears the outputs,
+ * runs once and verifies, runs once to warm up, and runs `runs` more times,
+ * each timed with OpenCL profiling events (all of a run's events summed). */
+#ifndef SKYTUNE_MEASURER_H
+#define SKYTUNE_MEASURER_H
+
+#include <stdint.h>
+
+#include "cl_device.h"
+#include "error.h"
+#include "measurement.h"
+
+typedef struct measurer measurer;
+
+typedef struct measurer_options {
+    unsigned runs;               /* timed runs per configuration (>= 1) */
+    uint64_t seed;               /* inputs */
+} measurer_options;
+
+int measurer_open(const skytune_plugin *plugin, const cl_device_entry *device,
+                  const skytune_values *problem, const measurer_options *opts, measurer **out,
+                  skytune_error *err);
+void measurer_close(measurer *ms);
+
+/* Measure one configuration. Failures of the configuration are statuses in
+ * *m (return 0); -1 only when the device itself is unusable. */
+int measurer_measure(measurer *ms, const skytune_values *config, measurement *m,
+                     skytune_error *err);
+
+/* The build options a configuration gets, for `plugins show` and logs. */
+int measurer_build_options(const measurer *ms, const skytune_values *config, char *buf,
+                           size_t len);
+
+#endif

@@ -1,0 +1,26 @@
+/* A problem instance: the plugin's problem parameters with values from, in
+ * order of precedence, --set overrides, the preset, the plugin's defaults.
+ * Values are typed and checked against the plugin's problem checks. */
+#ifndef SKYTUNE_PROBLEM_H
+#define SKYTUNE_PROBLEM_H
+
+#include <stddef.h>
+
+#include "error.h"
+
+typedef struct problem {
+    size_t count;
+    skytune_named_value *items;  /* names borrowed from the plugin; strings owned */
+    skytune_values values;       /* view over items, for callbacks */
+    char *text;                  /* canonical "k=v,k=v" in declaration order */
+} problem;
+
+/* preset may be NULL; settings are "name=value" strings. Fails naming an
+ * unknown preset (listing the valid ones), an unknown parameter (listing the
+ * plugin's problem parameters), a value of the wrong type, or a failed
+ * problem check (its message). */
+int problem_resolve(const skytune_plugin *plugin, const char *preset, const char *const *settings,
+                    size_t n_settings, problem *out, skytune_error *err);
+void problem_free(problem *p);
+
+#endif

@@ -1,0 +1,104 @@
+/* The search space: tuning parameters × constraints, never materialised as a
+ * Cartesian product.
+ *
+ * Parameters are split into independent groups (two parameters share a group
+ * when some constraint names both). Each group's valid tuples are enumerated
+ * once by depth-first search that checks every constraint as soon as the last
+ * of its parameters is bound, pruning whole subtrees; a constraint naming no
+ * parameter at all is checked once up front. The space is the product of the
+ * groups' valid lists, so its size, uniform sampling and ranking cost nothing
+ * more.
+ *
+ * A configuration is an array of value indices, one per parameter, in the
+ * declaration order of the parameters (uint16_t idx[space_param_count()]).
+ * Its rank is its position in the space's order (mixed radix over the groups,
+ * the first group most significant; within a group, lexicographic in
+ * parameter order), a dense 0..count-1 identity. Its stable identity across
+ * runs and spaces is its canonical text "name=value,name=value" in
+ * declaration order, and the 64-bit FNV-1a hash of that text. */
+#ifndef SKYTUNE_SPACE_H
+#define SKYTUNE_SPACE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "error.h"
+#include "params.h"
+#include "pcg32.h"
+
+typedef struct space space;
+
+typedef struct space_constant {
+    const char *name;       /* problem parameter or "device.xxx" */
+    skytune_value value;
+} space_constant;
+
+/* Optional C constraint, called with every parameter bound. */
+typedef int (*space_callback_fn)(void *ctx, const skytune_values *config);
+
+typedef struct space_spec {
+    const param_def *params;          /* copied by space_build */
+    size_t n_params;
+    const char *const *constraints;   /* expression texts */
+    size_t n_constraints;
+    const space_constant *constants;  /* names usable in expressions; copied */
+    size_t n_constants;
+    space_callback_fn callback;       /* may be NULL */
+    void *callback_ctx;
+} space_spec;
+
+/* Parse the constraints and enumerate the valid tuples. A constraint that
+ * does not parse fails with "constraint N ('<text>'): column C: ...". A
+ * space with no valid configuration is not an error (count 0). */
+int space_build(const space_spec *spec, space **out, skytune_error *err);
+void space_free(space *s);
+
+size_t space_param_count(const space *s);
+const param_def *space_param(const space *s, size_t k);
+int space_param_index(const space *s, const char *name); /* -1 when unknown */
+
+/* Number of valid configurations (saturates at UINT64_MAX). */
+uint64_t space_count(const space *s);
+/* Size of the Cartesian product of the value lists (saturates). */
+uint64_t space_cartesian_count(const space *s);
+
+/* Every constraint (and the callback) holds. idx need not be in the space's
+ * enumerated order; works for any index array within the value lists. */
+bool space_is_valid(const space *s, const uint16_t *idx);
+
+/* Rank of a valid configuration; returns -1 (no message) when invalid. */
+int space_rank(const space *s, const uint16_t *idx, uint64_t *rank);
+/* The configuration at `rank` (< space_count). */
+void space_unrank(const space *s, uint64_t rank, uint16_t *idx);
+
+/* A uniformly random valid configuration's rank. count must be > 0. */
+uint64_t space_sample(const space *s, pcg32 *rng);
+
+/* Visit every valid configuration in rank order; stop early when visit
+ * returns nonzero (that value is returned). */
+int space_enumerate(const space *s, int (*visit)(void *ctx, const uint16_t *idx), void *ctx);
+
+typedef enum space_neighbourhood {
+    SPACE_HAMMING = 0,   /* any one parameter changed to any other value */
+    SPACE_ADJACENT = 1   /* one parameter moved to the previous or next value */
+} space_neighbourhood;
+
+/* Valid neighbours of idx, written as ranks into out (at most cap of them,
+ * in a deterministic order: parameter by parameter, value by value).
+ * Returns how many there are in total (may exceed cap). */
+size_t space_neighbours(const space *s, const uint16_t *idx, space_neighbourhood kind,
+                        uint64_t *out, size_t cap);
+
+/* Canonical text "a=1,b=tiled". Returns the length it needs (like snprintf). */
+size_t space_config_text(const space *s, const uint16_t *idx, char *buf, size_t len);
+/* Parse canonical text (any order of names; every parameter required).
+ * Fails naming the unknown parameter or the value not in its list. */
+int space_parse_config(const space *s, const char *text, uint16_t *idx, skytune_error *err);
+uint64_t space_text_hash(const char *text);
+
+/* Fill `out` (space_param_count items) with the configuration's values; the
+ * names and string values point into the space. */
+void space_config_values(const space *s, const uint16_t *idx, skytune_named_value *out);
+
+#endif

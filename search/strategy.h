@@ -1,0 +1,104 @@
+/* Search strategies: one small ask/tell interface, one file per strategy.
+ *
+ * A strategy proposes configurations by rank (see space.h) and learns each
+ * one's objective (median time in ns, +infinity for a failure). It never
+ * touches OpenCL or SQLite. It must be deterministic for a given seed and
+ * sequence of tells, which is what makes a resumed campaign retrace its steps
+ * through the already-measured configurations before measuring new ones.
+ *
+ * The campaign loop keeps the history of what has been evaluated; a strategy
+ * may read it (history_lookup) to avoid proposing a configuration twice. If a
+ * strategy proposes one already evaluated, the loop tells it the known result
+ * without spending budget. */
+#ifndef SKYTUNE_STRATEGY_H
+#define SKYTUNE_STRATEGY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "error.h"
+#include "pcg32.h"
+#include "space.h"
+
+/* ------------------------------------------------------------ history */
+
+typedef struct history history;
+
+history *history_new(void);
+void history_free(history *h);
+/* Record an evaluation; returns -1 when out of memory. Re-adding a rank
+ * keeps the first objective. */
+int history_add(history *h, uint64_t rank, double objective);
+bool history_lookup(const history *h, uint64_t rank, double *objective);
+size_t history_count(const history *h);
+/* Evaluations in the order they were added. */
+uint64_t history_rank_at(const history *h, size_t k);
+double history_objective_at(const history *h, size_t k);
+/* Best (lowest) objective so far; false when there is no finite one. */
+bool history_best(const history *h, uint64_t *rank, double *objective);
+
+/* ----------------------------------------------------------- strategy */
+
+typedef struct strategy_option {
+    const char *name;
+    const char *default_value;
+    const char *help;
+} strategy_option;
+
+/* Options after validation, every declared option present (user value or
+ * default). */
+typedef struct strategy_options {
+    size_t count;
+    const char *names[32];
+    const char *values[32];
+} strategy_options;
+
+double strategy_option_double(const strategy_options *o, const char *name);
+int64_t strategy_option_int(const strategy_options *o, const char *name);
+const char *strategy_option_string(const strategy_options *o, const char *name);
+
+typedef struct strategy_setup {
+    const space *space;
+    const history *history;
+    uint64_t seed;
+    uint64_t budget;          /* evaluations the campaign may spend; 0 = no limit */
+} strategy_setup;
+
+typedef enum strategy_answer {
+    STRATEGY_PROPOSE = 0,     /* *rank holds a valid configuration */
+    STRATEGY_DONE = 1         /* nothing left to propose */
+} strategy_answer;
+
+typedef struct strategy_ops {
+    const char *name;
+    const char *summary;               /* one line for --help */
+    const strategy_option *options;    /* ends with a NULL name; may be NULL */
+    int (*create)(const strategy_setup *setup, const strategy_options *options, void **state,
+                  skytune_error *err);
+    strategy_answer (*ask)(void *state, uint64_t *rank);
+    void (*tell)(void *state, uint64_t rank, double objective);
+    void (*destroy)(void *state);
+} strategy_ops;
+
+/* The registry, in the order `--help` lists them. */
+const strategy_ops *const *strategy_registry(size_t *count);
+const strategy_ops *strategy_find(const char *name);
+/* The strategy `run` uses when none is named. */
+const char *strategy_default_name(void);
+
+typedef struct strategy strategy;
+
+/* Create by name. `settings` are "key=value" strings; an unknown strategy or
+ * option, or a value that is not a number where one is needed, fails with a
+ * message listing what is valid. */
+int strategy_create(const char *name, const strategy_setup *setup, const char *const *settings,
+                    size_t n_settings, strategy **out, skytune_error *err);
+strategy_answer strategy_ask(strategy *s, uint64_t *rank);
+void strategy_tell(strategy *s, uint64_t rank, double objective);
+void strategy_free(strategy *s);
+const char *strategy_name(const strategy *s);
+/* Canonical "k=v,k=v" of every option (defaults included), for the store. */
+size_t strategy_settings_text(const strategy *s, char *buf, size_t len);
+
+#endif
