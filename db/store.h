@@ -66,19 +66,24 @@ int store_campaign_open(store *st, const store_campaign_spec *spec, int64_t *cam
 /* status: "done", "interrupted", "failed". Sets ended_at. */
 int store_campaign_close(store *st, int64_t campaign_id, const char *status, skytune_error *err);
 
-/* A measurement already recorded for the campaign's key, as loaded back. */
+/* A measurement already recorded for the campaign's key, as loaded back.
+ * Values that do not exist for a failed measurement (median, throughput)
+ * read as 0, as in a fresh measurement. */
 typedef struct store_known {
     int64_t measurement_id;
-    const char *config_text;
+    const char *config_text; /* valid only during the visit call */
     measurement_status status;
     double median_ns;
+    double gflops, gbs;      /* 0 when unknown */
     bool in_campaign;        /* already an evaluation of this campaign */
     int64_t seq;             /* its evaluation order in this campaign, when in_campaign */
 } store_known;
 
 /* Every measurement under the campaign's (device, plugin, problem), each
  * with whether this campaign already evaluated it. Ordered by the campaign's
- * evaluation order first, then by measurement id. */
+ * evaluation order first, then by measurement id. visit returns 0 to go on;
+ * any other value stops the walk, and the call returns -1 without touching
+ * err (the visitor reports its own failure through ctx). */
 int store_known_measurements(store *st, int64_t campaign_id,
                              int (*visit)(void *ctx, const store_known *k), void *ctx,
                              skytune_error *err);
@@ -86,7 +91,8 @@ int store_known_measurements(store *st, int64_t campaign_id,
 /* One transaction: the configuration (and its parameter values, for the
  * views), the measurement with its samples and parts, and the campaign's
  * evaluation number seq. names/values: the configuration's parameters as
- * canonical text. */
+ * canonical text. A configuration already measured under the campaign's key
+ * is refused (nothing is written): reuse it with store_record_cached. */
 int store_record_measurement(store *st, int64_t campaign_id, int64_t seq, const char *config_text,
                              uint64_t config_hash, const char *const *names,
                              const char *const *values, size_t n_params, const measurement *m,

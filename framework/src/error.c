@@ -24,6 +24,9 @@ int err_prefix(skytune_error *err, const char *fmt, ...)
     vsnprintf(prefix, sizeof prefix, fmt, ap);
     va_end(ap);
     memcpy(old, err->message, sizeof old);
-    snprintf(err->message, sizeof err->message, "%s: %s", prefix, old);
+    /* Join in a buffer large enough for both, then keep what fits. */
+    char joined[sizeof prefix + sizeof old + 2];
+    snprintf(joined, sizeof joined, "%s: %s", prefix, old);
+    snprintf(err->message, sizeof err->message, "%.*s", (int)sizeof err->message - 1, joined);
     return -1;
 }

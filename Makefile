@@ -1,0 +1,39 @@
+# Conventional entry points. Everything builds into build/ (the CLI is
+# build/skytune); `make demo` and `make test` first install what is missing.
+BUILD ?= build
+MESON_FLAGS ?=
+
+.PHONY: all deps build demo test test-sanitize bench clean
+
+all: build
+
+# Installs the Debian packages the build and the tests need, when missing.
+deps:
+	@sh tools/install-deps.sh
+
+$(BUILD)/build.ninja:
+	meson setup $(BUILD) $(MESON_FLAGS)
+
+build: deps $(BUILD)/build.ninja
+	ninja -C $(BUILD)
+
+demo: build
+	rm -f demo.db demo.db-wal demo.db-shm
+	$(BUILD)/skytune run --plugin dedispersion --preset small --strategy exhaustive \
+	    --runs 5 --db demo.db
+	$(BUILD)/skytune best --db demo.db
+
+test: build
+	sh tools/run-tests.sh $(BUILD)
+
+# The same suite built with AddressSanitizer and UndefinedBehaviorSanitizer.
+test-sanitize: deps
+	[ -f $(BUILD)-sanitize/build.ninja ] || meson setup $(BUILD)-sanitize -Db_sanitize=address,undefined -Db_lundef=false
+	ninja -C $(BUILD)-sanitize
+	sh tools/run-tests.sh $(BUILD)-sanitize
+
+bench: build
+	sh bench/run.sh $(BUILD)
+
+clean:
+	rm -rf $(BUILD) $(BUILD)-sanitize

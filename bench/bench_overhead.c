@@ -1,0 +1,164 @@
+/* The engine's own cost per configuration: everything a campaign spends on a
+ * configuration except the OpenCL compiler and the kernel runs.
+ *
+ * A real campaign (random strategy, real SQLite store in a temporary file,
+ * the default OpenCL device) over 1,000 configurations of a trivial kernel.
+ * For each configuration, the time between consecutive progress events —
+ * one full turn of the loop: strategy, configuration text, build, verify,
+ * warm-up, timed runs, store transaction, history — minus the measured
+ * build, verification and timed-run phases, is the engine's overhead.
+ *
+ * usage: bench_overhead [CONFIGURATIONS [RUNS]]   (defaults 1000 and 10) */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "campaign.h"
+#include "cl_device.h"
+#include "measurer.h"
+#include "plugin_space.h"
+#include "stats.h"
+#include "trivial_plugin.h"
+
+typedef struct turn_log {
+    double last_s;
+    size_t n;
+    double *overhead_s, *build_s, *kernel_s;
+} turn_log;
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static void on_event(void *ctx, const campaign_event *ev)
+{
+    turn_log *log = ctx;
+    double t = now_s();
+    /* The first turn also pays for the loop's start; it is left out. */
+    if (ev->evaluated > 1) {
+        const measurement *m = ev->m;
+        log->overhead_s[log->n] = (t - log->last_s) - m->build_s - m->verify_s - m->bench_s;
+        log->build_s[log->n] = m->build_s;
+        log->kernel_s[log->n] = m->verify_s + m->bench_s;
+        log->n++;
+    }
+    log->last_s = t;
+}
+
+typedef struct bench_evaluator {
+    const space *space;
+    measurer *ms;
+    skytune_named_value values[8];
+} bench_evaluator;
+
+static int evaluate(void *ctx, const uint16_t *idx, measurement *m, skytune_error *err)
+{
+    bench_evaluator *be = ctx;
+    space_config_values(be->space, idx, be->values);
+    skytune_values config = {space_param_count(be->space), be->values};
+    return measurer_measure(be->ms, &config, m, err);
+}
+
+static int fail(const skytune_error *err)
+{
+    fprintf(stderr, "bench_overhead: %s\n", err->message);
+    return 1;
+}
+
+int main(int argc, char **argv)
+{
+    unsigned long configs = argc > 1 ? strtoul(argv[1], NULL, 10) : 1000;
+    unsigned runs = argc > 2 ? (unsigned)strtoul(argv[2], NULL, 10) : 10;
+    if (configs < 2 || configs > 1000 || runs < 1) {
+        fprintf(stderr, "usage: bench_overhead [CONFIGURATIONS (2..1000) [RUNS]]\n");
+        return 2;
+    }
+    skytune_error err;
+    cl_device_entry *devices;
+    size_t n_devices, chosen;
+    if (cl_devices_list(&devices, &n_devices, &err) != 0 ||
+        cl_device_select(devices, n_devices, getenv("SKYTUNE_DEVICE"), &chosen, &err) != 0)
+        return fail(&err);
+    const char *only[] = {"MODE=0", "wg=64"};
+    char restrict_text[64];
+    snprintf(restrict_text, sizeof restrict_text, "variant < %lu", configs);
+    const char *restricts[] = {restrict_text};
+    skytune_values no_problem = {0};
+    plugin_space_request rq = {.plugin = &trivial_plugin, .problem = &no_problem,
+                               .device = &devices[chosen].info, .restricts = restricts,
+                               .n_restricts = 1, .only = only, .n_only = 2};
+    space *sp;
+    if (plugin_space_build(&rq, &sp, &err) != 0) return fail(&err);
+
+    char db_path[] = "/tmp/skytune-bench-overhead-XXXXXX";
+    int fd = mkstemp(db_path);
+    if (fd < 0) return 1;
+    close(fd);
+    unlink(db_path);
+    store *st;
+    measurer *ms;
+    measurer_options mopts = {.runs = runs, .seed = 1};
+    if (store_open(db_path, true, &st, &err) != 0) return fail(&err);
+    if (measurer_open(&trivial_plugin, &devices[chosen], &no_problem, &mopts, &ms, &err) != 0)
+        return fail(&err);
+    int64_t dev_id, plugin_id, problem_id, campaign_id;
+    bool resumed;
+    const char *names[] = {"wg", "MODE", "variant"};
+    if (store_device_id(st, &devices[chosen].info, &dev_id, &err) != 0 ||
+        store_plugin_id(st, "trivial", "1", "0", names, 3, &plugin_id, &err) != 0 ||
+        store_problem_id(st, plugin_id, "", &problem_id, &err) != 0)
+        return fail(&err);
+    store_campaign_spec spec = {plugin_id, dev_id, problem_id, "random", "", 1, "bench", "", false};
+    if (store_campaign_open(st, &spec, &campaign_id, &resumed, &err) != 0) return fail(&err);
+
+    history *h = history_new();
+    strategy_setup setup = {.space = sp, .history = h, .seed = 1};
+    strategy *strat;
+    if (strategy_create("random", &setup, NULL, 0, &strat, &err) != 0) return fail(&err);
+    turn_log log = {.overhead_s = calloc(configs, sizeof(double)),
+                    .build_s = calloc(configs, sizeof(double)),
+                    .kernel_s = calloc(configs, sizeof(double))};
+    bench_evaluator be = {.space = sp, .ms = ms};
+    campaign_config cc = {.space = sp, .strategy = strat, .history = h,
+                          .eval = {.ctx = &be, .evaluate = evaluate}, .store = st,
+                          .campaign_id = campaign_id, .on_event = on_event, .event_ctx = &log};
+    campaign_result r;
+    log.last_s = now_s();
+    if (campaign_run(&cc, &r, &err) != 0) return fail(&err);
+
+    stats_summary over, build, kernel;
+    stats_summarise(log.overhead_s, log.n, &over);
+    stats_summarise(log.build_s, log.n, &build);
+    stats_summarise(log.kernel_s, log.n, &kernel);
+    printf("device: %s — %s\n", devices[chosen].info.platform, devices[chosen].info.name);
+    printf("configurations: %llu evaluated (%llu ok), %u timed runs each, %zu turns measured\n",
+           (unsigned long long)r.evaluated, (unsigned long long)r.by_status[MEAS_OK], runs, log.n);
+    printf("engine overhead per configuration: median %.1f us, mean %.1f us, min %.1f us, max %.1f us\n",
+           over.median * 1e6, over.mean * 1e6, over.min * 1e6, over.max * 1e6);
+    printf("OpenCL build per configuration:    median %.1f ms\n", build.median * 1e3);
+    printf("verify + timed runs:               median %.2f ms\n", kernel.median * 1e3);
+    printf("campaign wall time: %.1f s\n", r.wall_s);
+
+    strategy_free(strat);
+    history_free(h);
+    measurer_close(ms);
+    store_close(st);
+    space_free(sp);
+    free(devices);
+    free(log.overhead_s);
+    free(log.build_s);
+    free(log.kernel_s);
+    unlink(db_path);
+    char wal[64];
+    snprintf(wal, sizeof wal, "%s-wal", db_path);
+    unlink(wal);
+    snprintf(wal, sizeof wal, "%s-shm", db_path);
+    unlink(wal);
+    return 0;
+}

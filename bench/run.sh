@@ -1,0 +1,10 @@
+#!/bin/sh
+# Build and run every benchmark; figures go to standard output (and are
+# recorded with this command in docs/benchmarks.md).
+set -eu
+build=${1:-build}
+ninja -C "$build" bench/bench_enumerate bench/bench_overhead
+echo "== space enumeration"
+"$build/bench/bench_enumerate"
+echo "== engine overhead per configuration"
+"$build/bench/bench_overhead" 1000 10

@@ -1,0 +1,62 @@
+/* The skytune command line: subcommands, option parsing, exit codes.
+ *
+ * Exit codes (documented in `skytune --help`):
+ *   0    success
+ *   1    the command failed: bad input (unknown plugin, malformed
+ *        constraint, unknown parameter, foreign database, ...) or a runtime
+ *        error (no OpenCL platform, database error); the message says which
+ *   2    usage error: unknown option, missing argument
+ *   130  interrupted by Ctrl-C after the configuration in flight; the
+ *        database is consistent and the same command continues the run */
+#ifndef SKYTUNE_CLI_H
+#define SKYTUNE_CLI_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#define EXIT_OK 0
+#define EXIT_FAILED 1
+#define EXIT_USAGE 2
+#define EXIT_INTERRUPTED 130
+
+typedef struct cli_option {
+    const char *name;      /* long name without "--" */
+    const char *metavar;   /* NULL for a flag */
+    bool repeatable;
+    const char *help;
+} cli_option;
+
+#define CLI_MAX_VALUES 64
+
+typedef struct cli_args {
+    const cli_option *options;
+    size_t n_options;
+    size_t counts[32];
+    const char *values[32][CLI_MAX_VALUES];
+    const char *positional[8];
+    size_t n_positional;
+} cli_args;
+
+/* Parse argv (after the subcommand). Prints the problem and returns
+ * EXIT_USAGE on bad usage, or -1 when --help was asked (help printed). */
+int cli_parse(const char *command, const char *summary, const cli_option *options, size_t n,
+              size_t max_positional, const char *positional_help, int argc, char **argv,
+              cli_args *out);
+
+const char *cli_get(const cli_args *a, const char *name);   /* last value or NULL */
+bool cli_flag(const cli_args *a, const char *name);
+size_t cli_all(const cli_args *a, const char *name, const char *const **values);
+
+/* Number parsing for option values; print a message naming the option. */
+int cli_parse_u64(const char *option, const char *text, unsigned long long *out);
+int cli_parse_duration(const char *option, const char *text, double *seconds);
+
+void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+int cmd_devices(int argc, char **argv);
+int cmd_plugins(int argc, char **argv);
+int cmd_run(int argc, char **argv);
+int cmd_best(int argc, char **argv);
+int cmd_export(int argc, char **argv);
+
+#endif

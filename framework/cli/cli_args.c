@@ -1,0 +1,162 @@
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+
+void cli_error(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fputs("skytune: ", stderr);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+}
+
+static void print_help(const char *command, const char *summary, const cli_option *options,
+                       size_t n, const char *positional_help)
+{
+    printf("usage: skytune %s%s%s [options]\n\n%s\n\noptions:\n", command,
+           positional_help ? " " : "", positional_help ? positional_help : "", summary);
+    for (size_t k = 0; k < n; k++) {
+        char left[64];
+        snprintf(left, sizeof left, "--%s%s%s", options[k].name, options[k].metavar ? " " : "",
+                 options[k].metavar ? options[k].metavar : "");
+        printf("  %-26s %s%s\n", left, options[k].help, options[k].repeatable ? " (repeatable)" : "");
+    }
+    printf("  %-26s %s\n", "--help", "show this help");
+}
+
+int cli_parse(const char *command, const char *summary, const cli_option *options, size_t n,
+              size_t max_positional, const char *positional_help, int argc, char **argv,
+              cli_args *out)
+{
+    memset(out, 0, sizeof *out);
+    out->options = options;
+    out->n_options = n;
+    for (int k = 0; k < argc; k++) {
+        const char *arg = argv[k];
+        if (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0) {
+            print_help(command, summary, options, n, positional_help);
+            return -1;
+        }
+        if (strncmp(arg, "--", 2) != 0) {
+            if (out->n_positional >= max_positional || out->n_positional >= 8) {
+                cli_error("%s: unexpected argument '%s' (see skytune %s --help)", command, arg,
+                          command);
+                return EXIT_USAGE;
+            }
+            out->positional[out->n_positional++] = arg;
+            continue;
+        }
+        const char *name = arg + 2;
+        const char *eq = strchr(name, '=');
+        size_t len = eq ? (size_t)(eq - name) : strlen(name);
+        size_t found = n;
+        for (size_t j = 0; j < n; j++)
+            if (strlen(options[j].name) == len && strncmp(options[j].name, name, len) == 0)
+                found = j;
+        if (found == n) {
+            cli_error("%s: unknown option '--%.*s' (see skytune %s --help)", command, (int)len,
+                      name, command);
+            return EXIT_USAGE;
+        }
+        const char *value = "";
+        if (options[found].metavar) {
+            if (eq)
+                value = eq + 1;
+            else if (k + 1 < argc)
+                value = argv[++k];
+            else {
+                cli_error("%s: option --%s needs a value %s", command, options[found].name,
+                          options[found].metavar);
+                return EXIT_USAGE;
+            }
+        } else if (eq) {
+            cli_error("%s: option --%s takes no value", command, options[found].name);
+            return EXIT_USAGE;
+        }
+        if (!options[found].repeatable) out->counts[found] = 0;
+        if (out->counts[found] >= CLI_MAX_VALUES) {
+            cli_error("%s: option --%s given more than %d times", command, options[found].name,
+                      CLI_MAX_VALUES);
+            return EXIT_USAGE;
+        }
+        out->values[found][out->counts[found]++] = value;
+    }
+    return 0;
+}
+
+static size_t option_index(const cli_args *a, const char *name)
+{
+    for (size_t k = 0; k < a->n_options; k++)
+        if (strcmp(a->options[k].name, name) == 0) return k;
+    return a->n_options;
+}
+
+const char *cli_get(const cli_args *a, const char *name)
+{
+    size_t k = option_index(a, name);
+    return k < a->n_options && a->counts[k] ? a->values[k][a->counts[k] - 1] : NULL;
+}
+
+bool cli_flag(const cli_args *a, const char *name)
+{
+    return cli_get(a, name) != NULL;
+}
+
+size_t cli_all(const cli_args *a, const char *name, const char *const **values)
+{
+    size_t k = option_index(a, name);
+    if (k == a->n_options) {
+        *values = NULL;
+        return 0;
+    }
+    *values = a->values[k];
+    return a->counts[k];
+}
+
+int cli_parse_u64(const char *option, const char *text, unsigned long long *out)
+{
+    char *end;
+    errno = 0;
+    if (*text == '-' || *text == '\0') goto bad;
+    *out = strtoull(text, &end, 10);
+    if (errno == 0 && *end == '\0') return 0;
+bad:
+    cli_error("--%s '%s' is not a non-negative whole number", option, text);
+    return -1;
+}
+
+/* "90", "90s", "15m", "8h", "1d", "1h30m" */
+int cli_parse_duration(const char *option, const char *text, double *seconds)
+{
+    double total = 0.0;
+    const char *p = text;
+    if (!*p) goto bad;
+    while (*p) {
+        char *end;
+        errno = 0;
+        double v = strtod(p, &end);
+        if (end == p || errno != 0 || v < 0) goto bad;
+        double unit = 1.0;
+        switch (*end) {
+        case 's': unit = 1.0; end++; break;
+        case 'm': unit = 60.0; end++; break;
+        case 'h': unit = 3600.0; end++; break;
+        case 'd': unit = 86400.0; end++; break;
+        case '\0': break;
+        default: goto bad;
+        }
+        total += v * unit;
+        p = end;
+    }
+    *seconds = total;
+    return 0;
+bad:
+    cli_error("--%s '%s' is not a duration such as 90s, 15m, 8h or 1h30m", option, text);
+    return -1;
+}

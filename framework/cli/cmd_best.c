@@ -1,0 +1,90 @@
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "csv.h"
+#include "db_open.h"
+#include "progress.h"
+#include "query.h"
+
+static const cli_option options[] = {
+    {"db", "FILE", false, "result database (required)"},
+    {"campaign", "ID", false, "only this campaign"},
+    {"format", "FORMAT", false, "text (default) or csv"},
+};
+
+static const char *cell(const query_table *t, size_t row, const char *column)
+{
+    for (size_t k = 0; k < t->n_cols; k++)
+        if (strcmp(t->cols[k], column) == 0) return t->cells[row * t->n_cols + k];
+    return NULL;
+}
+
+static void print_campaign(const query_table *t, size_t r)
+{
+    printf("campaign %s: %s on %s, strategy %s, %s\n", cell(t, r, "campaign"), cell(t, r, "plugin"),
+           cell(t, r, "device"), cell(t, r, "strategy"), cell(t, r, "status"));
+    printf("  problem    %s\n", cell(t, r, "problem"));
+    printf("  evaluated  %s (%s ok, %s failed)\n", cell(t, r, "evaluated"), cell(t, r, "ok"),
+           cell(t, r, "failed"));
+    const char *config = cell(t, r, "configuration");
+    if (!config) {
+        printf("  best       none: no configuration passed verification\n\n");
+        return;
+    }
+    char median[32], min[32], sd[32];
+    format_duration_ns(strtod(cell(t, r, "median_ns"), NULL), median, sizeof median);
+    format_duration_ns(strtod(cell(t, r, "min_ns"), NULL), min, sizeof min);
+    format_duration_ns(cell(t, r, "stddev_ns") ? strtod(cell(t, r, "stddev_ns"), NULL) : 0.0, sd,
+                       sizeof sd);
+    printf("  best       %s\n  time       median %s, min %s, sd %s\n", config, median, min, sd);
+    const char *gflops = cell(t, r, "gflops"), *gbs = cell(t, r, "gbs");
+    if (gflops || gbs)
+        printf("  throughput %.2f GFLOP/s, %.2f GB/s\n", gflops ? strtod(gflops, NULL) : 0.0,
+               gbs ? strtod(gbs, NULL) : 0.0);
+    printf("\n");
+}
+
+int cmd_best(int argc, char **argv)
+{
+    cli_args args;
+    int rc = cli_parse("best",
+                       "The best configuration of every campaign (lowest median time among "
+                       "configurations that passed verification), with its figures. The query is "
+                       "reports/sql/best.sql.",
+                       options, sizeof options / sizeof options[0], 0, NULL, argc, argv, &args);
+    if (rc) return rc < 0 ? EXIT_OK : rc;
+    const char *path = cli_get(&args, "db");
+    const char *format = cli_get(&args, "format") ? cli_get(&args, "format") : "text";
+    const char *campaign = cli_get(&args, "campaign");
+    if (!path) {
+        cli_error("best: --db FILE is required");
+        return EXIT_USAGE;
+    }
+    if (strcmp(format, "text") != 0 && strcmp(format, "csv") != 0) {
+        cli_error("best: --format '%s' is not one of: text, csv", format);
+        return EXIT_USAGE;
+    }
+    if (cli_campaign_arg(campaign) != 0) return EXIT_USAGE;
+    store *st = cli_open_existing_db(path);
+    if (!st) return EXIT_FAILED;
+    query_table t;
+    skytune_error err;
+    const char *params[1] = {campaign};
+    if (query_run(store_handle(st), query_sql("best"), params, 1, &t, &err) != 0) {
+        cli_error("%s: %s", path, err.message);
+        store_close(st);
+        return EXIT_FAILED;
+    }
+    if (strcmp(format, "csv") == 0)
+        csv_write_table(stdout, &t);
+    else if (t.n_rows == 0)
+        printf(campaign ? "%s has no campaign %s\n" : "%s has no campaigns\n", path, campaign);
+    else
+        for (size_t r = 0; r < t.n_rows; r++) print_campaign(&t, r);
+    rc = campaign && t.n_rows == 0 ? EXIT_FAILED : EXIT_OK;
+    query_table_free(&t);
+    store_close(st);
+    return rc;
+}

@@ -1,0 +1,157 @@
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cl_device.h"
+#include "cli.h"
+#include "params.h"
+#include "plugin_loader.h"
+#include "plugin_space.h"
+#include "problem.h"
+#include "value.h"
+
+static const cli_option options[] = {
+    {"plugin-dir", "DIR", true, "search DIR for plugins first"},
+    {"preset", "NAME", false, "show: size the space for this preset"},
+    {"set", "NAME=VALUE", true, "show: size the space with this problem parameter"},
+    {"device", "SEL", false, "show: size the space for this device (see skytune devices)"},
+};
+
+static const char *kind_name(skytune_values_kind k)
+{
+    switch (k) {
+    case SKYTUNE_LIST: return "list";
+    case SKYTUNE_RANGE: return "range";
+    case SKYTUNE_POW2: return "powers of two";
+    case SKYTUNE_BOOLEAN: return "boolean";
+    case SKYTUNE_ENUM: return "enum";
+    case SKYTUNE_PERMUTATION: return "permutation";
+    case SKYTUNE_FLOAT_LIST: return "real list";
+    }
+    return "?";
+}
+
+static void print_skipped(void *ctx, const char *path, const char *why)
+{
+    fprintf(stderr, "skytune: skipping %s: %s\n", path, why);
+}
+
+static int list_plugins(const plugin_search *search)
+{
+    loaded_plugin *list;
+    size_t n;
+    skytune_error err;
+    if (plugin_list(search, &list, &n, print_skipped, NULL, &err) != 0) {
+        cli_error("%s", err.message);
+        return EXIT_FAILED;
+    }
+    if (n == 0) {
+        char **dirs;
+        size_t n_dirs;
+        printf("no plugins found in:");
+        if (plugin_search_dirs(search, &dirs, &n_dirs, &err) == 0) {
+            for (size_t k = 0; k < n_dirs; k++) printf(" %s", dirs[k]);
+            plugin_search_dirs_free(dirs, n_dirs);
+        }
+        printf("\n");
+    }
+    for (size_t k = 0; k < n; k++)
+        printf("%-16s %-8s %s\n%-16s %-8s %s\n", list[k].desc->name, list[k].desc->version,
+               list[k].desc->description ? list[k].desc->description : "", "", "", list[k].path);
+    plugin_list_free(list, n);
+    return EXIT_OK;
+}
+
+static void print_space_size(const skytune_plugin *pl, const cli_args *args)
+{
+    const char *const *sets;
+    size_t n_sets = cli_all(args, "set", &sets);
+    problem prob;
+    skytune_error err;
+    if (problem_resolve(pl, cli_get(args, "preset"), sets, n_sets, &prob, &err) != 0) {
+        printf("\nvalid configurations: unknown (%s)\n", err.message);
+        return;
+    }
+    cl_device_entry *devices = NULL;
+    size_t n_devices = 0, chosen = 0;
+    const skytune_device_info *info = NULL;
+    if (cl_devices_list(&devices, &n_devices, &err) == 0 &&
+        cl_device_select(devices, n_devices, cli_get(args, "device"), &chosen, &err) == 0)
+        info = &devices[chosen].info;
+    plugin_space_request rq = {.plugin = pl, .problem = &prob.values, .device = info};
+    space *sp;
+    if (!info) {
+        printf("\nvalid configurations: unknown without a device (%s)\n", err.message);
+    } else if (plugin_space_build(&rq, &sp, &err) != 0) {
+        printf("\nvalid configurations: unknown (%s)\n", err.message);
+    } else {
+        printf("\nproblem: %s\ndevice: %s — %s\nvalid configurations: %llu of %llu combinations\n",
+               prob.text, info->platform, info->name, (unsigned long long)space_count(sp),
+               (unsigned long long)space_cartesian_count(sp));
+        space_free(sp);
+    }
+    free(devices);
+    problem_free(&prob);
+}
+
+static int show_plugin(const plugin_search *search, const char *name, const cli_args *args)
+{
+    loaded_plugin lp;
+    skytune_error err;
+    if (plugin_load(name, search, &lp, &err) != 0) {
+        cli_error("%s", err.message);
+        return EXIT_FAILED;
+    }
+    const skytune_plugin *pl = lp.desc;
+    printf("%s %s — %s\n%s\n\nproblem parameters:\n", pl->name, pl->version,
+           pl->description ? pl->description : "", lp.path);
+    for (const skytune_problem_param *p = pl->problem_params; p && p->name; p++)
+        printf("  %-20s %-6s default %-10s %s\n", p->name, type_name(p->type), p->default_value,
+               p->help ? p->help : "");
+    printf("\npresets:\n");
+    for (const skytune_preset *p = pl->presets; p && p->name; p++)
+        printf("  %-12s %s\n  %-12s %s\n", p->name, p->help ? p->help : "", "", p->settings);
+    if (pl->problem_checks && pl->problem_checks[0].expression) {
+        printf("\nproblem checks:\n");
+        for (const skytune_problem_check *c = pl->problem_checks; c->expression; c++)
+            printf("  %s\n", c->expression);
+    }
+    printf("\ntuning parameters:\n");
+    for (const skytune_tuning_param *t = pl->tuning_params; t && t->name; t++) {
+        param_def def;
+        char values[512] = "?";
+        if (param_expand(t, &def, &err) == 0) {
+            param_describe_values(&def, values, sizeof values);
+            printf("  %-16s %-13s %zu values: %s\n", t->name, kind_name(t->kind), def.count, values);
+            param_free(&def);
+        }
+        if (t->help) printf("  %-16s %s\n", "", t->help);
+    }
+    printf("\nconstraints:\n");
+    for (const char *const *c = pl->constraints; c && *c; c++) printf("  %s\n", *c);
+    if (pl->constraint) printf("  (and a C constraint in the plugin)\n");
+    print_space_size(pl, args);
+    plugin_unload(&lp);
+    return EXIT_OK;
+}
+
+int cmd_plugins(int argc, char **argv)
+{
+    cli_args args;
+    int rc = cli_parse("plugins",
+                       "List the kernel plugins on the search path (--plugin-dir, "
+                       "SKYTUNE_PLUGIN_PATH, the build tree, the install directory), or describe "
+                       "one: `skytune plugins show NAME`.",
+                       options, sizeof options / sizeof options[0], 2, "[show NAME]", argc, argv,
+                       &args);
+    if (rc) return rc < 0 ? EXIT_OK : rc;
+    const char *const *dirs;
+    size_t n_dirs = cli_all(&args, "plugin-dir", &dirs);
+    plugin_search search = {.dirs = dirs, .n_dirs = n_dirs};
+    if (args.n_positional == 0) return list_plugins(&search);
+    if (strcmp(args.positional[0], "show") != 0 || args.n_positional != 2) {
+        cli_error("plugins: expected `skytune plugins` or `skytune plugins show NAME`");
+        return EXIT_USAGE;
+    }
+    return show_plugin(&search, args.positional[1], &args);
+}

@@ -1,0 +1,198 @@
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "progress.h"
+#include "tuning_run.h"
+
+/* Set by SIGINT/SIGTERM; the campaign loop checks it between
+ * configurations. The one piece of global state, and it belongs to the CLI. */
+static volatile sig_atomic_t stop_requested;
+
+static void request_stop(int signo)
+{
+    stop_requested = 1;
+    /* A second Ctrl-C kills at once; the store's transactions keep the
+     * database consistent either way. */
+    signal(signo, SIG_DFL);
+}
+
+static const cli_option options[] = {
+    {"plugin", "NAME", false, "plugin name or path to its .so (required)"},
+    {"plugin-dir", "DIR", true, "search DIR for plugins first"},
+    {"preset", "NAME", false, "problem preset of the plugin (see skytune plugins show NAME)"},
+    {"set", "NAME=VALUE", true, "set a problem parameter"},
+    {"restrict", "EXPR", true, "only configurations where EXPR holds, e.g. 'wg_x * wg_y <= 256'"},
+    {"only", "NAME=V1,V2", true, "only these values of a tuning parameter"},
+    {"strategy", "NAME", false, "search strategy: exhaustive, random (default random)"},
+    {"strategy-opt", "KEY=VALUE", true, "option of the strategy"},
+    {"budget", "N", false, "stop after N distinct configurations (default: no limit)"},
+    {"time-limit", "DURATION", false, "stop after this long, e.g. 90s, 15m, 8h"},
+    {"target", "VALUE", false, "stop once a configuration reaches a time (e.g. 2.5ms) or GFLOP/s (e.g. 150gflops)"},
+    {"runs", "N", false, "timed runs per configuration (default 10)"},
+    {"seed", "N", false, "seed for the strategy and the inputs (default 1)"},
+    {"device", "SEL", false, "OpenCL device: PLATFORM:DEVICE or part of its name (default: first GPU, else first device)"},
+    {"db", "FILE", false, "result database (default skytune.db)"},
+    {"quiet", NULL, false, "no progress output"},
+};
+
+static int parse_target(const char *text, campaign_limits *limits)
+{
+    char *end;
+    double v = strtod(text, &end);
+    if (end == text || !(v > 0)) goto bad;
+    if (strcmp(end, "gflops") == 0 || strcmp(end, "GFLOPS") == 0 || strcmp(end, "GFLOP/s") == 0)
+        limits->target_gflops = v;
+    else if (strcmp(end, "ns") == 0)
+        limits->target_ns = v;
+    else if (strcmp(end, "us") == 0 || strcmp(end, "µs") == 0)
+        limits->target_ns = v * 1e3;
+    else if (strcmp(end, "ms") == 0)
+        limits->target_ns = v * 1e6;
+    else if (strcmp(end, "s") == 0)
+        limits->target_ns = v * 1e9;
+    else
+        goto bad;
+    return 0;
+bad:
+    cli_error("--target '%s' is not a time (e.g. 2.5ms, 800us) or a throughput (e.g. 150gflops)",
+              text);
+    return -1;
+}
+
+static void print_start(void *ctx, const tuning_started *s)
+{
+    progress *p = ctx;
+    if (p->quiet) return;
+    fprintf(stdout, "%s campaign %lld: %s %s on %s (%s)\n  problem %s\n  strategy %s over %llu "
+                    "valid configurations\n",
+            s->resumed ? "continuing" : "starting", (long long)s->campaign_id, s->plugin,
+            s->plugin_version, s->device, s->platform, s->problem_text, s->strategy,
+            (unsigned long long)s->space_count);
+    fflush(stdout);
+}
+
+static char *join_command(int argc, char **argv)
+{
+    size_t len = strlen("skytune run") + 1;
+    for (int k = 0; k < argc; k++) len += strlen(argv[k]) + 3;
+    char *text = malloc(len);
+    if (!text) return NULL;
+    strcpy(text, "skytune run");
+    for (int k = 0; k < argc; k++) {
+        strcat(text, strchr(argv[k], ' ') ? " '" : " ");
+        strcat(text, argv[k]);
+        if (strchr(argv[k], ' ')) strcat(text, "'");
+    }
+    return text;
+}
+
+int cmd_run(int argc, char **argv)
+{
+    cli_args args;
+    int rc = cli_parse("run",
+                       "Tune a kernel plugin: search its configuration space with a strategy, "
+                       "measure every configuration on an OpenCL device (verified against the "
+                       "plugin's CPU reference), and record every measurement in a SQLite "
+                       "database. Running the same command again continues where it stopped.",
+                       options, sizeof options / sizeof options[0], 0, NULL, argc, argv, &args);
+    if (rc) return rc < 0 ? EXIT_OK : rc;
+    tuning_request rq = {0};
+    rq.plugin = cli_get(&args, "plugin");
+    if (!rq.plugin) {
+        cli_error("run: --plugin NAME is required (see skytune plugins)");
+        return EXIT_USAGE;
+    }
+    rq.search.n_dirs = cli_all(&args, "plugin-dir", &rq.search.dirs);
+    rq.preset = cli_get(&args, "preset");
+    rq.n_sets = cli_all(&args, "set", &rq.sets);
+    rq.n_restricts = cli_all(&args, "restrict", &rq.restricts);
+    rq.n_only = cli_all(&args, "only", &rq.only);
+    rq.strategy = cli_get(&args, "strategy");
+    rq.n_strategy_opts = cli_all(&args, "strategy-opt", &rq.strategy_opts);
+    rq.device = cli_get(&args, "device");
+    rq.db_path = cli_get(&args, "db") ? cli_get(&args, "db") : "skytune.db";
+    unsigned long long number;
+    const char *text;
+    if ((text = cli_get(&args, "budget"))) {
+        if (cli_parse_u64("budget", text, &number) != 0) return EXIT_USAGE;
+        if (number == 0) {
+            cli_error("--budget must be at least 1");
+            return EXIT_USAGE;
+        }
+        rq.limits.max_evaluations = number;
+    }
+    if ((text = cli_get(&args, "time-limit")) &&
+        cli_parse_duration("time-limit", text, &rq.limits.time_limit_s) != 0)
+        return EXIT_USAGE;
+    if ((text = cli_get(&args, "target")) && parse_target(text, &rq.limits) != 0) return EXIT_USAGE;
+    rq.runs = 10;
+    if ((text = cli_get(&args, "runs"))) {
+        if (cli_parse_u64("runs", text, &number) != 0) return EXIT_USAGE;
+        if (number < 1 || number > 100000) {
+            cli_error("--runs must be between 1 and 100000, got %llu", number);
+            return EXIT_USAGE;
+        }
+        rq.runs = (unsigned)number;
+    }
+    rq.seed = 1;
+    if ((text = cli_get(&args, "seed"))) {
+        if (cli_parse_u64("seed", text, &number) != 0) return EXIT_USAGE;
+        rq.seed = number;
+    }
+
+    progress prog;
+    progress_init(&prog, stdout, cli_flag(&args, "quiet"));
+    rq.on_event = progress_event;
+    rq.event_ctx = &prog;
+    rq.stop_requested = &stop_requested;
+    char *command = join_command(argc, argv);
+    rq.command = command;
+
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = request_stop;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+
+    tuning_outcome out;
+    skytune_error err;
+    rc = tuning_run(&rq, print_start, &prog, &out, &err);
+    progress_finish(&prog);
+    free(command);
+    signal(SIGINT, SIG_DFL);
+    signal(SIGTERM, SIG_DFL);
+    if (rc != 0) {
+        cli_error("%s", err.message);
+        return EXIT_FAILED;
+    }
+    const campaign_result *r = &out.result;
+    printf("campaign %lld: %s after %llu configurations (%llu measured, %llu from the database) "
+           "in %.1f s\n",
+           (long long)out.campaign_id, campaign_stop_name(r->stop),
+           (unsigned long long)r->evaluated, (unsigned long long)r->measured,
+           (unsigned long long)r->reused, r->wall_s);
+    printf("  status:");
+    for (int s = 0; s < MEAS_STATUS_COUNT; s++)
+        if (r->by_status[s]) printf(" %s %llu", measurement_status_name(s), (unsigned long long)r->by_status[s]);
+    printf("\n  time: build %.1f s, verification %.1f s, timed runs %.1f s, engine %.2f s\n",
+           r->build_s, r->verify_s, r->bench_s, r->overhead_s);
+    if (r->have_best) {
+        char best[32];
+        format_duration_ns(r->best_ns, best, sizeof best);
+        printf("best: %s  (%s", out.best_text, best);
+        if (r->best_gflops > 0) printf(", %.2f GFLOP/s", r->best_gflops);
+        printf(")\n");
+    } else {
+        printf("best: none — no configuration passed verification\n");
+    }
+    if (r->stop == CAMPAIGN_INTERRUPTED) {
+        printf("interrupted: run the same command again to continue\n");
+        return EXIT_INTERRUPTED;
+    }
+    return EXIT_OK;
+}

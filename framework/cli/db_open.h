@@ -1,0 +1,14 @@
+/* Opening an existing result database for the read-only commands. */
+#ifndef SKYTUNE_CLI_DB_OPEN_H
+#define SKYTUNE_CLI_DB_OPEN_H
+
+#include "store.h"
+
+/* Prints the error; returns NULL when the file is missing or not a skytune
+ * database. */
+store *cli_open_existing_db(const char *path);
+
+/* Validate a --campaign value (a positive whole number); NULL means all. */
+int cli_campaign_arg(const char *text);
+
+#endif

@@ -1,0 +1,49 @@
+/* skytune: an offline auto-tuner for OpenCL kernels. */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+
+static const struct {
+    const char *name;
+    int (*run)(int argc, char **argv);
+    const char *summary;
+} commands[] = {
+    {"devices", cmd_devices, "list the OpenCL devices"},
+    {"plugins", cmd_plugins, "list kernel plugins; `plugins show NAME` describes one"},
+    {"run", cmd_run, "tune a kernel: search its space, measure, record in a database"},
+    {"best", cmd_best, "the best configuration of each campaign in a database"},
+    {"export", cmd_export, "write a database's measurements as CSV"},
+};
+
+static void usage(FILE *f)
+{
+    fprintf(f, "usage: skytune COMMAND [options]   (skytune COMMAND --help for its options)\n\n"
+               "commands:\n");
+    for (size_t k = 0; k < sizeof commands / sizeof commands[0]; k++)
+        fprintf(f, "  %-10s %s\n", commands[k].name, commands[k].summary);
+    fprintf(f, "\nexit codes:\n"
+               "  0    success\n"
+               "  1    the command failed (bad input or a runtime error; the message says which)\n"
+               "  2    usage error (unknown option, missing value)\n"
+               "  130  interrupted by Ctrl-C; the database is consistent and the same\n"
+               "       command continues the run\n");
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        usage(stderr);
+        return EXIT_USAGE;
+    }
+    if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 ||
+        strcmp(argv[1], "help") == 0) {
+        usage(stdout);
+        return EXIT_OK;
+    }
+    for (size_t k = 0; k < sizeof commands / sizeof commands[0]; k++)
+        if (strcmp(argv[1], commands[k].name) == 0) return commands[k].run(argc - 2, argv + 2);
+    cli_error("unknown command '%s'", argv[1]);
+    usage(stderr);
+    return EXIT_USAGE;
+}

@@ -1,0 +1,28 @@
+/* Progress of a running campaign: a redrawn bar on a terminal, one plain
+ * line per configuration elsewhere (logs, CI, pipes). */
+#ifndef SKYTUNE_PROGRESS_H
+#define SKYTUNE_PROGRESS_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "campaign.h"
+
+typedef struct progress {
+    FILE *out;
+    bool terminal;
+    bool quiet;
+    bool drawn;         /* a bar is on screen and must be cleared before other output */
+    double last_draw_s;
+} progress;
+
+void progress_init(progress *p, FILE *out, bool quiet);
+/* campaign_config.on_event */
+void progress_event(void *ctx, const campaign_event *ev);
+/* Clear the bar before printing anything else. */
+void progress_finish(progress *p);
+
+/* "812 µs", "1.23 ms", "2.5 s" */
+void format_duration_ns(double ns, char *buf, size_t len);
+
+#endif

@@ -1,0 +1,296 @@
+#include "campaign.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "value.h"
+
+/* A strategy that keeps proposing configurations it has already seen makes
+ * no progress; after this many free proposals in a row the loop ends. */
+#define MAX_REPEATED_PROPOSALS 1000000
+
+const char *campaign_stop_name(campaign_stop s)
+{
+    switch (s) {
+    case CAMPAIGN_EXHAUSTED: return "search complete";
+    case CAMPAIGN_BUDGET: return "budget reached";
+    case CAMPAIGN_TIME_LIMIT: return "time limit reached";
+    case CAMPAIGN_TARGET: return "target reached";
+    case CAMPAIGN_INTERRUPTED: return "interrupted";
+    }
+    return "unknown";
+}
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* What the store already holds for this campaign's key, by rank. */
+typedef struct known_entry {
+    uint64_t rank;
+    int64_t measurement_id;
+    measurement_status status;
+    double objective;
+    double gflops, gbs;
+    bool in_campaign;
+} known_entry;
+
+typedef struct known_set {
+    const space *space;
+    uint16_t *idx;
+    known_entry *items;
+    size_t count, capacity;
+    int64_t max_seq;
+    int failed;
+} known_set;
+
+static int collect_known(void *ctx, const store_known *k)
+{
+    known_set *ks = ctx;
+    skytune_error ignored;
+    uint64_t rank;
+    /* Measurements of configurations outside this run's space (another
+     * --restrict, a changed value list) stay in the store but are not used. */
+    if (space_parse_config(ks->space, k->config_text, ks->idx, &ignored) != 0 ||
+        space_rank(ks->space, ks->idx, &rank) != 0)
+        return 0;
+    if (ks->count == ks->capacity) {
+        size_t capacity = ks->capacity ? 2 * ks->capacity : 256;
+        known_entry *grown = realloc(ks->items, capacity * sizeof *grown);
+        if (!grown) {
+            ks->failed = 1;
+            return 1;
+        }
+        ks->items = grown;
+        ks->capacity = capacity;
+    }
+    known_entry *e = &ks->items[ks->count++];
+    e->rank = rank;
+    e->measurement_id = k->measurement_id;
+    e->status = k->status;
+    e->objective = k->status == MEAS_OK ? k->median_ns : INFINITY;
+    e->gflops = k->gflops;
+    e->gbs = k->gbs;
+    e->in_campaign = k->in_campaign;
+    if (k->in_campaign && k->seq > ks->max_seq) ks->max_seq = k->seq;
+    return 0;
+}
+
+static int compare_known(const void *a, const void *b)
+{
+    const known_entry *x = a, *y = b;
+    return (x->rank > y->rank) - (x->rank < y->rank);
+}
+
+static known_entry *find_known(known_set *ks, uint64_t rank)
+{
+    size_t lo = 0, hi = ks->count;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (ks->items[mid].rank < rank)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < ks->count && ks->items[lo].rank == rank ? &ks->items[lo] : NULL;
+}
+
+/* Parameter names and the configuration's values as text, for the store. */
+typedef struct config_strings {
+    size_t n;
+    const char **names;
+    const char **values;
+    char *buffer;         /* n slots of VALUE_TEXT bytes */
+} config_strings;
+
+#define VALUE_TEXT 256
+
+static int config_strings_init(config_strings *cs, const space *s)
+{
+    cs->n = space_param_count(s);
+    cs->names = calloc(cs->n + 1, sizeof *cs->names);
+    cs->values = calloc(cs->n + 1, sizeof *cs->values);
+    cs->buffer = malloc((cs->n + 1) * VALUE_TEXT);
+    if (!cs->names || !cs->values || !cs->buffer) return -1;
+    for (size_t k = 0; k < cs->n; k++) {
+        cs->names[k] = space_param(s, k)->name;
+        cs->values[k] = cs->buffer + k * VALUE_TEXT;
+    }
+    return 0;
+}
+
+static void config_strings_fill(config_strings *cs, const space *s, const uint16_t *idx)
+{
+    for (size_t k = 0; k < cs->n; k++)
+        value_format(&space_param(s, k)->values[idx[k]], cs->buffer + k * VALUE_TEXT, VALUE_TEXT);
+}
+
+static void config_strings_free(config_strings *cs)
+{
+    free(cs->names);
+    free(cs->values);
+    free(cs->buffer);
+}
+
+int campaign_run(const campaign_config *cfg, campaign_result *res, skytune_error *err)
+{
+    memset(res, 0, sizeof *res);
+    const space *sp = cfg->space;
+    size_t n_params = space_param_count(sp);
+    size_t text_cap = 64 + n_params * (VALUE_TEXT + 64);
+    uint16_t *idx = calloc(n_params + 1, sizeof *idx);
+    char *text = malloc(text_cap);
+    char *best_text = calloc(text_cap, 1);
+    known_set known = {.space = sp, .idx = calloc(n_params + 1, sizeof(uint16_t)), .max_seq = -1};
+    config_strings strings = {0};
+    int rc = 0;
+    if (!idx || !text || !best_text || !known.idx || config_strings_init(&strings, sp) != 0) {
+        rc = err_set(err, "out of memory starting the campaign");
+        goto done;
+    }
+    if (cfg->store) {
+        if (store_known_measurements(cfg->store, cfg->campaign_id, collect_known, &known, err) != 0)
+            goto fail;
+        if (known.failed) {
+            rc = err_set(err, "out of memory loading known measurements");
+            goto done;
+        }
+        qsort(known.items, known.count, sizeof *known.items, compare_known);
+    }
+    int64_t next_seq = known.max_seq + 1;
+    uint64_t count = space_count(sp);
+    uint64_t planned = cfg->limits.max_evaluations && cfg->limits.max_evaluations < count
+                           ? cfg->limits.max_evaluations
+                           : count;
+    double start = now_s();
+    double best_objective = INFINITY;
+    uint64_t repeated = 0;
+    res->stop = CAMPAIGN_EXHAUSTED;
+
+    for (;;) {
+        if (cfg->stop_requested && *cfg->stop_requested) {
+            res->stop = CAMPAIGN_INTERRUPTED;
+            break;
+        }
+        if (cfg->limits.max_evaluations && res->evaluated >= cfg->limits.max_evaluations) {
+            res->stop = CAMPAIGN_BUDGET;
+            break;
+        }
+        if (cfg->limits.time_limit_s > 0 && now_s() - start >= cfg->limits.time_limit_s) {
+            res->stop = CAMPAIGN_TIME_LIMIT;
+            break;
+        }
+        double iteration_start = now_s();
+        uint64_t rank;
+        if (strategy_ask(cfg->strategy, &rank) == STRATEGY_DONE) break;
+        double seen;
+        if (history_lookup(cfg->history, rank, &seen)) {
+            strategy_tell(cfg->strategy, rank, seen);
+            if (++repeated >= MAX_REPEATED_PROPOSALS) break;
+            continue;
+        }
+        repeated = 0;
+        space_unrank(sp, rank, idx);
+        space_config_text(sp, idx, text, text_cap);
+
+        measurement m;
+        measurement_init(&m);
+        known_entry *k = cfg->store ? find_known(&known, rank) : NULL;
+        bool cached = k != NULL;
+        double objective;
+        if (k) {
+            m.status = k->status;
+            m.median_ns = k->status == MEAS_OK ? k->objective : 0.0;
+            m.gflops = k->gflops;
+            m.gbs = k->gbs;
+            objective = k->objective;
+            if (!k->in_campaign) {
+                if (store_record_cached(cfg->store, cfg->campaign_id, next_seq, k->measurement_id,
+                                        err) != 0)
+                    goto fail;
+                next_seq++;
+                k->in_campaign = true;
+            }
+            res->reused++;
+        } else {
+            if (cfg->eval.evaluate(cfg->eval.ctx, idx, &m, err) != 0) {
+                measurement_clear(&m);
+                goto fail;
+            }
+            double spent = now_s() - iteration_start;
+            m.overhead_s = spent - m.build_s - m.verify_s - m.bench_s;
+            if (m.overhead_s < 0) m.overhead_s = 0;
+            objective = measurement_objective(&m);
+            if (cfg->store) {
+                config_strings_fill(&strings, sp, idx);
+                if (store_record_measurement(cfg->store, cfg->campaign_id, next_seq, text,
+                                             space_text_hash(text), strings.names, strings.values,
+                                             n_params, &m, NULL, err) != 0) {
+                    measurement_clear(&m);
+                    goto fail;
+                }
+                next_seq++;
+            }
+            res->measured++;
+            res->build_s += m.build_s;
+            res->verify_s += m.verify_s;
+            res->bench_s += m.bench_s;
+        }
+        if (history_add(cfg->history, rank, objective) != 0) {
+            measurement_clear(&m);
+            rc = err_set(err, "out of memory recording the history");
+            goto done;
+        }
+        strategy_tell(cfg->strategy, rank, objective);
+        res->evaluated++;
+        if ((unsigned)m.status < MEAS_STATUS_COUNT) res->by_status[m.status]++;
+        if (objective < best_objective) {
+            best_objective = objective;
+            res->have_best = true;
+            res->best_rank = rank;
+            res->best_ns = objective;
+            res->best_gflops = m.gflops;
+            snprintf(best_text, text_cap, "%s", text);
+        }
+        if (cfg->on_event) {
+            campaign_event ev = {
+                .evaluated = res->evaluated,
+                .planned = planned,
+                .config_text = text,
+                .m = &m,
+                .cached = cached,
+                .have_best = res->have_best,
+                .best_ns = res->best_ns,
+                .best_text = best_text,
+                .elapsed_s = now_s() - start,
+            };
+            cfg->on_event(cfg->event_ctx, &ev);
+        }
+        measurement_clear(&m);
+        if (res->have_best && ((cfg->limits.target_ns > 0 && res->best_ns <= cfg->limits.target_ns) ||
+                               (cfg->limits.target_gflops > 0 &&
+                                res->best_gflops >= cfg->limits.target_gflops))) {
+            res->stop = CAMPAIGN_TARGET;
+            break;
+        }
+    }
+    res->wall_s = now_s() - start;
+    res->overhead_s = res->wall_s - res->build_s - res->verify_s - res->bench_s;
+    goto done;
+fail:
+    rc = -1;
+done:
+    free(idx);
+    free(text);
+    free(best_text);
+    free(known.idx);
+    free(known.items);
+    config_strings_free(&strings);
+    return rc;
+}

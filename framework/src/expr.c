@@ -1,0 +1,1476 @@
+/* Constraint expressions: a recursive-descent parser that emits code for a
+ * small stack machine, and the machine that runs it.
+ *
+ * Why a stack machine: the search-space enumerator evaluates constraints on
+ * the order of 10^8 times, so evaluation must not allocate, must not chase
+ * pointers through a tree, and must keep the common case (integers compared
+ * with integers) on a short path. The code is a flat array of 16-byte
+ * instructions with constants inline; the value stack lives on the C stack.
+ *
+ * Short-circuits and comparison chains compile to forward jumps:
+ *   a and b      ->  a; AND_JUMP L; b; TO_BOOL; L:
+ *   x < y <= z   ->  x; y; CHAIN(<) L; z; LE; L:
+ * AND_JUMP leaves 0 and jumps when its operand is false, else pops it.
+ * CHAIN compares the two values below it; when false it leaves 0 and jumps,
+ * when true it keeps only the right operand, which becomes the left operand
+ * of the next comparison: every operand of a chain is evaluated once.
+ *
+ * Integer overflow. Python integers are unbounded; ours are 64-bit. When
+ * +, -, *, unary minus, // or ** overflows, the operation is redone in
+ * double precision and the result is a float, which is what a Python
+ * evaluator's huge integer becomes as soon as it meets a comparison with a
+ * realistic bound: the truth of `2**70 > max_size` is the same either way.
+ * Treating overflow as an error instead would silently reject
+ * configurations that Python accepts. No C undefined behaviour is involved:
+ * every integer operation that can overflow goes through
+ * __builtin_*_overflow or is special-cased (INT64_MIN // -1, INT64_MIN % -1).
+ *
+ * Floats follow CPython, with one difference: a float result out of range
+ * is inf instead of an OverflowError. */
+#include "expr.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Nesting is bounded so that the recursive parser cannot exhaust the C
+ * stack on hostile input, and so that the value stack can be a fixed array:
+ * each nesting level costs at most one stack cell. */
+#define EXPR_MAX_NESTING 200
+#define EXPR_MAX_STACK 256
+
+/* Tokens quoted in messages are cut to this many bytes. */
+#define QUOTED_MAX 40
+
+/* ------------------------------------------------------------ machine */
+
+typedef struct cell {
+    expr_kind kind;
+    union {
+        int64_t i;
+        double f;
+        const char *s;
+    };
+} cell;
+
+typedef enum opcode {
+    OP_END,
+    OP_PUSH_INT,    /* imm.i */
+    OP_PUSH_FLOAT,  /* imm.f */
+    OP_PUSH_STRING, /* imm.s */
+    OP_LOAD,        /* arg: slot */
+    OP_NEG,
+    OP_POS,
+    OP_NOT,
+    OP_TO_BOOL,
+    OP_ADD,
+    OP_SUB,
+    OP_MUL,
+    OP_DIV,
+    OP_FLOOR_DIV,
+    OP_MOD,
+    OP_POW,
+    OP_EQ,
+    OP_NE,
+    OP_LT,
+    OP_LE,
+    OP_GT,
+    OP_GE,
+    OP_CHAIN,    /* compare: one of OP_EQ..OP_GE; arg: jump target */
+    OP_AND_JUMP, /* arg: jump target */
+    OP_OR_JUMP   /* arg: jump target */
+} opcode;
+
+typedef struct insn {
+    uint8_t op;
+    uint8_t compare;
+    int32_t arg;
+    union {
+        int64_t i;
+        double f;
+        const char *s;
+    } imm;
+} insn;
+
+struct expr {
+    insn *code;
+    size_t *columns;   /* per instruction: the 1-based column of its operator */
+    size_t n_code;
+    int *slots;        /* distinct, ascending */
+    size_t n_slots;
+    char **strings;    /* decoded string literals, referenced by the code */
+    size_t n_strings;
+    char *text;
+};
+
+/* Runtime failures. Detected in the machine without formatting anything, so
+ * that expr_eval_bool pays nothing for them; expr_eval turns them into text. */
+typedef enum fault_kind {
+    FAULT_NONE = 0,
+    FAULT_ZERO_DIVISION,
+    FAULT_ZERO_MODULO,
+    FAULT_ZERO_NEGATIVE_POWER,
+    FAULT_COMPLEX_POWER,
+    FAULT_OPERAND_TYPES,
+    FAULT_STRING_ORDER,
+    FAULT_UNARY_TYPE
+} fault_kind;
+
+typedef struct fault {
+    size_t pc;
+    expr_kind left, right;
+} fault;
+
+static const char *kind_name(expr_kind kind)
+{
+    switch (kind) {
+    case EXPR_INT: return "int";
+    case EXPR_FLOAT: return "float";
+    case EXPR_STRING: return "string";
+    }
+    return "value";
+}
+
+static const char *opcode_symbol(int op)
+{
+    switch (op) {
+    case OP_NEG: return "-";
+    case OP_POS: return "+";
+    case OP_NOT: return "not";
+    case OP_ADD: return "+";
+    case OP_SUB: return "-";
+    case OP_MUL: return "*";
+    case OP_DIV: return "/";
+    case OP_FLOOR_DIV: return "//";
+    case OP_MOD: return "%";
+    case OP_POW: return "**";
+    case OP_EQ: return "==";
+    case OP_NE: return "!=";
+    case OP_LT: return "<";
+    case OP_LE: return "<=";
+    case OP_GT: return ">";
+    case OP_GE: return ">=";
+    case OP_AND_JUMP: return "and";
+    case OP_OR_JUMP: return "or";
+    }
+    return "?";
+}
+
+static bool truthy(const cell *c)
+{
+    switch (c->kind) {
+    case EXPR_INT: return c->i != 0;
+    case EXPR_FLOAT: return c->f != 0.0; /* NaN is true, as in Python */
+    case EXPR_STRING: return c->s[0] != '\0';
+    }
+    return false;
+}
+
+static double as_double(const cell *c)
+{
+    return c->kind == EXPR_FLOAT ? c->f : (double)c->i;
+}
+
+static fault_kind set_float(cell *c, double f)
+{
+    c->kind = EXPR_FLOAT;
+    c->f = f;
+    return FAULT_NONE;
+}
+
+static fault_kind int_power(cell *a, int64_t base, int64_t exponent)
+{
+    if (exponent < 0) {
+        if (base == 0) return FAULT_ZERO_NEGATIVE_POWER;
+        return set_float(a, pow((double)base, (double)exponent));
+    }
+    int64_t result = 1, square = base;
+    uint64_t e = (uint64_t)exponent;
+    while (e) {
+        if ((e & 1u) && __builtin_mul_overflow(result, square, &result))
+            return set_float(a, pow((double)base, (double)exponent));
+        e >>= 1;
+        /* Squaring once more than needed would overflow needlessly. */
+        if (e && __builtin_mul_overflow(square, square, &square))
+            return set_float(a, pow((double)base, (double)exponent));
+    }
+    a->i = result;
+    return FAULT_NONE;
+}
+
+static fault_kind int_arith(int op, cell *a, int64_t y)
+{
+    int64_t x = a->i, r;
+    switch (op) {
+    case OP_ADD:
+        if (__builtin_add_overflow(x, y, &r)) return set_float(a, (double)x + (double)y);
+        a->i = r;
+        return FAULT_NONE;
+    case OP_SUB:
+        if (__builtin_sub_overflow(x, y, &r)) return set_float(a, (double)x - (double)y);
+        a->i = r;
+        return FAULT_NONE;
+    case OP_MUL:
+        if (__builtin_mul_overflow(x, y, &r)) return set_float(a, (double)x * (double)y);
+        a->i = r;
+        return FAULT_NONE;
+    case OP_DIV:
+        if (y == 0) return FAULT_ZERO_DIVISION;
+        return set_float(a, (double)x / (double)y);
+    case OP_FLOOR_DIV:
+        if (y == 0) return FAULT_ZERO_DIVISION;
+        if (y == -1) {
+            if (x == INT64_MIN) return set_float(a, -(double)INT64_MIN);
+            a->i = -x;
+            return FAULT_NONE;
+        }
+        r = x / y;
+        if (x % y != 0 && ((x < 0) != (y < 0))) r--; /* C truncates; Python floors */
+        a->i = r;
+        return FAULT_NONE;
+    case OP_MOD:
+        if (y == 0) return FAULT_ZERO_MODULO;
+        if (y == -1) { /* INT64_MIN % -1 is undefined in C */
+            a->i = 0;
+            return FAULT_NONE;
+        }
+        r = x % y;
+        if (r != 0 && ((r < 0) != (y < 0))) r += y; /* the sign of the divisor */
+        a->i = r;
+        return FAULT_NONE;
+    case OP_POW:
+        return int_power(a, x, y);
+    }
+    return FAULT_OPERAND_TYPES;
+}
+
+/* CPython's float_divmod, so that -7.5 // 2 and 7.5 % -2 agree with Python
+ * to the last bit. */
+static double float_floor_div(double x, double y)
+{
+    double mod = fmod(x, y);
+    double div = (x - mod) / y;
+    if (mod != 0.0 && ((y < 0) != (mod < 0))) div -= 1.0;
+    if (div == 0.0) return copysign(0.0, x / y);
+    double floored = floor(div);
+    if (div - floored > 0.5) floored += 1.0;
+    return floored;
+}
+
+static double float_mod(double x, double y)
+{
+    double mod = fmod(x, y);
+    if (mod != 0.0) {
+        if ((y < 0) != (mod < 0)) mod += y;
+    } else {
+        mod = copysign(0.0, y);
+    }
+    return mod;
+}
+
+static fault_kind float_arith(int op, cell *a, double x, double y)
+{
+    switch (op) {
+    case OP_ADD: return set_float(a, x + y);
+    case OP_SUB: return set_float(a, x - y);
+    case OP_MUL: return set_float(a, x * y);
+    case OP_DIV:
+        if (y == 0.0) return FAULT_ZERO_DIVISION;
+        return set_float(a, x / y);
+    case OP_FLOOR_DIV:
+        if (y == 0.0) return FAULT_ZERO_DIVISION;
+        return set_float(a, float_floor_div(x, y));
+    case OP_MOD:
+        if (y == 0.0) return FAULT_ZERO_MODULO;
+        return set_float(a, float_mod(x, y));
+    case OP_POW:
+        if (x == 0.0 && y < 0.0) return FAULT_ZERO_NEGATIVE_POWER;
+        /* Python would answer with a complex number. */
+        if (x < 0.0 && isfinite(x) && isfinite(y) && y != floor(y)) return FAULT_COMPLEX_POWER;
+        return set_float(a, pow(x, y));
+    }
+    return FAULT_OPERAND_TYPES;
+}
+
+/* a = a op b for any operand kinds. */
+static fault_kind binary_arith(int op, cell *a, const cell *b)
+{
+    if (a->kind == EXPR_STRING || b->kind == EXPR_STRING) return FAULT_OPERAND_TYPES;
+    if (a->kind == EXPR_INT && b->kind == EXPR_INT) return int_arith(op, a, b->i);
+    return float_arith(op, a, as_double(a), as_double(b));
+}
+
+static fault_kind unary_arith(int op, cell *a)
+{
+    if (a->kind == EXPR_STRING) return FAULT_UNARY_TYPE;
+    if (op == OP_POS) return FAULT_NONE;
+    if (a->kind == EXPR_FLOAT) return set_float(a, -a->f);
+    if (a->i == INT64_MIN) return set_float(a, -(double)INT64_MIN);
+    a->i = -a->i;
+    return FAULT_NONE;
+}
+
+/* Order of an integer and a finite double, exact like Python's: converting
+ * 2**53 + 1 to double would make it equal to 2.0**53. Returns -1, 0, 1. */
+static int order_int_double(int64_t i, double f)
+{
+    if (i > -(INT64_C(1) << 53) && i < (INT64_C(1) << 53)) {
+        double d = (double)i;
+        return (d > f) - (d < f);
+    }
+    if (f >= 9223372036854775808.0) return -1;
+    if (f < -9223372036854775808.0) return 1;
+    double whole = trunc(f);
+    int64_t w = (int64_t)whole;
+    if (i != w) return i < w ? -1 : 1;
+    double fraction = f - whole;
+    return (fraction < 0) - (fraction > 0);
+}
+
+#define UNORDERED 2
+
+static bool order_satisfies(int compare, int order)
+{
+    switch (compare) {
+    case OP_EQ: return order == 0;
+    case OP_NE: return order != 0;
+    case OP_LT: return order == -1;
+    case OP_LE: return order == -1 || order == 0;
+    case OP_GT: return order == 1;
+    case OP_GE: return order == 1 || order == 0;
+    }
+    return false;
+}
+
+static fault_kind compare_cells(int compare, const cell *a, const cell *b, bool *truth)
+{
+    if (a->kind == EXPR_STRING || b->kind == EXPR_STRING) {
+        if (compare != OP_EQ && compare != OP_NE) return FAULT_STRING_ORDER;
+        bool same = a->kind == b->kind && strcmp(a->s, b->s) == 0;
+        *truth = (compare == OP_EQ) == same;
+        return FAULT_NONE;
+    }
+    int order;
+    if (a->kind == EXPR_INT && b->kind == EXPR_INT) {
+        order = (a->i > b->i) - (a->i < b->i);
+    } else if (a->kind == EXPR_FLOAT && b->kind == EXPR_FLOAT) {
+        order = (isnan(a->f) || isnan(b->f)) ? UNORDERED : (a->f > b->f) - (a->f < b->f);
+    } else if (a->kind == EXPR_INT) {
+        order = isnan(b->f) ? UNORDERED : order_int_double(a->i, b->f);
+    } else {
+        order = isnan(a->f) ? UNORDERED : -order_int_double(b->i, a->f);
+    }
+    *truth = order_satisfies(compare, order);
+    return FAULT_NONE;
+}
+
+/* Runs the code; on success the result is in *result. Kept free of
+ * formatting and allocation: this is the loop the enumerator lives in. */
+static inline fault_kind run(const expr *e, const expr_value *slots, cell *result, fault *where)
+{
+    cell stack[EXPR_MAX_STACK];
+    cell *sp = stack; /* the next free cell */
+    const insn *code = e->code;
+    const insn *ip = code;
+    fault_kind failure;
+
+    for (;;) {
+        const insn *in = ip++;
+        switch ((opcode)in->op) {
+        case OP_END:
+            *result = stack[0];
+            return FAULT_NONE;
+        case OP_PUSH_INT:
+            sp->kind = EXPR_INT;
+            sp->i = in->imm.i;
+            sp++;
+            break;
+        case OP_PUSH_FLOAT:
+            sp->kind = EXPR_FLOAT;
+            sp->f = in->imm.f;
+            sp++;
+            break;
+        case OP_PUSH_STRING:
+            sp->kind = EXPR_STRING;
+            sp->s = in->imm.s;
+            sp++;
+            break;
+        case OP_LOAD: {
+            const expr_value *v = &slots[in->arg];
+            if (v->kind == EXPR_INT) {
+                sp->kind = EXPR_INT;
+                sp->i = v->i;
+            } else if (v->kind == EXPR_FLOAT) {
+                sp->kind = EXPR_FLOAT;
+                sp->f = v->f;
+            } else {
+                sp->kind = EXPR_STRING;
+                sp->s = v->s ? v->s : "";
+            }
+            sp++;
+            break;
+        }
+        case OP_NEG:
+            if (sp[-1].kind == EXPR_INT && sp[-1].i != INT64_MIN) {
+                sp[-1].i = -sp[-1].i;
+                break;
+            }
+            failure = unary_arith(OP_NEG, &sp[-1]);
+            if (failure) goto failed_unary;
+            break;
+        case OP_POS:
+            failure = unary_arith(OP_POS, &sp[-1]);
+            if (failure) goto failed_unary;
+            break;
+        case OP_NOT:
+            sp[-1].i = !truthy(&sp[-1]);
+            sp[-1].kind = EXPR_INT;
+            break;
+        case OP_TO_BOOL:
+            sp[-1].i = truthy(&sp[-1]);
+            sp[-1].kind = EXPR_INT;
+            break;
+
+#define ARITH_CASE(OP, FAST)                                                  \
+        case OP: {                                                            \
+            cell *b = --sp, *a = sp - 1;                                      \
+            if (a->kind == EXPR_INT && b->kind == EXPR_INT) {                 \
+                int64_t r;                                                    \
+                if (!FAST(a->i, b->i, &r)) {                                  \
+                    a->i = r;                                                 \
+                    break;                                                    \
+                }                                                             \
+            }                                                                 \
+            failure = binary_arith(OP, a, b);                                 \
+            if (failure) goto failed_binary;                                  \
+            break;                                                            \
+        }
+        ARITH_CASE(OP_ADD, __builtin_add_overflow)
+        ARITH_CASE(OP_SUB, __builtin_sub_overflow)
+        ARITH_CASE(OP_MUL, __builtin_mul_overflow)
+#undef ARITH_CASE
+        case OP_DIV:
+        case OP_FLOOR_DIV:
+        case OP_MOD:
+        case OP_POW: {
+            cell *b = --sp, *a = sp - 1;
+            failure = binary_arith(in->op, a, b);
+            if (failure) goto failed_binary;
+            break;
+        }
+
+#define COMPARE_CASE(OP, C_OPERATOR)                                          \
+        case OP: {                                                            \
+            cell *b = --sp, *a = sp - 1;                                      \
+            if (a->kind == EXPR_INT && b->kind == EXPR_INT) {                 \
+                a->i = a->i C_OPERATOR b->i;                                  \
+                break;                                                        \
+            }                                                                 \
+            bool truth;                                                       \
+            failure = compare_cells(OP, a, b, &truth);                        \
+            if (failure) goto failed_binary;                                  \
+            a->kind = EXPR_INT;                                               \
+            a->i = truth;                                                     \
+            break;                                                            \
+        }
+        COMPARE_CASE(OP_EQ, ==)
+        COMPARE_CASE(OP_NE, !=)
+        COMPARE_CASE(OP_LT, <)
+        COMPARE_CASE(OP_LE, <=)
+        COMPARE_CASE(OP_GT, >)
+        COMPARE_CASE(OP_GE, >=)
+#undef COMPARE_CASE
+
+        case OP_CHAIN: {
+            cell *b = --sp, *a = sp - 1;
+            bool truth;
+            failure = compare_cells(in->compare, a, b, &truth);
+            if (failure) goto failed_binary;
+            if (truth) {
+                *a = *b;
+            } else {
+                a->kind = EXPR_INT;
+                a->i = 0;
+                ip = code + in->arg;
+            }
+            break;
+        }
+        case OP_AND_JUMP:
+            if (!truthy(&sp[-1])) {
+                sp[-1].kind = EXPR_INT;
+                sp[-1].i = 0;
+                ip = code + in->arg;
+            } else {
+                sp--;
+            }
+            break;
+        case OP_OR_JUMP:
+            if (truthy(&sp[-1])) {
+                sp[-1].kind = EXPR_INT;
+                sp[-1].i = 1;
+                ip = code + in->arg;
+            } else {
+                sp--;
+            }
+            break;
+        }
+    }
+
+failed_unary:
+    where->pc = (size_t)(ip - 1 - code);
+    where->left = where->right = sp[-1].kind;
+    return failure;
+failed_binary:
+    /* sp points at the right operand, just popped. */
+    where->pc = (size_t)(ip - 1 - code);
+    where->left = sp[-1].kind;
+    where->right = sp[0].kind;
+    return failure;
+}
+
+static int fault_message(const expr *e, fault_kind failure, const fault *where,
+                         skytune_error *err)
+{
+    const insn *in = &e->code[where->pc];
+    size_t column = e->columns[where->pc];
+    const char *symbol = opcode_symbol(in->op == OP_CHAIN ? in->compare : in->op);
+    switch (failure) {
+    case FAULT_ZERO_DIVISION:
+        return err_set(err, "column %zu: division by zero in '%s'", column, symbol);
+    case FAULT_ZERO_MODULO:
+        return err_set(err, "column %zu: modulo by zero in '%%'", column);
+    case FAULT_ZERO_NEGATIVE_POWER:
+        return err_set(err, "column %zu: zero raised to a negative power in '**'", column);
+    case FAULT_COMPLEX_POWER:
+        return err_set(err, "column %zu: negative number raised to a fractional power in '**' "
+                       "(the result is not a real number)", column);
+    case FAULT_OPERAND_TYPES:
+        return err_set(err, "column %zu: unsupported operand types for '%s': %s and %s; "
+                       "arithmetic needs numbers", column, symbol, kind_name(where->left),
+                       kind_name(where->right));
+    case FAULT_STRING_ORDER:
+        return err_set(err, "column %zu: cannot compare %s and %s with '%s'; strings compare "
+                       "only with '==' and '!='", column, kind_name(where->left),
+                       kind_name(where->right), symbol);
+    case FAULT_UNARY_TYPE:
+        return err_set(err, "column %zu: bad operand type for unary '%s': string", column, symbol);
+    case FAULT_NONE:
+        break;
+    }
+    return err_set(err, "column %zu: evaluation failed", column);
+}
+
+bool expr_eval_bool(const expr *e, const expr_value *slots)
+{
+    cell result;
+    fault where;
+    if (run(e, slots, &result, &where) != FAULT_NONE) return false;
+    return truthy(&result);
+}
+
+int expr_eval(const expr *e, const expr_value *slots, expr_value *result, skytune_error *err)
+{
+    cell value;
+    fault where;
+    fault_kind failure = run(e, slots, &value, &where);
+    if (failure != FAULT_NONE) return fault_message(e, failure, &where, err);
+    if (result) {
+        memset(result, 0, sizeof *result);
+        result->kind = value.kind;
+        switch (value.kind) {
+        case EXPR_INT: result->i = value.i; break;
+        case EXPR_FLOAT: result->f = value.f; break;
+        case EXPR_STRING: result->s = value.s; break;
+        }
+    }
+    return 0;
+}
+
+const int *expr_slots(const expr *e, size_t *count)
+{
+    if (count) *count = e->n_slots;
+    return e->slots;
+}
+
+const char *expr_text(const expr *e)
+{
+    return e->text;
+}
+
+void expr_free(expr *e)
+{
+    if (!e) return;
+    for (size_t k = 0; k < e->n_strings; k++) free(e->strings[k]);
+    free(e->strings);
+    free(e->code);
+    free(e->columns);
+    free(e->slots);
+    free(e->text);
+    free(e);
+}
+
+/* ------------------------------------------------------------- lexer */
+
+typedef enum token_type {
+    TOK_END,
+    TOK_INT,
+    TOK_FLOAT,
+    TOK_STRING,
+    TOK_NAME,
+    TOK_AND,
+    TOK_OR,
+    TOK_NOT,
+    TOK_TRUE,
+    TOK_FALSE,
+    TOK_PLUS,
+    TOK_MINUS,
+    TOK_STAR,
+    TOK_SLASH,
+    TOK_DOUBLE_SLASH,
+    TOK_PERCENT,
+    TOK_DOUBLE_STAR,
+    TOK_LPAREN,
+    TOK_RPAREN,
+    TOK_EQ,
+    TOK_NE,
+    TOK_LT,
+    TOK_LE,
+    TOK_GT,
+    TOK_GE
+} token_type;
+
+typedef struct token {
+    token_type type;
+    size_t start, len; /* bytes of the text */
+    int64_t i;         /* TOK_INT */
+    double f;          /* TOK_FLOAT */
+} token;
+
+typedef struct parser {
+    const char *text;
+    size_t text_len;
+    size_t pos;          /* where the lexer continues */
+    token tok;           /* the current token */
+    token prev;          /* the last token consumed, when have_prev */
+    bool have_prev;
+    bool started;        /* tok holds a token */
+    int nesting;
+    expr_resolve_fn resolve;
+    void *resolve_ctx;
+    skytune_error *err;
+    expr *out;           /* code, columns, strings and slots under construction */
+    size_t code_cap, slots_cap, strings_cap;
+    int stack, max_stack;
+} parser;
+
+static bool is_digit(char c) { return c >= '0' && c <= '9'; }
+static bool is_name_start(char c)
+{
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
+}
+static bool is_name_char(char c) { return is_name_start(c) || is_digit(c); }
+
+static size_t column_of(size_t offset) { return offset + 1; }
+
+static int out_of_memory(parser *p)
+{
+    return err_set(p->err, "out of memory parsing expression");
+}
+
+static int lex_number(parser *p, token *t)
+{
+    const char *s = p->text;
+    size_t n = p->text_len, at = t->start, end = at;
+    bool is_float = false;
+    unsigned base = 10;
+
+    if (s[at] == '0' && at + 1 < n && (s[at + 1] == 'x' || s[at + 1] == 'X')) {
+        base = 16;
+        end = at + 2;
+        while (end < n && ((s[end] >= '0' && s[end] <= '9') || (s[end] >= 'a' && s[end] <= 'f') ||
+                           (s[end] >= 'A' && s[end] <= 'F')))
+            end++;
+        if (end == at + 2) end = at + 1; /* "0x" alone: reported below as invalid */
+    } else {
+        while (end < n && is_digit(s[end])) end++;
+        if (end < n && s[end] == '.') {
+            is_float = true;
+            end++;
+            while (end < n && is_digit(s[end])) end++;
+        }
+        if (end < n && (s[end] == 'e' || s[end] == 'E')) {
+            size_t e = end + 1;
+            if (e < n && (s[e] == '+' || s[e] == '-')) e++;
+            if (e < n && is_digit(s[e])) {
+                is_float = true;
+                end = e;
+                while (end < n && is_digit(s[end])) end++;
+            }
+        }
+    }
+    /* "12x", "1.5.2", "0x": digits run straight into something else. */
+    if (end < n && (is_name_char(s[end]) || s[end] == '.')) {
+        size_t stop = end;
+        while (stop < n && (is_name_char(s[stop]) || s[stop] == '.')) stop++;
+        return err_set(p->err, "column %zu: invalid number '%.*s'", column_of(at),
+                       (int)(stop - at < QUOTED_MAX ? stop - at : QUOTED_MAX), s + at);
+    }
+    t->len = end - at;
+
+    if (is_float) {
+        char local[64];
+        char *buf = local;
+        if (t->len >= sizeof local) {
+            buf = malloc(t->len + 1);
+            if (!buf) return out_of_memory(p);
+        }
+        memcpy(buf, s + at, t->len);
+        buf[t->len] = '\0';
+        t->type = TOK_FLOAT;
+        t->f = strtod(buf, NULL);
+        if (buf != local) free(buf);
+        return 0;
+    }
+
+    t->type = TOK_INT;
+    uint64_t value = 0;
+    for (size_t k = base == 16 ? at + 2 : at; k < end; k++) {
+        char c = s[k];
+        unsigned digit = is_digit(c) ? (unsigned)(c - '0')
+                                     : (unsigned)((c | 0x20) - 'a' + 10);
+        if (value > ((uint64_t)INT64_MAX - digit) / base)
+            return err_set(p->err, "column %zu: integer '%.*s' is too large; the largest is "
+                           "9223372036854775807", column_of(at),
+                           (int)(t->len < QUOTED_MAX ? t->len : QUOTED_MAX), s + at);
+        value = value * base + digit;
+    }
+    t->i = (int64_t)value;
+    return 0;
+}
+
+static int lex_string(parser *p, token *t)
+{
+    const char *s = p->text;
+    char quote = s[t->start];
+    size_t end = t->start + 1;
+    while (end < p->text_len && s[end] != quote) {
+        if (s[end] == '\\' && end + 1 < p->text_len) end++;
+        end++;
+    }
+    if (end >= p->text_len)
+        return err_set(p->err, "column %zu: unterminated string: no closing %c",
+                       column_of(t->start), quote);
+    t->type = TOK_STRING;
+    t->len = end + 1 - t->start;
+    return 0;
+}
+
+static const struct {
+    const char *word;
+    token_type type;
+} keywords[] = {
+    {"and", TOK_AND}, {"or", TOK_OR}, {"not", TOK_NOT}, {"True", TOK_TRUE}, {"False", TOK_FALSE},
+};
+
+static void lex_name(parser *p, token *t)
+{
+    const char *s = p->text;
+    size_t end = t->start;
+    while (end < p->text_len && is_name_char(s[end])) end++;
+    bool dotted = false;
+    while (end + 1 < p->text_len && s[end] == '.' && is_name_start(s[end + 1])) {
+        dotted = true;
+        end++;
+        while (end < p->text_len && is_name_char(s[end])) end++;
+    }
+    t->type = TOK_NAME;
+    t->len = end - t->start;
+    if (dotted) return;
+    for (size_t k = 0; k < sizeof keywords / sizeof keywords[0]; k++) {
+        if (strlen(keywords[k].word) == t->len && memcmp(keywords[k].word, s + t->start, t->len) == 0) {
+            t->type = keywords[k].type;
+            return;
+        }
+    }
+}
+
+/* Move to the next token. */
+static int advance(parser *p)
+{
+    if (p->started) {
+        p->prev = p->tok;
+        p->have_prev = true;
+    }
+    p->started = true;
+    const char *s = p->text;
+    size_t n = p->text_len;
+    while (p->pos < n && (s[p->pos] == ' ' || s[p->pos] == '\t' || s[p->pos] == '\n' ||
+                          s[p->pos] == '\r'))
+        p->pos++;
+
+    token t;
+    memset(&t, 0, sizeof t);
+    t.start = p->pos;
+    if (p->pos >= n) {
+        t.type = TOK_END;
+        p->tok = t;
+        return 0;
+    }
+
+    char c = s[p->pos];
+    char next = p->pos + 1 < n ? s[p->pos + 1] : '\0';
+    t.len = 1;
+    if (is_digit(c) || (c == '.' && is_digit(next))) {
+        if (lex_number(p, &t)) return -1;
+    } else if (is_name_start(c)) {
+        lex_name(p, &t);
+        size_t after = t.start + t.len;
+        if (after < n && s[after] == '.' && !is_digit(after + 1 < n ? s[after + 1] : '\0'))
+            return err_set(p->err, "column %zu: expected a name after '.' in '%.*s.'",
+                           column_of(after), (int)(t.len < QUOTED_MAX ? t.len : QUOTED_MAX),
+                           s + t.start);
+    } else if (c == '\'' || c == '"') {
+        if (lex_string(p, &t)) return -1;
+    } else {
+        switch (c) {
+        case '+': t.type = TOK_PLUS; break;
+        case '-': t.type = TOK_MINUS; break;
+        case '%': t.type = TOK_PERCENT; break;
+        case '(': t.type = TOK_LPAREN; break;
+        case ')': t.type = TOK_RPAREN; break;
+        case '*':
+            t.type = next == '*' ? TOK_DOUBLE_STAR : TOK_STAR;
+            break;
+        case '/':
+            t.type = next == '/' ? TOK_DOUBLE_SLASH : TOK_SLASH;
+            break;
+        case '<':
+            t.type = next == '=' ? TOK_LE : TOK_LT;
+            break;
+        case '>':
+            t.type = next == '=' ? TOK_GE : TOK_GT;
+            break;
+        case '=':
+            if (next != '=')
+                return err_set(p->err, "column %zu: a single '=' is not a comparison; use '==' "
+                               "to compare", column_of(t.start));
+            t.type = TOK_EQ;
+            break;
+        case '!':
+            if (next != '=')
+                return err_set(p->err, "column %zu: unexpected '!'; use '!=' to compare or "
+                               "'not' to negate", column_of(t.start));
+            t.type = TOK_NE;
+            break;
+        case '&':
+            return err_set(p->err, "column %zu: unexpected '%s'; use 'and'", column_of(t.start),
+                           next == '&' ? "&&" : "&");
+        case '|':
+            return err_set(p->err, "column %zu: unexpected '%s'; use 'or'", column_of(t.start),
+                           next == '|' ? "||" : "|");
+        default:
+            if (c > ' ' && c < 127)
+                return err_set(p->err, "column %zu: unexpected character '%c'",
+                               column_of(t.start), c);
+            return err_set(p->err, "column %zu: unexpected byte 0x%02x", column_of(t.start),
+                           (unsigned)(unsigned char)c);
+        }
+        if (t.type == TOK_DOUBLE_STAR || t.type == TOK_DOUBLE_SLASH || t.type == TOK_LE ||
+            t.type == TOK_GE || t.type == TOK_EQ || t.type == TOK_NE)
+            t.len = 2;
+    }
+    p->pos = t.start + t.len;
+    p->tok = t;
+    return 0;
+}
+
+/* "'text'" for messages, or "end of input". */
+static void describe_token(const parser *p, const token *t, char *buf, size_t len)
+{
+    if (t->type == TOK_END) {
+        snprintf(buf, len, "end of input");
+        return;
+    }
+    int shown = (int)(t->len < QUOTED_MAX ? t->len : QUOTED_MAX);
+    snprintf(buf, len, "'%.*s%s'", shown, p->text + t->start, t->len > QUOTED_MAX ? "..." : "");
+}
+
+/* ----------------------------------------------------------- emitter */
+
+/* What the parser knows about the code it just emitted for an operand. */
+typedef struct operand {
+    size_t start;  /* index of its first instruction */
+    bool is_const; /* its code is one push instruction, at start */
+    bool is_bool;  /* it always yields the integer 0 or 1 */
+} operand;
+
+static int stack_effect(int op)
+{
+    switch (op) {
+    case OP_PUSH_INT:
+    case OP_PUSH_FLOAT:
+    case OP_PUSH_STRING:
+    case OP_LOAD:
+        return 1;
+    case OP_END:
+    case OP_NEG:
+    case OP_POS:
+    case OP_NOT:
+    case OP_TO_BOOL:
+        return 0;
+    }
+    return -1; /* binary operators, comparisons, CHAIN, and the jumps' fall-through */
+}
+
+static int emit(parser *p, int op, size_t offset, insn **emitted)
+{
+    expr *e = p->out;
+    if (e->n_code == p->code_cap) {
+        size_t cap = p->code_cap ? 2 * p->code_cap : 16;
+        insn *code = realloc(e->code, cap * sizeof *code);
+        if (!code) return out_of_memory(p);
+        e->code = code;
+        size_t *columns = realloc(e->columns, cap * sizeof *columns);
+        if (!columns) return out_of_memory(p);
+        e->columns = columns;
+        p->code_cap = cap;
+    }
+    insn *in = &e->code[e->n_code];
+    memset(in, 0, sizeof *in);
+    in->op = (uint8_t)op;
+    e->columns[e->n_code] = column_of(offset);
+    e->n_code++;
+    p->stack += stack_effect(op);
+    if (p->stack > p->max_stack) p->max_stack = p->stack;
+    if (emitted) *emitted = in;
+    return 0;
+}
+
+static int emit_cell(parser *p, const cell *c, size_t offset)
+{
+    insn *in;
+    int op = c->kind == EXPR_INT ? OP_PUSH_INT : c->kind == EXPR_FLOAT ? OP_PUSH_FLOAT
+                                                                       : OP_PUSH_STRING;
+    if (emit(p, op, offset, &in)) return -1;
+    if (c->kind == EXPR_INT) in->imm.i = c->i;
+    else if (c->kind == EXPR_FLOAT) in->imm.f = c->f;
+    else in->imm.s = c->s;
+    return 0;
+}
+
+static cell const_cell(const parser *p, const operand *o)
+{
+    const insn *in = &p->out->code[o->start];
+    cell c;
+    memset(&c, 0, sizeof c);
+    if (in->op == OP_PUSH_INT) {
+        c.kind = EXPR_INT;
+        c.i = in->imm.i;
+    } else if (in->op == OP_PUSH_FLOAT) {
+        c.kind = EXPR_FLOAT;
+        c.f = in->imm.f;
+    } else {
+        c.kind = EXPR_STRING;
+        c.s = in->imm.s;
+    }
+    return c;
+}
+
+static bool is_string_literal(const parser *p, const operand *o)
+{
+    return o->is_const && p->out->code[o->start].op == OP_PUSH_STRING;
+}
+
+/* Replace the last `count` constant pushes (starting at `start`) by one. */
+static int replace_with_const(parser *p, size_t start, int count, const cell *c, size_t offset)
+{
+    p->out->n_code = start;
+    p->stack -= count;
+    return emit_cell(p, c, offset);
+}
+
+/* Chains of forward jumps are threaded through their own arg fields until
+ * the target is known: no allocation for the patch list. */
+static void patch_jumps(parser *p, int32_t chain)
+{
+    int32_t target = (int32_t)p->out->n_code;
+    while (chain >= 0) {
+        insn *in = &p->out->code[chain];
+        int32_t next = in->arg;
+        in->arg = target;
+        chain = next;
+    }
+}
+
+static int emit_jump(parser *p, int op, size_t offset, int32_t *chain, int compare)
+{
+    insn *in;
+    if (p->out->n_code >= INT32_MAX) return err_set(p->err, "expression too long");
+    int32_t here = (int32_t)p->out->n_code;
+    if (emit(p, op, offset, &in)) return -1;
+    in->arg = *chain;
+    in->compare = (uint8_t)compare;
+    *chain = here;
+    return 0;
+}
+
+static int emit_unary(parser *p, int op, const token *op_tok, operand *o)
+{
+    if (op != OP_NOT && is_string_literal(p, o))
+        return err_set(p->err, "column %zu: bad operand type for unary '%s': string",
+                       column_of(op_tok->start), opcode_symbol(op));
+    if (o->is_const) {
+        cell c = const_cell(p, o);
+        if (op == OP_NOT) {
+            c.i = !truthy(&c);
+            c.kind = EXPR_INT;
+        } else if (unary_arith(op, &c) != FAULT_NONE) {
+            goto not_folded;
+        }
+        o->is_bool = op == OP_NOT;
+        return replace_with_const(p, o->start, 1, &c, op_tok->start);
+    }
+not_folded:
+    o->is_const = false;
+    o->is_bool = op == OP_NOT;
+    return emit(p, op, op_tok->start, NULL);
+}
+
+/* lhs = lhs op rhs; rhs's code directly follows lhs's. */
+static int emit_binary(parser *p, int op, const token *op_tok, operand *lhs, const operand *rhs)
+{
+    bool ordering = op == OP_LT || op == OP_LE || op == OP_GT || op == OP_GE;
+    bool arithmetic = op >= OP_ADD && op <= OP_POW;
+    if ((ordering || arithmetic) && (is_string_literal(p, lhs) || is_string_literal(p, rhs)))
+        return err_set(p->err, "column %zu: '%s' cannot be applied to a string; strings "
+                       "compare only with '==' and '!='", column_of(op_tok->start),
+                       opcode_symbol(op));
+    if (lhs->is_const && rhs->is_const) {
+        cell a = const_cell(p, lhs), b = const_cell(p, rhs);
+        bool folded = false;
+        if (arithmetic) {
+            folded = binary_arith(op, &a, &b) == FAULT_NONE;
+        } else {
+            bool truth = false;
+            folded = compare_cells(op, &a, &b, &truth) == FAULT_NONE;
+            a.kind = EXPR_INT;
+            a.i = truth;
+        }
+        /* A constant operation that fails (1 / 0) is left for run time,
+         * where it fails like Python does, only if it is reached. */
+        if (folded) {
+            lhs->is_bool = !arithmetic;
+            return replace_with_const(p, lhs->start, 2, &a, op_tok->start);
+        }
+    }
+    lhs->is_const = false;
+    lhs->is_bool = !arithmetic;
+    return emit(p, op, op_tok->start, NULL);
+}
+
+/* ------------------------------------------------------------ parser */
+
+static int parse_or(parser *p, operand *out);
+static int parse_unary(parser *p, operand *out);
+
+static int enter(parser *p)
+{
+    if (++p->nesting > EXPR_MAX_NESTING)
+        return err_set(p->err, "column %zu: expression nested too deeply (more than %d levels)",
+                       column_of(p->tok.start), EXPR_MAX_NESTING);
+    return 0;
+}
+
+static int expected_operand(parser *p)
+{
+    char found[QUOTED_MAX + 16];
+    describe_token(p, &p->tok, found, sizeof found);
+    size_t column = column_of(p->tok.start);
+    if (!p->have_prev) return err_set(p->err, "column %zu: expected an operand but found %s",
+                                      column, found);
+    char after[QUOTED_MAX + 16];
+    describe_token(p, &p->prev, after, sizeof after);
+    if (p->tok.type == TOK_END)
+        return err_set(p->err, "column %zu: expected an operand after %s", column, after);
+    return err_set(p->err, "column %zu: expected an operand after %s but found %s", column,
+                   after, found);
+}
+
+static int add_string(parser *p, char *s)
+{
+    expr *e = p->out;
+    if (e->n_strings == p->strings_cap) {
+        size_t cap = p->strings_cap ? 2 * p->strings_cap : 4;
+        char **strings = realloc(e->strings, cap * sizeof *strings);
+        if (!strings) {
+            free(s);
+            return out_of_memory(p);
+        }
+        e->strings = strings;
+        p->strings_cap = cap;
+    }
+    e->strings[e->n_strings++] = s;
+    return 0;
+}
+
+/* The text between the quotes with \\, \', \", \n and \t decoded; other
+ * backslashes stay as written, as Python leaves unknown escapes. */
+static char *decode_string(const parser *p, const token *t)
+{
+    const char *s = p->text + t->start + 1;
+    size_t n = t->len - 2;
+    char *out = malloc(n + 1);
+    if (!out) return NULL;
+    size_t k = 0;
+    for (size_t j = 0; j < n; j++) {
+        if (s[j] == '\\' && j + 1 < n) {
+            char c = s[j + 1];
+            if (c == '\\' || c == '\'' || c == '"') {
+                out[k++] = c;
+                j++;
+                continue;
+            }
+            if (c == 'n' || c == 't') {
+                out[k++] = c == 'n' ? '\n' : '\t';
+                j++;
+                continue;
+            }
+        }
+        out[k++] = s[j];
+    }
+    out[k] = '\0';
+    return out;
+}
+
+static int add_slot(parser *p, int slot)
+{
+    expr *e = p->out;
+    for (size_t k = 0; k < e->n_slots; k++)
+        if (e->slots[k] == slot) return 0;
+    if (e->n_slots == p->slots_cap) {
+        size_t cap = p->slots_cap ? 2 * p->slots_cap : 8;
+        int *slots = realloc(e->slots, cap * sizeof *slots);
+        if (!slots) return out_of_memory(p);
+        e->slots = slots;
+        p->slots_cap = cap;
+    }
+    e->slots[e->n_slots++] = slot;
+    return 0;
+}
+
+/* Python words that are not part of the constraint language. */
+static const char *const unsupported_words[] = {
+    "in", "is", "if", "else", "None", "lambda", "for", "def", "return", "import", "while",
+};
+
+/* Fails when the current token is a Python word the language lacks. */
+static int reject_unsupported_word(parser *p)
+{
+    const token *t = &p->tok;
+    if (t->type != TOK_NAME) return 0;
+    const char *name = p->text + t->start;
+    for (size_t k = 0; k < sizeof unsupported_words / sizeof unsupported_words[0]; k++)
+        if (strlen(unsupported_words[k]) == t->len && memcmp(unsupported_words[k], name, t->len) == 0)
+            return err_set(p->err, "column %zu: '%s' is not supported in constraints",
+                           column_of(t->start), unsupported_words[k]);
+    return 0;
+}
+
+static int parse_name(parser *p, operand *out)
+{
+    const token *t = &p->tok;
+    const char *name = p->text + t->start;
+    int shown = (int)(t->len < QUOTED_MAX ? t->len : QUOTED_MAX);
+    size_t column = column_of(t->start);
+    if (reject_unsupported_word(p)) return -1;
+
+    int slot = p->resolve ? p->resolve(p->resolve_ctx, name, t->len) : -1;
+    if (slot < 0) {
+        const char *hint = "";
+        if (t->len == 4 && memcmp(name, "true", 4) == 0) hint = " (did you mean 'True'?)";
+        if (t->len == 5 && memcmp(name, "false", 5) == 0) hint = " (did you mean 'False'?)";
+        return err_set(p->err, "column %zu: unknown name '%.*s'%s", column, shown, name, hint);
+    }
+    if (add_slot(p, slot)) return -1;
+    insn *in;
+    if (emit(p, OP_LOAD, t->start, &in)) return -1;
+    in->arg = slot;
+    out->is_const = false;
+    return advance(p);
+}
+
+static int parse_atom(parser *p, operand *out)
+{
+    out->start = p->out->n_code;
+    out->is_const = true;
+    out->is_bool = false;
+    const token t = p->tok;
+    cell c;
+    memset(&c, 0, sizeof c);
+    switch (t.type) {
+    case TOK_INT:
+        c.kind = EXPR_INT;
+        c.i = t.i;
+        break;
+    case TOK_FLOAT:
+        c.kind = EXPR_FLOAT;
+        c.f = t.f;
+        break;
+    case TOK_TRUE:
+    case TOK_FALSE:
+        c.kind = EXPR_INT;
+        c.i = t.type == TOK_TRUE;
+        out->is_bool = true;
+        break;
+    case TOK_STRING: {
+        char *s = decode_string(p, &t);
+        if (!s) return out_of_memory(p);
+        if (add_string(p, s)) return -1;
+        c.kind = EXPR_STRING;
+        c.s = s;
+        break;
+    }
+    case TOK_NAME:
+        return parse_name(p, out);
+    case TOK_LPAREN: {
+        if (advance(p)) return -1;
+        if (parse_or(p, out)) return -1;
+        if (p->tok.type != TOK_RPAREN) {
+            char found[QUOTED_MAX + 16];
+            describe_token(p, &p->tok, found, sizeof found);
+            return err_set(p->err, "column %zu: expected ')' to close the '(' at column %zu but "
+                           "found %s", column_of(p->tok.start), column_of(t.start), found);
+        }
+        return advance(p);
+    }
+    default:
+        return expected_operand(p);
+    }
+    if (emit_cell(p, &c, t.start)) return -1;
+    return advance(p);
+}
+
+/* power := atom ('**' unary)? */
+static int parse_power(parser *p, operand *out)
+{
+    if (parse_atom(p, out)) return -1;
+    if (p->tok.type != TOK_DOUBLE_STAR) return 0;
+    token op_tok = p->tok;
+    if (advance(p)) return -1;
+    operand exponent;
+    if (parse_unary(p, &exponent)) return -1;
+    return emit_binary(p, OP_POW, &op_tok, out, &exponent);
+}
+
+/* unary := ('-' | '+') unary | power */
+static int parse_unary(parser *p, operand *out)
+{
+    if (enter(p)) return -1;
+    int rc;
+    if (p->tok.type == TOK_MINUS || p->tok.type == TOK_PLUS) {
+        token op_tok = p->tok;
+        rc = advance(p);
+        if (!rc) rc = parse_unary(p, out);
+        if (!rc) rc = emit_unary(p, op_tok.type == TOK_MINUS ? OP_NEG : OP_POS, &op_tok, out);
+    } else {
+        rc = parse_power(p, out);
+    }
+    p->nesting--;
+    return rc;
+}
+
+static int term_opcode(token_type type)
+{
+    switch (type) {
+    case TOK_STAR: return OP_MUL;
+    case TOK_SLASH: return OP_DIV;
+    case TOK_DOUBLE_SLASH: return OP_FLOOR_DIV;
+    case TOK_PERCENT: return OP_MOD;
+    default: return -1;
+    }
+}
+
+static int parse_term(parser *p, operand *out)
+{
+    if (parse_unary(p, out)) return -1;
+    for (int op; (op = term_opcode(p->tok.type)) >= 0;) {
+        token op_tok = p->tok;
+        if (advance(p)) return -1;
+        operand rhs;
+        if (parse_unary(p, &rhs)) return -1;
+        if (emit_binary(p, op, &op_tok, out, &rhs)) return -1;
+    }
+    return 0;
+}
+
+static int parse_sum(parser *p, operand *out)
+{
+    if (parse_term(p, out)) return -1;
+    while (p->tok.type == TOK_PLUS || p->tok.type == TOK_MINUS) {
+        token op_tok = p->tok;
+        if (advance(p)) return -1;
+        operand rhs;
+        if (parse_term(p, &rhs)) return -1;
+        if (emit_binary(p, op_tok.type == TOK_PLUS ? OP_ADD : OP_SUB, &op_tok, out, &rhs))
+            return -1;
+    }
+    return 0;
+}
+
+static int comparison_opcode(token_type type)
+{
+    switch (type) {
+    case TOK_EQ: return OP_EQ;
+    case TOK_NE: return OP_NE;
+    case TOK_LT: return OP_LT;
+    case TOK_LE: return OP_LE;
+    case TOK_GT: return OP_GT;
+    case TOK_GE: return OP_GE;
+    default: return -1;
+    }
+}
+
+/* comparison := sum (cmp_op sum)* */
+static int parse_comparison(parser *p, operand *out)
+{
+    if (parse_sum(p, out)) return -1;
+    if (comparison_opcode(p->tok.type) < 0) return 0;
+
+    int32_t exits = -1;
+    operand left = *out;
+    for (;;) {
+        token op_tok = p->tok;
+        int op = comparison_opcode(op_tok.type);
+        if (advance(p)) return -1;
+        operand right;
+        if (parse_sum(p, &right)) return -1;
+        bool ordering = op != OP_EQ && op != OP_NE;
+        if (ordering && (is_string_literal(p, &left) || is_string_literal(p, &right)))
+            return err_set(p->err, "column %zu: '%s' cannot be applied to a string; strings "
+                           "compare only with '==' and '!='", column_of(op_tok.start),
+                           opcode_symbol(op));
+        if (comparison_opcode(p->tok.type) < 0) {
+            if (exits < 0) return emit_binary(p, op, &op_tok, out, &right);
+            /* The last link of a chain: its left operand's push is followed
+             * by the CHAIN jump, so it must not be folded away. */
+            left.is_const = false;
+            if (emit_binary(p, op, &op_tok, &left, &right)) return -1;
+            break;
+        }
+        if (emit_jump(p, OP_CHAIN, op_tok.start, &exits, op)) return -1;
+        left = right;
+    }
+    patch_jumps(p, exits);
+    out->is_const = false;
+    out->is_bool = true;
+    return 0;
+}
+
+/* not_expr := 'not' not_expr | comparison */
+static int parse_not(parser *p, operand *out)
+{
+    if (enter(p)) return -1;
+    int rc;
+    if (p->tok.type == TOK_NOT) {
+        token op_tok = p->tok;
+        rc = advance(p);
+        if (!rc) rc = parse_not(p, out);
+        if (!rc) rc = emit_unary(p, OP_NOT, &op_tok, out);
+    } else {
+        rc = parse_comparison(p, out);
+    }
+    p->nesting--;
+    return rc;
+}
+
+/* and_expr and or_expr share their shape: operands separated by a
+ * short-circuit jump, the last one normalised to 0/1. */
+static int parse_logical(parser *p, operand *out, token_type word, int jump_op,
+                         int (*parse_operand)(parser *, operand *))
+{
+    if (parse_operand(p, out)) return -1;
+    if (p->tok.type != word) return 0;
+    int32_t exits = -1;
+    operand last = *out;
+    while (p->tok.type == word) {
+        if (emit_jump(p, jump_op, p->tok.start, &exits, 0)) return -1;
+        if (advance(p)) return -1;
+        if (parse_operand(p, &last)) return -1;
+    }
+    if (!last.is_bool && emit(p, OP_TO_BOOL, p->prev.start, NULL)) return -1;
+    patch_jumps(p, exits);
+    out->is_const = false;
+    out->is_bool = true;
+    return 0;
+}
+
+static int parse_and(parser *p, operand *out)
+{
+    return parse_logical(p, out, TOK_AND, OP_AND_JUMP, parse_not);
+}
+
+static int parse_or(parser *p, operand *out)
+{
+    return parse_logical(p, out, TOK_OR, OP_OR_JUMP, parse_and);
+}
+
+static int compare_ints(const void *a, const void *b)
+{
+    int x = *(const int *)a, y = *(const int *)b;
+    return (x > y) - (x < y);
+}
+
+int expr_parse(const char *text, expr_resolve_fn resolve, void *ctx, expr **out,
+               skytune_error *err)
+{
+    *out = NULL;
+    if (!text) return err_set(err, "empty expression");
+
+    parser p;
+    memset(&p, 0, sizeof p);
+    p.text = text;
+    p.text_len = strlen(text);
+    p.resolve = resolve;
+    p.resolve_ctx = ctx;
+    p.err = err;
+    p.out = calloc(1, sizeof *p.out);
+    if (!p.out) return err_set(err, "out of memory parsing expression");
+    p.out->text = strdup(text);
+    if (!p.out->text) {
+        out_of_memory(&p);
+        goto failed;
+    }
+
+    if (advance(&p)) goto failed;
+    if (p.tok.type == TOK_END) {
+        err_set(err, "empty expression");
+        goto failed;
+    }
+    operand result;
+    if (parse_or(&p, &result)) goto failed;
+    if (p.tok.type != TOK_END) {
+        if (reject_unsupported_word(&p)) goto failed;
+        char found[QUOTED_MAX + 16];
+        describe_token(&p, &p.tok, found, sizeof found);
+        if (p.tok.type == TOK_RPAREN)
+            err_set(err, "column %zu: unbalanced ')'", column_of(p.tok.start));
+        else
+            err_set(err, "column %zu: unexpected trailing input %s", column_of(p.tok.start),
+                    found);
+        goto failed;
+    }
+    if (emit(&p, OP_END, p.text_len, NULL)) goto failed;
+    if (p.max_stack > EXPR_MAX_STACK) {
+        err_set(err, "expression too complex (it needs more than %d stack cells)",
+                EXPR_MAX_STACK);
+        goto failed;
+    }
+    if (p.out->n_slots > 1) qsort(p.out->slots, p.out->n_slots, sizeof(int), compare_ints);
+    *out = p.out;
+    return 0;
+
+failed:
+    expr_free(p.out);
+    return -1;
+}

@@ -1,0 +1,340 @@
+#include "measurer.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "stats.h"
+#include "value.h"
+
+/* Build logs can be megabytes when a generated kernel goes wrong; the first
+ * part says what failed. */
+#define BUILD_LOG_LIMIT (64 * 1024)
+#define MAX_RUNS 100000
+
+struct measurer {
+    const skytune_plugin *plugin;
+    const cl_device_entry *device;
+    const skytune_values *problem;
+    measurer_options opts;
+    cl_context context;
+    cl_command_queue queue;
+    void *state;
+};
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+int measurer_open(const skytune_plugin *plugin, const cl_device_entry *device,
+                  const skytune_values *problem, const measurer_options *opts, measurer **out,
+                  skytune_error *err)
+{
+    if (opts->runs < 1 || opts->runs > MAX_RUNS)
+        return err_set(err, "--runs must be between 1 and %d, got %u", MAX_RUNS, opts->runs);
+    measurer *ms = calloc(1, sizeof *ms);
+    if (!ms) return err_set(err, "out of memory");
+    ms->plugin = plugin;
+    ms->device = device;
+    ms->problem = problem;
+    ms->opts = *opts;
+    cl_int rc;
+    ms->context = clCreateContext(NULL, 1, &device->device, NULL, NULL, &rc);
+    if (rc != CL_SUCCESS) {
+        free(ms);
+        return err_set(err, "cannot create an OpenCL context on %s: %s", device->info.name,
+                       cl_error_name(rc));
+    }
+    /* In-order with profiling: each event's START..END is the kernel alone. */
+    ms->queue = clCreateCommandQueue(ms->context, device->device, CL_QUEUE_PROFILING_ENABLE, &rc);
+    if (rc != CL_SUCCESS) {
+        clReleaseContext(ms->context);
+        free(ms);
+        return err_set(err, "cannot create a profiling command queue on %s: %s",
+                       device->info.name, cl_error_name(rc));
+    }
+    skytune_setup_context ctx = {
+        .context = ms->context,
+        .device = device->device,
+        .queue = ms->queue,
+        .problem = problem,
+        .device_info = &device->info,
+        .seed = opts->seed,
+    };
+    skytune_error perr = {0};
+    if (plugin->setup(&ctx, &ms->state, &perr) != 0) {
+        measurer_close(ms);
+        return err_set(err, "plugin %s could not set up the problem on %s: %s", plugin->name,
+                       device->info.name, perr.message);
+    }
+    if (plugin->reference(ms->state, &perr) != 0) {
+        measurer_close(ms);
+        return err_set(err, "plugin %s could not compute the CPU reference: %s", plugin->name,
+                       perr.message);
+    }
+    *out = ms;
+    return 0;
+}
+
+void measurer_close(measurer *ms)
+{
+    if (!ms) return;
+    if (ms->state) ms->plugin->teardown(ms->state);
+    if (ms->queue) clReleaseCommandQueue(ms->queue);
+    if (ms->context) clReleaseContext(ms->context);
+    free(ms);
+}
+
+static size_t append_defines(char *buf, size_t len, size_t used, const skytune_values *v)
+{
+    for (size_t k = 0; v && k < v->count; k++) {
+        char text[256];
+        value_format(&v->items[k].value, text, sizeof text);
+        if (used < len)
+            used += (size_t)snprintf(buf + used, len - used, " -D %s=%s", v->items[k].name, text);
+    }
+    return used;
+}
+
+int measurer_build_options(const measurer *ms, const skytune_values *config, char *buf, size_t len)
+{
+    size_t used = (size_t)snprintf(buf, len, "-cl-std=CL1.2");
+    used = append_defines(buf, len, used, ms->problem);
+    used = append_defines(buf, len, used, config);
+    if (ms->plugin->defines && used + 2 < len) {
+        buf[used++] = ' ';
+        buf[used] = '\0';
+        if (ms->plugin->defines(ms->state, config, buf + used, len - used) != 0) return -1;
+        used += strlen(buf + used);
+    }
+    return used < len ? 0 : -1;
+}
+
+static void fail(measurement *m, measurement_status status, const char *fmt, ...)
+    SKYTUNE_PRINTF(3, 4);
+
+static void fail(measurement *m, measurement_status status, const char *fmt, ...)
+{
+    char text[2048];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(text, sizeof text, fmt, ap);
+    va_end(ap);
+    m->status = status;
+    measurement_set_message(m, text);
+}
+
+static int build_program(measurer *ms, const skytune_values *config, cl_program *program,
+                         measurement *m)
+{
+    char *generated = NULL;
+    const char *source = ms->plugin->kernel_source;
+    skytune_error perr = {0};
+    if (ms->plugin->generate_source) {
+        if (ms->plugin->generate_source(config, ms->problem, &generated, &perr) != 0) {
+            fail(m, MEAS_COMPILE, "source generator failed: %s", perr.message);
+            return -1;
+        }
+        source = generated;
+    }
+    char options[8192];
+    if (measurer_build_options(ms, config, options, sizeof options) != 0) {
+        free(generated);
+        fail(m, MEAS_COMPILE, "build options do not fit in %zu bytes", sizeof options);
+        return -1;
+    }
+    cl_int rc;
+    *program = clCreateProgramWithSource(ms->context, 1, &source, NULL, &rc);
+    free(generated);
+    if (rc != CL_SUCCESS) {
+        fail(m, MEAS_COMPILE, "clCreateProgramWithSource: %s", cl_error_name(rc));
+        return -1;
+    }
+    rc = clBuildProgram(*program, 1, &ms->device->device, options, NULL, NULL);
+    if (rc == CL_SUCCESS) return 0;
+
+    size_t log_size = 0;
+    clGetProgramBuildInfo(*program, ms->device->device, CL_PROGRAM_BUILD_LOG, 0, NULL, &log_size);
+    if (log_size > BUILD_LOG_LIMIT) log_size = BUILD_LOG_LIMIT;
+    char *log = malloc(log_size + 1);
+    if (log) {
+        log[0] = '\0';
+        if (log_size > 0) {
+            /* A truncated read fails on some drivers; fall back to no log. */
+            char *full = NULL;
+            size_t full_size = 0;
+            clGetProgramBuildInfo(*program, ms->device->device, CL_PROGRAM_BUILD_LOG, 0, NULL,
+                                  &full_size);
+            full = malloc(full_size + 1);
+            if (full && clGetProgramBuildInfo(*program, ms->device->device, CL_PROGRAM_BUILD_LOG,
+                                              full_size, full, NULL) == CL_SUCCESS) {
+                memcpy(log, full, log_size);
+                log[log_size] = '\0';
+            }
+            free(full);
+        }
+    }
+    fail(m, MEAS_COMPILE, "%s with options '%s'\n%s", cl_error_name(rc), options, log ? log : "");
+    free(log);
+    clReleaseProgram(*program);
+    *program = NULL;
+    return -1;
+}
+
+/* The times of one run: every event's duration and their sum. */
+typedef struct run_times {
+    size_t count;
+    const char *labels[SKYTUNE_MAX_EVENTS];
+    double event_ns[SKYTUNE_MAX_EVENTS];
+    double total_ns;
+} run_times;
+
+/* One run: enqueue, wait, read each event's profiling times. Returns 0, or
+ * -1 with m failed as a launch error. */
+static int run_once(measurer *ms, void *launch, run_times *t, measurement *m)
+{
+    skytune_events ev = {0};
+    skytune_error perr = {0};
+    int rc = ms->plugin->enqueue(launch, ms->queue, &ev, &perr);
+    cl_int finish = clFinish(ms->queue);
+    if (rc != 0) {
+        fail(m, MEAS_LAUNCH, "enqueue: %s [%s]", perr.message,
+             perr.cl_error ? cl_error_name(perr.cl_error) : "no OpenCL error code");
+    } else if (finish != CL_SUCCESS) {
+        rc = -1;
+        fail(m, MEAS_LAUNCH, "clFinish: %s", cl_error_name(finish));
+    } else if (ev.count == 0) {
+        rc = -1;
+        fail(m, MEAS_LAUNCH, "the plugin's enqueue returned no event to time");
+    }
+    t->count = ev.count;
+    t->total_ns = 0.0;
+    for (size_t k = 0; k < ev.count; k++) {
+        const char *label = ev.labels[k] ? ev.labels[k] : "kernel";
+        cl_int exec = CL_COMPLETE;
+        cl_ulong start = 0, end = 0;
+        clGetEventInfo(ev.events[k], CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof exec, &exec, NULL);
+        if (rc == 0 && exec < 0) {
+            rc = -1;
+            fail(m, MEAS_LAUNCH, "kernel '%s' failed: %s", label, cl_error_name(exec));
+        }
+        if (rc == 0 &&
+            (clGetEventProfilingInfo(ev.events[k], CL_PROFILING_COMMAND_START, sizeof start,
+                                     &start, NULL) != CL_SUCCESS ||
+             clGetEventProfilingInfo(ev.events[k], CL_PROFILING_COMMAND_END, sizeof end, &end,
+                                     NULL) != CL_SUCCESS)) {
+            rc = -1;
+            fail(m, MEAS_LAUNCH, "no profiling information for kernel '%s'", label);
+        }
+        clReleaseEvent(ev.events[k]);
+        t->labels[k] = label;
+        t->event_ns[k] = end >= start ? (double)(end - start) : 0.0;
+        t->total_ns += t->event_ns[k];
+    }
+    return rc;
+}
+
+/* Per-label medians over the timed runs, for plugins that enqueue several
+ * kernels (e.g. a FIR filter and an FFT) and want each one's share. */
+static void summarise_parts(const run_times *runs, unsigned n_runs, measurement *m)
+{
+    size_t n_labels = runs[0].count < MEAS_MAX_PARTS ? runs[0].count : MEAS_MAX_PARTS;
+    double *column = malloc(n_runs * sizeof *column);
+    if (!column) return;
+    m->n_parts = 0;
+    for (size_t k = 0; k < n_labels; k++) {
+        unsigned n = 0;
+        for (unsigned r = 0; r < n_runs; r++)
+            if (runs[r].count > k) column[n++] = runs[r].event_ns[k];
+        measurement_part *part = &m->parts[m->n_parts++];
+        snprintf(part->label, sizeof part->label, "%s", runs[0].labels[k]);
+        part->median_ns = stats_median(column, n);
+    }
+    free(column);
+}
+
+int measurer_measure(measurer *ms, const skytune_values *config, measurement *m,
+                     skytune_error *err)
+{
+    measurement_init(m);
+    const skytune_plugin *pl = ms->plugin;
+    skytune_error perr = {0};
+    cl_program program = NULL;
+    void *launch = NULL;
+    run_times *runs = NULL;
+    double *samples = NULL;
+    int rc = 0;
+
+    double t0 = now_s();
+    int built = build_program(ms, config, &program, m);
+    m->build_s = now_s() - t0;
+    if (built != 0) return 0;
+
+    double t1 = now_s();
+    if (pl->prepare(ms->state, program, config, &launch, &perr) != 0) {
+        fail(m, MEAS_LAUNCH, "prepare: %s [%s]", perr.message,
+             perr.cl_error ? cl_error_name(perr.cl_error) : "no OpenCL error code");
+        goto done;
+    }
+    if (pl->clear_outputs(ms->state, ms->queue, &perr) != 0) {
+        fail(m, MEAS_LAUNCH, "clear_outputs: %s", perr.message);
+        goto done;
+    }
+    run_times verification;
+    if (run_once(ms, launch, &verification, m) != 0) goto done;
+    skytune_verify_report report = {0};
+    if (pl->verify(ms->state, ms->queue, &report, &perr) != 0) {
+        fail(m, MEAS_LAUNCH, "verify: %s", perr.message);
+        goto done;
+    }
+    m->verify_s = now_s() - t1;
+    if (!report.passed) {
+        m->max_abs_error = report.max_abs_error;
+        m->max_rel_error = report.max_rel_error;
+        m->first_mismatch = report.first_mismatch;
+        fail(m, MEAS_WRONG_RESULT,
+             "%lld of the outputs differ from the CPU reference; first at index %lld; max abs "
+             "error %.6g, max rel error %.6g",
+             (long long)report.mismatches, (long long)report.first_mismatch,
+             report.max_abs_error, report.max_rel_error);
+        goto done;
+    }
+
+    double t2 = now_s();
+    runs = malloc(ms->opts.runs * sizeof *runs);
+    samples = malloc(ms->opts.runs * sizeof *samples);
+    if (!runs || !samples) {
+        rc = err_set(err, "out of memory for %u timed runs", ms->opts.runs);
+        goto done;
+    }
+    run_times warm_up;
+    if (run_once(ms, launch, &warm_up, m) != 0) goto done;
+    for (unsigned r = 0; r < ms->opts.runs; r++) {
+        if (run_once(ms, launch, &runs[r], m) != 0) goto done;
+        samples[r] = runs[r].total_ns;
+    }
+    m->bench_s = now_s() - t2;
+    if (measurement_set_samples(m, samples, ms->opts.runs) != 0) {
+        rc = err_set(err, "out of memory recording samples");
+        goto done;
+    }
+    summarise_parts(runs, ms->opts.runs, m);
+    if (m->median_ns > 0.0) {
+        /* work per nanosecond is work per second in units of 10^9 */
+        if (pl->flops) m->gflops = pl->flops(ms->problem, config) / m->median_ns;
+        if (pl->bytes) m->gbs = pl->bytes(ms->problem, config) / m->median_ns;
+    }
+
+done:
+    if (launch) pl->release(launch);
+    if (program) clReleaseProgram(program);
+    free(runs);
+    free(samples);
+    return rc;
+}

@@ -1,0 +1,311 @@
+#include "plugin_loader.h"
+
+#include <dirent.h>
+#include <dlfcn.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "params.h"
+#include "space.h"
+#include "value.h"
+
+#ifndef SKYTUNE_PLUGIN_INSTALL_DIR
+#define SKYTUNE_PLUGIN_INSTALL_DIR "/usr/local/lib/skytune/plugins"
+#endif
+
+static int push_dir(char ***dirs, size_t *count, const char *dir, size_t len)
+{
+    if (len == 0) return 0;
+    char **grown = realloc(*dirs, (*count + 1) * sizeof *grown);
+    if (!grown) return -1;
+    *dirs = grown;
+    grown[*count] = strndup(dir, len);
+    if (!grown[*count]) return -1;
+    (*count)++;
+    return 0;
+}
+
+void plugin_search_dirs_free(char **dirs, size_t count)
+{
+    for (size_t k = 0; k < count; k++) free(dirs[k]);
+    free(dirs);
+}
+
+int plugin_search_dirs(const plugin_search *search, char ***dirs_out, size_t *count_out,
+                       skytune_error *err)
+{
+    char **dirs = NULL;
+    size_t count = 0;
+    int rc = 0;
+    for (size_t k = 0; search && k < search->n_dirs && rc == 0; k++)
+        rc = push_dir(&dirs, &count, search->dirs[k], strlen(search->dirs[k]));
+    const char *env = getenv("SKYTUNE_PLUGIN_PATH");
+    while (env && *env && rc == 0) {
+        const char *colon = strchr(env, ':');
+        size_t len = colon ? (size_t)(colon - env) : strlen(env);
+        rc = push_dir(&dirs, &count, env, len);
+        env = colon ? colon + 1 : NULL;
+    }
+    /* The build tree: plugins/ beside the executable, so `build/skytune`
+     * finds the modules in `build/plugins/` without installing. */
+    char exe[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (n > 0 && rc == 0) {
+        exe[n] = '\0';
+        char *slash = strrchr(exe, '/');
+        if (slash) {
+            snprintf(slash, sizeof exe - (size_t)(slash - exe), "/plugins");
+            rc = push_dir(&dirs, &count, exe, strlen(exe));
+        }
+    }
+    if (rc == 0)
+        rc = push_dir(&dirs, &count, SKYTUNE_PLUGIN_INSTALL_DIR, strlen(SKYTUNE_PLUGIN_INSTALL_DIR));
+    if (rc != 0) {
+        plugin_search_dirs_free(dirs, count);
+        return err_set(err, "out of memory building the plugin search path");
+    }
+    *dirs_out = dirs;
+    *count_out = count;
+    return 0;
+}
+
+static int check_callbacks(const skytune_plugin *d, const char *path, skytune_error *err)
+{
+    const struct {
+        const char *name;
+        int present;
+    } required[] = {
+        {"setup", d->setup != NULL},
+        {"reference", d->reference != NULL},
+        {"prepare", d->prepare != NULL},
+        {"clear_outputs", d->clear_outputs != NULL},
+        {"enqueue", d->enqueue != NULL},
+        {"verify", d->verify != NULL},
+        {"release", d->release != NULL},
+        {"teardown", d->teardown != NULL},
+        {"kernel_source or generate_source", d->kernel_source || d->generate_source},
+    };
+    for (size_t k = 0; k < sizeof required / sizeof required[0]; k++)
+        if (!required[k].present)
+            return err_set(err, "plugin %s (%s) lacks the required callback %s", d->name, path,
+                           required[k].name);
+    return 0;
+}
+
+/* Names are shared by expressions, -D macros and SQL columns, so a problem
+ * parameter and a tuning parameter may not share one. */
+static int check_names(const skytune_plugin *d, const char *path, skytune_error *err)
+{
+    const char *seen[512];
+    size_t n_seen = 0;
+    for (const skytune_problem_param *p = d->problem_params; p && p->name; p++) {
+        if (!name_is_identifier(p->name))
+            return err_set(err, "plugin %s (%s): problem parameter '%s' is not an identifier",
+                           d->name, path, p->name);
+        skytune_value v;
+        skytune_error verr;
+        if (value_parse(p->default_value ? p->default_value : "", p->type, &v, &verr) != 0)
+            return err_set(err, "plugin %s (%s): default of problem parameter '%s': %s", d->name,
+                           path, p->name, verr.message);
+        value_clear(&v);
+        if (n_seen < 512) seen[n_seen++] = p->name;
+    }
+    for (const skytune_tuning_param *t = d->tuning_params; t && t->name; t++) {
+        if (!name_is_identifier(t->name))
+            return err_set(err, "plugin %s (%s): tuning parameter '%s' is not an identifier",
+                           d->name, path, t->name);
+        for (size_t k = 0; k < n_seen; k++)
+            if (strcmp(seen[k], t->name) == 0)
+                return err_set(err, "plugin %s (%s): the name '%s' is declared twice", d->name,
+                               path, t->name);
+        param_def expanded;
+        if (param_expand(t, &expanded, err) != 0)
+            return err_prefix(err, "plugin %s (%s)", d->name, path);
+        param_free(&expanded);
+        if (n_seen < 512) seen[n_seen++] = t->name;
+    }
+    if (!d->tuning_params || !d->tuning_params[0].name)
+        return err_set(err, "plugin %s (%s) declares no tuning parameter", d->name, path);
+    for (const skytune_preset *p = d->presets; p && p->name; p++)
+        if (!p->settings)
+            return err_set(err, "plugin %s (%s): preset '%s' has no settings", d->name, path,
+                           p->name);
+    return 0;
+}
+
+static int load_file(const char *path, loaded_plugin *out, skytune_error *err)
+{
+    memset(out, 0, sizeof *out);
+    void *handle = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+    if (!handle) return err_set(err, "cannot load plugin %s: %s", path, dlerror());
+    skytune_plugin_entry_fn entry;
+    /* POSIX allows converting dlsym's void * to a function pointer this way. */
+    *(void **)(&entry) = dlsym(handle, SKYTUNE_PLUGIN_ENTRY);
+    if (!entry) {
+        dlclose(handle);
+        return err_set(err,
+                       "%s is not a skytune plugin: it does not export %s (define it with "
+                       "SKYTUNE_DEFINE_PLUGIN from skytune/plugin.h)",
+                       path, SKYTUNE_PLUGIN_ENTRY);
+    }
+    const skytune_plugin *desc = entry();
+    if (!desc) {
+        dlclose(handle);
+        return err_set(err, "plugin %s returned no description from %s", path,
+                       SKYTUNE_PLUGIN_ENTRY);
+    }
+    if (desc->abi_version != SKYTUNE_PLUGIN_ABI_VERSION) {
+        dlclose(handle);
+        return err_set(err,
+                       "plugin %s was built for plugin ABI version %u, but this skytune loads "
+                       "version %u: rebuild the plugin against this skytune's skytune/plugin.h",
+                       path, desc->abi_version, SKYTUNE_PLUGIN_ABI_VERSION);
+    }
+    if (!desc->name || !name_is_identifier(desc->name) || !desc->version) {
+        dlclose(handle);
+        return err_set(err, "plugin %s has no valid name (an identifier) or version", path);
+    }
+    if (check_callbacks(desc, path, err) != 0 || check_names(desc, path, err) != 0) {
+        dlclose(handle);
+        return -1;
+    }
+    out->handle = handle;
+    out->desc = desc;
+    out->path = strdup(path);
+    if (!out->path) {
+        dlclose(handle);
+        return err_set(err, "out of memory loading %s", path);
+    }
+    /* The hash identifies the plugin build in the store: a changed kernel is
+     * a new build whose measurements are not mixed with the old one's. */
+    char identity[256];
+    snprintf(identity, sizeof identity, "%s %s\n", desc->name, desc->version);
+    uint64_t h = space_text_hash(identity) ^ space_text_hash(desc->kernel_source ? desc->kernel_source : "");
+    snprintf(out->source_hash, sizeof out->source_hash, "%016llx", (unsigned long long)h);
+    return 0;
+}
+
+void plugin_unload(loaded_plugin *p)
+{
+    if (!p) return;
+    if (p->handle) dlclose(p->handle);
+    free(p->path);
+    memset(p, 0, sizeof *p);
+}
+
+static int is_regular_file(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+int plugin_load(const char *name_or_path, const plugin_search *search, loaded_plugin *out,
+                skytune_error *err)
+{
+    size_t len = strlen(name_or_path);
+    int explicit_path = strchr(name_or_path, '/') != NULL ||
+                        (len > 3 && strcmp(name_or_path + len - 3, ".so") == 0);
+    if (explicit_path) {
+        if (!is_regular_file(name_or_path))
+            return err_set(err, "plugin file %s does not exist", name_or_path);
+        return load_file(name_or_path, out, err);
+    }
+    if (!name_is_identifier(name_or_path))
+        return err_set(err, "'%s' is not a plugin name (letters, digits, '_') or a path to a .so",
+                       name_or_path);
+    char **dirs;
+    size_t n_dirs;
+    if (plugin_search_dirs(search, &dirs, &n_dirs, err) != 0) return -1;
+    int rc = 1;
+    for (size_t k = 0; k < n_dirs && rc == 1; k++) {
+        char path[PATH_MAX];
+        snprintf(path, sizeof path, "%s/%s.so", dirs[k], name_or_path);
+        if (is_regular_file(path)) rc = load_file(path, out, err);
+    }
+    if (rc == 1) {
+        char where[900] = "";
+        size_t used = 0;
+        for (size_t k = 0; k < n_dirs && used < sizeof where - 1; k++)
+            used += (size_t)snprintf(where + used, sizeof where - used, "%s%s", k ? ", " : "",
+                                     dirs[k]);
+        rc = err_set(err,
+                     "unknown plugin '%s': no %s.so in %s (see `skytune plugins`, or pass "
+                     "--plugin-dir DIR or a path to the .so)",
+                     name_or_path, name_or_path, where);
+    }
+    plugin_search_dirs_free(dirs, n_dirs);
+    return rc;
+}
+
+static int compare_plugins(const void *a, const void *b)
+{
+    const loaded_plugin *x = a, *y = b;
+    return strcmp(x->desc->name, y->desc->name);
+}
+
+int plugin_list(const plugin_search *search, loaded_plugin **out, size_t *count,
+                void (*skipped)(void *ctx, const char *path, const char *why), void *ctx,
+                skytune_error *err)
+{
+    *out = NULL;
+    *count = 0;
+    char **dirs;
+    size_t n_dirs;
+    if (plugin_search_dirs(search, &dirs, &n_dirs, err) != 0) return -1;
+    loaded_plugin *list = NULL;
+    size_t used = 0;
+    int rc = 0;
+    for (size_t k = 0; k < n_dirs && rc == 0; k++) {
+        DIR *dir = opendir(dirs[k]);
+        if (!dir) continue;
+        struct dirent *entry;
+        while ((entry = readdir(dir)) != NULL && rc == 0) {
+            size_t len = strlen(entry->d_name);
+            if (len < 4 || strcmp(entry->d_name + len - 3, ".so") != 0) continue;
+            char path[PATH_MAX];
+            snprintf(path, sizeof path, "%s/%s", dirs[k], entry->d_name);
+            loaded_plugin p;
+            skytune_error why;
+            if (load_file(path, &p, &why) != 0) {
+                if (skipped) skipped(ctx, path, why.message);
+                continue;
+            }
+            int duplicate = 0;
+            for (size_t j = 0; j < used; j++)
+                if (strcmp(list[j].desc->name, p.desc->name) == 0) duplicate = 1;
+            if (duplicate) {
+                plugin_unload(&p);
+                continue;
+            }
+            loaded_plugin *grown = realloc(list, (used + 1) * sizeof *list);
+            if (!grown) {
+                plugin_unload(&p);
+                rc = err_set(err, "out of memory listing plugins");
+                break;
+            }
+            list = grown;
+            list[used++] = p;
+        }
+        closedir(dir);
+    }
+    plugin_search_dirs_free(dirs, n_dirs);
+    if (rc != 0) {
+        plugin_list_free(list, used);
+        return -1;
+    }
+    if (used > 1) qsort(list, used, sizeof *list, compare_plugins);
+    *out = list;
+    *count = used;
+    return 0;
+}
+
+void plugin_list_free(loaded_plugin *list, size_t count)
+{
+    for (size_t k = 0; k < count; k++) plugin_unload(&list[k]);
+    free(list);
+}

@@ -1,0 +1,91 @@
+#include "plugin_space.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "cl_device.h"
+#include "params.h"
+
+static int call_plugin_constraint(void *ctx, const skytune_values *config)
+{
+    const plugin_space_request *rq = ctx;
+    return rq->plugin->constraint(config, rq->problem, rq->device);
+}
+
+static int apply_only(param_def *params, size_t n, const char *only, skytune_error *err)
+{
+    const char *eq = strchr(only, '=');
+    if (!eq || eq == only) return err_set(err, "--only '%s' is not NAME=v1,v2,...", only);
+    size_t len = (size_t)(eq - only);
+    for (size_t k = 0; k < n; k++)
+        if (strlen(params[k].name) == len && strncmp(params[k].name, only, len) == 0)
+            return param_restrict(&params[k], eq + 1, err) == 0
+                       ? 0
+                       : err_prefix(err, "--only '%s'", only);
+    char known[600] = "";
+    size_t used = 0;
+    for (size_t k = 0; k < n && used < sizeof known - 1; k++)
+        used += (size_t)snprintf(known + used, sizeof known - used, "%s%s", k ? ", " : "",
+                                 params[k].name);
+    return err_set(err, "--only '%s': unknown tuning parameter '%.*s'; valid: %s", only, (int)len,
+                   only, known);
+}
+
+int plugin_space_build(const plugin_space_request *rq, space **out, skytune_error *err)
+{
+    const skytune_plugin *pl = rq->plugin;
+    size_t n_params = 0, n_constraints = 0;
+    for (const skytune_tuning_param *t = pl->tuning_params; t && t->name; t++) n_params++;
+    for (const char *const *c = pl->constraints; c && *c; c++) n_constraints++;
+
+    const char *device_names[32];
+    int64_t device_values[32];
+    size_t n_device = rq->device ? cl_device_constants(rq->device, device_names, device_values, 32)
+                                 : 0;
+    size_t n_problem = rq->problem ? rq->problem->count : 0;
+
+    param_def *params = calloc(n_params + 1, sizeof *params);
+    const char **constraints = calloc(n_constraints + rq->n_restricts + 1, sizeof *constraints);
+    space_constant *constants = calloc(n_problem + n_device + 1, sizeof *constants);
+    size_t expanded = 0;
+    int rc = 0;
+    if (!params || !constraints || !constants) {
+        rc = err_set(err, "out of memory building the search space");
+        goto done;
+    }
+    for (; expanded < n_params; expanded++)
+        if (param_expand(&pl->tuning_params[expanded], &params[expanded], err) != 0) {
+            rc = -1;
+            goto done;
+        }
+    for (size_t k = 0; k < rq->n_only; k++)
+        if ((rc = apply_only(params, n_params, rq->only[k], err)) != 0) goto done;
+
+    for (size_t k = 0; k < n_constraints; k++) constraints[k] = pl->constraints[k];
+    for (size_t k = 0; k < rq->n_restricts; k++) constraints[n_constraints + k] = rq->restricts[k];
+    for (size_t k = 0; k < n_problem; k++) {
+        constants[k].name = rq->problem->items[k].name;
+        constants[k].value = rq->problem->items[k].value;
+    }
+    for (size_t k = 0; k < n_device; k++) {
+        constants[n_problem + k].name = device_names[k];
+        constants[n_problem + k].value = (skytune_value){.type = SKYTUNE_INT, .i = device_values[k]};
+    }
+    space_spec spec = {
+        .params = params,
+        .n_params = n_params,
+        .constraints = constraints,
+        .n_constraints = n_constraints + rq->n_restricts,
+        .constants = constants,
+        .n_constants = n_problem + n_device,
+        .callback = pl->constraint ? call_plugin_constraint : NULL,
+        .callback_ctx = (void *)rq,
+    };
+    rc = space_build(&spec, out, err);
+done:
+    for (size_t k = 0; k < expanded; k++) param_free(&params[k]);
+    free(params);
+    free(constraints);
+    free(constants);
+    return rc;
+}

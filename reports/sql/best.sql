@@ -1,0 +1,46 @@
+-- best: the best configuration of every campaign (lowest median time among
+-- its evaluations with status ok), with its figures and the campaign's
+-- counts. Campaigns with no ok evaluation show NULL figures.
+-- Parameter ?1: a campaign id, or NULL for every campaign.
+WITH ranked AS (
+    SELECT e.campaign_id,
+           m.id AS measurement_id,
+           ROW_NUMBER() OVER (PARTITION BY e.campaign_id ORDER BY m.median_ns, m.id) AS place
+    FROM evaluations e
+    JOIN measurements m ON m.id = e.measurement_id
+    WHERE m.status = 'ok'
+),
+counts AS (
+    SELECT e.campaign_id,
+           COUNT(*) AS evaluated,
+           SUM(m.status = 'ok') AS ok,
+           SUM(m.status <> 'ok') AS failed
+    FROM evaluations e
+    JOIN measurements m ON m.id = e.measurement_id
+    GROUP BY e.campaign_id
+)
+SELECT c.id                     AS campaign,
+       p.name                   AS plugin,
+       d.name                   AS device,
+       pr.text                  AS problem,
+       c.strategy               AS strategy,
+       c.status                 AS status,
+       COALESCE(n.evaluated, 0) AS evaluated,
+       COALESCE(n.ok, 0)        AS ok,
+       COALESCE(n.failed, 0)    AS failed,
+       cf.text                  AS configuration,
+       m.median_ns              AS median_ns,
+       m.min_ns                 AS min_ns,
+       m.stddev_ns              AS stddev_ns,
+       m.gflops                 AS gflops,
+       m.gbs                    AS gbs
+FROM campaigns c
+JOIN plugins p              ON p.id = c.plugin_id
+JOIN devices d              ON d.id = c.device_id
+JOIN problems pr            ON pr.id = c.problem_id
+LEFT JOIN counts n          ON n.campaign_id = c.id
+LEFT JOIN ranked r          ON r.campaign_id = c.id AND r.place = 1
+LEFT JOIN measurements m    ON m.id = r.measurement_id
+LEFT JOIN configurations cf ON cf.id = m.configuration_id
+WHERE ?1 IS NULL OR c.id = ?1
+ORDER BY c.id;

@@ -1,0 +1,179 @@
+#include "strategy.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+extern const strategy_ops strategy_exhaustive;
+extern const strategy_ops strategy_random;
+
+static const strategy_ops *const registry[] = {
+    &strategy_random,
+    &strategy_exhaustive,
+};
+
+const strategy_ops *const *strategy_registry(size_t *count)
+{
+    *count = sizeof registry / sizeof registry[0];
+    return registry;
+}
+
+const strategy_ops *strategy_find(const char *name)
+{
+    for (size_t k = 0; k < sizeof registry / sizeof registry[0]; k++)
+        if (strcmp(registry[k]->name, name) == 0) return registry[k];
+    return NULL;
+}
+
+const char *strategy_default_name(void)
+{
+    return "random";
+}
+
+struct strategy {
+    const strategy_ops *ops;
+    void *state;
+    strategy_options options;
+    char *storage[32]; /* option values given by the user, owned */
+};
+
+static const char *option_value(const strategy_options *o, const char *name)
+{
+    for (size_t k = 0; k < o->count; k++)
+        if (strcmp(o->names[k], name) == 0) return o->values[k];
+    return NULL;
+}
+
+double strategy_option_double(const strategy_options *o, const char *name)
+{
+    const char *v = option_value(o, name);
+    return v ? strtod(v, NULL) : 0.0;
+}
+
+int64_t strategy_option_int(const strategy_options *o, const char *name)
+{
+    const char *v = option_value(o, name);
+    return v ? (int64_t)strtoll(v, NULL, 10) : 0;
+}
+
+const char *strategy_option_string(const strategy_options *o, const char *name)
+{
+    const char *v = option_value(o, name);
+    return v ? v : "";
+}
+
+static int is_number(const char *text)
+{
+    char *end;
+    errno = 0;
+    strtod(text, &end);
+    return *text && *end == '\0' && errno == 0;
+}
+
+static void list_strategies(char *buf, size_t len)
+{
+    size_t used = 0;
+    buf[0] = '\0';
+    for (size_t k = 0; k < sizeof registry / sizeof registry[0] && used < len - 1; k++)
+        used += (size_t)snprintf(buf + used, len - used, "%s%s", k ? ", " : "", registry[k]->name);
+}
+
+static void list_options(const strategy_ops *ops, char *buf, size_t len)
+{
+    size_t used = 0;
+    buf[0] = '\0';
+    for (const strategy_option *o = ops->options; o && o->name && used < len - 1; o++)
+        used += (size_t)snprintf(buf + used, len - used, "%s%s (default %s)", used ? ", " : "",
+                                 o->name, o->default_value);
+    if (used == 0) snprintf(buf, len, "none");
+}
+
+void strategy_free(strategy *s)
+{
+    if (!s) return;
+    if (s->state) s->ops->destroy(s->state);
+    for (size_t k = 0; k < 32; k++) free(s->storage[k]);
+    free(s);
+}
+
+int strategy_create(const char *name, const strategy_setup *setup, const char *const *settings,
+                    size_t n_settings, strategy **out, skytune_error *err)
+{
+    const strategy_ops *ops = strategy_find(name);
+    if (!ops) {
+        char known[256];
+        list_strategies(known, sizeof known);
+        return err_set(err, "--strategy: unknown strategy '%s'; valid: %s", name, known);
+    }
+    strategy *s = calloc(1, sizeof *s);
+    if (!s) return err_set(err, "out of memory");
+    s->ops = ops;
+    for (const strategy_option *o = ops->options; o && o->name && s->options.count < 32; o++) {
+        s->options.names[s->options.count] = o->name;
+        s->options.values[s->options.count] = o->default_value;
+        s->options.count++;
+    }
+    for (size_t k = 0; k < n_settings; k++) {
+        const char *eq = strchr(settings[k], '=');
+        size_t slot = s->options.count;
+        if (eq)
+            for (size_t j = 0; j < s->options.count; j++)
+                if (strlen(s->options.names[j]) == (size_t)(eq - settings[k]) &&
+                    strncmp(s->options.names[j], settings[k], (size_t)(eq - settings[k])) == 0)
+                    slot = j;
+        if (!eq || slot == s->options.count) {
+            char known[512];
+            list_options(ops, known, sizeof known);
+            strategy_free(s);
+            return err_set(err, "--strategy-opt '%s': strategy %s has options: %s", settings[k],
+                           name, known);
+        }
+        const char *value = eq + 1;
+        if (is_number(s->options.values[slot]) && !is_number(value)) {
+            strategy_free(s);
+            return err_set(err, "--strategy-opt '%s': %s wants a number", settings[k],
+                           s->options.names[slot]);
+        }
+        free(s->storage[slot]);
+        s->storage[slot] = strdup(value);
+        if (!s->storage[slot]) {
+            strategy_free(s);
+            return err_set(err, "out of memory");
+        }
+        s->options.values[slot] = s->storage[slot];
+    }
+    if (ops->create(setup, &s->options, &s->state, err) != 0) {
+        s->state = NULL;
+        strategy_free(s);
+        return err_prefix(err, "strategy %s", name);
+    }
+    *out = s;
+    return 0;
+}
+
+strategy_answer strategy_ask(strategy *s, uint64_t *rank)
+{
+    return s->ops->ask(s->state, rank);
+}
+
+void strategy_tell(strategy *s, uint64_t rank, double objective)
+{
+    s->ops->tell(s->state, rank, objective);
+}
+
+const char *strategy_name(const strategy *s)
+{
+    return s->ops->name;
+}
+
+size_t strategy_settings_text(const strategy *s, char *buf, size_t len)
+{
+    size_t used = 0;
+    if (len) buf[0] = '\0';
+    for (size_t k = 0; k < s->options.count; k++)
+        used += (size_t)snprintf(used < len ? buf + used : NULL, used < len ? len - used : 0,
+                                 "%s%s=%s", k ? "," : "", s->options.names[k],
+                                 s->options.values[k]);
+    return used;
+}

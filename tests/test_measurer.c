@@ -1,0 +1,116 @@
+/* The measurer on a real OpenCL device (PoCL here) with the trivial test
+ * plugin, whose kernel can be made to fail to compile, fail to launch or
+ * compute the wrong answer by configuration: each must become its status,
+ * and the good configuration must be verified and timed. */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cl_device.h"
+#include "measurer.h"
+#include "trivial_plugin.h"
+
+#define N TRIVIAL_N
+
+static cl_device_entry *devices;
+static measurer *ms;
+
+static void open_measurer(void)
+{
+    size_t n, chosen;
+    skytune_error err;
+    cr_assert_eq(cl_devices_list(&devices, &n, &err), 0, "%s", err.message);
+    cr_assert_eq(cl_device_select(devices, n, NULL, &chosen, &err), 0, "%s", err.message);
+    measurer_options opts = {.runs = 4, .seed = 1};
+    skytune_values problem = {0};
+    cr_assert_eq(measurer_open(&trivial_plugin, &devices[chosen], &problem, &opts, &ms, &err), 0,
+                 "%s", err.message);
+}
+
+static void close_measurer(void)
+{
+    measurer_close(ms);
+    free(devices);
+}
+
+static void measure(int64_t wg, int64_t mode, measurement *m)
+{
+    skytune_named_value items[3] = {
+        {"wg", {.type = SKYTUNE_INT, .i = wg}},
+        {"MODE", {.type = SKYTUNE_INT, .i = mode}},
+        {"variant", {.type = SKYTUNE_INT, .i = 0}},
+    };
+    skytune_values config = {3, items};
+    skytune_error err;
+    cr_assert_eq(measurer_measure(ms, &config, m, &err), 0, "%s", err.message);
+}
+
+TestSuite(measurer, .init = open_measurer, .fini = close_measurer);
+
+Test(measurer, good_configuration_is_verified_and_timed)
+{
+    measurement m;
+    measure(64, 0, &m);
+    cr_assert_eq(m.status, MEAS_OK, "status %s: %s", measurement_status_name(m.status),
+                 m.message ? m.message : "");
+    cr_assert_eq(m.n_samples, 4);
+    cr_assert(m.median_ns > 0);
+    cr_assert(m.min_ns <= m.median_ns && m.median_ns <= m.max_ns);
+    cr_assert_float_eq(m.gflops, N / m.median_ns, 1e-9);
+    cr_assert_float_eq(m.gbs, 8.0 * N / m.median_ns, 1e-9);
+    cr_assert_eq(m.n_parts, 1);
+    cr_assert_str_eq(m.parts[0].label, "scale");
+    cr_assert(m.build_s > 0 && m.verify_s > 0 && m.bench_s > 0);
+    measurement_clear(&m);
+}
+
+Test(measurer, compile_error_keeps_the_build_log)
+{
+    measurement m;
+    measure(64, 1, &m);
+    cr_assert_eq(m.status, MEAS_COMPILE);
+    cr_assert_not_null(m.message);
+    cr_assert(strstr(m.message, "CL_BUILD_PROGRAM_FAILURE") != NULL, "%s", m.message);
+    cr_assert(strstr(m.message, "does not compile") != NULL, "log missing: %s", m.message);
+    cr_assert(strstr(m.message, "-D MODE=1") != NULL, "options missing: %s", m.message);
+    measurement_clear(&m);
+}
+
+Test(measurer, wrong_result_reports_the_first_mismatch)
+{
+    measurement m;
+    measure(64, 3, &m);
+    cr_assert_eq(m.status, MEAS_WRONG_RESULT);
+    cr_assert_eq(m.first_mismatch, 100);
+    cr_assert_float_eq(m.max_abs_error, 2.0 * 100 * 0.5 + 1.0, 1e-6);
+    cr_assert_eq(m.n_samples, 0, "a wrong configuration is not timed");
+    measurement_clear(&m);
+}
+
+Test(measurer, launch_error_names_the_opencl_error)
+{
+    measurement m;
+    measure(3, 0, &m); /* 3 does not divide the global size */
+    cr_assert_eq(m.status, MEAS_LAUNCH);
+    cr_assert(strstr(m.message, "CL_INVALID_WORK_GROUP_SIZE") != NULL, "%s", m.message);
+    measurement_clear(&m);
+    /* The measurer goes on measuring after a failure. */
+    measure(1, 0, &m);
+    cr_assert_eq(m.status, MEAS_OK, "%s", m.message ? m.message : "");
+    measurement_clear(&m);
+}
+
+Test(measurer, outputs_are_poisoned_before_verification)
+{
+    /* A good run leaves correct data in the output buffer; a kernel that
+     * then writes nothing must not pass verification with that stale data. */
+    measurement m;
+    measure(64, 0, &m);
+    cr_assert_eq(m.status, MEAS_OK);
+    measurement_clear(&m);
+    measure(64, 4, &m);
+    cr_assert_eq(m.status, MEAS_WRONG_RESULT);
+    cr_assert_eq(m.first_mismatch, 0);
+    measurement_clear(&m);
+}

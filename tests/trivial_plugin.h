@@ -1,0 +1,14 @@
+/* A trivial plugin compiled into tests and benchmarks: out = 2 × in over
+ * 4096 floats. Its MODE parameter makes a configuration fail on purpose:
+ * 1 does not compile, 3 computes one wrong element, 4 writes nothing; wg 3
+ * does not divide the global size, so it fails to launch. */
+#ifndef SKYTUNE_TRIVIAL_PLUGIN_H
+#define SKYTUNE_TRIVIAL_PLUGIN_H
+
+#include <skytune/plugin.h>
+
+#define TRIVIAL_N 4096
+
+extern const skytune_plugin trivial_plugin;
+
+#endif
