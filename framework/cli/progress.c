@@ -36,11 +36,11 @@ static void format_clock(double s, char *buf, size_t len)
         snprintf(buf, len, "--:--");
         return;
     }
-    long t = (long)(s + 0.5);
+    int t = (int)(s + 0.5);
     if (t >= 3600)
-        snprintf(buf, len, "%ld:%02ld:%02ld", t / 3600, (t / 60) % 60, t % 60);
+        snprintf(buf, len, "%d:%02d:%02d", t / 3600, (t / 60) % 60, t % 60);
     else
-        snprintf(buf, len, "%ld:%02ld", t / 60, t % 60);
+        snprintf(buf, len, "%d:%02d", t / 60, t % 60);
 }
 
 static double wall_s(void)
@@ -71,7 +71,7 @@ void progress_event(void *ctx, const campaign_event *ev)
     p->last_draw_s = now;
     double rate = ev->elapsed_s > 0 ? (double)ev->evaluated / ev->elapsed_s : 0.0;
     double eta = rate > 0 ? (double)(ev->planned - ev->evaluated) / rate : INFINITY;
-    char eta_text[16];
+    char eta_text[32];
     format_clock(eta, eta_text, sizeof eta_text);
     const int width = 24;
     int filled = ev->planned ? (int)((double)width * (double)ev->evaluated / (double)ev->planned) : 0;

@@ -55,11 +55,15 @@ const char *cl_error_name(cl_int code)
     }
 }
 
+/* Drivers refuse a buffer shorter than the whole string, and some version
+ * strings run long (PoCL's names the host CPU), so read it whole and keep
+ * what fits. */
 static void read_string(cl_device_id d, cl_device_info what, char *buf, size_t len)
 {
-    buf[0] = '\0';
-    if (clGetDeviceInfo(d, what, len, buf, NULL) != CL_SUCCESS) buf[0] = '\0';
-    buf[len - 1] = '\0';
+    char whole[1024];
+    if (clGetDeviceInfo(d, what, sizeof whole, whole, NULL) != CL_SUCCESS) whole[0] = '\0';
+    whole[sizeof whole - 1] = '\0';
+    snprintf(buf, len, "%s", whole);
 }
 
 static int64_t read_number(cl_device_id d, cl_device_info what, size_t width)

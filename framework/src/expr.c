@@ -56,10 +56,8 @@ typedef struct cell {
 
 typedef enum opcode {
     OP_END,
-    OP_PUSH_INT,    /* imm.i */
-    OP_PUSH_FLOAT,  /* imm.f */
-    OP_PUSH_STRING, /* imm.s */
-    OP_LOAD,        /* arg: slot */
+    OP_PUSH, /* constant */
+    OP_LOAD, /* slot */
     OP_NEG,
     OP_POS,
     OP_NOT,
@@ -77,20 +75,25 @@ typedef enum opcode {
     OP_LE,
     OP_GT,
     OP_GE,
-    OP_CHAIN,    /* compare: one of OP_EQ..OP_GE; arg: jump target */
-    OP_AND_JUMP, /* arg: jump target */
-    OP_OR_JUMP   /* arg: jump target */
+    OP_CHAIN,    /* compare: one of OP_EQ..OP_GE; target: where to go when false */
+    OP_AND_JUMP, /* target */
+    OP_OR_JUMP   /* target */
 } opcode;
+
+/* Where a binary instruction (OP_ADD..OP_CHAIN) finds each operand. Taking
+ * a constant or a slot directly, instead of through a push or load, saves
+ * one dispatch per such operand: in typical constraints most operands are
+ * names or literals, so this removes about a third of the instructions. */
+typedef enum operand_source { FROM_STACK = 0, FROM_CONSTANT, FROM_SLOT } operand_source;
 
 typedef struct insn {
     uint8_t op;
-    uint8_t compare;
-    int32_t arg;
-    union {
-        int64_t i;
-        double f;
-        const char *s;
-    } imm;
+    uint8_t compare;        /* OP_CHAIN */
+    uint8_t left, right;    /* operand_source, binary instructions */
+    int32_t target;         /* OP_CHAIN, OP_AND_JUMP, OP_OR_JUMP */
+    int32_t slot;           /* OP_LOAD, and a right operand FROM_SLOT */
+    int32_t left_slot;      /* a left operand FROM_SLOT */
+    cell constant;          /* OP_PUSH, and an operand FROM_CONSTANT (only one side) */
 } insn;
 
 struct expr {
@@ -365,6 +368,54 @@ static fault_kind compare_cells(int compare, const cell *a, const cell *b, bool 
     return FAULT_NONE;
 }
 
+static inline void load_slot(cell *dst, const expr_value *v)
+{
+    if (v->kind == EXPR_INT) {
+        dst->kind = EXPR_INT;
+        dst->i = v->i;
+    } else if (v->kind == EXPR_FLOAT) {
+        dst->kind = EXPR_FLOAT;
+        dst->f = v->f;
+    } else if (v->kind == EXPR_STRING) {
+        dst->kind = EXPR_STRING;
+        dst->s = v->s ? v->s : "";
+    } else { /* not a kind at all: read as an integer rather than chase a pointer */
+        dst->kind = EXPR_INT;
+        dst->i = v->i;
+    }
+}
+
+/* Binds `b` to the right operand and `a` to the left one, which is on the
+ * stack (pushed here when it comes from a constant or a slot) and receives
+ * the result. The parser fuses the left operand only together with the
+ * right one, so pushing `a` never overwrites a `b` popped from the stack. */
+#define BINARY_OPERANDS                                                       \
+    cell right_value;                                                         \
+    const cell *b;                                                            \
+    if (in->right == FROM_STACK) {                                            \
+        b = --sp;                                                             \
+    } else if (in->right == FROM_CONSTANT) {                                  \
+        b = &in->constant;                                                    \
+    } else {                                                                  \
+        load_slot(&right_value, &slots[in->slot]);                            \
+        b = &right_value;                                                     \
+    }                                                                         \
+    cell *a = sp - 1;                                                         \
+    if (in->left != FROM_STACK) {                                             \
+        a = sp++;                                                             \
+        if (in->left == FROM_CONSTANT)                                        \
+            *a = in->constant;                                                \
+        else                                                                  \
+            load_slot(a, &slots[in->left_slot]);                              \
+    }
+
+#define FAIL_BINARY                                                           \
+    do {                                                                      \
+        where->left = a->kind;                                                \
+        where->right = b->kind;                                               \
+        goto failed;                                                          \
+    } while (0)
+
 /* Runs the code; on success the result is in *result. Kept free of
  * formatting and allocation: this is the loop the enumerator lives in. */
 static inline fault_kind run(const expr *e, const expr_value *slots, cell *result, fault *where)
@@ -381,36 +432,12 @@ static inline fault_kind run(const expr *e, const expr_value *slots, cell *resul
         case OP_END:
             *result = stack[0];
             return FAULT_NONE;
-        case OP_PUSH_INT:
-            sp->kind = EXPR_INT;
-            sp->i = in->imm.i;
-            sp++;
+        case OP_PUSH:
+            *sp++ = in->constant;
             break;
-        case OP_PUSH_FLOAT:
-            sp->kind = EXPR_FLOAT;
-            sp->f = in->imm.f;
-            sp++;
+        case OP_LOAD:
+            load_slot(sp++, &slots[in->slot]);
             break;
-        case OP_PUSH_STRING:
-            sp->kind = EXPR_STRING;
-            sp->s = in->imm.s;
-            sp++;
-            break;
-        case OP_LOAD: {
-            const expr_value *v = &slots[in->arg];
-            if (v->kind == EXPR_INT) {
-                sp->kind = EXPR_INT;
-                sp->i = v->i;
-            } else if (v->kind == EXPR_FLOAT) {
-                sp->kind = EXPR_FLOAT;
-                sp->f = v->f;
-            } else {
-                sp->kind = EXPR_STRING;
-                sp->s = v->s ? v->s : "";
-            }
-            sp++;
-            break;
-        }
         case OP_NEG:
             if (sp[-1].kind == EXPR_INT && sp[-1].i != INT64_MIN) {
                 sp[-1].i = -sp[-1].i;
@@ -434,7 +461,7 @@ static inline fault_kind run(const expr *e, const expr_value *slots, cell *resul
 
 #define ARITH_CASE(OP, FAST)                                                  \
         case OP: {                                                            \
-            cell *b = --sp, *a = sp - 1;                                      \
+            BINARY_OPERANDS                                                   \
             if (a->kind == EXPR_INT && b->kind == EXPR_INT) {                 \
                 int64_t r;                                                    \
                 if (!FAST(a->i, b->i, &r)) {                                  \
@@ -443,7 +470,7 @@ static inline fault_kind run(const expr *e, const expr_value *slots, cell *resul
                 }                                                             \
             }                                                                 \
             failure = binary_arith(OP, a, b);                                 \
-            if (failure) goto failed_binary;                                  \
+            if (failure) FAIL_BINARY;                                         \
             break;                                                            \
         }
         ARITH_CASE(OP_ADD, __builtin_add_overflow)
@@ -454,22 +481,22 @@ static inline fault_kind run(const expr *e, const expr_value *slots, cell *resul
         case OP_FLOOR_DIV:
         case OP_MOD:
         case OP_POW: {
-            cell *b = --sp, *a = sp - 1;
+            BINARY_OPERANDS
             failure = binary_arith(in->op, a, b);
-            if (failure) goto failed_binary;
+            if (failure) FAIL_BINARY;
             break;
         }
 
 #define COMPARE_CASE(OP, C_OPERATOR)                                          \
         case OP: {                                                            \
-            cell *b = --sp, *a = sp - 1;                                      \
+            BINARY_OPERANDS                                                   \
             if (a->kind == EXPR_INT && b->kind == EXPR_INT) {                 \
                 a->i = a->i C_OPERATOR b->i;                                  \
                 break;                                                        \
             }                                                                 \
             bool truth;                                                       \
             failure = compare_cells(OP, a, b, &truth);                        \
-            if (failure) goto failed_binary;                                  \
+            if (failure) FAIL_BINARY;                                         \
             a->kind = EXPR_INT;                                               \
             a->i = truth;                                                     \
             break;                                                            \
@@ -483,16 +510,16 @@ static inline fault_kind run(const expr *e, const expr_value *slots, cell *resul
 #undef COMPARE_CASE
 
         case OP_CHAIN: {
-            cell *b = --sp, *a = sp - 1;
+            BINARY_OPERANDS
             bool truth;
             failure = compare_cells(in->compare, a, b, &truth);
-            if (failure) goto failed_binary;
+            if (failure) FAIL_BINARY;
             if (truth) {
-                *a = *b;
+                *a = *b; /* the left operand of the next link */
             } else {
                 a->kind = EXPR_INT;
                 a->i = 0;
-                ip = code + in->arg;
+                ip = code + in->target;
             }
             break;
         }
@@ -500,7 +527,7 @@ static inline fault_kind run(const expr *e, const expr_value *slots, cell *resul
             if (!truthy(&sp[-1])) {
                 sp[-1].kind = EXPR_INT;
                 sp[-1].i = 0;
-                ip = code + in->arg;
+                ip = code + in->target;
             } else {
                 sp--;
             }
@@ -509,7 +536,7 @@ static inline fault_kind run(const expr *e, const expr_value *slots, cell *resul
             if (truthy(&sp[-1])) {
                 sp[-1].kind = EXPR_INT;
                 sp[-1].i = 1;
-                ip = code + in->arg;
+                ip = code + in->target;
             } else {
                 sp--;
             }
@@ -518,16 +545,14 @@ static inline fault_kind run(const expr *e, const expr_value *slots, cell *resul
     }
 
 failed_unary:
-    where->pc = (size_t)(ip - 1 - code);
     where->left = where->right = sp[-1].kind;
-    return failure;
-failed_binary:
-    /* sp points at the right operand, just popped. */
+failed:
     where->pc = (size_t)(ip - 1 - code);
-    where->left = sp[-1].kind;
-    where->right = sp[0].kind;
     return failure;
 }
+
+#undef BINARY_OPERANDS
+#undef FAIL_BINARY
 
 static int fault_message(const expr *e, fault_kind failure, const fault *where,
                          skytune_error *err)
@@ -900,17 +925,26 @@ static void describe_token(const parser *p, const token *t, char *buf, size_t le
 
 /* What the parser knows about the code it just emitted for an operand. */
 typedef struct operand {
-    size_t start;  /* index of its first instruction */
-    bool is_const; /* its code is one push instruction, at start */
-    bool is_bool;  /* it always yields the integer 0 or 1 */
+    size_t start;   /* index of its first instruction */
+    bool is_const;  /* its code is one OP_PUSH, at start */
+    bool is_load;   /* its code is one OP_LOAD, at start */
+    bool is_bool;   /* it always yields the integer 0 or 1 */
+    bool is_string; /* it is a string literal */
 } operand;
+
+/* The operand that an operator has just produced from its operands. */
+static void computed(operand *o, bool is_bool)
+{
+    o->is_const = false;
+    o->is_load = false;
+    o->is_string = false;
+    o->is_bool = is_bool;
+}
 
 static int stack_effect(int op)
 {
     switch (op) {
-    case OP_PUSH_INT:
-    case OP_PUSH_FLOAT:
-    case OP_PUSH_STRING:
+    case OP_PUSH:
     case OP_LOAD:
         return 1;
     case OP_END:
@@ -920,12 +954,20 @@ static int stack_effect(int op)
     case OP_TO_BOOL:
         return 0;
     }
-    return -1; /* binary operators, comparisons, CHAIN, and the jumps' fall-through */
+    return -1; /* binary instructions with both operands on the stack; the
+                  jumps on their fall-through path */
+}
+
+static void adjust_stack(parser *p, int change)
+{
+    p->stack += change;
+    if (p->stack > p->max_stack) p->max_stack = p->stack;
 }
 
 static int emit(parser *p, int op, size_t offset, insn **emitted)
 {
     expr *e = p->out;
+    if (e->n_code >= INT32_MAX) return err_set(p->err, "expression too long");
     if (e->n_code == p->code_cap) {
         size_t cap = p->code_cap ? 2 * p->code_cap : 16;
         insn *code = realloc(e->code, cap * sizeof *code);
@@ -941,8 +983,7 @@ static int emit(parser *p, int op, size_t offset, insn **emitted)
     in->op = (uint8_t)op;
     e->columns[e->n_code] = column_of(offset);
     e->n_code++;
-    p->stack += stack_effect(op);
-    if (p->stack > p->max_stack) p->max_stack = p->stack;
+    adjust_stack(p, stack_effect(op));
     if (emitted) *emitted = in;
     return 0;
 }
@@ -950,102 +991,126 @@ static int emit(parser *p, int op, size_t offset, insn **emitted)
 static int emit_cell(parser *p, const cell *c, size_t offset)
 {
     insn *in;
-    int op = c->kind == EXPR_INT ? OP_PUSH_INT : c->kind == EXPR_FLOAT ? OP_PUSH_FLOAT
-                                                                       : OP_PUSH_STRING;
-    if (emit(p, op, offset, &in)) return -1;
-    if (c->kind == EXPR_INT) in->imm.i = c->i;
-    else if (c->kind == EXPR_FLOAT) in->imm.f = c->f;
-    else in->imm.s = c->s;
+    if (emit(p, OP_PUSH, offset, &in)) return -1;
+    in->constant = *c;
     return 0;
 }
 
 static cell const_cell(const parser *p, const operand *o)
 {
-    const insn *in = &p->out->code[o->start];
-    cell c;
-    memset(&c, 0, sizeof c);
-    if (in->op == OP_PUSH_INT) {
-        c.kind = EXPR_INT;
-        c.i = in->imm.i;
-    } else if (in->op == OP_PUSH_FLOAT) {
-        c.kind = EXPR_FLOAT;
-        c.f = in->imm.f;
-    } else {
-        c.kind = EXPR_STRING;
-        c.s = in->imm.s;
-    }
-    return c;
-}
-
-static bool is_string_literal(const parser *p, const operand *o)
-{
-    return o->is_const && p->out->code[o->start].op == OP_PUSH_STRING;
+    return p->out->code[o->start].constant;
 }
 
 /* Replace the last `count` constant pushes (starting at `start`) by one. */
 static int replace_with_const(parser *p, size_t start, int count, const cell *c, size_t offset)
 {
     p->out->n_code = start;
-    p->stack -= count;
+    adjust_stack(p, -count);
     return emit_cell(p, c, offset);
 }
 
-/* Chains of forward jumps are threaded through their own arg fields until
- * the target is known: no allocation for the patch list. */
+/* Emit a binary instruction, moving operands whose code is a single push or
+ * load into the instruction itself. */
+static int emit_binary_insn(parser *p, int op, size_t offset, const operand *lhs,
+                            const operand *rhs, insn **emitted)
+{
+    expr *e = p->out;
+    bool fuse_right = (rhs->is_const || rhs->is_load) && rhs->start + 1 == e->n_code;
+    /* Only one constant fits; two constants are folded unless that fails. */
+    bool fuse_left = fuse_right && (lhs->is_const || lhs->is_load) &&
+                     !(lhs->is_const && rhs->is_const) && lhs->start + 2 == e->n_code;
+    insn right_code, left_code;
+    memset(&right_code, 0, sizeof right_code);
+    memset(&left_code, 0, sizeof left_code);
+    if (fuse_right) right_code = e->code[e->n_code - 1];
+    if (fuse_left) left_code = e->code[e->n_code - 2];
+    int fused = (int)fuse_right + (int)fuse_left;
+    e->n_code -= (size_t)fused;
+    adjust_stack(p, -fused);
+
+    insn *in;
+    if (emit(p, op, offset, &in)) return -1;
+    /* emit() counted two operands popped; the fused ones never were pushed. */
+    adjust_stack(p, fused);
+    if (fuse_right) {
+        if (right_code.op == OP_PUSH) {
+            in->right = FROM_CONSTANT;
+            in->constant = right_code.constant;
+        } else {
+            in->right = FROM_SLOT;
+            in->slot = right_code.slot;
+        }
+    }
+    if (fuse_left) {
+        if (left_code.op == OP_PUSH) {
+            in->left = FROM_CONSTANT;
+            in->constant = left_code.constant;
+        } else {
+            in->left = FROM_SLOT;
+            in->left_slot = left_code.slot;
+        }
+    }
+    if (emitted) *emitted = in;
+    return 0;
+}
+
+/* Chains of forward jumps are threaded through their own target fields
+ * until the target is known: no allocation for the patch list. */
 static void patch_jumps(parser *p, int32_t chain)
 {
     int32_t target = (int32_t)p->out->n_code;
     while (chain >= 0) {
         insn *in = &p->out->code[chain];
-        int32_t next = in->arg;
-        in->arg = target;
+        int32_t next = in->target;
+        in->target = target;
         chain = next;
     }
 }
 
-static int emit_jump(parser *p, int op, size_t offset, int32_t *chain, int compare)
+static void link_jump(parser *p, insn *in, int32_t *chain)
 {
-    insn *in;
-    if (p->out->n_code >= INT32_MAX) return err_set(p->err, "expression too long");
-    int32_t here = (int32_t)p->out->n_code;
-    if (emit(p, op, offset, &in)) return -1;
-    in->arg = *chain;
-    in->compare = (uint8_t)compare;
-    *chain = here;
-    return 0;
+    in->target = *chain;
+    *chain = (int32_t)(in - p->out->code);
 }
 
 static int emit_unary(parser *p, int op, const token *op_tok, operand *o)
 {
-    if (op != OP_NOT && is_string_literal(p, o))
+    if (op != OP_NOT && o->is_string)
         return err_set(p->err, "column %zu: bad operand type for unary '%s': string",
                        column_of(op_tok->start), opcode_symbol(op));
     if (o->is_const) {
         cell c = const_cell(p, o);
+        bool folded = true;
         if (op == OP_NOT) {
             c.i = !truthy(&c);
             c.kind = EXPR_INT;
-        } else if (unary_arith(op, &c) != FAULT_NONE) {
-            goto not_folded;
+        } else {
+            folded = unary_arith(op, &c) == FAULT_NONE;
         }
-        o->is_bool = op == OP_NOT;
-        return replace_with_const(p, o->start, 1, &c, op_tok->start);
+        if (folded) {
+            computed(o, op == OP_NOT);
+            o->is_const = true;
+            return replace_with_const(p, o->start, 1, &c, op_tok->start);
+        }
     }
-not_folded:
-    o->is_const = false;
-    o->is_bool = op == OP_NOT;
+    computed(o, op == OP_NOT);
     return emit(p, op, op_tok->start, NULL);
 }
 
-/* lhs = lhs op rhs; rhs's code directly follows lhs's. */
+static int string_operand_error(parser *p, int op, const token *op_tok)
+{
+    return err_set(p->err, "column %zu: '%s' cannot be applied to a string; strings compare "
+                   "only with '==' and '!='", column_of(op_tok->start), opcode_symbol(op));
+}
+
+/* lhs = lhs op rhs, for arithmetic and single comparisons; rhs's code
+ * directly follows lhs's. */
 static int emit_binary(parser *p, int op, const token *op_tok, operand *lhs, const operand *rhs)
 {
     bool ordering = op == OP_LT || op == OP_LE || op == OP_GT || op == OP_GE;
     bool arithmetic = op >= OP_ADD && op <= OP_POW;
-    if ((ordering || arithmetic) && (is_string_literal(p, lhs) || is_string_literal(p, rhs)))
-        return err_set(p->err, "column %zu: '%s' cannot be applied to a string; strings "
-                       "compare only with '==' and '!='", column_of(op_tok->start),
-                       opcode_symbol(op));
+    if ((ordering || arithmetic) && (lhs->is_string || rhs->is_string))
+        return string_operand_error(p, op, op_tok);
     if (lhs->is_const && rhs->is_const) {
         cell a = const_cell(p, lhs), b = const_cell(p, rhs);
         bool folded = false;
@@ -1060,13 +1125,14 @@ static int emit_binary(parser *p, int op, const token *op_tok, operand *lhs, con
         /* A constant operation that fails (1 / 0) is left for run time,
          * where it fails like Python does, only if it is reached. */
         if (folded) {
-            lhs->is_bool = !arithmetic;
+            computed(lhs, !arithmetic);
+            lhs->is_const = true;
             return replace_with_const(p, lhs->start, 2, &a, op_tok->start);
         }
     }
-    lhs->is_const = false;
-    lhs->is_bool = !arithmetic;
-    return emit(p, op, op_tok->start, NULL);
+    if (emit_binary_insn(p, op, op_tok->start, lhs, rhs, NULL)) return -1;
+    computed(lhs, !arithmetic);
+    return 0;
 }
 
 /* ------------------------------------------------------------ parser */
@@ -1195,8 +1261,9 @@ static int parse_name(parser *p, operand *out)
     if (add_slot(p, slot)) return -1;
     insn *in;
     if (emit(p, OP_LOAD, t->start, &in)) return -1;
-    in->arg = slot;
+    in->slot = slot;
     out->is_const = false;
+    out->is_load = true;
     return advance(p);
 }
 
@@ -1204,7 +1271,9 @@ static int parse_atom(parser *p, operand *out)
 {
     out->start = p->out->n_code;
     out->is_const = true;
+    out->is_load = false;
     out->is_bool = false;
+    out->is_string = false;
     const token t = p->tok;
     cell c;
     memset(&c, 0, sizeof c);
@@ -1229,6 +1298,7 @@ static int parse_atom(parser *p, operand *out)
         if (add_string(p, s)) return -1;
         c.kind = EXPR_STRING;
         c.s = s;
+        out->is_string = true;
         break;
     }
     case TOK_NAME:
@@ -1346,24 +1416,24 @@ static int parse_comparison(parser *p, operand *out)
         operand right;
         if (parse_sum(p, &right)) return -1;
         bool ordering = op != OP_EQ && op != OP_NE;
-        if (ordering && (is_string_literal(p, &left) || is_string_literal(p, &right)))
-            return err_set(p->err, "column %zu: '%s' cannot be applied to a string; strings "
-                           "compare only with '==' and '!='", column_of(op_tok.start),
-                           opcode_symbol(op));
+        if (ordering && (left.is_string || right.is_string))
+            return string_operand_error(p, op, &op_tok);
         if (comparison_opcode(p->tok.type) < 0) {
             if (exits < 0) return emit_binary(p, op, &op_tok, out, &right);
-            /* The last link of a chain: its left operand's push is followed
-             * by the CHAIN jump, so it must not be folded away. */
-            left.is_const = false;
-            if (emit_binary(p, op, &op_tok, &left, &right)) return -1;
+            if (emit_binary_insn(p, op, op_tok.start, &left, &right, NULL)) return -1;
             break;
         }
-        if (emit_jump(p, OP_CHAIN, op_tok.start, &exits, op)) return -1;
+        insn *in;
+        if (emit_binary_insn(p, OP_CHAIN, op_tok.start, &left, &right, &in)) return -1;
+        in->compare = (uint8_t)op;
+        link_jump(p, in, &exits);
+        /* The next link's left operand is this one's right, which CHAIN
+         * leaves on the stack. */
         left = right;
+        left.is_const = left.is_load = false;
     }
     patch_jumps(p, exits);
-    out->is_const = false;
-    out->is_bool = true;
+    computed(out, true);
     return 0;
 }
 
@@ -1394,14 +1464,15 @@ static int parse_logical(parser *p, operand *out, token_type word, int jump_op,
     int32_t exits = -1;
     operand last = *out;
     while (p->tok.type == word) {
-        if (emit_jump(p, jump_op, p->tok.start, &exits, 0)) return -1;
+        insn *in;
+        if (emit(p, jump_op, p->tok.start, &in)) return -1;
+        link_jump(p, in, &exits);
         if (advance(p)) return -1;
         if (parse_operand(p, &last)) return -1;
     }
     if (!last.is_bool && emit(p, OP_TO_BOOL, p->prev.start, NULL)) return -1;
     patch_jumps(p, exits);
-    out->is_const = false;
-    out->is_bool = true;
+    computed(out, true);
     return 0;
 }
 
