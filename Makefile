@@ -19,8 +19,8 @@ build: deps $(BUILD)/build.ninja
 
 demo: build
 	rm -f demo.db demo.db-wal demo.db-shm
-	$(BUILD)/skytune run --plugin dedispersion --preset small --strategy exhaustive \
-	    --runs 5 --db demo.db
+	$(BUILD)/skytune run --plugin dedispersion --preset small --strategy random --budget 60 \
+	    --runs 5 --seed 1 --db demo.db
 	$(BUILD)/skytune best --db demo.db
 
 test: build

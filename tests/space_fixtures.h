@@ -23,13 +23,13 @@ static inline space *fixture_space(size_t n_params, size_t n_values, const char 
             used += (size_t)snprintf(list + used, sizeof list - used, "%s%zu", v ? "," : "", v);
         snprintf(name, sizeof name, "p%zu", k);
         skytune_tuning_param spec = {.name = name, .kind = SKYTUNE_LIST, .list = list};
-        skytune_error err;
+        skytune_error err = {0};
         cr_assert_eq(param_expand(&spec, &params[k], &err), 0, "%s", err.message);
     }
     space_spec spec = {.params = params, .n_params = n_params, .constraints = constraints,
                        .n_constraints = n_constraints};
     space *s;
-    skytune_error err;
+    skytune_error err = {0};
     cr_assert_eq(space_build(&spec, &s, &err), 0, "%s", err.message);
     for (size_t k = 0; k < n_params; k++) param_free(&params[k]);
     free(params);

@@ -75,7 +75,7 @@ static int64_t open_campaign(store *st, uint64_t seed)
     const char *names[] = {"p0", "p1", "p2"};
     int64_t device_id, plugin_id, problem_id, campaign_id;
     bool resumed;
-    skytune_error err;
+    skytune_error err = {0};
     cr_assert_eq(store_device_id(st, &dev, &device_id, &err), 0, "%s", err.message);
     cr_assert_eq(store_plugin_id(st, "fake", "1", "abc", names, 3, &plugin_id, &err), 0, "%s",
                  err.message);
@@ -94,7 +94,7 @@ static campaign_result run(const space *s, fake_device *dev, store *st, int64_t 
     history *h = history_new();
     strategy_setup setup = {.space = s, .history = h, .seed = seed, .budget = limits.max_evaluations};
     strategy *strat;
-    skytune_error err;
+    skytune_error err = {0};
     cr_assert_eq(strategy_create(strategy_name, &setup, NULL, 0, &strat, &err), 0);
     campaign_config cfg = {
         .space = s,
@@ -169,7 +169,7 @@ Test(campaign, interrupted_campaign_resumes_and_measures_each_configuration_once
     size_t per_rank[125] = {0};
     fake_device dev = {.space = s, .calls_per_rank = per_rank};
     store *st;
-    skytune_error err;
+    skytune_error err = {0};
     cr_assert_eq(store_open(db_path, true, &st, &err), 0, "%s", err.message);
     int64_t id = open_campaign(st, 7);
 
@@ -200,7 +200,7 @@ Test(campaign, another_campaign_reuses_stored_measurements)
     size_t per_rank[125] = {0};
     fake_device dev = {.space = s, .calls_per_rank = per_rank};
     store *st;
-    skytune_error err;
+    skytune_error err = {0};
     cr_assert_eq(store_open(db_path, true, &st, &err), 0, "%s", err.message);
     int64_t first = open_campaign(st, 1);
     run(s, &dev, st, first, "random", 1, (campaign_limits){.max_evaluations = 40}, NULL);

@@ -19,7 +19,7 @@ static measurer *ms;
 static void open_measurer(void)
 {
     size_t n, chosen;
-    skytune_error err;
+    skytune_error err = {0};
     cr_assert_eq(cl_devices_list(&devices, &n, &err), 0, "%s", err.message);
     cr_assert_eq(cl_device_select(devices, n, NULL, &chosen, &err), 0, "%s", err.message);
     measurer_options opts = {.runs = 4, .seed = 1};
@@ -42,7 +42,7 @@ static void measure(int64_t wg, int64_t mode, measurement *m)
         {"variant", {.type = SKYTUNE_INT, .i = 0}},
     };
     skytune_values config = {3, items};
-    skytune_error err;
+    skytune_error err = {0};
     cr_assert_eq(measurer_measure(ms, &config, m, &err), 0, "%s", err.message);
 }
 

@@ -21,7 +21,7 @@ Test(plugin_loader, loads_by_name_from_a_search_directory)
     const char *dirs[] = {plugin_dir()};
     plugin_search search = {dirs, 1};
     loaded_plugin p;
-    skytune_error err;
+    skytune_error err = {0};
     cr_assert_eq(plugin_load("vector_add", &search, &p, &err), 0, "%s", err.message);
     cr_assert_str_eq(p.desc->name, "vector_add");
     cr_assert_eq(strlen(p.source_hash), 16);
@@ -33,7 +33,7 @@ Test(plugin_loader, unknown_name_lists_the_directories_searched)
     const char *dirs[] = {"/nonexistent/skytune-plugins"};
     plugin_search search = {dirs, 1};
     loaded_plugin p;
-    skytune_error err;
+    skytune_error err = {0};
     cr_assert_neq(plugin_load("no_such_kernel", &search, &p, &err), 0);
     cr_assert(strstr(err.message, "no_such_kernel") &&
                   strstr(err.message, "/nonexistent/skytune-plugins"),
@@ -44,7 +44,7 @@ Test(plugin_loader, environment_path_is_searched)
 {
     setenv("SKYTUNE_PLUGIN_PATH", plugin_dir(), 1);
     loaded_plugin p;
-    skytune_error err;
+    skytune_error err = {0};
     cr_assert_eq(plugin_load("dedispersion", NULL, &p, &err), 0, "%s", err.message);
     plugin_unload(&p);
     unsetenv("SKYTUNE_PLUGIN_PATH");
@@ -61,7 +61,7 @@ Test(plugin_loader, current_directory_is_not_searched_implicitly)
     cr_assert_not_null(getcwd(old, sizeof old));
     cr_assert_eq(chdir(dir), 0);
     loaded_plugin p;
-    skytune_error err;
+    skytune_error err = {0};
     plugin_search none = {0};
     cr_assert_neq(plugin_load("lurking", &none, &p, &err), 0,
                   "a plugin in the current directory was loaded by name");
@@ -79,7 +79,7 @@ Test(plugin_loader, list_finds_the_built_plugins_sorted)
     plugin_search search = {dirs, 1};
     loaded_plugin *list;
     size_t n;
-    skytune_error err;
+    skytune_error err = {0};
     cr_assert_eq(plugin_list(&search, &list, &n, NULL, NULL, &err), 0, "%s", err.message);
     int found_vector_add = 0, found_dedispersion = 0;
     for (size_t k = 0; k < n; k++) {
@@ -102,7 +102,7 @@ Test(plugin_loader, a_file_that_is_not_a_shared_object_is_refused)
     snprintf(so, sizeof so, "%s.so", path);
     cr_assert_eq(rename(path, so), 0);
     loaded_plugin p;
-    skytune_error err;
+    skytune_error err = {0};
     cr_assert_neq(plugin_load(so, NULL, &p, &err), 0);
     cr_assert(strstr(err.message, so), "%s", err.message);
     unlink(so);

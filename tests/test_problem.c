@@ -33,7 +33,7 @@ static const skytune_plugin plugin = {
 Test(problem, defaults_then_preset_then_settings)
 {
     problem p;
-    skytune_error err;
+    skytune_error err = {0};
     cr_assert_eq(problem_resolve(&plugin, NULL, NULL, 0, &p, &err), 0, "%s", err.message);
     cr_assert_eq(skytune_int(&p.values, "channels"), 64);
     cr_assert_str_eq(p.text, "channels=64,min_freq=1420,max_freq=1720,zero_dm=0");
@@ -51,7 +51,7 @@ Test(problem, defaults_then_preset_then_settings)
 Test(problem, bad_input_names_what_is_wrong_and_what_is_valid)
 {
     problem p;
-    skytune_error err;
+    skytune_error err = {0};
     cr_assert_neq(problem_resolve(&plugin, "apertif", NULL, 0, &p, &err), 0);
     cr_assert(strstr(err.message, "apertif") && strstr(err.message, "lofar"), "%s", err.message);
 
@@ -75,7 +75,7 @@ Test(problem, bad_input_names_what_is_wrong_and_what_is_valid)
 Test(problem, checks_refuse_with_the_plugin_message_and_the_values)
 {
     problem p;
-    skytune_error err;
+    skytune_error err = {0};
     const char *zero[] = {"channels=0"};
     cr_assert_neq(problem_resolve(&plugin, NULL, zero, 1, &p, &err), 0);
     cr_assert(strstr(err.message, "channels must be at least 1"), "%s", err.message);

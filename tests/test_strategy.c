@@ -26,7 +26,7 @@ static size_t drive(const char *name, const space *s, uint64_t seed, size_t budg
     history *h = history_new();
     strategy_setup setup = {.space = s, .history = h, .seed = seed, .budget = budget};
     strategy *st;
-    skytune_error err;
+    skytune_error err = {0};
     cr_assert_eq(strategy_create(name, &setup, NULL, 0, &st, &err), 0, "%s", err.message);
     size_t n = 0;
     uint64_t rank;
@@ -136,7 +136,7 @@ Test(strategy, unknown_strategy_and_option_are_refused_with_the_valid_ones)
     history *h = history_new();
     strategy_setup setup = {.space = s, .history = h, .seed = 1};
     strategy *st;
-    skytune_error err;
+    skytune_error err = {0};
     cr_assert_neq(strategy_create("simplex", &setup, NULL, 0, &st, &err), 0);
     cr_assert(strstr(err.message, "simplex") && strstr(err.message, "random") &&
                   strstr(err.message, "exhaustive"),
