@@ -20,6 +20,7 @@ const char *campaign_stop_name(campaign_stop s)
     case CAMPAIGN_TIME_LIMIT: return "time limit reached";
     case CAMPAIGN_TARGET: return "target reached";
     case CAMPAIGN_INTERRUPTED: return "interrupted";
+    case CAMPAIGN_DEVICE_TIME: return "device-time budget reached";
     }
     return "unknown";
 }
@@ -184,6 +185,11 @@ int campaign_run(const campaign_config *cfg, campaign_result *res, skytune_error
         }
         if (cfg->limits.time_limit_s > 0 && now_s() - start >= cfg->limits.time_limit_s) {
             res->stop = CAMPAIGN_TIME_LIMIT;
+            break;
+        }
+        if (cfg->limits.device_time_s > 0 &&
+            res->build_s + res->verify_s + res->bench_s >= cfg->limits.device_time_s) {
+            res->stop = CAMPAIGN_DEVICE_TIME;
             break;
         }
         double iteration_start = now_s();

@@ -20,6 +20,10 @@ typedef struct campaign_limits {
     double time_limit_s;       /* wall clock; 0 = no limit */
     double target_ns;          /* stop once a time <= this is found; 0 = none */
     double target_gflops;      /* stop once GFLOP/s >= this is found; 0 = none */
+    /* Stop once the evaluations' own seconds (build + verify + bench, as
+     * measured or, in replay, as recorded) reach this; 0 = no limit. This is
+     * how a replayed campaign budgets "a night" of recorded device time. */
+    double device_time_s;
 } campaign_limits;
 
 typedef enum campaign_stop {
@@ -27,7 +31,8 @@ typedef enum campaign_stop {
     CAMPAIGN_BUDGET = 1,
     CAMPAIGN_TIME_LIMIT = 2,
     CAMPAIGN_TARGET = 3,
-    CAMPAIGN_INTERRUPTED = 4
+    CAMPAIGN_INTERRUPTED = 4,
+    CAMPAIGN_DEVICE_TIME = 5
 } campaign_stop;
 
 const char *campaign_stop_name(campaign_stop s);
