@@ -13,7 +13,8 @@
  * declaration order of the parameters (uint16_t idx[space_param_count()]).
  * Its rank is its position in the space's order (mixed radix over the groups,
  * the first group most significant; within a group, lexicographic in
- * parameter order), a dense 0..count-1 identity. Its stable identity across
+ * parameter order), a dense 0..count-1 identity. Groups are ordered by their
+ * first declared parameter, so the group holding parameter 0 is the first. Its stable identity across
  * runs and spaces is its canonical text "name=value,name=value" in
  * declaration order, and the 64-bit FNV-1a hash of that text. */
 #ifndef SKYTUNE_SPACE_H
@@ -50,7 +51,10 @@ typedef struct space_spec {
 
 /* Parse the constraints and enumerate the valid tuples. A constraint that
  * does not parse fails with "constraint N ('<text>'): column C: ...". A
- * space with no valid configuration is not an error (count 0). */
+ * space with no valid configuration is not an error (count 0). Also fails
+ * when one group of linked parameters has more than 50 million valid tuples
+ * (or they would take more than 512 MiB), and when the number of valid
+ * configurations does not fit in 64 bits (ranks could not number them). */
 int space_build(const space_spec *spec, space **out, skytune_error *err);
 void space_free(space *s);
 
@@ -58,7 +62,8 @@ size_t space_param_count(const space *s);
 const param_def *space_param(const space *s, size_t k);
 int space_param_index(const space *s, const char *name); /* -1 when unknown */
 
-/* Number of valid configurations (saturates at UINT64_MAX). */
+/* Number of valid configurations (saturates at UINT64_MAX; space_build
+ * refuses a space where it would, so in practice it is exact). */
 uint64_t space_count(const space *s);
 /* Size of the Cartesian product of the value lists (saturates). */
 uint64_t space_cartesian_count(const space *s);
@@ -76,7 +81,9 @@ void space_unrank(const space *s, uint64_t rank, uint16_t *idx);
 uint64_t space_sample(const space *s, pcg32 *rng);
 
 /* Visit every valid configuration in rank order; stop early when visit
- * returns nonzero (that value is returned). */
+ * returns nonzero (that value is returned). Returns -1 without visiting
+ * when scratch memory cannot be allocated (only for more than 64
+ * parameters). */
 int space_enumerate(const space *s, int (*visit)(void *ctx, const uint16_t *idx), void *ctx);
 
 typedef enum space_neighbourhood {
