@@ -58,5 +58,6 @@ int cmd_plugins(int argc, char **argv);
 int cmd_run(int argc, char **argv);
 int cmd_best(int argc, char **argv);
 int cmd_export(int argc, char **argv);
+int cmd_bench_strategies(int argc, char **argv);
 
 #endif

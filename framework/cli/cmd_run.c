@@ -6,6 +6,7 @@
 
 #include "cli.h"
 #include "progress.h"
+#include "strategy.h"
 #include "tuning_run.h"
 
 /* Set by SIGINT/SIGTERM; the campaign loop checks it between
@@ -21,13 +22,15 @@ static void request_stop(int signo)
 }
 
 static const cli_option options[] = {
-    {"plugin", "NAME", false, "plugin name or path to its .so (required)"},
+    {"plugin", "NAME", false, "plugin name or path to its .so (required unless --replay)"},
+    {"replay", "FILE", false, "a recorded dataset stands in for the device: Kernel Tuner cache, T4 results (.gz or plain) or skytune database[:CAMPAIGN]"},
+    {"space", "FILE", false, "T1 file: the space of a --replay run, or a narrowing of a plugin's space"},
     {"plugin-dir", "DIR", true, "search DIR for plugins first"},
     {"preset", "NAME", false, "problem preset of the plugin (see skytune plugins show NAME)"},
     {"set", "NAME=VALUE", true, "set a problem parameter"},
     {"restrict", "EXPR", true, "only configurations where EXPR holds, e.g. 'wg_x * wg_y <= 256'"},
     {"only", "NAME=V1,V2", true, "only these values of a tuning parameter"},
-    {"strategy", "NAME", false, "search strategy: exhaustive, random (default random)"},
+    {"strategy", "NAME", false, "search strategy (see below; default: the one docs/strategies.md recommends)"},
     {"strategy-opt", "KEY=VALUE", true, "option of the strategy"},
     {"budget", "N", false, "stop after N distinct configurations (default: no limit)"},
     {"time-limit", "DURATION", false, "stop after this long, e.g. 90s, 15m, 8h"},
@@ -75,6 +78,19 @@ static void print_start(void *ctx, const tuning_started *s)
     fflush(stdout);
 }
 
+static void print_strategies(void)
+{
+    size_t n;
+    const strategy_ops *const *all = strategy_registry(&n);
+    printf("\nstrategies (--strategy NAME, options with --strategy-opt KEY=VALUE):\n");
+    for (size_t k = 0; k < n; k++) {
+        printf("  %-14s %s%s\n", all[k]->name, all[k]->summary,
+               strcmp(all[k]->name, strategy_default_name()) == 0 ? " (default)" : "");
+        for (const strategy_option *o = all[k]->options; o && o->name; o++)
+            printf("  %-14s   %s=%s: %s\n", "", o->name, o->default_value, o->help);
+    }
+}
+
 static char *join_command(int argc, char **argv)
 {
     size_t len = strlen("skytune run") + 1;
@@ -99,11 +115,14 @@ int cmd_run(int argc, char **argv)
                        "plugin's CPU reference), and record every measurement in a SQLite "
                        "database. Running the same command again continues where it stopped.",
                        options, sizeof options / sizeof options[0], 0, NULL, argc, argv, &args);
+    if (rc < 0) print_strategies();
     if (rc) return rc < 0 ? EXIT_OK : rc;
     tuning_request rq = {0};
     rq.plugin = cli_get(&args, "plugin");
-    if (!rq.plugin) {
-        cli_error("run: --plugin NAME is required (see skytune plugins)");
+    rq.replay = cli_get(&args, "replay");
+    rq.space_file = cli_get(&args, "space");
+    if (!rq.plugin && !rq.replay) {
+        cli_error("run: --plugin NAME (see skytune plugins) or --replay FILE is required");
         return EXIT_USAGE;
     }
     rq.search.n_dirs = cli_all(&args, "plugin-dir", &rq.search.dirs);

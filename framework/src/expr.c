@@ -9,11 +9,18 @@
  *
  * Short-circuits and comparison chains compile to forward jumps:
  *   a and b      ->  a; AND_JUMP L; b; TO_BOOL; L:
- *   x < y <= z   ->  x; y; CHAIN(<) L; z; LE; L:
- * AND_JUMP leaves 0 and jumps when its operand is false, else pops it.
- * CHAIN compares the two values below it; when false it leaves 0 and jumps,
- * when true it keeps only the right operand, which becomes the left operand
- * of the next comparison: every operand of a chain is evaluated once.
+ *   x < y <= z   ->  x; y; LT(chain) L; z; LE; L:
+ * AND_JUMP leaves 0 and jumps when its operand is false, else pops it. A
+ * comparison in a chain leaves 0 and jumps when false; when true it keeps
+ * only its right operand, which becomes the left operand of the next
+ * comparison: every operand of a chain is evaluated once.
+ *
+ * Two rewrites shrink the code, since every instruction costs a dispatch:
+ * binary instructions take constant and name operands directly instead of
+ * through the stack (a * 4 is one instruction, not three), and once the code
+ * is complete, jumps that land on a jump that must go on are retargeted, and
+ * a comparison followed by AND_JUMP or OR_JUMP becomes one comparison that
+ * branches on its own result (a < b and ... -> LT(branch if false) L; ...).
  *
  * Integer overflow. Python integers are unbounded; ours are 64-bit. When
  * +, -, *, unary minus, // or ** overflows, the operation is redone in
@@ -75,12 +82,20 @@ typedef enum opcode {
     OP_LE,
     OP_GT,
     OP_GE,
-    OP_CHAIN,    /* compare: one of OP_EQ..OP_GE; target: where to go when false */
     OP_AND_JUMP, /* target */
-    OP_OR_JUMP   /* target */
+    OP_OR_JUMP,  /* target */
+    OP_COUNT
 } opcode;
 
-/* Where a binary instruction (OP_ADD..OP_CHAIN) finds each operand. Taking
+/* What a comparison does with its result. */
+typedef enum branch_kind {
+    BRANCH_NONE = 0, /* leave it on the stack */
+    BRANCH_CHAIN,    /* a link of a chain: false -> leave 0 and jump; true -> keep the right operand */
+    BRANCH_IF_FALSE, /* fused `and`: false -> leave 0 and jump; true -> drop it */
+    BRANCH_IF_TRUE   /* fused `or`: true -> leave 1 and jump; false -> drop it */
+} branch_kind;
+
+/* Where a binary instruction (OP_ADD..OP_GE) finds each operand. Taking
  * a constant or a slot directly, instead of through a push or load, saves
  * one dispatch per such operand: in typical constraints most operands are
  * names or literals, so this removes about a third of the instructions. */
@@ -88,9 +103,9 @@ typedef enum operand_source { FROM_STACK = 0, FROM_CONSTANT, FROM_SLOT } operand
 
 typedef struct insn {
     uint8_t op;
-    uint8_t compare;        /* OP_CHAIN */
+    uint8_t branch;         /* branch_kind, comparisons */
     uint8_t left, right;    /* operand_source, binary instructions */
-    int32_t target;         /* OP_CHAIN, OP_AND_JUMP, OP_OR_JUMP */
+    int32_t target;         /* jumps, and comparisons that branch */
     int32_t slot;           /* OP_LOAD, and a right operand FROM_SLOT */
     int32_t left_slot;      /* a left operand FROM_SLOT */
     cell constant;          /* OP_PUSH, and an operand FROM_CONSTANT (only one side) */
@@ -416,6 +431,28 @@ static inline void load_slot(cell *dst, const expr_value *v)
         goto failed;                                                          \
     } while (0)
 
+/* Dispatch. With GCC and Clang every handler ends in its own indirect jump
+ * through a table of label addresses (a GNU extension), which the branch
+ * predictor tells apart far better than the single jump of a switch; other
+ * compilers, or a build with EXPR_SWITCH_DISPATCH defined, get the switch. */
+#if defined(__GNUC__) && !defined(EXPR_SWITCH_DISPATCH)
+#define EXPR_COMPUTED_GOTO 1
+#else
+#define EXPR_COMPUTED_GOTO 0
+#endif
+
+#if EXPR_COMPUTED_GOTO
+#define HANDLER(OP) handle_##OP
+#define NEXT                                                                  \
+    do {                                                                      \
+        in = ip++;                                                            \
+        goto *handlers[in->op];                                               \
+    } while (0)
+#else
+#define HANDLER(OP) case OP
+#define NEXT continue
+#endif
+
 /* Runs the code; on success the result is in *result. Kept free of
  * formatting and allocation: this is the loop the enumerator lives in. */
 static inline fault_kind run(const expr *e, const expr_value *slots, cell *result, fault *where)
@@ -424,133 +461,176 @@ static inline fault_kind run(const expr *e, const expr_value *slots, cell *resul
     cell *sp = stack; /* the next free cell */
     const insn *code = e->code;
     const insn *ip = code;
+    const insn *in;
     fault_kind failure;
 
+#if EXPR_COMPUTED_GOTO
+    static const void *const handlers[OP_COUNT] = {
+        [OP_END] = &&HANDLER(OP_END),
+        [OP_PUSH] = &&HANDLER(OP_PUSH),
+        [OP_LOAD] = &&HANDLER(OP_LOAD),
+        [OP_NEG] = &&HANDLER(OP_NEG),
+        [OP_POS] = &&HANDLER(OP_POS),
+        [OP_NOT] = &&HANDLER(OP_NOT),
+        [OP_TO_BOOL] = &&HANDLER(OP_TO_BOOL),
+        [OP_ADD] = &&HANDLER(OP_ADD),
+        [OP_SUB] = &&HANDLER(OP_SUB),
+        [OP_MUL] = &&HANDLER(OP_MUL),
+        [OP_DIV] = &&HANDLER(OP_DIV),
+        [OP_FLOOR_DIV] = &&HANDLER(OP_FLOOR_DIV),
+        [OP_MOD] = &&HANDLER(OP_MOD),
+        [OP_POW] = &&HANDLER(OP_POW),
+        [OP_EQ] = &&HANDLER(OP_EQ),
+        [OP_NE] = &&HANDLER(OP_NE),
+        [OP_LT] = &&HANDLER(OP_LT),
+        [OP_LE] = &&HANDLER(OP_LE),
+        [OP_GT] = &&HANDLER(OP_GT),
+        [OP_GE] = &&HANDLER(OP_GE),
+        [OP_AND_JUMP] = &&HANDLER(OP_AND_JUMP),
+        [OP_OR_JUMP] = &&HANDLER(OP_OR_JUMP),
+    };
+    NEXT;
+#else
     for (;;) {
-        const insn *in = ip++;
+        in = ip++;
         switch ((opcode)in->op) {
-        case OP_END:
-            *result = stack[0];
-            return FAULT_NONE;
-        case OP_PUSH:
-            *sp++ = in->constant;
+        case OP_COUNT:
             break;
-        case OP_LOAD:
-            load_slot(sp++, &slots[in->slot]);
-            break;
-        case OP_NEG:
-            if (sp[-1].kind == EXPR_INT && sp[-1].i != INT64_MIN) {
-                sp[-1].i = -sp[-1].i;
-                break;
-            }
-            failure = unary_arith(OP_NEG, &sp[-1]);
-            if (failure) goto failed_unary;
-            break;
-        case OP_POS:
-            failure = unary_arith(OP_POS, &sp[-1]);
-            if (failure) goto failed_unary;
-            break;
-        case OP_NOT:
-            sp[-1].i = !truthy(&sp[-1]);
-            sp[-1].kind = EXPR_INT;
-            break;
-        case OP_TO_BOOL:
-            sp[-1].i = truthy(&sp[-1]);
-            sp[-1].kind = EXPR_INT;
-            break;
+#endif
 
-#define ARITH_CASE(OP, FAST)                                                  \
-        case OP: {                                                            \
-            BINARY_OPERANDS                                                   \
-            if (a->kind == EXPR_INT && b->kind == EXPR_INT) {                 \
-                int64_t r;                                                    \
-                if (!FAST(a->i, b->i, &r)) {                                  \
-                    a->i = r;                                                 \
-                    break;                                                    \
-                }                                                             \
-            }                                                                 \
-            failure = binary_arith(OP, a, b);                                 \
-            if (failure) FAIL_BINARY;                                         \
-            break;                                                            \
+    HANDLER(OP_END):
+        *result = stack[0];
+        return FAULT_NONE;
+    HANDLER(OP_PUSH):
+        *sp++ = in->constant;
+        NEXT;
+    HANDLER(OP_LOAD):
+        load_slot(sp++, &slots[in->slot]);
+        NEXT;
+    HANDLER(OP_NEG):
+        if (sp[-1].kind == EXPR_INT && sp[-1].i != INT64_MIN) {
+            sp[-1].i = -sp[-1].i;
+            NEXT;
         }
-        ARITH_CASE(OP_ADD, __builtin_add_overflow)
-        ARITH_CASE(OP_SUB, __builtin_sub_overflow)
-        ARITH_CASE(OP_MUL, __builtin_mul_overflow)
-#undef ARITH_CASE
-        case OP_DIV:
-        case OP_FLOOR_DIV:
-        case OP_MOD:
-        case OP_POW: {
-            BINARY_OPERANDS
-            failure = binary_arith(in->op, a, b);
-            if (failure) FAIL_BINARY;
-            break;
-        }
+        failure = unary_arith(OP_NEG, &sp[-1]);
+        if (failure) goto failed_unary;
+        NEXT;
+    HANDLER(OP_POS):
+        failure = unary_arith(OP_POS, &sp[-1]);
+        if (failure) goto failed_unary;
+        NEXT;
+    HANDLER(OP_NOT):
+        sp[-1].i = !truthy(&sp[-1]);
+        sp[-1].kind = EXPR_INT;
+        NEXT;
+    HANDLER(OP_TO_BOOL):
+        sp[-1].i = truthy(&sp[-1]);
+        sp[-1].kind = EXPR_INT;
+        NEXT;
 
-#define COMPARE_CASE(OP, C_OPERATOR)                                          \
-        case OP: {                                                            \
-            BINARY_OPERANDS                                                   \
-            if (a->kind == EXPR_INT && b->kind == EXPR_INT) {                 \
-                a->i = a->i C_OPERATOR b->i;                                  \
-                break;                                                        \
+#define ARITH_HANDLER(OP, FAST)                                               \
+    HANDLER(OP): {                                                            \
+        BINARY_OPERANDS                                                       \
+        if (a->kind == EXPR_INT && b->kind == EXPR_INT) {                     \
+            int64_t r;                                                        \
+            if (!FAST(a->i, b->i, &r)) {                                      \
+                a->i = r;                                                     \
+                NEXT;                                                         \
             }                                                                 \
-            bool truth;                                                       \
+        }                                                                     \
+        failure = binary_arith(OP, a, b);                                     \
+        if (failure) FAIL_BINARY;                                             \
+        NEXT;                                                                 \
+    }
+    ARITH_HANDLER(OP_ADD, __builtin_add_overflow)
+    ARITH_HANDLER(OP_SUB, __builtin_sub_overflow)
+    ARITH_HANDLER(OP_MUL, __builtin_mul_overflow)
+#undef ARITH_HANDLER
+
+#define SLOW_ARITH_HANDLER(OP)                                                \
+    HANDLER(OP): {                                                            \
+        BINARY_OPERANDS                                                       \
+        failure = binary_arith(OP, a, b);                                     \
+        if (failure) FAIL_BINARY;                                             \
+        NEXT;                                                                 \
+    }
+    SLOW_ARITH_HANDLER(OP_DIV)
+    SLOW_ARITH_HANDLER(OP_FLOOR_DIV)
+    SLOW_ARITH_HANDLER(OP_MOD)
+    SLOW_ARITH_HANDLER(OP_POW)
+#undef SLOW_ARITH_HANDLER
+
+#define COMPARE_HANDLER(OP, C_OPERATOR)                                       \
+    HANDLER(OP): {                                                            \
+        BINARY_OPERANDS                                                       \
+        bool truth;                                                           \
+        if (a->kind == EXPR_INT && b->kind == EXPR_INT) {                     \
+            truth = a->i C_OPERATOR b->i;                                     \
+        } else {                                                              \
             failure = compare_cells(OP, a, b, &truth);                        \
             if (failure) FAIL_BINARY;                                         \
+        }                                                                     \
+        if (in->branch == BRANCH_NONE) {                                      \
             a->kind = EXPR_INT;                                               \
             a->i = truth;                                                     \
-            break;                                                            \
-        }
-        COMPARE_CASE(OP_EQ, ==)
-        COMPARE_CASE(OP_NE, !=)
-        COMPARE_CASE(OP_LT, <)
-        COMPARE_CASE(OP_LE, <=)
-        COMPARE_CASE(OP_GT, >)
-        COMPARE_CASE(OP_GE, >=)
-#undef COMPARE_CASE
+        } else if (in->branch == BRANCH_CHAIN) {                              \
+            if (truth) {                                                      \
+                *a = *b;                                                      \
+            } else {                                                          \
+                a->kind = EXPR_INT;                                           \
+                a->i = 0;                                                     \
+                ip = code + in->target;                                       \
+            }                                                                 \
+        } else if (truth == (in->branch == BRANCH_IF_TRUE)) {                 \
+            a->kind = EXPR_INT;                                               \
+            a->i = truth;                                                     \
+            ip = code + in->target;                                           \
+        } else {                                                              \
+            sp = a;                                                           \
+        }                                                                     \
+        NEXT;                                                                 \
+    }
+    COMPARE_HANDLER(OP_EQ, ==)
+    COMPARE_HANDLER(OP_NE, !=)
+    COMPARE_HANDLER(OP_LT, <)
+    COMPARE_HANDLER(OP_LE, <=)
+    COMPARE_HANDLER(OP_GT, >)
+    COMPARE_HANDLER(OP_GE, >=)
+#undef COMPARE_HANDLER
 
-        case OP_CHAIN: {
-            BINARY_OPERANDS
-            bool truth;
-            failure = compare_cells(in->compare, a, b, &truth);
-            if (failure) FAIL_BINARY;
-            if (truth) {
-                *a = *b; /* the left operand of the next link */
-            } else {
-                a->kind = EXPR_INT;
-                a->i = 0;
-                ip = code + in->target;
-            }
-            break;
+    HANDLER(OP_AND_JUMP):
+        if (!truthy(&sp[-1])) {
+            sp[-1].kind = EXPR_INT;
+            sp[-1].i = 0;
+            ip = code + in->target;
+        } else {
+            sp--;
         }
-        case OP_AND_JUMP:
-            if (!truthy(&sp[-1])) {
-                sp[-1].kind = EXPR_INT;
-                sp[-1].i = 0;
-                ip = code + in->target;
-            } else {
-                sp--;
-            }
-            break;
-        case OP_OR_JUMP:
-            if (truthy(&sp[-1])) {
-                sp[-1].kind = EXPR_INT;
-                sp[-1].i = 1;
-                ip = code + in->target;
-            } else {
-                sp--;
-            }
-            break;
+        NEXT;
+    HANDLER(OP_OR_JUMP):
+        if (truthy(&sp[-1])) {
+            sp[-1].kind = EXPR_INT;
+            sp[-1].i = 1;
+            ip = code + in->target;
+        } else {
+            sp--;
+        }
+        NEXT;
+
+#if !EXPR_COMPUTED_GOTO
         }
     }
+#endif
 
 failed_unary:
     where->left = where->right = sp[-1].kind;
 failed:
-    where->pc = (size_t)(ip - 1 - code);
+    where->pc = (size_t)(in - code);
     return failure;
 }
 
+#undef HANDLER
+#undef NEXT
 #undef BINARY_OPERANDS
 #undef FAIL_BINARY
 
@@ -559,7 +639,7 @@ static int fault_message(const expr *e, fault_kind failure, const fault *where,
 {
     const insn *in = &e->code[where->pc];
     size_t column = e->columns[where->pc];
-    const char *symbol = opcode_symbol(in->op == OP_CHAIN ? in->compare : in->op);
+    const char *symbol = opcode_symbol(in->op);
     switch (failure) {
     case FAULT_ZERO_DIVISION:
         return err_set(err, "column %zu: division by zero in '%s'", column, symbol);
@@ -1424,10 +1504,10 @@ static int parse_comparison(parser *p, operand *out)
             break;
         }
         insn *in;
-        if (emit_binary_insn(p, OP_CHAIN, op_tok.start, &left, &right, &in)) return -1;
-        in->compare = (uint8_t)op;
+        if (emit_binary_insn(p, op, op_tok.start, &left, &right, &in)) return -1;
+        in->branch = BRANCH_CHAIN;
         link_jump(p, in, &exits);
-        /* The next link's left operand is this one's right, which CHAIN
+        /* The next link's left operand is this one's right, which the link
          * leaves on the stack. */
         left = right;
         left.is_const = left.is_load = false;
@@ -1486,6 +1566,87 @@ static int parse_or(parser *p, operand *out)
     return parse_logical(p, out, TOK_OR, OP_OR_JUMP, parse_and);
 }
 
+static bool is_comparison(int op)
+{
+    return op >= OP_EQ && op <= OP_GE;
+}
+
+/* The value a jump leaves on the stack when it is taken. */
+static int jump_value(const insn *in)
+{
+    if (in->op == OP_OR_JUMP) return 1;
+    if (in->op == OP_AND_JUMP) return 0;
+    return in->branch == BRANCH_IF_TRUE ? 1 : 0;
+}
+
+static bool is_jump(const insn *in)
+{
+    return in->op == OP_AND_JUMP || in->op == OP_OR_JUMP ||
+           (is_comparison(in->op) && in->branch != BRANCH_NONE);
+}
+
+/* The rewrites on finished code described at the top of this file. */
+static int optimise(parser *p)
+{
+    expr *e = p->out;
+    size_t n = e->n_code;
+
+    /* A jump that leaves 0 and lands on AND_JUMP would be sent on by it
+     * (likewise 1 and OR_JUMP); TO_BOOL changes nothing on 0 or 1. */
+    for (size_t k = 0; k < n; k++) {
+        insn *in = &e->code[k];
+        if (!is_jump(in)) continue;
+        int value = jump_value(in);
+        for (;;) {
+            const insn *at = &e->code[in->target];
+            if (at->op == OP_TO_BOOL)
+                in->target++;
+            else if ((at->op == OP_AND_JUMP && value == 0) || (at->op == OP_OR_JUMP && value == 1))
+                in->target = at->target;
+            else
+                break;
+        }
+    }
+
+    bool *is_target = calloc(n, sizeof *is_target);
+    int32_t *new_index = malloc(n * sizeof *new_index);
+    if (!is_target || !new_index) {
+        free(is_target);
+        free(new_index);
+        return out_of_memory(p);
+    }
+    for (size_t k = 0; k < n; k++)
+        if (is_jump(&e->code[k])) is_target[e->code[k].target] = true;
+
+    /* Fuse a comparison with the AND_JUMP or OR_JUMP after it, unless some
+     * jump lands between the two. */
+    size_t kept = 0;
+    for (size_t k = 0; k < n; k++) {
+        insn *in = &e->code[k];
+        new_index[k] = (int32_t)kept;
+        if (is_comparison(in->op) && in->branch == BRANCH_NONE && k + 1 < n && !is_target[k + 1] &&
+            (in[1].op == OP_AND_JUMP || in[1].op == OP_OR_JUMP)) {
+            in->branch = in[1].op == OP_AND_JUMP ? BRANCH_IF_FALSE : BRANCH_IF_TRUE;
+            in->target = in[1].target;
+            e->code[kept] = *in;
+            e->columns[kept] = e->columns[k];
+            kept++;
+            k++;
+            new_index[k] = (int32_t)kept; /* never a target; keeps the table total */
+            continue;
+        }
+        e->code[kept] = *in;
+        e->columns[kept] = e->columns[k];
+        kept++;
+    }
+    e->n_code = kept;
+    for (size_t k = 0; k < kept; k++)
+        if (is_jump(&e->code[k])) e->code[k].target = new_index[e->code[k].target];
+    free(is_target);
+    free(new_index);
+    return 0;
+}
+
 static int compare_ints(const void *a, const void *b)
 {
     int x = *(const int *)a, y = *(const int *)b;
@@ -1532,6 +1693,7 @@ int expr_parse(const char *text, expr_resolve_fn resolve, void *ctx, expr **out,
         goto failed;
     }
     if (emit(&p, OP_END, p.text_len, NULL)) goto failed;
+    if (optimise(&p)) goto failed;
     if (p.max_stack > EXPR_MAX_STACK) {
         err_set(err, "expression too complex (it needs more than %d stack cells)",
                 EXPR_MAX_STACK);

@@ -12,25 +12,6 @@ static int call_plugin_constraint(void *ctx, const skytune_values *config)
     return rq->plugin->constraint(config, rq->problem, rq->device);
 }
 
-static int apply_only(param_def *params, size_t n, const char *only, skytune_error *err)
-{
-    const char *eq = strchr(only, '=');
-    if (!eq || eq == only) return err_set(err, "--only '%s' is not NAME=v1,v2,...", only);
-    size_t len = (size_t)(eq - only);
-    for (size_t k = 0; k < n; k++)
-        if (strlen(params[k].name) == len && strncmp(params[k].name, only, len) == 0)
-            return param_restrict(&params[k], eq + 1, err) == 0
-                       ? 0
-                       : err_prefix(err, "--only '%s'", only);
-    char known[600] = "";
-    size_t used = 0;
-    for (size_t k = 0; k < n && used < sizeof known - 1; k++)
-        used += (size_t)snprintf(known + used, sizeof known - used, "%s%s", k ? ", " : "",
-                                 params[k].name);
-    return err_set(err, "--only '%s': unknown tuning parameter '%.*s'; valid: %s", only, (int)len,
-                   only, known);
-}
-
 int plugin_space_build(const plugin_space_request *rq, space **out, skytune_error *err)
 {
     const skytune_plugin *pl = rq->plugin;
@@ -45,7 +26,7 @@ int plugin_space_build(const plugin_space_request *rq, space **out, skytune_erro
     size_t n_problem = rq->problem ? rq->problem->count : 0;
 
     param_def *params = calloc(n_params + 1, sizeof *params);
-    const char **constraints = calloc(n_constraints + rq->n_restricts + 1, sizeof *constraints);
+    const char **constraints = calloc(n_constraints + 1, sizeof *constraints);
     space_constant *constants = calloc(n_problem + n_device + 1, sizeof *constants);
     size_t expanded = 0;
     int rc = 0;
@@ -58,11 +39,7 @@ int plugin_space_build(const plugin_space_request *rq, space **out, skytune_erro
             rc = -1;
             goto done;
         }
-    for (size_t k = 0; k < rq->n_only; k++)
-        if ((rc = apply_only(params, n_params, rq->only[k], err)) != 0) goto done;
-
     for (size_t k = 0; k < n_constraints; k++) constraints[k] = pl->constraints[k];
-    for (size_t k = 0; k < rq->n_restricts; k++) constraints[n_constraints + k] = rq->restricts[k];
     for (size_t k = 0; k < n_problem; k++) {
         constants[k].name = rq->problem->items[k].name;
         constants[k].value = rq->problem->items[k].value;
@@ -75,13 +52,20 @@ int plugin_space_build(const plugin_space_request *rq, space **out, skytune_erro
         .params = params,
         .n_params = n_params,
         .constraints = constraints,
-        .n_constraints = n_constraints + rq->n_restricts,
+        .n_constraints = n_constraints,
         .constants = constants,
         .n_constants = n_problem + n_device,
         .callback = pl->constraint ? call_plugin_constraint : NULL,
         .callback_ctx = (void *)rq,
     };
-    rc = space_build(&spec, out, err);
+    space *base;
+    if ((rc = space_build(&spec, &base, err)) != 0) goto done;
+    if (rq->n_restricts == 0 && rq->n_only == 0) {
+        *out = base;
+    } else {
+        rc = space_narrow(base, rq->restricts, rq->n_restricts, rq->only, rq->n_only, out, err);
+        space_free(base);
+    }
 done:
     for (size_t k = 0; k < expanded; k++) param_free(&params[k]);
     free(params);

@@ -77,6 +77,27 @@ struct space {
 
 /* ------------------------------------------------------------ helpers */
 
+/* Names a --restrict expression may use: the parameters and constants of
+ * the space being narrowed. */
+typedef struct narrow_resolver {
+    const param_def *params;
+    size_t n_params;
+    const space *base;
+} narrow_resolver;
+
+static int narrow_resolve(void *ctx, const char *name, size_t len)
+{
+    const narrow_resolver *r = ctx;
+    for (size_t k = 0; k < r->n_params; k++)
+        if (strlen(r->params[k].name) == len && strncmp(r->params[k].name, name, len) == 0)
+            return (int)k;
+    for (size_t k = 0; k < r->base->n_constants; k++)
+        if (strlen(r->base->constant_names[k]) == len &&
+            strncmp(r->base->constant_names[k], name, len) == 0)
+            return (int)(r->n_params + k);
+    return -1;
+}
+
 static uint64_t saturating_mul(uint64_t a, uint64_t b)
 {
     if (a != 0 && b > UINT64_MAX / a) return UINT64_MAX;
@@ -675,7 +696,92 @@ void space_free(space *s)
 
 /* ------------------------------------------------------------ queries */
 
+static int narrow_param(param_def *params, size_t n, const char *only, skytune_error *err)
+{
+    const char *eq = strchr(only, '=');
+    if (!eq || eq == only) return err_set(err, "--only '%s' is not NAME=v1,v2,...", only);
+    size_t len = (size_t)(eq - only);
+    for (size_t k = 0; k < n; k++)
+        if (strlen(params[k].name) == len && strncmp(params[k].name, only, len) == 0)
+            return param_restrict(&params[k], eq + 1, err) == 0 ? 0
+                                                                : err_prefix(err, "--only '%s'", only);
+    char known[600] = "";
+    size_t used = 0;
+    for (size_t k = 0; k < n && used < sizeof known - 1; k++)
+        used += (size_t)snprintf(known + used, sizeof known - used, "%s%s", k ? ", " : "",
+                                 params[k].name);
+    return err_set(err, "--only '%s': unknown tuning parameter '%.*s'; valid: %s", only, (int)len,
+                   only, known);
+}
+
+int space_narrow(const space *s, const char *const *restricts, size_t n_restricts,
+                 const char *const *only, size_t n_only, space **out, skytune_error *err)
+{
+    size_t n_constraints = s->n_constraints + n_restricts;
+    param_def *params = calloc(s->n_params + 1, sizeof *params);
+    const char **texts = calloc(n_constraints + 1, sizeof *texts);
+    space_constant *constants = calloc(s->n_constants + 1, sizeof *constants);
+    size_t copied = 0;
+    int rc = 0;
+    if (!params || !texts || !constants) {
+        rc = err_set(err, "out of memory narrowing the search space");
+        goto done;
+    }
+    for (; copied < s->n_params && rc == 0; copied++)
+        rc = param_from_values(s->params[copied].name, s->params[copied].type,
+                               s->params[copied].values, s->params[copied].count, &params[copied],
+                               err);
+    if (rc != 0) {
+        copied--;
+        goto done;
+    }
+    for (size_t k = 0; k < n_only && rc == 0; k++) rc = narrow_param(params, s->n_params, only[k], err);
+    if (rc != 0) goto done;
+    /* Restrictions are parsed alone first so that an error names the
+     * user's text rather than a constraint number. */
+    for (size_t k = 0; k < n_restricts && rc == 0; k++) {
+        narrow_resolver r = {params, s->n_params, s};
+        expr *e;
+        skytune_error perr = {0};
+        if (expr_parse(restricts[k], narrow_resolve, &r, &e, &perr) != 0)
+            rc = err_set(err, "--restrict '%s': %s", restricts[k], perr.message);
+        else
+            expr_free(e);
+    }
+    if (rc != 0) goto done;
+    for (size_t c = 0; c < s->n_constraints; c++) texts[c] = expr_text(s->constraints[c].expression);
+    for (size_t k = 0; k < n_restricts; k++) texts[s->n_constraints + k] = restricts[k];
+    for (size_t k = 0; k < s->n_constants; k++) {
+        constants[k].name = s->constant_names[k];
+        constants[k].value = s->constant_values[k];
+    }
+    space_spec spec = {
+        .params = params,
+        .n_params = s->n_params,
+        .constraints = texts,
+        .n_constraints = n_constraints,
+        .constants = constants,
+        .n_constants = s->n_constants,
+        .callback = s->callback,
+        .callback_ctx = s->callback_ctx,
+    };
+    rc = space_build(&spec, out, err);
+done:
+    for (size_t k = 0; k < copied; k++) param_free(&params[k]);
+    free(params);
+    free(texts);
+    free(constants);
+    return rc;
+}
+
 size_t space_param_count(const space *s) { return s->n_params; }
+
+size_t space_constraint_count(const space *s) { return s->n_constraints; }
+
+const char *space_constraint_text(const space *s, size_t k)
+{
+    return k < s->n_constraints ? expr_text(s->constraints[k].expression) : NULL;
+}
 
 const param_def *space_param(const space *s, size_t k)
 {

@@ -58,9 +58,22 @@ typedef struct space_spec {
 int space_build(const space_spec *spec, space **out, skytune_error *err);
 void space_free(space *s);
 
+/* A new space from this one: the same parameters, constraints, constants and
+ * callback, with the value lists narrowed by `only` ("name=v1,v2,...", the
+ * values kept in the parameter's own order) and the `restricts` expressions
+ * added as constraints. Fails naming an unknown parameter (listing the
+ * valid ones), a value not in a parameter's list, or a restriction that
+ * does not parse ("--restrict 'text': column C: ..."). */
+int space_narrow(const space *s, const char *const *restricts, size_t n_restricts,
+                 const char *const *only, size_t n_only, space **out, skytune_error *err);
+
 size_t space_param_count(const space *s);
 const param_def *space_param(const space *s, size_t k);
 int space_param_index(const space *s, const char *name); /* -1 when unknown */
+
+/* The constraint expressions the space was built with, in order. */
+size_t space_constraint_count(const space *s);
+const char *space_constraint_text(const space *s, size_t k);
 
 /* Number of valid configurations (saturates at UINT64_MAX; space_build
  * refuses a space where it would, so in practice it is exact). */

@@ -13,7 +13,9 @@
 #include "plugin_loader.h"
 
 typedef struct tuning_request {
-    const char *plugin;                  /* name or path */
+    const char *plugin;                  /* name or path; NULL with replay */
+    const char *replay;                  /* recorded dataset standing in for the device */
+    const char *space_file;              /* T1 file: the space (replay) or a narrowing (device) */
     plugin_search search;
     const char *preset;                  /* may be NULL */
     const char *const *sets;             /* problem "k=v" */
@@ -50,6 +52,10 @@ typedef struct tuning_outcome {
     char best_text[4096];
 } tuning_outcome;
 
+/* With rq->replay set, the dataset stands in for the device: the space is
+ * the T1 file's (rq->space_file) or the dataset's own parameter lists,
+ * --restrict/--only narrow it, and measurements are recorded as replayed,
+ * under a device and plugin named after the dataset. */
 int tuning_run(const tuning_request *rq, void (*on_start)(void *ctx, const tuning_started *s),
                void *start_ctx, tuning_outcome *out, skytune_error *err);
 

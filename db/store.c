@@ -1,0 +1,1139 @@
+#include "store.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <sqlite3.h>
+
+/* db/schema.sql, embedded at build time by tools/embed.py. */
+extern const char store_schema_sql[];
+
+/* ------------------------------------------------------------ migrations */
+
+/* One step brings a database from schema version from_version to
+ * from_version + 1. A fresh database gets schema.sql (the current version)
+ * directly; these steps exist for databases made by an older skytune. When
+ * the schema changes: edit schema.sql, bump STORE_SCHEMA_VERSION and add the
+ * step that turns the previous version into the new one here. */
+typedef struct store_migration {
+    int from_version;
+    const char *sql;
+} store_migration;
+
+static const store_migration store_migrations[] = {
+    /* { 1, "ALTER TABLE devices ADD COLUMN ...;" }, would bring 1 to 2 */
+    { 0, NULL } /* end */
+};
+
+/* ------------------------------------------------------------ the handle */
+
+/* The statements of the per-configuration path, prepared once at open. */
+enum hot_statement {
+    HOT_BEGIN,
+    HOT_COMMIT,
+    HOT_ROLLBACK,
+    HOT_CAMPAIGN_KEY,
+    HOT_CONFIG_FIND,
+    HOT_CONFIG_INSERT,
+    HOT_PARAM_INSERT,
+    HOT_MEASUREMENT_INSERT,
+    HOT_MEASUREMENT_FIND,
+    HOT_SAMPLE_INSERT,
+    HOT_PART_INSERT,
+    HOT_EVALUATION_INSERT,
+    HOT_CACHED_INSERT,
+    HOT_COUNT
+};
+
+static const char *const hot_sql[HOT_COUNT] = {
+    /* IMMEDIATE takes the write lock up front, so a concurrent writer makes
+     * BEGIN wait (busy_timeout) instead of failing halfway through. */
+    [HOT_BEGIN] = "BEGIN IMMEDIATE",
+    [HOT_COMMIT] = "COMMIT",
+    [HOT_ROLLBACK] = "ROLLBACK",
+    [HOT_CAMPAIGN_KEY] =
+        "SELECT k.device_id, k.plugin_id, k.problem_id, p.name"
+        " FROM campaigns k JOIN plugins p ON p.id = k.plugin_id WHERE k.id = ?1",
+    [HOT_CONFIG_FIND] = "SELECT id FROM configurations WHERE plugin_name = ?1 AND text = ?2",
+    [HOT_CONFIG_INSERT] =
+        "INSERT INTO configurations (plugin_name, text, hash) VALUES (?1, ?2, ?3)",
+    [HOT_PARAM_INSERT] =
+        "INSERT INTO config_params (configuration_id, name, value) VALUES (?1, ?2, ?3)",
+    [HOT_MEASUREMENT_INSERT] =
+        "INSERT INTO measurements (device_id, plugin_id, problem_id, configuration_id,"
+        " campaign_id, status, median_ns, min_ns, max_ns, mean_ns, stddev_ns, gflops, gbs,"
+        " n_samples, build_s, verify_s, bench_s, overhead_s, max_abs_error, max_rel_error,"
+        " first_mismatch, message, replayed)"
+        " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17,"
+        " ?18, ?19, ?20, ?21, ?22, ?23)",
+    [HOT_MEASUREMENT_FIND] =
+        "SELECT id FROM measurements WHERE plugin_id = ?1 AND device_id = ?2"
+        " AND problem_id = ?3 AND configuration_id = ?4",
+    [HOT_SAMPLE_INSERT] =
+        "INSERT INTO samples (measurement_id, run, time_ns) VALUES (?1, ?2, ?3)",
+    [HOT_PART_INSERT] =
+        "INSERT INTO measurement_parts (measurement_id, part, label, median_ns)"
+        " VALUES (?1, ?2, ?3, ?4)",
+    [HOT_EVALUATION_INSERT] =
+        "INSERT INTO evaluations (campaign_id, seq, measurement_id, cached)"
+        " VALUES (?1, ?2, ?3, 0)",
+    /* Only a measurement under the campaign's own key may be reused; the
+     * join makes a mismatch insert nothing, which the caller reports. */
+    [HOT_CACHED_INSERT] =
+        "INSERT INTO evaluations (campaign_id, seq, measurement_id, cached)"
+        " SELECT k.id, ?2, m.id, 1 FROM campaigns k"
+        " JOIN measurements m ON m.id = ?3 AND m.plugin_id = k.plugin_id"
+        " AND m.device_id = k.device_id AND m.problem_id = k.problem_id"
+        " WHERE k.id = ?1",
+};
+
+/* The (device, plugin build, problem) of a campaign and its plugin's name. */
+typedef struct campaign_key {
+    int64_t campaign_id; /* 0: nothing cached yet (ids start at 1) */
+    int64_t device_id, plugin_id, problem_id;
+    char *plugin_name;
+} campaign_key;
+
+struct store {
+    sqlite3 *db;
+    char *path;
+    sqlite3_stmt *hot[HOT_COUNT];
+    /* The key of the campaign last recorded to: a campaign records many
+     * measurements in a row, and its key never changes. */
+    campaign_key key;
+};
+
+/* ------------------------------------------------------------ helpers */
+
+/* A value bound to a statement parameter. */
+typedef enum sql_arg_kind { ARG_NULL, ARG_INT, ARG_REAL, ARG_TEXT } sql_arg_kind;
+
+typedef struct sql_arg {
+    sql_arg_kind kind;
+    int64_t i;
+    double r;
+    const char *text;
+} sql_arg;
+
+#define ARG_INT(v) ((sql_arg){ .kind = ARG_INT, .i = (int64_t)(v) })
+#define ARG_REAL(v) ((sql_arg){ .kind = ARG_REAL, .r = (v) })
+/* NULL text binds SQL NULL. */
+#define ARG_TEXT(v) ((sql_arg){ .kind = ARG_TEXT, .text = (v) })
+#define ARG_REAL_IF(cond, v) ((cond) ? ARG_REAL(v) : (sql_arg){ .kind = ARG_NULL })
+#define N_ARGS(a) ((int)(sizeof(a) / sizeof((a)[0])))
+
+/* SQLite integers are signed 64-bit; seeds and hashes keep their bits. */
+static int64_t u64_bits(uint64_t v)
+{
+    int64_t s;
+    memcpy(&s, &v, sizeof s);
+    return s;
+}
+
+static int bind_args(sqlite3_stmt *s, const sql_arg *args, int n_args)
+{
+    for (int k = 0; k < n_args; k++) {
+        int rc;
+        switch (args[k].kind) {
+        case ARG_INT: rc = sqlite3_bind_int64(s, k + 1, args[k].i); break;
+        case ARG_REAL: rc = sqlite3_bind_double(s, k + 1, args[k].r); break;
+        case ARG_TEXT:
+            /* STATIC: every statement is reset before the caller's strings
+             * can go away, and copying build logs would cost for nothing. */
+            rc = args[k].text ? sqlite3_bind_text(s, k + 1, args[k].text, -1, SQLITE_STATIC)
+                              : sqlite3_bind_null(s, k + 1);
+            break;
+        default: rc = sqlite3_bind_null(s, k + 1); break;
+        }
+        if (rc != SQLITE_OK) return rc;
+    }
+    return SQLITE_OK;
+}
+
+/* err = "<what>: <SQLite's message>". Call before the statement is reset or
+ * anything else runs on the connection, which would replace the message. */
+static int fail_sqlite(store *st, skytune_error *err, const char *what)
+{
+    return err_set(err, "%s: %s", what, sqlite3_errmsg(st->db));
+}
+
+/* Bind, step once and reset. A statement that returns no row or whose row is
+ * of no interest. */
+static int stmt_exec(store *st, sqlite3_stmt *s, const sql_arg *args, int n_args,
+                     skytune_error *err, const char *what)
+{
+    int rc = bind_args(s, args, n_args);
+    if (rc == SQLITE_OK) rc = sqlite3_step(s);
+    if (rc != SQLITE_DONE && rc != SQLITE_ROW) {
+        fail_sqlite(st, err, what);
+        sqlite3_reset(s);
+        return -1;
+    }
+    sqlite3_reset(s);
+    return 0;
+}
+
+/* Bind, step once, read the first column of the row if there is one. */
+static int stmt_int64(store *st, sqlite3_stmt *s, const sql_arg *args, int n_args,
+                      int64_t *value, bool *found, skytune_error *err, const char *what)
+{
+    int rc = bind_args(s, args, n_args);
+    if (rc == SQLITE_OK) rc = sqlite3_step(s);
+    if (rc != SQLITE_DONE && rc != SQLITE_ROW) {
+        fail_sqlite(st, err, what);
+        sqlite3_reset(s);
+        return -1;
+    }
+    *found = rc == SQLITE_ROW;
+    if (*found) *value = sqlite3_column_int64(s, 0);
+    sqlite3_reset(s);
+    return 0;
+}
+
+static int prepare(store *st, const char *sql, unsigned flags, sqlite3_stmt **s,
+                   skytune_error *err, const char *what)
+{
+    if (sqlite3_prepare_v3(st->db, sql, -1, flags, s, NULL) != SQLITE_OK) {
+        fail_sqlite(st, err, what);
+        sqlite3_finalize(*s);
+        *s = NULL;
+        return -1;
+    }
+    return 0;
+}
+
+/* One-off statements (not on the per-configuration path). */
+static int sql_exec(store *st, const char *sql, const sql_arg *args, int n_args,
+                    skytune_error *err, const char *what)
+{
+    sqlite3_stmt *s = NULL;
+    if (prepare(st, sql, 0, &s, err, what) != 0) return -1;
+    int rc = stmt_exec(st, s, args, n_args, err, what);
+    sqlite3_finalize(s);
+    return rc;
+}
+
+static int sql_int64(store *st, const char *sql, const sql_arg *args, int n_args,
+                     int64_t *value, bool *found, skytune_error *err, const char *what)
+{
+    sqlite3_stmt *s = NULL;
+    if (prepare(st, sql, 0, &s, err, what) != 0) return -1;
+    int rc = stmt_int64(st, s, args, n_args, value, found, err, what);
+    sqlite3_finalize(s);
+    return rc;
+}
+
+static int begin_write(store *st, skytune_error *err)
+{
+    return stmt_exec(st, st->hot[HOT_BEGIN], NULL, 0, err, "starting a transaction");
+}
+
+static int commit(store *st, skytune_error *err)
+{
+    return stmt_exec(st, st->hot[HOT_COMMIT], NULL, 0, err, "committing");
+}
+
+/* Undo the open transaction, if any: SQLite ends a transaction by itself on
+ * some errors, and ROLLBACK without one is an error of its own. The caller's
+ * message is already in err and stays there. */
+static void rollback(store *st)
+{
+    if (!sqlite3_get_autocommit(st->db)) {
+        sqlite3_step(st->hot[HOT_ROLLBACK]);
+        sqlite3_reset(st->hot[HOT_ROLLBACK]);
+    }
+}
+
+/* Select the id; when absent insert (a concurrent writer may win: the insert
+ * does nothing on a uniqueness conflict) and select again. */
+static int find_or_insert(store *st, const char *find_sql, const sql_arg *find_args,
+                          int n_find, const char *insert_sql, const sql_arg *insert_args,
+                          int n_insert, int64_t *id, skytune_error *err)
+{
+    bool found = false;
+    if (sql_int64(st, find_sql, find_args, n_find, id, &found, err, "looking it up") != 0)
+        return -1;
+    if (found) return 0;
+    if (sql_exec(st, insert_sql, insert_args, n_insert, err, "inserting it") != 0) return -1;
+    if (sql_int64(st, find_sql, find_args, n_find, id, &found, err, "looking it up") != 0)
+        return -1;
+    if (!found) return err_set(err, "inserted but not found again");
+    return 0;
+}
+
+/* [A-Za-z_][A-Za-z0-9_]*: what the plugin loader accepts as a name. Checked
+ * again here because store_plugin_id pastes names into SQL text. */
+static bool is_identifier(const char *s)
+{
+    if (!s || !*s) return false;
+    for (const char *c = s; *c; c++) {
+        bool letter = (*c >= 'A' && *c <= 'Z') || (*c >= 'a' && *c <= 'z') || *c == '_';
+        bool digit = *c >= '0' && *c <= '9';
+        if (!letter && !(digit && c != s)) return false;
+    }
+    return true;
+}
+
+/* A growing string for the one statement whose text depends on its input. */
+typedef struct text_buffer {
+    char *text;
+    size_t length, capacity;
+    bool out_of_memory;
+} text_buffer;
+
+static void text_append(text_buffer *b, const char *fmt, ...) SKYTUNE_PRINTF(2, 3);
+
+static void text_append(text_buffer *b, const char *fmt, ...)
+{
+    if (b->out_of_memory) return;
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(NULL, 0, fmt, ap);
+    va_end(ap);
+    if (n < 0) {
+        b->out_of_memory = true;
+        return;
+    }
+    size_t need = b->length + (size_t)n + 1;
+    if (need > b->capacity) {
+        size_t capacity = b->capacity ? b->capacity : 1024;
+        while (capacity < need) capacity *= 2;
+        char *grown = realloc(b->text, capacity);
+        if (!grown) {
+            b->out_of_memory = true;
+            return;
+        }
+        b->text = grown;
+        b->capacity = capacity;
+    }
+    va_start(ap, fmt);
+    vsnprintf(b->text + b->length, b->capacity - b->length, fmt, ap);
+    va_end(ap);
+    b->length += (size_t)n;
+}
+
+/* ------------------------------------------------------------ open */
+
+/* What the header and the schema tables say about a database file. */
+typedef struct db_state {
+    int64_t tables;         /* rows of sqlite_master */
+    int64_t application_id;
+    int64_t user_version;
+} db_state;
+
+typedef enum open_action { OPEN_READY, OPEN_INITIALISE, OPEN_MIGRATE } open_action;
+
+/* Reads only: a file that is refused must stay exactly as it was. */
+static int read_db_state(store *st, db_state *state, skytune_error *err)
+{
+    static const struct {
+        const char *sql;
+        size_t offset;
+    } reads[] = {
+        { "SELECT count(*) FROM sqlite_master", offsetof(db_state, tables) },
+        { "PRAGMA application_id", offsetof(db_state, application_id) },
+        { "PRAGMA user_version", offsetof(db_state, user_version) },
+    };
+    for (size_t k = 0; k < sizeof reads / sizeof reads[0]; k++) {
+        sqlite3_stmt *s = NULL;
+        int rc = sqlite3_prepare_v2(st->db, reads[k].sql, -1, &s, NULL);
+        if (rc == SQLITE_OK) rc = sqlite3_step(s);
+        if (rc != SQLITE_ROW) {
+            if ((rc & 0xff) == SQLITE_NOTADB)
+                err_set(err, "%s is not a SQLite database", st->path);
+            else
+                err_set(err, "%s: cannot read the database: %s", st->path,
+                        sqlite3_errmsg(st->db));
+            sqlite3_finalize(s);
+            return -1;
+        }
+        *(int64_t *)((char *)state + reads[k].offset) = sqlite3_column_int64(s, 0);
+        sqlite3_finalize(s);
+    }
+    return 0;
+}
+
+static int decide_open_action(const store *st, const db_state *state, open_action *action,
+                              skytune_error *err)
+{
+    bool empty = state->tables == 0 && state->application_id == 0;
+    if (state->application_id != STORE_APPLICATION_ID && !empty)
+        return err_set(err,
+                       "%s is a SQLite database of another application (application_id "
+                       "0x%08X), not a skytune result database",
+                       st->path, (unsigned)(uint32_t)state->application_id);
+    if (empty) {
+        /* Someone set a version on a database without tables: not a blank
+         * file to claim, and not ours either. */
+        if (state->user_version != 0)
+            return err_set(err,
+                           "%s is a SQLite database with no tables but user_version %lld, "
+                           "not a skytune result database",
+                           st->path, (long long)state->user_version);
+        *action = OPEN_INITIALISE;
+        return 0;
+    }
+    if (state->user_version > STORE_SCHEMA_VERSION)
+        return err_set(err, "%s has schema version %lld, newer than this skytune (%d): "
+                            "upgrade skytune",
+                       st->path, (long long)state->user_version, STORE_SCHEMA_VERSION);
+    *action = state->user_version < STORE_SCHEMA_VERSION ? OPEN_MIGRATE : OPEN_READY;
+    return 0;
+}
+
+static int exec_script(store *st, const char *sql, skytune_error *err, const char *what)
+{
+    char *message = NULL;
+    if (sqlite3_exec(st->db, sql, NULL, NULL, &message) != SQLITE_OK) {
+        err_set(err, "%s: %s", what, message ? message : sqlite3_errmsg(st->db));
+        sqlite3_free(message);
+        return -1;
+    }
+    return 0;
+}
+
+/* PRAGMA values cannot be bound parameters; these are integers of ours. */
+static int set_header_pragma(store *st, const char *pragma, long long value, skytune_error *err)
+{
+    char sql[64];
+    snprintf(sql, sizeof sql, "PRAGMA %s = %lld", pragma, value);
+    return exec_script(st, sql, err, pragma);
+}
+
+static int migrate(store *st, int64_t from_version, skytune_error *err)
+{
+    for (int64_t version = from_version; version < STORE_SCHEMA_VERSION; version++) {
+        const store_migration *step = NULL;
+        for (const store_migration *m = store_migrations; m->sql; m++)
+            if (m->from_version == version) step = m;
+        if (!step)
+            return err_set(err, "no migration leads from schema version %lld to %d",
+                           (long long)version, STORE_SCHEMA_VERSION);
+        char what[64];
+        snprintf(what, sizeof what, "migrating from schema version %lld", (long long)version);
+        if (exec_script(st, step->sql, err, what) != 0) return -1;
+    }
+    return set_header_pragma(st, "user_version", STORE_SCHEMA_VERSION, err);
+}
+
+/* Create or migrate in one transaction. The state is read again under the
+ * write lock: another process may have done the work since we looked. */
+static int prepare_schema(store *st, skytune_error *err)
+{
+    if (exec_script(st, "BEGIN IMMEDIATE", err, "starting a transaction") != 0) goto fail;
+    db_state state;
+    open_action action;
+    if (read_db_state(st, &state, err) != 0) goto rollback;
+    if (decide_open_action(st, &state, &action, err) != 0) {
+        exec_script(st, "ROLLBACK", NULL, "rolling back");
+        return -1;
+    }
+    if (action == OPEN_INITIALISE) {
+        if (exec_script(st, store_schema_sql, err, "creating the schema") != 0) goto rollback;
+        if (set_header_pragma(st, "application_id", STORE_APPLICATION_ID, err) != 0)
+            goto rollback;
+        if (set_header_pragma(st, "user_version", STORE_SCHEMA_VERSION, err) != 0)
+            goto rollback;
+    } else if (action == OPEN_MIGRATE) {
+        if (migrate(st, state.user_version, err) != 0) goto rollback;
+    }
+    if (exec_script(st, "COMMIT", err, "committing") != 0) goto rollback;
+    return 0;
+rollback:
+    if (!sqlite3_get_autocommit(st->db)) exec_script(st, "ROLLBACK", NULL, "rolling back");
+fail:
+    return err_prefix(err, "%s: cannot set up the result database", st->path);
+}
+
+static int configure_connection(store *st, skytune_error *err)
+{
+    /* WAL: readers (reports, the sqlite3 shell) never block the campaign
+     * writing, and a commit is one append. Only after validation, because
+     * switching to WAL rewrites the file header. */
+    sqlite3_stmt *s = NULL;
+    if (prepare(st, "PRAGMA journal_mode = WAL", 0, &s, err, "setting the journal mode") != 0)
+        return err_prefix(err, "%s", st->path);
+    int rc = sqlite3_step(s);
+    if (rc != SQLITE_ROW) {
+        fail_sqlite(st, err, "setting the journal mode");
+        sqlite3_finalize(s);
+        return err_prefix(err, "%s", st->path);
+    }
+    const char *mode = (const char *)sqlite3_column_text(s, 0);
+    bool wal = mode && strcmp(mode, "wal") == 0;
+    if (!wal)
+        err_set(err, "%s: cannot use the WAL journal mode (SQLite kept '%s'); WAL needs a "
+                     "local file system",
+                st->path, mode ? mode : "?");
+    sqlite3_finalize(s);
+    if (!wal) return -1;
+
+    /* NORMAL in WAL mode does not sync on commit, only at checkpoints: a
+     * killed process loses nothing committed (the WAL is in the OS's page
+     * cache), only a power cut can lose the last commits, and the database
+     * stays consistent either way. FULL would add an fsync to every
+     * configuration for a risk overnight campaigns hardly face. */
+    if (exec_script(st, "PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON", err,
+                    "setting up the connection") != 0)
+        return err_prefix(err, "%s", st->path);
+    int64_t foreign_keys = 0;
+    bool found = false;
+    if (sql_int64(st, "PRAGMA foreign_keys", NULL, 0, &foreign_keys, &found, err,
+                  "checking foreign keys") != 0)
+        return err_prefix(err, "%s", st->path);
+    if (!found || foreign_keys != 1)
+        return err_set(err, "%s: this SQLite cannot enforce foreign keys", st->path);
+    return 0;
+}
+
+/* Whether PATH-wal exists and is not empty. When in doubt, yes. */
+static bool wal_has_frames(const char *path)
+{
+    size_t length = strlen(path) + sizeof "-wal";
+    char *wal_path = malloc(length);
+    if (!wal_path) return true;
+    snprintf(wal_path, length, "%s-wal", path);
+    struct stat info;
+    bool has_frames = true;
+    if (stat(wal_path, &info) != 0)
+        has_frames = errno != ENOENT;
+    else
+        has_frames = info.st_size > 0;
+    free(wal_path);
+    return has_frames;
+}
+
+int store_open(const char *path, bool create_if_missing, store **out, skytune_error *err)
+{
+    if (!out) return err_set(err, "store_open: no place for the result");
+    *out = NULL;
+    if (!path || !*path) return err_set(err, "no result database file given");
+
+    struct stat info;
+    bool existed = stat(path, &info) == 0;
+    if (!existed && errno != ENOENT)
+        return err_set(err, "%s: cannot access: %s", path, strerror(errno));
+    if (!existed && !create_if_missing) return err_set(err, "%s does not exist", path);
+    if (existed && S_ISDIR(info.st_mode))
+        return err_set(err, "%s is a directory, not a result database file", path);
+
+    store *st = calloc(1, sizeof *st);
+    if (!st) return err_set(err, "%s: out of memory", path);
+    st->path = strdup(path);
+    if (!st->path) {
+        free(st);
+        return err_set(err, "%s: out of memory", path);
+    }
+
+    int flags = SQLITE_OPEN_READWRITE | (create_if_missing ? SQLITE_OPEN_CREATE : 0);
+    if (sqlite3_open_v2(path, &st->db, flags, NULL) != SQLITE_OK) {
+        if (st->db)
+            err_set(err, "%s: cannot open: %s", path, sqlite3_errmsg(st->db));
+        else
+            err_set(err, "%s: cannot open: out of memory", path);
+        goto fail;
+    }
+    sqlite3_extended_result_codes(st->db, 1);
+    sqlite3_busy_timeout(st->db, 5000);
+    /* Closing a WAL database checkpoints it: the frames of its WAL file go
+     * into the main file. Until the file is known to be ours, a WAL with
+     * frames in it stays as it is. An empty or absent one is checkpointed
+     * as usual, which writes nothing and removes the -wal and -shm files
+     * that opening created. */
+    if (existed && wal_has_frames(path))
+        sqlite3_db_config(st->db, SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, 1, (int *)NULL);
+
+    db_state state;
+    open_action action;
+    if (read_db_state(st, &state, err) != 0) goto fail;
+    if (decide_open_action(st, &state, &action, err) != 0) goto fail;
+    if (action != OPEN_READY && prepare_schema(st, err) != 0) goto fail;
+    sqlite3_db_config(st->db, SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, 0, (int *)NULL);
+
+    if (configure_connection(st, err) != 0) goto fail;
+    for (int k = 0; k < HOT_COUNT; k++) {
+        if (prepare(st, hot_sql[k], SQLITE_PREPARE_PERSISTENT, &st->hot[k], err,
+                    "preparing statements") != 0) {
+            err_prefix(err, "%s", path);
+            goto fail;
+        }
+    }
+    *out = st;
+    return 0;
+
+fail:
+    store_close(st);
+    /* A file this call created and could not set up is nobody's. */
+    if (!existed) unlink(path);
+    return -1;
+}
+
+void store_close(store *st)
+{
+    if (!st) return;
+    for (int k = 0; k < HOT_COUNT; k++) sqlite3_finalize(st->hot[k]);
+    sqlite3_close(st->db);
+    free(st->key.plugin_name);
+    free(st->path);
+    free(st);
+}
+
+void *store_handle(store *st)
+{
+    return st ? st->db : NULL;
+}
+
+/* ------------------------------------------------------------ identities */
+
+int store_device_id(store *st, const skytune_device_info *dev, int64_t *id, skytune_error *err)
+{
+    if (!dev || !id) return err_set(err, "%s: store_device_id: no device given", st->path);
+    const sql_arg find[] = { ARG_TEXT(dev->platform), ARG_TEXT(dev->name),
+                             ARG_TEXT(dev->driver_version) };
+    const sql_arg insert[] = {
+        ARG_TEXT(dev->platform),           ARG_TEXT(dev->name),
+        ARG_TEXT(dev->vendor),             ARG_TEXT(dev->driver_version),
+        ARG_TEXT(dev->opencl_version),     ARG_INT(dev->is_gpu ? 1 : 0),
+        ARG_INT(dev->compute_units),       ARG_INT(dev->max_clock_mhz),
+        ARG_INT(dev->global_mem_size),     ARG_INT(dev->local_mem_size),
+        ARG_INT(dev->max_constant_size),   ARG_INT(dev->max_mem_alloc_size),
+        ARG_INT(dev->max_work_group_size), ARG_INT(dev->max_work_item_sizes[0]),
+        ARG_INT(dev->max_work_item_sizes[1]), ARG_INT(dev->max_work_item_sizes[2]),
+    };
+    if (find_or_insert(
+            st, "SELECT id FROM devices WHERE platform = ?1 AND name = ?2 AND driver_version = ?3",
+            find, N_ARGS(find),
+            "INSERT INTO devices (platform, name, vendor, driver_version, opencl_version, is_gpu,"
+            " compute_units, max_clock_mhz, global_mem_size, local_mem_size, max_constant_size,"
+            " max_mem_alloc_size, max_work_group_size, max_work_item_size_0,"
+            " max_work_item_size_1, max_work_item_size_2)"
+            " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)"
+            " ON CONFLICT DO NOTHING",
+            insert, N_ARGS(insert), id, err) != 0)
+        return err_prefix(err, "%s: cannot record device '%s' (driver %s)", st->path,
+                          dev->name, dev->driver_version);
+    return 0;
+}
+
+/* The name a parameter's column gets in results_<plugin>: its own, unless
+ * SQLite (case-insensitive) would confuse it with a column before it. */
+static bool column_name_taken(const char *name, const char *const *taken, size_t n_taken)
+{
+    for (size_t k = 0; k < n_taken; k++)
+        if (strcasecmp(name, taken[k]) == 0) return true;
+    return false;
+}
+
+static const char *const results_view_fixed_columns[] = {
+    "measurement_id", "campaign_id", "device", "problem", "status", "median_ns", "gflops", "gbs",
+};
+
+/* The text of CREATE VIEW results_<plugin>. Identifiers are checked by the
+ * caller; they go in double quotes as names and single quotes as values. */
+static int results_view_sql(const char *plugin, const char *const *param_names, size_t n_params,
+                            char **sql, skytune_error *err)
+{
+    size_t n_fixed = sizeof results_view_fixed_columns / sizeof results_view_fixed_columns[0];
+    char **columns = calloc(n_params + 1, sizeof *columns);
+    if (!columns) return err_set(err, "out of memory");
+    const char **taken = calloc(n_fixed + n_params + 1, sizeof *taken);
+    if (!taken) {
+        free(columns);
+        return err_set(err, "out of memory");
+    }
+    size_t n_taken = 0;
+    for (size_t k = 0; k < n_fixed; k++) taken[n_taken++] = results_view_fixed_columns[k];
+
+    text_buffer b = { 0 };
+    text_append(&b,
+                "CREATE VIEW \"results_%s\" AS\n"
+                "SELECT m.id AS measurement_id, m.campaign_id AS campaign_id, d.name AS device,\n"
+                "       pr.text AS problem, m.status AS status, m.median_ns AS median_ns,\n"
+                "       m.gflops AS gflops, m.gbs AS gbs",
+                plugin);
+    int rc = 0;
+    for (size_t k = 0; k < n_params && rc == 0; k++) {
+        const char *name = param_names[k];
+        /* A parameter called, say, "status" is shown as "param_status". */
+        size_t len = strlen(name) + sizeof "param_";
+        columns[k] = malloc(len);
+        if (!columns[k]) {
+            rc = err_set(err, "out of memory");
+            break;
+        }
+        snprintf(columns[k], len, "%s", name);
+        if (column_name_taken(columns[k], taken, n_taken))
+            snprintf(columns[k], len, "param_%s", name);
+        if (column_name_taken(columns[k], taken, n_taken)) {
+            rc = err_set(err, "tuning parameter '%s' has no column name of its own in "
+                              "results_%s (parameter names must differ ignoring case)",
+                         name, plugin);
+            break;
+        }
+        taken[n_taken++] = columns[k];
+        text_append(&b, ",\n       MAX(CASE WHEN v.name = '%s' THEN v.value END) AS \"%s\"", name,
+                    columns[k]);
+    }
+    text_append(&b,
+                "\nFROM measurements m\n"
+                "JOIN plugins p ON p.id = m.plugin_id\n"
+                "JOIN devices d ON d.id = m.device_id\n"
+                "JOIN problems pr ON pr.id = m.problem_id\n"
+                "LEFT JOIN config_values v ON v.configuration_id = m.configuration_id\n"
+                "WHERE p.name = '%s'\n"
+                "GROUP BY m.id",
+                plugin);
+    for (size_t k = 0; k < n_params; k++) free(columns[k]);
+    free(columns);
+    free(taken);
+    if (rc == 0 && b.out_of_memory) rc = err_set(err, "out of memory");
+    if (rc != 0) {
+        free(b.text);
+        return -1;
+    }
+    *sql = b.text;
+    return 0;
+}
+
+/* Drop and create results_<plugin> unless it is already exactly this view:
+ * redefining it on every run would invalidate every other connection's
+ * prepared statements for nothing. Inside the caller's transaction. */
+static int refresh_results_view(store *st, const char *plugin, const char *view_sql,
+                                skytune_error *err)
+{
+    char view_name[256];
+    if ((size_t)snprintf(view_name, sizeof view_name, "results_%s", plugin) >= sizeof view_name)
+        return err_set(err, "plugin name too long for a view name");
+    sqlite3_stmt *s = NULL;
+    if (prepare(st, "SELECT sql FROM sqlite_master WHERE type = 'view' AND name = ?1", 0, &s, err,
+                "looking up the view") != 0)
+        return -1;
+    int rc = bind_args(s, (sql_arg[]){ ARG_TEXT(view_name) }, 1);
+    if (rc == SQLITE_OK) rc = sqlite3_step(s);
+    if (rc != SQLITE_ROW && rc != SQLITE_DONE) {
+        fail_sqlite(st, err, "looking up the view");
+        sqlite3_finalize(s);
+        return -1;
+    }
+    bool same = rc == SQLITE_ROW && sqlite3_column_text(s, 0) &&
+                strcmp((const char *)sqlite3_column_text(s, 0), view_sql) == 0;
+    sqlite3_finalize(s);
+    if (same) return 0;
+
+    char drop[300];
+    snprintf(drop, sizeof drop, "DROP VIEW IF EXISTS \"%s\"", view_name);
+    if (exec_script(st, drop, err, "dropping the old view") != 0) return -1;
+    return exec_script(st, view_sql, err, "creating the view");
+}
+
+int store_plugin_id(store *st, const char *name, const char *version, const char *source_hash,
+                    const char *const *param_names, size_t n_params, int64_t *id,
+                    skytune_error *err)
+{
+    if (!is_identifier(name))
+        return err_set(err, "%s: plugin name '%s' is not an identifier ([A-Za-z_][A-Za-z0-9_]*)",
+                       st->path, name ? name : "(null)");
+    if (!version || !source_hash || !id || (n_params > 0 && !param_names))
+        return err_set(err, "%s: store_plugin_id: plugin %s given without version, source "
+                            "hash or parameter names",
+                       st->path, name);
+    for (size_t k = 0; k < n_params; k++)
+        if (!is_identifier(param_names[k]))
+            return err_set(err, "%s: plugin %s: tuning parameter name '%s' is not an "
+                                "identifier ([A-Za-z_][A-Za-z0-9_]*)",
+                           st->path, name, param_names[k] ? param_names[k] : "(null)");
+
+    char *view_sql = NULL;
+    if (results_view_sql(name, param_names, n_params, &view_sql, err) != 0)
+        return err_prefix(err, "%s: cannot make the view results_%s", st->path, name);
+
+    const sql_arg key[] = { ARG_TEXT(name), ARG_TEXT(version), ARG_TEXT(source_hash) };
+    if (begin_write(st, err) != 0) goto fail;
+    if (find_or_insert(st,
+                       "SELECT id FROM plugins WHERE name = ?1 AND version = ?2 AND source_hash = ?3",
+                       key, N_ARGS(key),
+                       "INSERT INTO plugins (name, version, source_hash) VALUES (?1, ?2, ?3)"
+                       " ON CONFLICT DO NOTHING",
+                       key, N_ARGS(key), id, err) != 0)
+        goto fail;
+    if (refresh_results_view(st, name, view_sql, err) != 0) {
+        err_prefix(err, "results_%s", name);
+        goto fail;
+    }
+    if (commit(st, err) != 0) goto fail;
+    free(view_sql);
+    return 0;
+fail:
+    rollback(st);
+    free(view_sql);
+    return err_prefix(err, "%s: cannot record plugin %s %s (source %s)", st->path, name, version,
+                      source_hash);
+}
+
+int store_problem_id(store *st, int64_t plugin_id, const char *problem_text, int64_t *id,
+                     skytune_error *err)
+{
+    if (!problem_text || !id)
+        return err_set(err, "%s: store_problem_id: no problem text given", st->path);
+    const sql_arg key[] = { ARG_INT(plugin_id), ARG_TEXT(problem_text) };
+    if (find_or_insert(st, "SELECT id FROM problems WHERE plugin_id = ?1 AND text = ?2", key,
+                       N_ARGS(key),
+                       "INSERT INTO problems (plugin_id, text) VALUES (?1, ?2)"
+                       " ON CONFLICT DO NOTHING",
+                       key, N_ARGS(key), id, err) != 0)
+        return err_prefix(err, "%s: cannot record problem '%s' of plugin %lld", st->path,
+                          problem_text, (long long)plugin_id);
+    return 0;
+}
+
+/* ------------------------------------------------------------ campaigns */
+
+int store_campaign_open(store *st, const store_campaign_spec *spec, int64_t *campaign_id,
+                        bool *resumed, skytune_error *err)
+{
+    if (!spec || !spec->strategy || !spec->settings || !campaign_id || !resumed)
+        return err_set(err, "%s: store_campaign_open: the campaign needs a strategy and "
+                            "settings",
+                       st->path);
+    const sql_arg key[] = {
+        ARG_INT(spec->plugin_id), ARG_INT(spec->device_id), ARG_INT(spec->problem_id),
+        ARG_TEXT(spec->strategy), ARG_TEXT(spec->settings), ARG_INT(u64_bits(spec->seed)),
+    };
+    bool found = false;
+    int64_t id = 0;
+    /* One transaction: two runs of one command started together must not
+     * both insert. */
+    if (begin_write(st, err) != 0) goto fail;
+    if (sql_int64(st,
+                  "SELECT id FROM campaigns WHERE plugin_id = ?1 AND device_id = ?2"
+                  " AND problem_id = ?3 AND strategy = ?4 AND settings = ?5 AND seed = ?6",
+                  key, N_ARGS(key), &id, &found, err, "looking it up") != 0)
+        goto fail;
+    if (found) {
+        if (sql_exec(st, "UPDATE campaigns SET status = 'running', ended_at = NULL WHERE id = ?1",
+                     (sql_arg[]){ ARG_INT(id) }, 1, err, "marking it running") != 0)
+            goto fail;
+    } else {
+        const sql_arg row[] = {
+            key[0], key[1], key[2], key[3], key[4], key[5],
+            ARG_TEXT(spec->command), ARG_TEXT(spec->host), ARG_INT(spec->replayed ? 1 : 0),
+        };
+        if (sql_exec(st,
+                     "INSERT INTO campaigns (plugin_id, device_id, problem_id, strategy, settings,"
+                     " seed, command, host, replayed, status)"
+                     " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, 'running')",
+                     row, N_ARGS(row), err, "inserting it") != 0)
+            goto fail;
+        id = sqlite3_last_insert_rowid(st->db);
+    }
+    if (commit(st, err) != 0) goto fail;
+    *campaign_id = id;
+    *resumed = found;
+    return 0;
+fail:
+    rollback(st);
+    return err_prefix(err,
+                      "%s: cannot open the campaign (plugin %lld, device %lld, problem %lld, "
+                      "strategy %s)",
+                      st->path, (long long)spec->plugin_id, (long long)spec->device_id,
+                      (long long)spec->problem_id, spec->strategy);
+}
+
+int store_campaign_close(store *st, int64_t campaign_id, const char *status, skytune_error *err)
+{
+    if (!status || (strcmp(status, "done") != 0 && strcmp(status, "interrupted") != 0 &&
+                    strcmp(status, "failed") != 0))
+        return err_set(err, "%s: cannot close campaign %lld with status '%s': the status must "
+                            "be done, interrupted or failed",
+                       st->path, (long long)campaign_id, status ? status : "(null)");
+    const sql_arg args[] = { ARG_INT(campaign_id), ARG_TEXT(status) };
+    if (sql_exec(st,
+                 "UPDATE campaigns SET status = ?2,"
+                 " ended_at = strftime('%Y-%m-%dT%H:%M:%SZ', 'now') WHERE id = ?1",
+                 args, N_ARGS(args), err, "updating it") != 0)
+        return err_prefix(err, "%s: cannot close campaign %lld", st->path,
+                          (long long)campaign_id);
+    if (sqlite3_changes(st->db) == 0)
+        return err_set(err, "%s: cannot close campaign %lld: there is no such campaign",
+                       st->path, (long long)campaign_id);
+    return 0;
+}
+
+int store_known_measurements(store *st, int64_t campaign_id,
+                             int (*visit)(void *ctx, const store_known *k), void *ctx,
+                             skytune_error *err)
+{
+    if (!visit) return err_set(err, "%s: store_known_measurements: no visitor", st->path);
+    int64_t found_id = 0;
+    bool found = false;
+    if (sql_int64(st, "SELECT id FROM campaigns WHERE id = ?1", (sql_arg[]){ ARG_INT(campaign_id) },
+                  1, &found_id, &found, err, "looking up the campaign") != 0)
+        return err_prefix(err, "%s: cannot read the measurements known to campaign %lld",
+                          st->path, (long long)campaign_id);
+    if (!found)
+        return err_set(err, "%s: there is no campaign %lld", st->path, (long long)campaign_id);
+
+    sqlite3_stmt *s = NULL;
+    /* Served by the measurements (plugin, device, problem, configuration)
+     * index and the evaluations (measurement, campaign) index. */
+    if (prepare(st,
+                "SELECT m.id, c.text, m.status, m.median_ns, m.gflops, m.gbs, e.seq"
+                " FROM campaigns k"
+                " JOIN measurements m ON m.plugin_id = k.plugin_id AND m.device_id = k.device_id"
+                " AND m.problem_id = k.problem_id"
+                " JOIN configurations c ON c.id = m.configuration_id"
+                " LEFT JOIN evaluations e ON e.campaign_id = k.id AND e.measurement_id = m.id"
+                " WHERE k.id = ?1"
+                " ORDER BY e.seq IS NULL, e.seq, m.id",
+                0, &s, err, "preparing the query") != 0)
+        return err_prefix(err, "%s: cannot read the measurements known to campaign %lld",
+                          st->path, (long long)campaign_id);
+    int rc = sqlite3_bind_int64(s, 1, campaign_id);
+    int result = 0;
+    while (rc == SQLITE_OK || rc == SQLITE_ROW) {
+        rc = sqlite3_step(s);
+        if (rc != SQLITE_ROW) break;
+        const char *status_text = (const char *)sqlite3_column_text(s, 2);
+        int status = status_text ? measurement_status_parse(status_text) : -1;
+        if (status < 0) {
+            result = err_set(err, "%s: measurement %lld has an unknown status '%s'", st->path,
+                             (long long)sqlite3_column_int64(s, 0),
+                             status_text ? status_text : "(null)");
+            break;
+        }
+        store_known k = {
+            .measurement_id = sqlite3_column_int64(s, 0),
+            .config_text = (const char *)sqlite3_column_text(s, 1),
+            .status = (measurement_status)status,
+            .median_ns = sqlite3_column_double(s, 3), /* NULL reads as 0 */
+            .gflops = sqlite3_column_double(s, 4),
+            .gbs = sqlite3_column_double(s, 5),
+            .in_campaign = sqlite3_column_type(s, 6) != SQLITE_NULL,
+            .seq = sqlite3_column_int64(s, 6),
+        };
+        if (!k.config_text) {
+            result = err_set(err, "%s: out of memory reading measurement %lld", st->path,
+                             (long long)k.measurement_id);
+            break;
+        }
+        if (visit(ctx, &k) != 0) {
+            result = -1;
+            break;
+        }
+    }
+    if (result == 0 && rc != SQLITE_DONE) {
+        fail_sqlite(st, err, "reading");
+        result = err_prefix(err, "%s: cannot read the measurements known to campaign %lld",
+                            st->path, (long long)campaign_id);
+    }
+    sqlite3_finalize(s);
+    return result;
+}
+
+/* ------------------------------------------------------------ recording */
+
+static int load_campaign_key(store *st, int64_t campaign_id, skytune_error *err)
+{
+    if (st->key.campaign_id == campaign_id && campaign_id != 0) return 0;
+    sqlite3_stmt *s = st->hot[HOT_CAMPAIGN_KEY];
+    int rc = sqlite3_bind_int64(s, 1, campaign_id);
+    if (rc == SQLITE_OK) rc = sqlite3_step(s);
+    if (rc == SQLITE_DONE) {
+        sqlite3_reset(s);
+        return err_set(err, "there is no campaign %lld", (long long)campaign_id);
+    }
+    if (rc != SQLITE_ROW) {
+        fail_sqlite(st, err, "looking up the campaign");
+        sqlite3_reset(s);
+        return -1;
+    }
+    const char *name = (const char *)sqlite3_column_text(s, 3);
+    char *copy = name ? strdup(name) : NULL;
+    if (!copy) {
+        sqlite3_reset(s);
+        return err_set(err, "out of memory");
+    }
+    free(st->key.plugin_name);
+    st->key = (campaign_key){
+        .campaign_id = campaign_id,
+        .device_id = sqlite3_column_int64(s, 0),
+        .plugin_id = sqlite3_column_int64(s, 1),
+        .problem_id = sqlite3_column_int64(s, 2),
+        .plugin_name = copy,
+    };
+    sqlite3_reset(s);
+    return 0;
+}
+
+/* The configuration's id, inserting it and its parameters the first time
+ * any build of the plugin meets it. Inside the caller's transaction. */
+static int configuration_id(store *st, const char *config_text, uint64_t config_hash,
+                            const char *const *names, const char *const *values, size_t n_params,
+                            int64_t *id, skytune_error *err)
+{
+    bool found = false;
+    const sql_arg key[] = { ARG_TEXT(st->key.plugin_name), ARG_TEXT(config_text) };
+    if (stmt_int64(st, st->hot[HOT_CONFIG_FIND], key, N_ARGS(key), id, &found, err,
+                   "looking up the configuration") != 0)
+        return -1;
+    if (found) return 0;
+    const sql_arg row[] = { key[0], key[1], ARG_INT(u64_bits(config_hash)) };
+    if (stmt_exec(st, st->hot[HOT_CONFIG_INSERT], row, N_ARGS(row), err,
+                  "inserting the configuration") != 0)
+        return -1;
+    *id = sqlite3_last_insert_rowid(st->db);
+    for (size_t k = 0; k < n_params; k++) {
+        const sql_arg param[] = { ARG_INT(*id), ARG_TEXT(names[k]), ARG_TEXT(values[k]) };
+        if (stmt_exec(st, st->hot[HOT_PARAM_INSERT], param, N_ARGS(param), err,
+                      "inserting the configuration's parameters") != 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* The measurement row. Values that do not exist for its status go in as
+ * NULL (see schema.sql). */
+static int insert_measurement(store *st, int64_t campaign_id, int64_t config_id,
+                              const measurement *m, int64_t *id, skytune_error *err)
+{
+    bool ok = m->status == MEAS_OK;
+    bool verified = ok || m->status == MEAS_WRONG_RESULT;
+    const sql_arg row[] = {
+        ARG_INT(st->key.device_id),
+        ARG_INT(st->key.plugin_id),
+        ARG_INT(st->key.problem_id),
+        ARG_INT(config_id),
+        ARG_INT(campaign_id),
+        ARG_TEXT(measurement_status_name(m->status)),
+        ARG_REAL_IF(ok, m->median_ns),
+        ARG_REAL_IF(ok, m->min_ns),
+        ARG_REAL_IF(ok, m->max_ns),
+        ARG_REAL_IF(ok, m->mean_ns),
+        ARG_REAL_IF(ok, m->stddev_ns),
+        ARG_REAL_IF(ok && m->gflops != 0.0, m->gflops),
+        ARG_REAL_IF(ok && m->gbs != 0.0, m->gbs),
+        ARG_INT(m->n_samples),
+        ARG_REAL(m->build_s),
+        ARG_REAL(m->verify_s),
+        ARG_REAL(m->bench_s),
+        ARG_REAL(m->overhead_s),
+        ARG_REAL_IF(verified, m->max_abs_error),
+        ARG_REAL_IF(verified, m->max_rel_error),
+        m->first_mismatch >= 0 ? ARG_INT(m->first_mismatch) : ARG_TEXT(NULL),
+        ARG_TEXT(m->message),
+        ARG_INT(m->replayed ? 1 : 0),
+    };
+    sqlite3_stmt *s = st->hot[HOT_MEASUREMENT_INSERT];
+    int rc = bind_args(s, row, N_ARGS(row));
+    if (rc == SQLITE_OK) rc = sqlite3_step(s);
+    if (rc == SQLITE_DONE) {
+        sqlite3_reset(s);
+        *id = sqlite3_last_insert_rowid(st->db);
+        return 0;
+    }
+    bool duplicate = rc == SQLITE_CONSTRAINT_UNIQUE;
+    fail_sqlite(st, err, "inserting the measurement");
+    sqlite3_reset(s);
+    if (duplicate) {
+        int64_t existing = 0;
+        bool found = false;
+        const sql_arg key[] = { row[1], row[0], row[2], row[3] };
+        skytune_error lookup_err;
+        if (stmt_int64(st, st->hot[HOT_MEASUREMENT_FIND], key, N_ARGS(key), &existing, &found,
+                       &lookup_err, "looking up the measurement") == 0 && found)
+            err_set(err, "it is already measured on this device for this plugin build and "
+                         "problem (measurement %lld); reuse it with store_record_cached",
+                    (long long)existing);
+    }
+    return -1;
+}
+
+int store_record_measurement(store *st, int64_t campaign_id, int64_t seq, const char *config_text,
+                             uint64_t config_hash, const char *const *names,
+                             const char *const *values, size_t n_params, const measurement *m,
+                             int64_t *measurement_id, skytune_error *err)
+{
+    if (!config_text || !m || (n_params > 0 && (!names || !values)))
+        return err_set(err, "%s: store_record_measurement: no configuration or measurement "
+                            "given",
+                       st->path);
+    for (size_t k = 0; k < n_params; k++)
+        if (!names[k] || !values[k])
+            return err_set(err, "%s: configuration '%s': parameter %zu has no name or value",
+                           st->path, config_text, k);
+    if ((unsigned)m->status >= MEAS_STATUS_COUNT)
+        return err_set(err, "%s: configuration '%s': status %d is not a measurement status",
+                       st->path, config_text, (int)m->status);
+    if ((m->n_samples > 0 && !m->samples_ns) || m->n_parts > MEAS_MAX_PARTS)
+        return err_set(err, "%s: configuration '%s': the measurement's samples or parts are "
+                            "inconsistent (%zu samples, %zu parts, at most %d parts)",
+                       st->path, config_text, m->n_samples, m->n_parts, MEAS_MAX_PARTS);
+
+    int64_t config_id = 0, id = 0;
+    if (load_campaign_key(st, campaign_id, err) != 0) goto fail_outside;
+    if (begin_write(st, err) != 0) goto fail;
+    if (configuration_id(st, config_text, config_hash, names, values, n_params, &config_id,
+                         err) != 0)
+        goto fail;
+    if (insert_measurement(st, campaign_id, config_id, m, &id, err) != 0) goto fail;
+    for (size_t k = 0; k < m->n_samples; k++) {
+        const sql_arg sample[] = { ARG_INT(id), ARG_INT(k), ARG_REAL(m->samples_ns[k]) };
+        if (stmt_exec(st, st->hot[HOT_SAMPLE_INSERT], sample, N_ARGS(sample), err,
+                      "inserting the samples") != 0)
+            goto fail;
+    }
+    for (size_t k = 0; k < m->n_parts; k++) {
+        /* The label is a fixed-size array; never read past it. */
+        const measurement_part *part = &m->parts[k];
+        int label_length = (int)strnlen(part->label, sizeof part->label);
+        sqlite3_stmt *s = st->hot[HOT_PART_INSERT];
+        int rc = sqlite3_bind_int64(s, 1, id);
+        if (rc == SQLITE_OK) rc = sqlite3_bind_int64(s, 2, (int64_t)k);
+        if (rc == SQLITE_OK) rc = sqlite3_bind_text(s, 3, part->label, label_length, SQLITE_STATIC);
+        if (rc == SQLITE_OK) rc = sqlite3_bind_double(s, 4, part->median_ns);
+        if (rc == SQLITE_OK) rc = sqlite3_step(s);
+        if (rc != SQLITE_DONE) {
+            fail_sqlite(st, err, "inserting the parts");
+            sqlite3_reset(s);
+            goto fail;
+        }
+        sqlite3_reset(s);
+    }
+    const sql_arg evaluation[] = { ARG_INT(campaign_id), ARG_INT(seq), ARG_INT(id) };
+    if (stmt_exec(st, st->hot[HOT_EVALUATION_INSERT], evaluation, N_ARGS(evaluation), err,
+                  "inserting the evaluation") != 0)
+        goto fail;
+    if (commit(st, err) != 0) goto fail;
+    if (measurement_id) *measurement_id = id;
+    return 0;
+fail:
+    rollback(st);
+fail_outside:
+    return err_prefix(err, "%s: cannot record configuration '%s' as evaluation %lld of campaign %lld",
+                      st->path, config_text, (long long)seq, (long long)campaign_id);
+}
+
+int store_record_cached(store *st, int64_t campaign_id, int64_t seq, int64_t measurement_id,
+                        skytune_error *err)
+{
+    const sql_arg args[] = { ARG_INT(campaign_id), ARG_INT(seq), ARG_INT(measurement_id) };
+    if (stmt_exec(st, st->hot[HOT_CACHED_INSERT], args, N_ARGS(args), err,
+                  "inserting the evaluation") != 0)
+        goto fail;
+    if (sqlite3_changes(st->db) == 0) {
+        err_set(err, "the measurement is not under the campaign's device, plugin build and "
+                     "problem, or one of them does not exist");
+        goto fail;
+    }
+    return 0;
+fail:
+    return err_prefix(err, "%s: cannot record measurement %lld as evaluation %lld of campaign %lld",
+                      st->path, (long long)measurement_id, (long long)seq,
+                      (long long)campaign_id);
+}

@@ -1,0 +1,258 @@
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "csv.h"
+#include "strategy.h"
+#include "strategy_bench.h"
+
+static const cli_option options[] = {
+    {"replay", "FILE", true, "recorded dataset: Kernel Tuner cache, T4 results (.gz or plain) or skytune database[:CAMPAIGN] (required)"},
+    {"space", "FILE", false, "T1 file with the search space (default: each dataset's own parameter lists)"},
+    {"strategy", "LIST", false, "all (default), default, or a comma-separated list of strategies"},
+    {"budget", "LIST", false, "comma-separated budgets (default 20,50,100,200)"},
+    {"budget-unit", "UNIT", false, "evaluations (default) or seconds of recorded compile + benchmark time"},
+    {"runs", "N", false, "seeded runs per cell (default 100)"},
+    {"seed", "N", false, "first seed (default 1); run r uses seed + r"},
+    {"csv", "FILE", false, "also write one row per dataset, strategy and budget"},
+};
+
+#define MAX_ITEMS 64
+
+/* Split "a,b,c" in place. */
+static size_t split_list(char *text, char **items)
+{
+    size_t n = 0;
+    char *save = NULL;
+    for (char *t = strtok_r(text, ",", &save); t && n < MAX_ITEMS; t = strtok_r(NULL, ",", &save))
+        items[n++] = t;
+    return n;
+}
+
+static int resolve_strategies(char *text, const char **out, size_t *n)
+{
+    *n = 0;
+    if (strcmp(text, "all") == 0) {
+        size_t count;
+        const strategy_ops *const *all = strategy_registry(&count);
+        for (size_t k = 0; k < count && k < MAX_ITEMS; k++) out[(*n)++] = all[k]->name;
+        return 0;
+    }
+    char *items[MAX_ITEMS];
+    size_t count = split_list(text, items);
+    for (size_t k = 0; k < count; k++) {
+        const char *name = strcmp(items[k], "default") == 0 ? strategy_default_name() : items[k];
+        if (!strategy_find(name)) {
+            cli_error("--strategy: unknown strategy '%s'; valid: all, default, or names from "
+                      "skytune run --help",
+                      items[k]);
+            return -1;
+        }
+        out[(*n)++] = name;
+    }
+    return *n ? 0 : -1;
+}
+
+static void print_table_header(void)
+{
+    printf("  %-14s %8s %9s %7s %7s %8s %7s %9s\n", "strategy", "budget", "fraction", "sd", "min",
+           "optimum", "score", "evals");
+}
+
+static void print_cell(const bench_cell *c)
+{
+    printf("  %-14s %8g %9.4f %7.4f %7.4f %7.0f%% %7.3f %9.1f\n", c->strategy, c->budget,
+           c->mean_fraction, c->sd_fraction, c->min_fraction, 100.0 * c->found_optimum, c->score,
+           c->mean_evaluations);
+}
+
+static const char csv_header[] =
+    "dataset,strategy,default,budget,runs,mean_fraction,sd_fraction,min_fraction,"
+    "found_optimum,mean_evaluations,expected_random_ns,optimum_ns,score\n";
+
+/* Rows of `mean` cells have no single optimum or random expectation: those
+ * fields are left empty. */
+static void write_csv_rows(FILE *f, const bench_cell *cells, size_t n)
+{
+    for (size_t k = 0; k < n; k++) {
+        const bench_cell *c = &cells[k];
+        csv_write_field(f, c->dataset);
+        fputc(',', f);
+        csv_write_field(f, c->strategy);
+        fprintf(f, ",%d,%g,%u,%.6f,%.6f,%.6f,%.4f,%.2f,", strcmp(c->strategy, strategy_default_name()) == 0,
+                c->budget, c->runs, c->mean_fraction, c->sd_fraction, c->min_fraction,
+                c->found_optimum, c->mean_evaluations);
+        if (!isnan(c->expected_random)) fprintf(f, "%.6g", c->expected_random);
+        fputc(',', f);
+        if (!isnan(c->optimum_ns)) fprintf(f, "%.6g", c->optimum_ns);
+        fprintf(f, ",%.6f\n", c->score);
+    }
+}
+
+/* Averages over datasets, one cell per strategy and budget, named "mean". */
+static size_t average_cells(const bench_cell *cells, size_t n, bench_cell *out)
+{
+    size_t n_out = 0;
+    for (size_t k = 0; k < n; k++) {
+        size_t j = 0;
+        while (j < n_out && !(strcmp(out[j].strategy, cells[k].strategy) == 0 &&
+                              out[j].budget == cells[k].budget))
+            j++;
+        if (j == n_out) {
+            out[n_out] = cells[k];
+            out[n_out].dataset = "mean";
+            out[n_out].mean_fraction = out[n_out].sd_fraction = out[n_out].score = 0;
+            out[n_out].found_optimum = out[n_out].mean_evaluations = 0;
+            out[n_out].min_fraction = INFINITY;
+            out[n_out].expected_random = out[n_out].optimum_ns = NAN;
+            out[n_out].runs = 0;
+            n_out++;
+        }
+        bench_cell *a = &out[j];
+        a->runs++; /* datasets averaged */
+        a->mean_fraction += cells[k].mean_fraction;
+        a->sd_fraction += cells[k].sd_fraction;
+        a->score += cells[k].score;
+        a->found_optimum += cells[k].found_optimum;
+        a->mean_evaluations += cells[k].mean_evaluations;
+        if (cells[k].min_fraction < a->min_fraction) a->min_fraction = cells[k].min_fraction;
+    }
+    for (size_t j = 0; j < n_out; j++) {
+        double d = out[j].runs;
+        out[j].mean_fraction /= d;
+        out[j].sd_fraction /= d;
+        out[j].score /= d;
+        out[j].found_optimum /= d;
+        out[j].mean_evaluations /= d;
+        out[j].runs = cells[0].runs;
+    }
+    return n_out;
+}
+
+int cmd_bench_strategies(int argc, char **argv)
+{
+    cli_args args;
+    int rc = cli_parse("bench-strategies",
+                       "Judge search strategies on recorded search spaces: for each dataset, "
+                       "strategy and budget, run the strategy many times against the replayed "
+                       "measurements and report the mean fraction of the optimum it reaches "
+                       "(t_optimum / t_best, 1 = found it), its spread, the share of runs that "
+                       "found the optimum, and a score against random search: (E[t_random_best] "
+                       "- t_best) / (E[t_random_best] - t_optimum), 0 = no better than random, "
+                       "1 = always optimal.",
+                       options, sizeof options / sizeof options[0], 0, NULL, argc, argv, &args);
+    if (rc) return rc < 0 ? EXIT_OK : rc;
+    const char *const *files;
+    size_t n_files = cli_all(&args, "replay", &files);
+    if (n_files == 0) {
+        cli_error("bench-strategies: at least one --replay FILE is required");
+        return EXIT_USAGE;
+    }
+    char strategy_text[1024], budget_text[1024];
+    snprintf(strategy_text, sizeof strategy_text, "%s",
+             cli_get(&args, "strategy") ? cli_get(&args, "strategy") : "all");
+    snprintf(budget_text, sizeof budget_text, "%s",
+             cli_get(&args, "budget") ? cli_get(&args, "budget") : "20,50,100,200");
+    const char *strategies[MAX_ITEMS];
+    size_t n_strategies;
+    if (resolve_strategies(strategy_text, strategies, &n_strategies) != 0) return EXIT_USAGE;
+    char *budget_items[MAX_ITEMS];
+    size_t n_budgets = split_list(budget_text, budget_items);
+    double budgets[MAX_ITEMS];
+    for (size_t k = 0; k < n_budgets; k++) {
+        char *end;
+        budgets[k] = strtod(budget_items[k], &end);
+        if (*end || !(budgets[k] > 0)) {
+            cli_error("--budget: '%s' is not a positive number", budget_items[k]);
+            return EXIT_USAGE;
+        }
+    }
+    const char *unit_text = cli_get(&args, "budget-unit") ? cli_get(&args, "budget-unit") : "evaluations";
+    bench_budget_unit unit;
+    if (strcmp(unit_text, "evaluations") == 0)
+        unit = BENCH_EVALUATIONS;
+    else if (strcmp(unit_text, "seconds") == 0)
+        unit = BENCH_SECONDS;
+    else {
+        cli_error("--budget-unit '%s' is not one of: evaluations, seconds", unit_text);
+        return EXIT_USAGE;
+    }
+    unsigned long long runs = 100, seed = 1;
+    if (cli_get(&args, "runs") && (cli_parse_u64("runs", cli_get(&args, "runs"), &runs) != 0 || runs == 0))
+        return EXIT_USAGE;
+    if (cli_get(&args, "seed") && cli_parse_u64("seed", cli_get(&args, "seed"), &seed) != 0)
+        return EXIT_USAGE;
+
+    skytune_error err = {0};
+    space *t1_space = NULL;
+    const char *space_path = cli_get(&args, "space");
+    if (space_path && t1_load_space(space_path, &t1_space, &err) != 0) {
+        cli_error("%s", err.message);
+        return EXIT_FAILED;
+    }
+    bench_cell *cells = NULL;
+    size_t n_cells = 0;
+    char *names[MAX_ITEMS] = {NULL};
+    rc = EXIT_OK;
+    if (n_files > MAX_ITEMS) {
+        cli_error("bench-strategies: at most %d --replay files", MAX_ITEMS);
+        rc = EXIT_USAGE;
+    }
+    for (size_t f = 0; f < n_files && rc == EXIT_OK; f++) {
+        replay_dataset *data = NULL;
+        space *own_space = NULL;
+        replay_evaluator *re = NULL;
+        if (replay_load(files[f], &data, &err) != 0 ||
+            (!t1_space && replay_dataset_space(data, &own_space, &err) != 0) ||
+            replay_evaluator_new(data, t1_space ? t1_space : own_space, &re, &err) != 0 ||
+            !(names[f] = strdup(data->name))) {
+            cli_error("%s", err.message);
+            rc = EXIT_FAILED;
+        } else {
+            bench_dataset d = {names[f], t1_space ? t1_space : own_space, re};
+            size_t first = n_cells;
+            if (strategy_bench_dataset(&d, strategies, n_strategies, budgets, n_budgets, unit,
+                                       (unsigned)runs, seed, &cells, &n_cells, &err) != 0) {
+                cli_error("%s: %s", files[f], err.message);
+                rc = EXIT_FAILED;
+            } else {
+                printf("%s: %llu configurations, optimum %.6g ms, %llu runs per cell, budget in %s\n",
+                       names[f], (unsigned long long)space_count(d.space),
+                       cells[first].optimum_ns / 1e6, runs, unit_text);
+                print_table_header();
+                for (size_t k = first; k < n_cells; k++) print_cell(&cells[k]);
+                printf("\n");
+            }
+        }
+        replay_evaluator_free(re);
+        space_free(own_space);
+        replay_free(data);
+    }
+    bench_cell *means = rc == EXIT_OK && n_files > 1 ? malloc(n_cells * sizeof *means) : NULL;
+    size_t n_means = means ? average_cells(cells, n_cells, means) : 0;
+    if (n_means) {
+        printf("mean over %zu datasets\n", n_files);
+        print_table_header();
+        for (size_t k = 0; k < n_means; k++) print_cell(&means[k]);
+    }
+    const char *csv_path = cli_get(&args, "csv");
+    if (rc == EXIT_OK && csv_path) {
+        FILE *out = fopen(csv_path, "w");
+        if (!out) {
+            cli_error("bench-strategies: cannot write %s", csv_path);
+            rc = EXIT_FAILED;
+        } else {
+            fputs(csv_header, out);
+            write_csv_rows(out, cells, n_cells);
+            write_csv_rows(out, means, n_means);
+            if (fclose(out) != 0) rc = EXIT_FAILED;
+        }
+    }
+    free(means);
+    for (size_t f = 0; f < MAX_ITEMS; f++) free(names[f]);
+    free(cells);
+    space_free(t1_space);
+    return rc;
+}

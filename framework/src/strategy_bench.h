@@ -1,0 +1,52 @@
+/* Judging strategies on recorded search spaces: every strategy × budget ×
+ * dataset, many seeded runs each, against the dataset's known optimum and
+ * against what random search would expect to find with the same budget. */
+#ifndef SKYTUNE_STRATEGY_BENCH_H
+#define SKYTUNE_STRATEGY_BENCH_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "error.h"
+#include "replay.h"
+
+typedef enum bench_budget_unit {
+    BENCH_EVALUATIONS = 0,   /* distinct configurations evaluated */
+    BENCH_SECONDS = 1        /* recorded compile + benchmark seconds */
+} bench_budget_unit;
+
+typedef struct bench_cell {
+    const char *dataset;
+    const char *strategy;
+    double budget;
+    unsigned runs;
+    double mean_fraction;    /* mean of t_optimum / t_best_found (0 when nothing ran) */
+    double sd_fraction;
+    double min_fraction;
+    double found_optimum;    /* share of runs that found the optimum */
+    double mean_evaluations; /* evaluations spent (< budget when a strategy ran out) */
+    double expected_random;  /* E[t_random_best] for this budget, ns */
+    double score;            /* (E_random − mean t_best) / (E_random − t_optimum) */
+    double optimum_ns;
+} bench_cell;
+
+/* One dataset over one space. The evaluator is built once and shared. */
+typedef struct bench_dataset {
+    const char *name;
+    const space *space;
+    replay_evaluator *evaluator;
+} bench_dataset;
+
+/* Runs strategies × budgets on one dataset; cells are appended to *cells
+ * (realloc'd). Seeds are seed_base + run, the same for every strategy. */
+int strategy_bench_dataset(const bench_dataset *d, const char *const *strategies,
+                           size_t n_strategies, const double *budgets, size_t n_budgets,
+                           bench_budget_unit unit, unsigned runs, uint64_t seed_base,
+                           bench_cell **cells, size_t *n_cells, skytune_error *err);
+
+/* E[min] of `budget` configurations drawn uniformly without replacement from
+ * objectives[0..n) (INFINITY for failures), computed exactly. */
+double expected_random_best(const double *objectives, size_t n, uint64_t budget);
+
+#endif

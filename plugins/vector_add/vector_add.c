@@ -1,0 +1,338 @@
+/*
+ * vector_add — the smallest complete skytune plugin: c = a + b over n floats.
+ *
+ * It is also the template for new plugins, so it is commented line by line.
+ * To start a plugin of your own, copy this folder (see README.md), rename the
+ * files and the symbols, and replace the parts marked "YOUR KERNEL".
+ *
+ * What a plugin is, in one paragraph: a shared object exporting one function,
+ * skytune_plugin_entry (defined by SKYTUNE_DEFINE_PLUGIN at the bottom), that
+ * returns a static description. The description is mostly data — problem
+ * parameters, presets, tuning parameters, constraint expressions — plus a few
+ * callbacks the engine calls in this order for one problem instance:
+ *
+ *   setup → reference → for each configuration:
+ *       [engine builds the program with -D NAME=value for every parameter]
+ *       prepare → clear_outputs → enqueue → verify → enqueue (warm-up)
+ *       → enqueue × runs → release
+ *   → teardown
+ *
+ * Callbacks never print and never exit: they return 0, or a skytune_result
+ * code with a message in the skytune_error they were given.
+ */
+#include <float.h>   /* FLT_EPSILON for the verification tolerance */
+#include <stdint.h>
+#include <stdlib.h>
+
+#include <pcg32.h>           /* deterministic inputs from the engine's seed */
+#include <skytune/plugin.h>  /* the whole plugin ABI */
+
+/* The kernel source, embedded from vector_add.cl by the build (tools/embed.py
+ * writes it as the C string <plugin name>_cl_source). */
+extern const char vector_add_cl_source[];
+
+/* ------------------------------------------------------------ description data */
+
+/* Problem parameters: what the kernel computes on, as opposed to how. Every
+ * one reaches the kernel as -D NAME=value, and is a name in constraints. */
+static const skytune_problem_param problem_params[] = {
+    {"n", SKYTUNE_INT, "1048576", "number of elements in a, b and c"},
+    {NULL, 0, NULL, NULL} /* arrays end with a NULL name */
+};
+
+/* Presets: named problem instances, overridden by --set. */
+static const skytune_preset presets[] = {
+    {"small", "n=65536", "64 Ki elements: quick, for tests and trying things out"},
+    {"large", "n=16777216", "16 Mi elements (192 MiB in all): well past every cache"},
+    {NULL, NULL, NULL}
+};
+
+/* Rules every problem instance must satisfy; the message names the parameter
+ * and what would be valid, because users see it verbatim. */
+static const skytune_problem_check problem_checks[] = {
+    {"n >= 1", "n must be at least 1 (the number of elements to add)"},
+    {NULL, NULL}
+};
+
+/* Tuning parameters: how the kernel computes. Each is also a -D macro in the
+ * kernel source, so its name must be an identifier the kernel does not use
+ * for anything else. */
+static const skytune_tuning_param tuning_params[] = {
+    /* POW2: every power of two in [from, to]: 16, 32, ..., 1024. */
+    {"wg_size", SKYTUNE_POW2, NULL, 16, 1024, 0, "work-items per work-group"},
+    /* LIST: exactly these values, in this order (the order defines which
+     * values are "adjacent" for local-search strategies). */
+    {"per_item", SKYTUNE_LIST, "1,2,4,8", 0, 0, 0, "elements added by each work-item"},
+    {NULL, 0, NULL, 0, 0, 0, NULL}
+};
+
+/* Constraints: expressions over tuning parameters, problem parameters and
+ * device.* limits. A configuration is in the space only if all hold.
+ *
+ * The kernel checks every element index against n, so any n works with any
+ * tile size and no divisibility rule is needed (a divisibility rule such as
+ * `n % (wg_size * per_item) == 0` would leave no valid configuration at all
+ * for an odd n). What the second rule removes instead is waste: a tile bigger
+ * than the whole problem only adds idle work-items. per_item == 1 is always
+ * kept so that even n = 1 has a non-empty space. */
+static const char *const constraints[] = {
+    "wg_size <= device.max_work_group_size",
+    "per_item == 1 or wg_size * per_item <= n",
+    NULL
+};
+
+/* --------------------------------------------------------------- run state */
+
+/* Everything setup creates for one problem instance. The engine holds it as
+ * an opaque `void *state` and hands it back to the other callbacks. */
+typedef struct vector_add_state {
+    int64_t n;              /* element count, from the problem */
+    float *a, *b;           /* host inputs, kept for the reference */
+    float *expected;        /* reference result, from `reference` */
+    float *result;          /* device result read back by `verify` */
+    cl_mem a_buf, b_buf;    /* device inputs, uploaded once in setup */
+    cl_mem c_buf;           /* device output, overwritten by every run */
+} vector_add_state;
+
+/* Everything prepare creates for one configuration. */
+typedef struct vector_add_launch {
+    cl_kernel kernel;
+    size_t global_size;     /* work-items in all: whole work-groups */
+    size_t local_size;      /* work-items per work-group: wg_size */
+} vector_add_launch;
+
+/* ---------------------------------------------------------------- callbacks */
+
+static void vector_add_teardown(void *opaque);
+
+/* Record an OpenCL failure: the engine shows cl_error by name (e.g.
+ * CL_OUT_OF_RESOURCES) next to the message. */
+static int opencl_failure(skytune_error *err, int code, cl_int status, const char *what)
+{
+    if (err) err->cl_error = status;
+    return skytune_error_set(err, code, "%s failed", what);
+}
+
+static int vector_add_setup(const skytune_setup_context *ctx, void **state_out,
+                            skytune_error *err)
+{
+    /* Problem values come typed; the engine has already applied the checks. */
+    const int64_t n = skytune_int(ctx->problem, "n");
+    const size_t bytes = (size_t)n * sizeof(float);
+
+    /* Device limits are facts, not guesses: refuse what cannot be allocated
+     * with a message that says which parameter is too large. */
+    if (n < 1 || (uint64_t)n > SIZE_MAX / sizeof(float) ||
+        (int64_t)bytes > ctx->device_info->max_mem_alloc_size)
+        return skytune_error_set(err, SKYTUNE_ERR_PROBLEM,
+                                 "n=%lld needs %lld bytes per vector; this device allocates "
+                                 "at most %lld bytes in one buffer (n <= %lld)",
+                                 (long long)n, (long long)n * 4,
+                                 (long long)ctx->device_info->max_mem_alloc_size,
+                                 (long long)(ctx->device_info->max_mem_alloc_size / 4));
+
+    /* calloc zeroes the struct, so teardown can run on a half-built state. */
+    vector_add_state *s = calloc(1, sizeof *s);
+    if (!s) return skytune_error_set(err, SKYTUNE_ERR_MEMORY, "out of memory for the state");
+    s->n = n;
+    s->a = malloc(bytes);
+    s->b = malloc(bytes);
+    s->expected = malloc(bytes);
+    s->result = malloc(bytes);
+    if (!s->a || !s->b || !s->expected || !s->result) {
+        vector_add_teardown(s);
+        return skytune_error_set(err, SKYTUNE_ERR_MEMORY,
+                                 "out of memory for four host vectors of %lld floats",
+                                 (long long)n);
+    }
+
+    /* Inputs are deterministic: the same seed gives the same data on every
+     * run, so a recorded measurement can be reproduced. The second argument
+     * of pcg32_seed picks a stream; any constant will do. */
+    pcg32 rng;
+    pcg32_seed(&rng, ctx->seed, 0);
+    for (int64_t i = 0; i < n; i++) s->a[i] = pcg32_float(&rng);
+    for (int64_t i = 0; i < n; i++) s->b[i] = pcg32_float(&rng);
+
+    /* Upload the inputs once: every configuration reads the same buffers. */
+    cl_int status = CL_SUCCESS;
+    s->a_buf = clCreateBuffer(ctx->context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, bytes, s->a,
+                              &status);
+    if (status == CL_SUCCESS)
+        s->b_buf = clCreateBuffer(ctx->context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, bytes,
+                                  s->b, &status);
+    if (status == CL_SUCCESS)
+        s->c_buf = clCreateBuffer(ctx->context, CL_MEM_WRITE_ONLY, bytes, NULL, &status);
+    if (status != CL_SUCCESS) {
+        vector_add_teardown(s);
+        return opencl_failure(err, SKYTUNE_ERR_SETUP, status, "clCreateBuffer (a, b, c)");
+    }
+
+    *state_out = s;
+    return SKYTUNE_OK;
+}
+
+/* The CPU reference: the obviously correct computation, run once. */
+static int vector_add_reference(void *opaque, skytune_error *err)
+{
+    (void)err; /* nothing here can fail */
+    vector_add_state *s = opaque;
+    for (int64_t i = 0; i < s->n; i++) s->expected[i] = s->a[i] + s->b[i];
+    return SKYTUNE_OK;
+}
+
+/* Per configuration: the engine has built the program with this
+ * configuration's -D defines; create the kernel and fix the launch shape. */
+static int vector_add_prepare(void *opaque, cl_program program, const skytune_values *config,
+                              void **launch_out, skytune_error *err)
+{
+    vector_add_state *s = opaque;
+    const int64_t wg_size = skytune_int(config, "wg_size");
+    const int64_t per_item = skytune_int(config, "per_item");
+
+    vector_add_launch *l = calloc(1, sizeof *l);
+    if (!l) return skytune_error_set(err, SKYTUNE_ERR_MEMORY, "out of memory for the launch");
+
+    cl_int status = CL_SUCCESS;
+    l->kernel = clCreateKernel(program, "vector_add", &status); /* the __kernel's name */
+    if (status != CL_SUCCESS) {
+        free(l);
+        return opencl_failure(err, SKYTUNE_ERR_LAUNCH, status, "clCreateKernel(vector_add)");
+    }
+    /* Argument order matches the kernel's parameter list. */
+    status = clSetKernelArg(l->kernel, 0, sizeof(cl_mem), &s->a_buf);
+    if (status == CL_SUCCESS) status = clSetKernelArg(l->kernel, 1, sizeof(cl_mem), &s->b_buf);
+    if (status == CL_SUCCESS) status = clSetKernelArg(l->kernel, 2, sizeof(cl_mem), &s->c_buf);
+    if (status != CL_SUCCESS) {
+        clReleaseKernel(l->kernel);
+        free(l);
+        return opencl_failure(err, SKYTUNE_ERR_LAUNCH, status, "clSetKernelArg");
+    }
+
+    /* One work-group per tile of wg_size * per_item elements, rounded up:
+     * the kernel skips indices past n in the last tile. */
+    const int64_t tile = wg_size * per_item;
+    const int64_t groups = (s->n + tile - 1) / tile;
+    l->local_size = (size_t)wg_size;
+    l->global_size = (size_t)(groups * wg_size);
+
+    *launch_out = l;
+    return SKYTUNE_OK;
+}
+
+/* Poison the output so that a kernel that writes nothing (or only part of
+ * it) cannot pass verification with an earlier configuration's result. NaN
+ * never compares equal to anything. */
+static int vector_add_clear_outputs(void *opaque, cl_command_queue queue, skytune_error *err)
+{
+    vector_add_state *s = opaque;
+    const float poison = NAN;
+    cl_int status = clEnqueueFillBuffer(queue, s->c_buf, &poison, sizeof poison, 0,
+                                        (size_t)s->n * sizeof(float), 0, NULL, NULL);
+    if (status != CL_SUCCESS)
+        return opencl_failure(err, SKYTUNE_ERR_LAUNCH, status, "clEnqueueFillBuffer (NaN)");
+    return SKYTUNE_OK;
+}
+
+/* One complete run. Return the kernel's event: the engine times it with the
+ * queue's profiling information, then releases it. */
+static int vector_add_enqueue(void *opaque, cl_command_queue queue, skytune_events *events,
+                              skytune_error *err)
+{
+    vector_add_launch *l = opaque;
+    cl_event done = NULL;
+    cl_int status = clEnqueueNDRangeKernel(queue, l->kernel, 1, NULL, &l->global_size,
+                                           &l->local_size, 0, NULL, &done);
+    if (status != CL_SUCCESS)
+        return opencl_failure(err, SKYTUNE_ERR_LAUNCH, status, "clEnqueueNDRangeKernel");
+    /* Labels are static strings; they name the parts of a multi-kernel run. */
+    if (skytune_events_add(events, done, "vector_add") != 0)
+        return skytune_error_set(err, SKYTUNE_ERR_LAUNCH, "too many events in one run");
+    return SKYTUNE_OK;
+}
+
+/* Read the result back (blocking) and compare it with the reference. */
+static int vector_add_verify(void *opaque, cl_command_queue queue, skytune_verify_report *report,
+                             skytune_error *err)
+{
+    vector_add_state *s = opaque;
+    cl_int status = clEnqueueReadBuffer(queue, s->c_buf, CL_TRUE, 0,
+                                        (size_t)s->n * sizeof(float), s->result, 0, NULL, NULL);
+    if (status != CL_SUCCESS)
+        return opencl_failure(err, SKYTUNE_ERR_LAUNCH, status, "clEnqueueReadBuffer (c)");
+    /* OpenCL C requires single-precision addition to be correctly rounded,
+     * just like the host's, so a correct kernel reproduces the reference bit
+     * for bit. One unit in the last place of relative slack accepts any
+     * conforming device and still rejects every real mistake (a wrong or
+     * missing element is off by about 0.5 on average). */
+    skytune_compare_floats(s->result, s->expected, (size_t)s->n, 0.0, FLT_EPSILON, report);
+    return SKYTUNE_OK;
+}
+
+static void vector_add_release(void *opaque)
+{
+    vector_add_launch *l = opaque;
+    if (!l) return;
+    if (l->kernel) clReleaseKernel(l->kernel);
+    free(l);
+}
+
+/* Frees whatever setup managed to create; safe on a partly built state. */
+static void vector_add_teardown(void *opaque)
+{
+    vector_add_state *s = opaque;
+    if (!s) return;
+    if (s->a_buf) clReleaseMemObject(s->a_buf);
+    if (s->b_buf) clReleaseMemObject(s->b_buf);
+    if (s->c_buf) clReleaseMemObject(s->c_buf);
+    free(s->a);
+    free(s->b);
+    free(s->expected);
+    free(s->result);
+    free(s);
+}
+
+/* Work of one run, for GFLOP/s and GB/s: one addition per element, and
+ * 12 bytes of global memory traffic per element (read a, read b, write c). */
+static double vector_add_flops(const skytune_values *problem, const skytune_values *config)
+{
+    (void)config;
+    return (double)skytune_int(problem, "n");
+}
+
+static double vector_add_bytes(const skytune_values *problem, const skytune_values *config)
+{
+    (void)config;
+    return 12.0 * (double)skytune_int(problem, "n");
+}
+
+/* -------------------------------------------------------------- description */
+
+static const skytune_plugin vector_add_plugin = {
+    .abi_version = SKYTUNE_PLUGIN_ABI_VERSION, /* checked by the loader */
+    .name = "vector_add",                     /* what --plugin names */
+    .version = "1.0",                         /* bump when results would change */
+    .description = "c = a + b over n floats: the template plugin",
+    .problem_params = problem_params,
+    .presets = presets,
+    .problem_checks = problem_checks,
+    .tuning_params = tuning_params,
+    .constraints = constraints,
+    .constraint = NULL,       /* everything fits in expressions */
+    .kernel_source = vector_add_cl_source,
+    .generate_source = NULL,  /* the source does not change shape */
+    .defines = NULL,          /* the parameters' own -D defines suffice */
+    .setup = vector_add_setup,
+    .reference = vector_add_reference,
+    .prepare = vector_add_prepare,
+    .clear_outputs = vector_add_clear_outputs,
+    .enqueue = vector_add_enqueue,
+    .verify = vector_add_verify,
+    .release = vector_add_release,
+    .teardown = vector_add_teardown,
+    .flops = vector_add_flops,
+    .bytes = vector_add_bytes,
+};
+
+/* Exports skytune_plugin_entry, returning &vector_add_plugin. */
+SKYTUNE_DEFINE_PLUGIN(vector_add_plugin)

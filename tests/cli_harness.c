@@ -1,0 +1,496 @@
+#include "cli_harness.h"
+
+#include <criterion/criterion.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <dirent.h>
+#include <signal.h>
+#include <sqlite3.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+extern char **environ;
+
+/* ------------------------------------------------------------ environment */
+
+static const char *required_env(const char *name)
+{
+    const char *value = getenv(name);
+    cr_assert(value && *value, "%s is not set: run the tests through `meson test`", name);
+    return value;
+}
+
+const char *cli_exe(void)
+{
+    return required_env("SKYTUNE_EXE");
+}
+
+const char *cli_plugin_dir(void)
+{
+    return required_env("SKYTUNE_PLUGIN_DIR");
+}
+
+const char *cli_source_dir(void)
+{
+    return required_env("SKYTUNE_SOURCE_DIR");
+}
+
+/* ------------------------------------------------------------ processes */
+
+static double monotonic_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static void sleep_s(double seconds)
+{
+    struct timespec ts = {.tv_sec = (time_t)seconds,
+                          .tv_nsec = (long)((seconds - (double)(time_t)seconds) * 1e9)};
+    while (nanosleep(&ts, &ts) != 0 && errno == EINTR) {
+    }
+}
+
+static int decode_status(int raw)
+{
+    if (WIFEXITED(raw)) return WEXITSTATUS(raw);
+    if (WIFSIGNALED(raw)) return CLI_SIGNALED(WTERMSIG(raw));
+    return CLI_NOT_STARTED;
+}
+
+const char *cli_status_text(int status)
+{
+    static char text[128];
+    if (status == CLI_TIMED_OUT)
+        snprintf(text, sizeof text, "killed after %.0f s without finishing", CLI_TIMEOUT_S);
+    else if (status == CLI_NOT_STARTED)
+        snprintf(text, sizeof text, "not started");
+    else if (status < 0)
+        snprintf(text, sizeof text, "killed by signal %d (%s)", -status, strsignal(-status));
+    else
+        snprintf(text, sizeof text, "exit status %d", status);
+    return text;
+}
+
+bool cli_poll_exit(pid_t pid, int *status)
+{
+    int raw;
+    pid_t got;
+    do
+        got = waitpid(pid, &raw, WNOHANG);
+    while (got < 0 && errno == EINTR);
+    if (got != pid) return false;
+    *status = decode_status(raw);
+    return true;
+}
+
+int cli_wait(pid_t pid, double timeout_s)
+{
+    double deadline = monotonic_s() + timeout_s;
+    int status;
+    /* Polling rather than a blocking wait, so that a hung skytune becomes a
+     * test failure instead of a suite stopped by the runner's timeout. */
+    while (!cli_poll_exit(pid, &status)) {
+        if (monotonic_s() > deadline) {
+            kill(pid, SIGKILL);
+            int raw;
+            while (waitpid(pid, &raw, 0) < 0 && errno == EINTR) {
+            }
+            return CLI_TIMED_OUT;
+        }
+        sleep_s(0.005);
+    }
+    return status;
+}
+
+/* argv for execve: the binary, then args. */
+static char **build_argv(const char *const *args)
+{
+    size_t n = 0;
+    while (args[n]) n++;
+    char **argv = calloc(n + 2, sizeof *argv);
+    cr_assert(argv, "out of memory");
+    argv[0] = (char *)cli_exe();
+    for (size_t k = 0; k < n; k++) argv[k + 1] = (char *)args[k];
+    return argv;
+}
+
+static size_t name_length(const char *entry)
+{
+    const char *eq = strchr(entry, '=');
+    return eq ? (size_t)(eq - entry) : strlen(entry);
+}
+
+/* The inherited environment with the changes applied. Built before fork:
+ * the child may only call async-signal-safe functions until it execs. */
+static char **build_envp(const char *const *changes)
+{
+    size_t n_env = 0, n_changes = 0;
+    while (environ[n_env]) n_env++;
+    while (changes && changes[n_changes]) n_changes++;
+    char **envp = calloc(n_env + n_changes + 1, sizeof *envp);
+    cr_assert(envp, "out of memory");
+    size_t used = 0;
+    for (size_t k = 0; k < n_env; k++) {
+        bool replaced = false;
+        for (size_t c = 0; c < n_changes; c++) {
+            size_t len = name_length(changes[c]);
+            if (name_length(environ[k]) == len && strncmp(environ[k], changes[c], len) == 0)
+                replaced = true;
+        }
+        if (!replaced) envp[used++] = environ[k];
+    }
+    for (size_t c = 0; c < n_changes; c++)
+        if (strchr(changes[c], '=')) envp[used++] = (char *)changes[c];
+    envp[used] = NULL;
+    return envp;
+}
+
+static char *read_all_fd(int fd)
+{
+    off_t size = lseek(fd, 0, SEEK_END);
+    cr_assert(size >= 0, "cannot size captured output: %s", strerror(errno));
+    char *text = malloc((size_t)size + 1);
+    cr_assert(text, "out of memory");
+    size_t done = 0;
+    while (done < (size_t)size) {
+        ssize_t got = pread(fd, text + done, (size_t)size - done, (off_t)done);
+        if (got < 0 && errno == EINTR) continue;
+        cr_assert(got > 0, "cannot read captured output: %s", strerror(errno));
+        done += (size_t)got;
+    }
+    text[done] = '\0';
+    return text;
+}
+
+cli_result cli_run_env(const char *const *env, const char *const *args)
+{
+    cli_result r = {.status = CLI_NOT_STARTED};
+    /* Output goes to unnamed temporary files rather than pipes: the child can
+     * write any amount to both streams without ever waiting for us. */
+    FILE *out = tmpfile(), *err = tmpfile();
+    cr_assert(out && err, "cannot create temporary files: %s", strerror(errno));
+    char **argv = build_argv(args);
+    char **envp = build_envp(env);
+    int out_fd = fileno(out), err_fd = fileno(err);
+    fflush(NULL);
+    pid_t pid = fork();
+    cr_assert(pid >= 0, "fork failed: %s", strerror(errno));
+    if (pid == 0) {
+        int null_fd = open("/dev/null", O_RDONLY);
+        if (null_fd >= 0) dup2(null_fd, STDIN_FILENO);
+        dup2(out_fd, STDOUT_FILENO);
+        dup2(err_fd, STDERR_FILENO);
+        execve(argv[0], argv, envp);
+        _exit(127);
+    }
+    free(argv);
+    free(envp);
+    r.status = cli_wait(pid, CLI_TIMEOUT_S);
+    r.out = read_all_fd(out_fd);
+    r.err = read_all_fd(err_fd);
+    fclose(out);
+    fclose(err);
+    return r;
+}
+
+cli_result cli_run(const char *const *args)
+{
+    return cli_run_env(NULL, args);
+}
+
+void cli_result_free(cli_result *r)
+{
+    free(r->out);
+    free(r->err);
+    r->out = r->err = NULL;
+}
+
+pid_t cli_start(const char *const *args, const char *stdout_path, const char *stderr_path)
+{
+    char **argv = build_argv(args);
+    fflush(NULL);
+    pid_t pid = fork();
+    cr_assert(pid >= 0, "fork failed: %s", strerror(errno));
+    if (pid == 0) {
+        int null_fd = open("/dev/null", O_RDONLY);
+        int out_fd = open(stdout_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        int err_fd = open(stderr_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        if (null_fd < 0 || out_fd < 0 || err_fd < 0) _exit(127);
+        dup2(null_fd, STDIN_FILENO);
+        dup2(out_fd, STDOUT_FILENO);
+        dup2(err_fd, STDERR_FILENO);
+        execve(argv[0], argv, environ);
+        _exit(127);
+    }
+    free(argv);
+    return pid;
+}
+
+/* ------------------------------------------------------------ files */
+
+char *cli_make_temp_dir(void)
+{
+    char *path = strdup("/tmp/skytune-test-XXXXXX");
+    cr_assert(path, "out of memory");
+    cr_assert(mkdtemp(path), "mkdtemp failed: %s", strerror(errno));
+    return path;
+}
+
+void cli_remove_tree(const char *path)
+{
+    if (!path) return;
+    struct stat info;
+    /* lstat: a link inside is removed, never followed. */
+    if (lstat(path, &info) != 0) return;
+    if (S_ISDIR(info.st_mode)) {
+        DIR *dir = opendir(path);
+        if (dir) {
+            struct dirent *entry;
+            while ((entry = readdir(dir)) != NULL) {
+                if (strcmp(entry->d_name, ".") == 0 || strcmp(entry->d_name, "..") == 0) continue;
+                char *child = cli_path(path, entry->d_name);
+                cli_remove_tree(child);
+                free(child);
+            }
+            closedir(dir);
+        }
+        rmdir(path);
+    } else {
+        unlink(path);
+    }
+}
+
+char *cli_path(const char *dir, const char *name)
+{
+    size_t len = strlen(dir) + strlen(name) + 2;
+    char *path = malloc(len);
+    cr_assert(path, "out of memory");
+    snprintf(path, len, "%s/%s", dir, name);
+    return path;
+}
+
+bool cli_file_exists(const char *path)
+{
+    struct stat info;
+    return stat(path, &info) == 0;
+}
+
+unsigned char *cli_read_file(const char *path, size_t *len)
+{
+    *len = 0;
+    int fd = open(path, O_RDONLY);
+    if (fd < 0) return NULL;
+    struct stat info;
+    if (fstat(fd, &info) != 0) {
+        close(fd);
+        return NULL;
+    }
+    unsigned char *bytes = malloc((size_t)info.st_size + 1);
+    cr_assert(bytes, "out of memory");
+    size_t done = 0;
+    while (done < (size_t)info.st_size) {
+        ssize_t got = read(fd, bytes + done, (size_t)info.st_size - done);
+        if (got < 0 && errno == EINTR) continue;
+        if (got <= 0) break;
+        done += (size_t)got;
+    }
+    close(fd);
+    bytes[done] = '\0';
+    *len = done;
+    return bytes;
+}
+
+void cli_write_file(const char *path, const void *bytes, size_t len)
+{
+    FILE *f = fopen(path, "wb");
+    cr_assert(f, "cannot create %s: %s", path, strerror(errno));
+    size_t written = fwrite(bytes, 1, len, f);
+    int closed = fclose(f);
+    cr_assert(written == len && closed == 0, "cannot write %s", path);
+}
+
+cli_snapshot cli_snapshot_take(const char *path)
+{
+    cli_snapshot s = {.path = strdup(path)};
+    cr_assert(s.path, "out of memory");
+    s.existed = cli_file_exists(path);
+    if (s.existed) {
+        s.bytes = cli_read_file(path, &s.len);
+        cr_assert(s.bytes, "cannot read %s", path);
+    }
+    return s;
+}
+
+const char *cli_snapshot_difference(const cli_snapshot *s)
+{
+    bool exists = cli_file_exists(s->path);
+    if (!s->existed) return exists ? "the file was created" : NULL;
+    if (!exists) return "the file was removed";
+    size_t len;
+    unsigned char *now = cli_read_file(s->path, &len);
+    const char *difference = NULL;
+    if (!now)
+        difference = "the file can no longer be read";
+    else if (len != s->len)
+        difference = "the file's size changed";
+    else if (memcmp(now, s->bytes, len) != 0)
+        difference = "the file's bytes changed";
+    free(now);
+    return difference;
+}
+
+void cli_snapshot_free(cli_snapshot *s)
+{
+    free(s->path);
+    free(s->bytes);
+    s->path = NULL;
+    s->bytes = NULL;
+}
+
+/* ------------------------------------------------------------ databases */
+
+int cli_db_query(const char *db_path, const char *sql, char **text, char *err, size_t err_len)
+{
+    *text = NULL;
+    sqlite3 *db = NULL;
+    /* Read-only, so that looking at a database can never be what changed it;
+     * no SQLITE_OPEN_CREATE, so a missing file stays missing. */
+    int rc = sqlite3_open_v2(db_path, &db, SQLITE_OPEN_READONLY, NULL);
+    if (rc != SQLITE_OK) {
+        snprintf(err, err_len, "cannot open %s: %s", db_path, db ? sqlite3_errmsg(db) : "?");
+        sqlite3_close(db);
+        return -1;
+    }
+    /* A running skytune holds its write lock only for one commit. */
+    sqlite3_busy_timeout(db, 5000);
+    sqlite3_stmt *stmt = NULL;
+    rc = sqlite3_prepare_v2(db, sql, -1, &stmt, NULL);
+    if (rc == SQLITE_OK) rc = sqlite3_step(stmt);
+    int result;
+    if (rc == SQLITE_ROW) {
+        const unsigned char *value = sqlite3_column_text(stmt, 0);
+        if (value) {
+            *text = strdup((const char *)value);
+            cr_assert(*text, "out of memory");
+        }
+        result = 0;
+    } else if (rc == SQLITE_DONE) {
+        result = 1;
+    } else {
+        snprintf(err, err_len, "%s", sqlite3_errmsg(db));
+        result = -1;
+    }
+    sqlite3_finalize(stmt);
+    sqlite3_close(db);
+    return result;
+}
+
+static char *format_sql(const char *format, va_list ap)
+{
+    va_list copy;
+    va_copy(copy, ap);
+    int len = vsnprintf(NULL, 0, format, copy);
+    va_end(copy);
+    cr_assert(len >= 0, "bad SQL format %s", format);
+    char *sql = malloc((size_t)len + 1);
+    cr_assert(sql, "out of memory");
+    vsnprintf(sql, (size_t)len + 1, format, ap);
+    return sql;
+}
+
+static char *query_row(const char *db_path, const char *sql, bool *is_null)
+{
+    char *text, err[512] = "";
+    int rc = cli_db_query(db_path, sql, &text, err, sizeof err);
+    cr_assert(rc != -1, "query on %s failed: %s\n  %s", db_path, err, sql);
+    cr_assert(rc != 1, "query on %s gave no row:\n  %s", db_path, sql);
+    *is_null = text == NULL;
+    return text;
+}
+
+char *cli_db_text(const char *db_path, const char *sql_format, ...)
+{
+    va_list ap;
+    va_start(ap, sql_format);
+    char *sql = format_sql(sql_format, ap);
+    va_end(ap);
+    bool is_null;
+    char *text = query_row(db_path, sql, &is_null);
+    free(sql);
+    return text;
+}
+
+long long cli_db_int(const char *db_path, const char *sql_format, ...)
+{
+    va_list ap;
+    va_start(ap, sql_format);
+    char *sql = format_sql(sql_format, ap);
+    va_end(ap);
+    bool is_null;
+    char *text = query_row(db_path, sql, &is_null);
+    cr_assert(!is_null, "query on %s gave NULL, not an integer:\n  %s", db_path, sql);
+    char *end;
+    errno = 0;
+    long long value = strtoll(text, &end, 10);
+    cr_assert(errno == 0 && end != text && *end == '\0',
+              "query on %s gave '%s', not an integer:\n  %s", db_path, text, sql);
+    free(text);
+    free(sql);
+    return value;
+}
+
+/* ------------------------------------------------------------ compiling */
+
+bool cli_have_compiler(void)
+{
+    return system("cc --version >/dev/null 2>&1") == 0;
+}
+
+void cli_compile_shared(const char *source, const char *so_path, const char *extra_flags)
+{
+    size_t len = strlen(so_path);
+    char *c_path = malloc(len + 3);
+    char *log_path = malloc(len + 5);
+    cr_assert(c_path && log_path, "out of memory");
+    snprintf(c_path, len + 3, "%s.c", so_path);
+    snprintf(log_path, len + 5, "%s.log", so_path);
+    cli_write_file(c_path, source, strlen(source));
+    size_t cmd_len = 3 * len + (extra_flags ? strlen(extra_flags) : 0) + 128;
+    char *command = malloc(cmd_len);
+    cr_assert(command, "out of memory");
+    snprintf(command, cmd_len, "cc -shared -fPIC -o '%s' '%s' %s >'%s' 2>&1", so_path, c_path,
+             extra_flags ? extra_flags : "", log_path);
+    int rc = system(command);
+    if (rc != 0) {
+        size_t log_len;
+        char *log = (char *)cli_read_file(log_path, &log_len);
+        cr_assert_fail("building a test plugin failed (%s):\n%s", command, log ? log : "");
+    }
+    free(command);
+    free(c_path);
+    free(log_path);
+}
+
+/* ------------------------------------------------------------ output */
+
+char *cli_line_after(const char *text, const char *marker)
+{
+    const char *at = strstr(text, marker);
+    if (!at) return NULL;
+    at += strlen(marker);
+    size_t len = strcspn(at, "\n");
+    char *line = malloc(len + 1);
+    cr_assert(line, "out of memory");
+    memcpy(line, at, len);
+    line[len] = '\0';
+    return line;
+}

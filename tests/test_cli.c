@@ -1,0 +1,803 @@
+/* The skytune command line end to end: help and exit codes, the listing
+ * commands, real runs of the vector_add plugin on PoCL checked against the
+ * database they write, `best` and `export` checked against SQL, seeded
+ * random search, continuing a finished campaign, and bad input of every kind
+ * refused with exit status 1 (2 for usage errors), a message naming the input
+ * at fault, and the result database left exactly as it was. */
+#include <criterion/criterion.h>
+
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "cli_harness.h"
+#include "store.h"
+
+/* ------------------------------------------------------------ fixtures */
+
+static char *scratch; /* this test's temporary folder */
+
+static void make_scratch(void)
+{
+    scratch = cli_make_temp_dir();
+}
+
+static void remove_scratch(void)
+{
+    cli_remove_tree(scratch);
+    free(scratch);
+    scratch = NULL;
+}
+
+TestSuite(cli, .init = make_scratch, .fini = remove_scratch);
+
+/* ------------------------------------------------------------ argument lists */
+
+#define MAX_ARGS 64
+
+typedef struct arg_list {
+    const char *items[MAX_ARGS + 1];
+    size_t n;
+} arg_list;
+
+static void args_add(arg_list *a, const char *const *more)
+{
+    for (size_t k = 0; more && more[k]; k++) {
+        cr_assert(a->n < MAX_ARGS, "too many arguments");
+        a->items[a->n++] = more[k];
+    }
+    a->items[a->n] = NULL;
+}
+
+/* ------------------------------------------------------------ output parsing */
+
+static bool has_line_starting(const char *text, const char *prefix)
+{
+    size_t len = strlen(prefix);
+    for (const char *line = text; line && *line;) {
+        if (strncmp(line, prefix, len) == 0) return true;
+        line = strchr(line, '\n');
+        if (line) line++;
+    }
+    return false;
+}
+
+/* The closing line of `skytune run`:
+ *   campaign 1: search complete after 6 configurations (6 measured, 0 from
+ *   the database) in 1.2 s */
+typedef struct run_summary {
+    long long campaign, evaluated, measured, reused;
+    char stop[64];
+} run_summary;
+
+static run_summary parse_summary(const char *out)
+{
+    run_summary s = {0};
+    for (const char *line = out; line && *line;) {
+        const char *after = strstr(line, " after ");
+        const char *end = strchr(line, '\n');
+        if (strncmp(line, "campaign ", 9) == 0 && after && (!end || after < end)) {
+            const char *colon = strchr(line, ':');
+            cr_assert(colon && colon < after, "unexpected summary line in:\n%s", out);
+            size_t stop_len = (size_t)(after - colon - 2);
+            cr_assert(stop_len < sizeof s.stop);
+            memcpy(s.stop, colon + 2, stop_len);
+            s.stop[stop_len] = '\0';
+            cr_assert_eq(sscanf(line, "campaign %lld:", &s.campaign), 1);
+            cr_assert_eq(sscanf(after, " after %lld configurations (%lld measured, %lld from the "
+                                       "database)",
+                                &s.evaluated, &s.measured, &s.reused),
+                         3, "unexpected summary line in:\n%s", out);
+            return s;
+        }
+        line = end ? end + 1 : NULL;
+    }
+    cr_assert_fail("no summary line in the output of skytune run:\n%s", out);
+    return s;
+}
+
+/* "... over N valid configurations" from the line printed at the start. */
+static long long parse_space_count(const char *out)
+{
+    char *rest = cli_line_after(out, " over ");
+    cr_assert(rest, "no space size in the output of skytune run:\n%s", out);
+    long long n = -1;
+    cr_assert_eq(sscanf(rest, "%lld valid configurations", &n), 1, "unexpected line: %s", rest);
+    free(rest);
+    return n;
+}
+
+/* ------------------------------------------------------------ runs */
+
+#define VECTOR_ADD_SMALL \
+    "--plugin", "vector_add", "--plugin-dir", cli_plugin_dir(), "--preset", "small"
+/* 3 work-group sizes x 2 elements per work-item: every one is valid for
+ * n = 65536 on any device with work-groups of 128, and six configurations
+ * keep a real run to a second or two. */
+#define SIX_CONFIGURATIONS "--only", "wg_size=32,64,128", "--only", "per_item=1,2"
+#define SIX 6
+#define RUNS 3
+#define STRINGIFY(x) #x
+#define TEXT(x) STRINGIFY(x)
+
+static cli_result run_exhaustive_six(const char *db)
+{
+    cli_result r = cli_run(CLI_ARGS("run", VECTOR_ADD_SMALL, "--strategy", "exhaustive", "--runs",
+                                    TEXT(RUNS), SIX_CONFIGURATIONS, "--db", db));
+    cr_assert_eq(r.status, 0, "skytune run: %s\nstdout:\n%s\nstderr:\n%s",
+                 cli_status_text(r.status), r.out, r.err);
+    return r;
+}
+
+static cli_result run_random(const char *db, const char *seed)
+{
+    cli_result r = cli_run(CLI_ARGS("run", VECTOR_ADD_SMALL, "--strategy", "random", "--budget",
+                                    "5", "--seed", seed, "--runs", "2", "--db", db));
+    cr_assert_eq(r.status, 0, "skytune run: %s\nstdout:\n%s\nstderr:\n%s",
+                 cli_status_text(r.status), r.out, r.err);
+    return r;
+}
+
+/* The configurations of campaign 1 in the order the strategy proposed them. */
+static void evaluated_sequence(const char *db, char **configs, size_t n)
+{
+    cr_assert_eq(cli_db_int(db, "SELECT COUNT(*) FROM evaluations WHERE campaign_id = 1"),
+                 (long long)n);
+    for (size_t k = 0; k < n; k++)
+        configs[k] = cli_db_text(db,
+                                 "SELECT configuration FROM results "
+                                 "WHERE campaign_id = 1 AND seq = %zu",
+                                 k);
+}
+
+/* ------------------------------------------------------------ help */
+
+Test(cli, help_lists_commands_and_exit_codes)
+{
+    cli_result r = cli_run(CLI_ARGS("--help"));
+    cr_assert_eq(r.status, 0, "stderr:\n%s", r.err);
+    const char *commands[] = {"devices", "plugins", "run", "best", "export"};
+    for (size_t k = 0; k < sizeof commands / sizeof commands[0]; k++) {
+        char line[64];
+        snprintf(line, sizeof line, "  %s ", commands[k]);
+        cr_assert(strstr(r.out, line), "--help does not list the command %s:\n%s", commands[k],
+                  r.out);
+    }
+    cr_assert(strstr(r.out, "exit codes"), "--help does not explain exit codes:\n%s", r.out);
+    const char *codes[] = {"  0 ", "  1 ", "  2 ", "  130 "};
+    for (size_t k = 0; k < sizeof codes / sizeof codes[0]; k++)
+        cr_assert(strstr(r.out, codes[k]), "--help does not document exit code%s:\n%s", codes[k],
+                  r.out);
+    cli_result_free(&r);
+
+    /* No command at all is a usage error, with the usage on stderr. */
+    r = cli_run(CLI_ARGS(NULL));
+    cr_assert_eq(r.status, 2, "skytune with no command: %s", cli_status_text(r.status));
+    cr_assert(strstr(r.err, "usage"), "no usage on stderr:\n%s", r.err);
+    cli_result_free(&r);
+}
+
+Test(cli, every_command_has_help)
+{
+    const char *commands[] = {"devices", "plugins", "run", "best", "export"};
+    for (size_t k = 0; k < sizeof commands / sizeof commands[0]; k++) {
+        cli_result r = cli_run(CLI_ARGS(commands[k], "--help"));
+        cr_assert_eq(r.status, 0, "skytune %s --help: %s:\n%s", commands[k],
+                     cli_status_text(r.status), r.err);
+        char usage[64];
+        snprintf(usage, sizeof usage, "usage: skytune %s", commands[k]);
+        cr_assert(strstr(r.out, usage), "skytune %s --help:\n%s", commands[k], r.out);
+        cli_result_free(&r);
+    }
+    cli_result r = cli_run(CLI_ARGS("run", "--help"));
+    const char *options[] = {"--plugin ", "--preset", "--set", "--restrict", "--only",
+                             "--strategy ", "--budget", "--runs", "--seed", "--db"};
+    for (size_t k = 0; k < sizeof options / sizeof options[0]; k++)
+        cr_assert(strstr(r.out, options[k]), "skytune run --help lacks %s:\n%s", options[k],
+                  r.out);
+    cli_result_free(&r);
+}
+
+/* ------------------------------------------------------------ devices, plugins */
+
+Test(cli, devices_lists_pocl_with_compute_units)
+{
+    cli_result r = cli_run(CLI_ARGS("devices"));
+    cr_assert_eq(r.status, 0, "skytune devices: %s:\n%s", cli_status_text(r.status), r.err);
+    cr_assert(strstr(r.out, "Portable Computing Language"), "no PoCL device listed:\n%s", r.out);
+    cr_assert(has_line_starting(r.out, "* "), "no device marked as the default:\n%s", r.out);
+    long long devices_with_units = 0;
+    for (const char *line = r.out; line && *line;) {
+        long long units;
+        if (sscanf(line, " %lld compute units", &units) == 1) {
+            cr_assert_gt(units, 0, "a device with %lld compute units:\n%s", units, r.out);
+            devices_with_units++;
+        }
+        line = strchr(line, '\n');
+        if (line) line++;
+    }
+    cr_assert_gt(devices_with_units, 0, "no compute units listed:\n%s", r.out);
+    cli_result_free(&r);
+}
+
+Test(cli, plugins_lists_both_plugins)
+{
+    cli_result r = cli_run(CLI_ARGS("plugins", "--plugin-dir", cli_plugin_dir()));
+    cr_assert_eq(r.status, 0, "skytune plugins: %s:\n%s", cli_status_text(r.status), r.err);
+    cr_assert(has_line_starting(r.out, "vector_add "), "vector_add not listed:\n%s", r.out);
+    cr_assert(has_line_starting(r.out, "dedispersion "), "dedispersion not listed:\n%s", r.out);
+    cli_result_free(&r);
+}
+
+Test(cli, plugins_show_describes_dedispersion)
+{
+    cli_result r = cli_run(CLI_ARGS("plugins", "show", "dedispersion", "--plugin-dir",
+                                    cli_plugin_dir(), "--preset", "small"));
+    cr_assert_eq(r.status, 0, "skytune plugins show: %s:\n%s", cli_status_text(r.status), r.err);
+    const char *expected[] = {
+        "problem parameters:", "channels", "dms", "samples",
+        "presets:", "small", "apertif", "lofar",
+        "tuning parameters:", "wi_samples", "el_dms", "local_mem",
+        "constraints:", "samples % (wi_samples * el_samples) == 0",
+    };
+    for (size_t k = 0; k < sizeof expected / sizeof expected[0]; k++)
+        cr_assert(strstr(r.out, expected[k]), "'%s' missing from:\n%s", expected[k], r.out);
+
+    /* The count is for the small preset, not the defaults: every whole-number
+     * setting of the preset (the line under its name) is in the problem. */
+    const char *small = strstr(r.out, "\n  small ");
+    cr_assert(small, "no small preset listed:\n%s", r.out);
+    const char *below = strchr(small + 1, '\n');
+    cr_assert(below, "no settings under the small preset:\n%s", r.out);
+    char *settings = cli_line_after(below, "\n");
+    char *problem = cli_line_after(r.out, "\nproblem: ");
+    cr_assert(problem, "no problem line:\n%s", r.out);
+    size_t checked = 0;
+    for (char *item = strtok(settings, " ,"); item; item = strtok(NULL, " ,")) {
+        const char *eq = strchr(item, '=');
+        if (!eq || eq[1] == '\0' || strspn(eq + 1, "0123456789") != strlen(eq + 1)) continue;
+        size_t len = strlen(item);
+        bool found = false;
+        for (const char *at = strstr(problem, item); at && !found; at = strstr(at + 1, item))
+            found = (at == problem || at[-1] == ',') && (at[len] == ',' || at[len] == '\0');
+        cr_assert(found, "preset setting %s is not in the problem %s", item, problem);
+        checked++;
+    }
+    cr_assert_gt(checked, 0, "no whole-number setting under the small preset:\n%s", r.out);
+    free(settings);
+    free(problem);
+    char *count = cli_line_after(r.out, "valid configurations: ");
+    cr_assert(count, "no valid-configuration count:\n%s", r.out);
+    unsigned long long valid = 0, combinations = 0;
+    cr_assert_eq(sscanf(count, "%llu of %llu", &valid, &combinations), 2, "count line: %s", count);
+    cr_assert_gt(valid, 0, "no valid configuration for the small preset");
+    /* The divisibility constraints must have removed something. */
+    cr_assert_lt(valid, combinations, "constraints removed nothing: %s", count);
+    free(count);
+    cli_result_free(&r);
+}
+
+/* ------------------------------------------------------------ real runs */
+
+Test(cli, run_records_every_measurement_with_its_samples)
+{
+    char *db = cli_path(scratch, "run.db");
+    cli_result r = run_exhaustive_six(db);
+    run_summary s = parse_summary(r.out);
+    cr_assert_eq(parse_space_count(r.out), SIX);
+    cr_assert_str_eq(s.stop, "search complete");
+    cr_assert_eq(s.evaluated, SIX);
+    cr_assert_eq(s.measured, SIX);
+    cr_assert_eq(s.reused, 0);
+    cr_assert(strstr(r.out, "status: ok 6\n"), "not every configuration passed:\n%s", r.out);
+
+    cr_assert_eq(cli_db_int(db, "SELECT COUNT(*) FROM measurements"), s.measured);
+    cr_assert_eq(cli_db_int(db, "SELECT COUNT(*) FROM measurements WHERE status = 'ok'"),
+                 s.measured);
+    cr_assert_eq(cli_db_int(db, "SELECT COUNT(*) FROM measurements WHERE n_samples = %d", RUNS),
+                 s.measured);
+    cr_assert_eq(cli_db_int(db, "SELECT COUNT(*) FROM samples"), s.measured * RUNS);
+    /* Each measurement's samples are its own runs 0..RUNS-1. */
+    cr_assert_eq(
+        cli_db_int(db, "SELECT COUNT(*) FROM measurements m WHERE "
+                       "(SELECT COUNT(*) FROM samples s WHERE s.measurement_id = m.id) "
+                       "  != m.n_samples "
+                       "OR (SELECT MIN(run) FROM samples s WHERE s.measurement_id = m.id) != 0 "
+                       "OR (SELECT MAX(run) FROM samples s WHERE s.measurement_id = m.id) "
+                       "  != m.n_samples - 1"),
+        0);
+    /* The summary statistics agree with the samples they came from. */
+    cr_assert_eq(cli_db_int(db,
+                            "SELECT COUNT(*) FROM measurements m WHERE NOT ("
+                            " median_ns > 0 AND min_ns <= median_ns AND median_ns <= max_ns"
+                            " AND min_ns = (SELECT MIN(time_ns) FROM samples s"
+                            "               WHERE s.measurement_id = m.id)"
+                            " AND max_ns = (SELECT MAX(time_ns) FROM samples s"
+                            "               WHERE s.measurement_id = m.id))"),
+                 0);
+    cr_assert_eq(cli_db_int(db, "SELECT COUNT(DISTINCT configuration_id) FROM measurements"),
+                 SIX);
+    cr_assert_eq(cli_db_int(db, "SELECT COUNT(*) FROM evaluations WHERE campaign_id = %lld",
+                            s.campaign),
+                 SIX);
+    cr_assert_eq(cli_db_int(db, "SELECT MAX(seq) FROM evaluations"), SIX - 1);
+    cr_assert_eq(cli_db_int(db, "SELECT COUNT(*) FROM evaluations WHERE cached = 1"), 0);
+    cr_assert_eq(cli_db_int(db, "SELECT COUNT(*) FROM campaigns"), 1);
+    char *status = cli_db_text(db, "SELECT status FROM campaigns WHERE id = %lld", s.campaign);
+    cr_assert_str_eq(status, "done");
+    free(status);
+    /* The per-plugin view pivots the parameters into columns. */
+    cr_assert_eq(cli_db_int(db, "SELECT COUNT(*) FROM results_vector_add"), SIX);
+    cr_assert_eq(cli_db_int(db, "SELECT COUNT(DISTINCT wg_size) FROM results_vector_add"), 3);
+    cr_assert_eq(cli_db_int(db, "SELECT COUNT(*) FROM results_vector_add WHERE per_item = 2"), 3);
+    char *integrity = cli_db_text(db, "PRAGMA integrity_check");
+    cr_assert_str_eq(integrity, "ok");
+    free(integrity);
+    cli_result_free(&r);
+    free(db);
+}
+
+Test(cli, best_is_the_lowest_median)
+{
+    char *db = cli_path(scratch, "best.db");
+    cli_result run = run_exhaustive_six(db);
+    char *fastest = cli_db_text(db, "SELECT c.text FROM measurements m "
+                                    "JOIN configurations c ON c.id = m.configuration_id "
+                                    "WHERE m.status = 'ok' ORDER BY m.median_ns, m.id LIMIT 1");
+
+    char *run_best = cli_line_after(run.out, "\nbest: ");
+    cr_assert(run_best, "skytune run printed no best configuration:\n%s", run.out);
+    char *figures = strstr(run_best, "  (");
+    cr_assert(figures, "unexpected best line: %s", run_best);
+    *figures = '\0';
+    cr_assert_str_eq(run_best, fastest, "skytune run's best is not the lowest median in SQL");
+
+    cli_result r = cli_run(CLI_ARGS("best", "--db", db));
+    cr_assert_eq(r.status, 0, "skytune best: %s:\n%s", cli_status_text(r.status), r.err);
+    char *best = cli_line_after(r.out, "  best       ");
+    cr_assert(best, "skytune best printed no best configuration:\n%s", r.out);
+    cr_assert_str_eq(best, fastest, "skytune best is not the lowest median in SQL");
+    cr_assert(strstr(r.out, "evaluated  6 (6 ok, 0 failed)"), "counts missing:\n%s", r.out);
+    free(best);
+    free(run_best);
+    free(fastest);
+    cli_result_free(&r);
+    cli_result_free(&run);
+    free(db);
+}
+
+/* RFC 4180 records: fields separated by commas, quoted fields may hold
+ * commas, doubled quotes and line breaks. */
+typedef struct csv_table {
+    size_t n_records;
+    size_t n_fields[256];
+    char *fields[256][32];
+} csv_table;
+
+static void parse_csv(const char *text, csv_table *t)
+{
+    memset(t, 0, sizeof *t);
+    const char *p = text;
+    while (*p) {
+        cr_assert_lt(t->n_records, 256, "too many CSV records");
+        size_t rec = t->n_records++;
+        for (;;) {
+            cr_assert_lt(t->n_fields[rec], 32, "too many CSV fields in record %zu", rec);
+            char *field = malloc(strlen(p) + 1);
+            cr_assert(field);
+            size_t len = 0;
+            if (*p == '"') {
+                p++;
+                while (*p && !(*p == '"' && p[1] != '"')) {
+                    if (*p == '"') p++;
+                    field[len++] = *p++;
+                }
+                cr_assert_eq(*p, '"', "unterminated quoted CSV field in record %zu", rec);
+                p++;
+            } else {
+                while (*p && *p != ',' && *p != '\n' && *p != '\r') field[len++] = *p++;
+            }
+            field[len] = '\0';
+            t->fields[rec][t->n_fields[rec]++] = field;
+            if (*p == ',') {
+                p++;
+                continue;
+            }
+            if (*p == '\r') p++;
+            if (*p == '\n') p++;
+            break;
+        }
+    }
+}
+
+static void csv_free(csv_table *t)
+{
+    for (size_t r = 0; r < t->n_records; r++)
+        for (size_t f = 0; f < t->n_fields[r]; f++) free(t->fields[r][f]);
+}
+
+static int csv_column(const csv_table *t, const char *name)
+{
+    for (size_t f = 0; t->n_records && f < t->n_fields[0]; f++)
+        if (strcmp(t->fields[0][f], name) == 0) return (int)f;
+    return -1;
+}
+
+Test(cli, export_writes_one_csv_row_per_evaluation)
+{
+    char *db = cli_path(scratch, "export.db");
+    char *csv_path = cli_path(scratch, "export.csv");
+    cli_result run = run_exhaustive_six(db);
+    cli_result r = cli_run(CLI_ARGS("export", "--db", db, "--format", "csv", "--out", csv_path));
+    cr_assert_eq(r.status, 0, "skytune export: %s:\n%s", cli_status_text(r.status), r.err);
+    size_t len;
+    char *text = (char *)cli_read_file(csv_path, &len);
+    cr_assert(text, "skytune export wrote no %s", csv_path);
+
+    static csv_table t;
+    parse_csv(text, &t);
+    long long evaluations = cli_db_int(db, "SELECT COUNT(*) FROM evaluations");
+    cr_assert_eq(evaluations, SIX);
+    cr_assert_eq((long long)t.n_records - 1, evaluations, "%zu CSV rows for %lld evaluations:\n%s",
+                 t.n_records - 1, evaluations, text);
+    int config_col = csv_column(&t, "configuration");
+    int median_col = csv_column(&t, "median_ns");
+    int seq_col = csv_column(&t, "seq");
+    cr_assert(config_col >= 0 && median_col >= 0 && seq_col >= 0, "header lacks columns:\n%s",
+              text);
+    for (size_t rec = 1; rec < t.n_records; rec++) {
+        cr_assert_eq(t.n_fields[rec], t.n_fields[0], "record %zu has %zu fields, header %zu", rec,
+                     t.n_fields[rec], t.n_fields[0]);
+        /* Every row is the evaluation it claims to be. */
+        char *config = cli_db_text(db, "SELECT configuration FROM results WHERE seq = %s",
+                                   t.fields[rec][seq_col]);
+        cr_assert_str_eq(t.fields[rec][config_col], config, "row %zu", rec);
+        free(config);
+        double median = strtod(t.fields[rec][median_col], NULL);
+        char *stored = cli_db_text(db, "SELECT median_ns FROM results WHERE seq = %s",
+                                   t.fields[rec][seq_col]);
+        double want = strtod(stored, NULL);
+        free(stored);
+        cr_assert_float_eq(median, want, 1e-6 * want, "row %zu: median %g, database %g", rec,
+                           median, want);
+    }
+    char wrote[64];
+    snprintf(wrote, sizeof wrote, "wrote %lld rows", evaluations);
+    cr_assert(strstr(r.out, wrote), "unexpected export output:\n%s", r.out);
+    csv_free(&t);
+    free(text);
+    cli_result_free(&r);
+    cli_result_free(&run);
+    free(csv_path);
+    free(db);
+}
+
+Test(cli, random_search_is_seeded)
+{
+    char *first_db = cli_path(scratch, "first.db");
+    char *second_db = cli_path(scratch, "second.db");
+    char *other_db = cli_path(scratch, "other_seed.db");
+
+    cli_result first = run_random(first_db, "7");
+    run_summary s = parse_summary(first.out);
+    cr_assert_str_eq(s.stop, "budget reached");
+    cr_assert_eq(s.evaluated, 5);
+    cr_assert_eq(s.measured, 5);
+    cr_assert_eq(cli_db_int(first_db, "SELECT COUNT(*) FROM measurements"), 5);
+    cr_assert_eq(cli_db_int(first_db, "SELECT COUNT(DISTINCT configuration_id) FROM measurements"),
+                 5);
+    cr_assert_eq(cli_db_int(first_db, "SELECT COUNT(DISTINCT configuration) FROM results"), 5);
+    char *first_order[5], *second_order[5], *other_order[5];
+    evaluated_sequence(first_db, first_order, 5);
+
+    /* The same seed in a fresh database proposes the same configurations in
+     * the same order. */
+    cli_result second = run_random(second_db, "7");
+    evaluated_sequence(second_db, second_order, 5);
+    for (size_t k = 0; k < 5; k++)
+        cr_assert_str_eq(first_order[k], second_order[k], "seed 7 proposed differently at %zu", k);
+
+    /* And the seed matters: another gives another sequence (the chance of
+     * the same 5 of 28 in the same order is about 1 in 10 million). */
+    cli_result other = run_random(other_db, "8");
+    evaluated_sequence(other_db, other_order, 5);
+    bool same = true;
+    for (size_t k = 0; k < 5; k++) same = same && strcmp(first_order[k], other_order[k]) == 0;
+    cr_assert(!same, "seeds 7 and 8 proposed the same sequence");
+
+    for (size_t k = 0; k < 5; k++) {
+        free(first_order[k]);
+        free(second_order[k]);
+        free(other_order[k]);
+    }
+    cli_result_free(&first);
+    cli_result_free(&second);
+    cli_result_free(&other);
+    free(first_db);
+    free(second_db);
+    free(other_db);
+}
+
+Test(cli, rerun_of_a_finished_campaign_measures_nothing)
+{
+    char *db = cli_path(scratch, "rerun.db");
+    cli_result first = run_exhaustive_six(db);
+    run_summary before = parse_summary(first.out);
+    long long measurements = cli_db_int(db, "SELECT COUNT(*) FROM measurements");
+    long long samples = cli_db_int(db, "SELECT COUNT(*) FROM samples");
+    long long last_id = cli_db_int(db, "SELECT MAX(id) FROM measurements");
+
+    cli_result again = run_exhaustive_six(db);
+    char continuing[64];
+    snprintf(continuing, sizeof continuing, "continuing campaign %lld", before.campaign);
+    cr_assert(strstr(again.out, continuing), "the second run did not continue campaign %lld:\n%s",
+              before.campaign, again.out);
+    run_summary after = parse_summary(again.out);
+    cr_assert_eq(after.campaign, before.campaign);
+    cr_assert_eq(after.measured, 0, "the second run measured %lld configurations again",
+                 after.measured);
+    cr_assert_eq(after.reused, SIX);
+    cr_assert_eq(cli_db_int(db, "SELECT COUNT(*) FROM measurements"), measurements);
+    cr_assert_eq(cli_db_int(db, "SELECT COUNT(*) FROM samples"), samples);
+    cr_assert_eq(cli_db_int(db, "SELECT MAX(id) FROM measurements"), last_id);
+    cr_assert_eq(cli_db_int(db, "SELECT COUNT(*) FROM evaluations"), SIX);
+    cr_assert_eq(cli_db_int(db, "SELECT COUNT(*) FROM campaigns"), 1);
+    char *status = cli_db_text(db, "SELECT status FROM campaigns");
+    cr_assert_str_eq(status, "done");
+    free(status);
+    cli_result_free(&first);
+    cli_result_free(&again);
+    free(db);
+}
+
+/* ------------------------------------------------------------ bad input */
+
+/* A result database as skytune creates it, with no campaign yet. */
+static void create_skytune_db(const char *path)
+{
+    store *st;
+    skytune_error err;
+    cr_assert_eq(store_open(path, true, &st, &err), 0, "%s", err.message);
+    store_close(st);
+}
+
+static void check_refusal(const cli_result *r, int want_status, const char *const *needles,
+                          const cli_snapshot *db, const char *what)
+{
+    cr_assert_eq(r->status, want_status,
+                 "%s: %s, expected exit status %d\nstdout:\n%s\nstderr:\n%s", what,
+                 cli_status_text(r->status), want_status, r->out, r->err);
+    for (size_t k = 0; needles && needles[k]; k++)
+        cr_assert(strstr(r->err, needles[k]), "%s: stderr does not mention '%s':\n%s", what,
+                  needles[k], r->err);
+    const char *difference = cli_snapshot_difference(db);
+    cr_assert(!difference, "%s: %s: %s", what, db->path, difference);
+}
+
+/* `skytune run` with args and --db FILE, twice: where FILE does not exist
+ * (it must not be created) and where it is a skytune database (its bytes
+ * must not change). Both times the command must exit with want_status and
+ * name every needle on stderr. env: as for cli_run_env. */
+static void assert_run_refused(const char *const *env, const char *const *args, int want_status,
+                               const char *const *needles)
+{
+    char *missing = cli_path(scratch, "never-created.db");
+    char *existing = cli_path(scratch, "existing.db");
+    create_skytune_db(existing);
+    const char *dbs[] = {missing, existing};
+    for (size_t k = 0; k < 2; k++) {
+        arg_list argv = {0};
+        args_add(&argv, CLI_ARGS("run"));
+        args_add(&argv, args);
+        args_add(&argv, CLI_ARGS("--db", dbs[k]));
+        cli_snapshot before = cli_snapshot_take(dbs[k]);
+        cli_result r = cli_run_env(env, argv.items);
+        check_refusal(&r, want_status, needles, &before,
+                      k == 0 ? "without a database" : "with an existing database");
+        /* Bad input is found before the database is opened, so no WAL file
+         * appears beside it either. */
+        char wal[4096];
+        snprintf(wal, sizeof wal, "%s-wal", dbs[k]);
+        cr_assert(!cli_file_exists(wal), "%s was opened: %s exists", dbs[k], wal);
+        cli_snapshot_free(&before);
+        cli_result_free(&r);
+    }
+    free(missing);
+    free(existing);
+}
+
+Test(cli, unknown_plugin_is_refused)
+{
+    assert_run_refused(NULL,
+                       CLI_ARGS("--plugin", "no_such_plugin", "--plugin-dir", cli_plugin_dir(),
+                                "--strategy", "exhaustive", "--runs", "1"),
+                       1, CLI_ARGS("no_such_plugin"));
+}
+
+Test(cli, shared_object_without_entry_symbol_is_refused)
+{
+    if (!cli_have_compiler()) cr_skip_test("no C compiler (cc) to build the test object");
+    char *so = cli_path(scratch, "not_a_plugin.so");
+    cli_compile_shared("int skytune_test_unrelated(void);\n"
+                       "int skytune_test_unrelated(void) { return 42; }\n",
+                       so, NULL);
+    assert_run_refused(NULL, CLI_ARGS("--plugin", so, "--strategy", "exhaustive", "--runs", "1"),
+                       1, CLI_ARGS(so, "skytune_plugin_entry"));
+    free(so);
+}
+
+Test(cli, plugin_of_another_abi_version_is_refused)
+{
+    if (!cli_have_compiler()) cr_skip_test("no C compiler (cc) to build the test plugin");
+    char *so = cli_path(scratch, "future_plugin.so");
+    char flags[4096];
+    snprintf(flags, sizeof flags, "-I'%s/framework/include'", cli_source_dir());
+    /* Everything else about it is a valid description, so the version is
+     * the only reason to refuse it. */
+    cli_compile_shared("#include <skytune/plugin.h>\n"
+                       "static const skytune_tuning_param params[] = {\n"
+                       "    {\"x\", SKYTUNE_LIST, \"1,2\", 0, 0, 0, \"x\"},\n"
+                       "    {NULL, 0, NULL, 0, 0, 0, NULL}};\n"
+                       "static const skytune_plugin description = {\n"
+                       "    .abi_version = 999, .name = \"future_plugin\", .version = \"1.0\",\n"
+                       "    .tuning_params = params};\n"
+                       "SKYTUNE_DEFINE_PLUGIN(description)\n",
+                       so, flags);
+    assert_run_refused(NULL, CLI_ARGS("--plugin", so, "--strategy", "exhaustive", "--runs", "1"),
+                       1, CLI_ARGS(so, "999"));
+    free(so);
+}
+
+Test(cli, malformed_restrict_is_refused)
+{
+    assert_run_refused(NULL,
+                       CLI_ARGS(VECTOR_ADD_SMALL, "--strategy", "exhaustive", "--runs", "1",
+                                "--restrict", "wg_size * <= 256"),
+                       1, CLI_ARGS("wg_size * <= 256", "column"));
+}
+
+Test(cli, unknown_problem_parameter_in_set_is_refused)
+{
+    assert_run_refused(NULL,
+                       CLI_ARGS(VECTOR_ADD_SMALL, "--strategy", "exhaustive", "--runs", "1",
+                                "--set", "bogus_param=3"),
+                       1, CLI_ARGS("bogus_param"));
+}
+
+Test(cli, unknown_tuning_parameter_in_only_is_refused)
+{
+    assert_run_refused(NULL,
+                       CLI_ARGS(VECTOR_ADD_SMALL, "--strategy", "exhaustive", "--runs", "1",
+                                "--only", "bogus_param=1,2"),
+                       1, CLI_ARGS("bogus_param"));
+}
+
+Test(cli, only_value_outside_the_space_is_refused)
+{
+    /* wg_size takes powers of two; 48 is not one of its values. */
+    assert_run_refused(NULL,
+                       CLI_ARGS(VECTOR_ADD_SMALL, "--strategy", "exhaustive", "--runs", "1",
+                                "--only", "wg_size=32,48"),
+                       1, CLI_ARGS("wg_size", "48"));
+}
+
+Test(cli, unknown_preset_is_refused)
+{
+    assert_run_refused(NULL,
+                       CLI_ARGS("--plugin", "vector_add", "--plugin-dir", cli_plugin_dir(),
+                                "--preset", "enormous", "--strategy", "exhaustive", "--runs", "1"),
+                       1, CLI_ARGS("enormous"));
+}
+
+Test(cli, unknown_option_is_a_usage_error)
+{
+    assert_run_refused(NULL,
+                       CLI_ARGS(VECTOR_ADD_SMALL, "--strategy", "exhaustive", "--frobnicate"), 2,
+                       CLI_ARGS("--frobnicate"));
+    cli_result r = cli_run(CLI_ARGS("frobnicate"));
+    cr_assert_eq(r.status, 2, "an unknown command: %s", cli_status_text(r.status));
+    cr_assert(strstr(r.err, "frobnicate"), "stderr does not name the command:\n%s", r.err);
+    cli_result_free(&r);
+}
+
+Test(cli, zero_budget_is_a_usage_error)
+{
+    assert_run_refused(NULL,
+                       CLI_ARGS(VECTOR_ADD_SMALL, "--strategy", "random", "--budget", "0"), 2,
+                       CLI_ARGS("--budget"));
+}
+
+Test(cli, missing_opencl_platform_is_reported)
+{
+    /* The ICD loader finds drivers through the .icd files in this folder. */
+    char *vendors = cli_path(scratch, "no-vendors");
+    char setting[4096];
+    cr_assert_eq(mkdir(vendors, 0755), 0);
+    snprintf(setting, sizeof setting, "OCL_ICD_VENDORS=%s", vendors);
+    const char *const env[] = {setting, "OCL_ICD_FILENAMES", NULL};
+
+    assert_run_refused(env,
+                       CLI_ARGS(VECTOR_ADD_SMALL, "--strategy", "exhaustive", "--runs", "1"), 1,
+                       CLI_ARGS("OpenCL"));
+    cli_result r = cli_run_env(env, CLI_ARGS("devices"));
+    cr_assert_eq(r.status, 1, "skytune devices without a platform: %s:\n%s",
+                 cli_status_text(r.status), r.out);
+    cr_assert(strstr(r.err, "OpenCL"), "stderr does not mention OpenCL:\n%s", r.err);
+    cli_result_free(&r);
+    free(vendors);
+}
+
+/* ------------------------------------------------------------ bad databases */
+
+/* `run`, `best` and `export` on a database file that is not one skytune can
+ * use: each exits 1 naming the file, and the file keeps every byte. */
+static void assert_database_refused(const char *db, const char *const *needles)
+{
+    char *csv = cli_path(scratch, "refused.csv");
+    const char *const *commands[] = {
+        CLI_ARGS("run", VECTOR_ADD_SMALL, "--strategy", "exhaustive", "--runs", "1",
+                 SIX_CONFIGURATIONS, "--db", db),
+        CLI_ARGS("best", "--db", db),
+        CLI_ARGS("export", "--db", db, "--out", csv),
+    };
+    for (size_t k = 0; k < sizeof commands / sizeof commands[0]; k++) {
+        cli_snapshot before = cli_snapshot_take(db);
+        cli_result r = cli_run(commands[k]);
+        check_refusal(&r, 1, needles, &before, commands[k][0]);
+        cr_assert(strstr(r.err, db), "skytune %s: stderr does not name %s:\n%s", commands[k][0],
+                  db, r.err);
+        cli_snapshot_free(&before);
+        cli_result_free(&r);
+    }
+    cr_assert(!cli_file_exists(csv), "export wrote %s from a refused database", csv);
+    free(csv);
+}
+
+Test(cli, corrupt_database_is_refused)
+{
+    char *db = cli_path(scratch, "corrupt.db");
+    /* Bytes from a fixed linear congruential sequence: not a SQLite header,
+     * and the same every run. */
+    unsigned char bytes[8192];
+    unsigned long long x = 0x9E3779B97F4A7C15ull;
+    for (size_t k = 0; k < sizeof bytes; k++) {
+        x = x * 6364136223846793005ull + 1442695040888963407ull;
+        bytes[k] = (unsigned char)(x >> 56);
+    }
+    cli_write_file(db, bytes, sizeof bytes);
+    assert_database_refused(db, NULL);
+    free(db);
+}
+
+Test(cli, foreign_sqlite_database_is_refused)
+{
+    char *db = cli_path(scratch, "stars.db");
+    sqlite3 *handle;
+    cr_assert_eq(sqlite3_open_v2(db, &handle, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL),
+                 SQLITE_OK);
+    cr_assert_eq(sqlite3_exec(handle,
+                              "CREATE TABLE stars (name TEXT, magnitude REAL);"
+                              "INSERT INTO stars VALUES ('Vega', 0.03);",
+                              NULL, NULL, NULL),
+                 SQLITE_OK, "%s", sqlite3_errmsg(handle));
+    sqlite3_close(handle);
+    assert_database_refused(db, NULL);
+    cr_assert_eq(cli_db_int(db, "SELECT COUNT(*) FROM stars"), 1);
+    free(db);
+}
+
+Test(cli, database_with_newer_schema_is_refused)
+{
+    char *db = cli_path(scratch, "future.db");
+    create_skytune_db(db);
+    sqlite3 *handle;
+    cr_assert_eq(sqlite3_open_v2(db, &handle, SQLITE_OPEN_READWRITE, NULL), SQLITE_OK);
+    cr_assert_eq(sqlite3_exec(handle, "PRAGMA user_version = 99", NULL, NULL, NULL), SQLITE_OK,
+                 "%s", sqlite3_errmsg(handle));
+    sqlite3_close(handle);
+    assert_database_refused(db, CLI_ARGS("99"));
+    cr_assert_eq(cli_db_int(db, "PRAGMA user_version"), 99);
+    free(db);
+}

@@ -1,0 +1,271 @@
+/* Stopping a campaign part-way and running the same command again: killed
+ * with SIGKILL (nothing gets to clean up) and interrupted with SIGINT (the
+ * run stops after the configuration in flight and exits 130). Either way the
+ * database must pass SQLite's own checks, and the second run must finish the
+ * same campaign with every valid configuration measured exactly once. */
+#include <criterion/criterion.h>
+
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "cli_harness.h"
+
+static char *scratch;
+
+static void make_scratch(void)
+{
+    scratch = cli_make_temp_dir();
+}
+
+static void remove_scratch(void)
+{
+    cli_remove_tree(scratch);
+    free(scratch);
+    scratch = NULL;
+}
+
+TestSuite(resume, .init = make_scratch, .fini = remove_scratch);
+
+#define RUNS 3
+#define STRINGIFY(x) #x
+#define TEXT(x) STRINGIFY(x)
+
+/* The whole small vector_add space, exhaustively: 28 configurations, each
+ * built by PoCL, verified and timed, so the campaign lasts long enough for a
+ * signal to land in the middle of it. */
+typedef struct command {
+    const char *args[32];
+} command;
+
+static command campaign_command(const char *db)
+{
+    command c = {{"run", "--plugin", "vector_add", "--plugin-dir", cli_plugin_dir(), "--preset",
+                  "small", "--strategy", "exhaustive", "--runs", TEXT(RUNS), "--db", db, NULL}};
+    return c;
+}
+
+static void sleep_ms(long ms)
+{
+    struct timespec ts = {.tv_sec = ms / 1000, .tv_nsec = (ms % 1000) * 1000000L};
+    nanosleep(&ts, NULL);
+}
+
+static char *read_text(const char *path)
+{
+    size_t len;
+    char *text = (char *)cli_read_file(path, &len);
+    cr_assert(text, "cannot read %s", path);
+    return text;
+}
+
+/* Wait until the background run has committed at least `want` measurements,
+ * and return how many there are. The database is only looked at once its
+ * WAL file exists: before that the store is still setting the file up, and
+ * even a reader's shared lock could get in the way of that. */
+static long long wait_for_measurements(pid_t pid, const char *db, long long want,
+                                       const char *stdout_path, const char *stderr_path)
+{
+    char wal[4096];
+    snprintf(wal, sizeof wal, "%s-wal", db);
+    for (int waited_ms = 0; waited_ms < 120000; waited_ms += 10) {
+        int status;
+        if (cli_poll_exit(pid, &status)) {
+            char *out = read_text(stdout_path), *err = read_text(stderr_path);
+            cr_assert_fail("the run ended (%s) before %lld measurements were recorded; "
+                           "the campaign is too short for this test\nstdout:\n%s\nstderr:\n%s",
+                           cli_status_text(status), want, out, err);
+        }
+        if (cli_file_exists(wal)) {
+            char *text = NULL, message[256];
+            /* Errors are expected while the schema is being created. */
+            if (cli_db_query(db, "SELECT COUNT(*) FROM measurements", &text, message,
+                             sizeof message) == 0 &&
+                text) {
+                long long count = strtoll(text, NULL, 10);
+                free(text);
+                if (count >= want) return count;
+            }
+        }
+        sleep_ms(10);
+    }
+    kill(pid, SIGKILL);
+    cli_wait(pid, 30);
+    cr_assert_fail("no %lld measurements in %s after two minutes", want, db);
+    return 0;
+}
+
+static long long parse_space_count(const char *out)
+{
+    char *rest = cli_line_after(out, " over ");
+    cr_assert(rest, "no space size in the output of skytune run:\n%s", out);
+    long long n = -1;
+    cr_assert_eq(sscanf(rest, "%lld valid configurations", &n), 1, "unexpected line: %s", rest);
+    free(rest);
+    return n;
+}
+
+/* "(M measured, R from the database)" from the closing line of a run. */
+static void parse_counts(const char *out, long long *measured, long long *reused)
+{
+    char *rest = cli_line_after(out, " configurations (");
+    cr_assert(rest, "no summary in the output of skytune run:\n%s", out);
+    cr_assert_eq(sscanf(rest, "%lld measured, %lld from the database", measured, reused), 2,
+                 "unexpected summary: %s", rest);
+    free(rest);
+}
+
+static void assert_database_sound(const char *db)
+{
+    char *integrity = cli_db_text(db, "PRAGMA integrity_check");
+    cr_assert_str_eq(integrity, "ok", "integrity_check of %s: %s", db, integrity);
+    free(integrity);
+    char *violation = NULL, message[256] = "";
+    int rc = cli_db_query(db, "PRAGMA foreign_key_check", &violation, message, sizeof message);
+    cr_assert_eq(rc, 1, "foreign_key_check of %s: %s%s", db, rc == 0 ? "violation in table " : "",
+                 rc == 0 ? (violation ? violation : "?") : message);
+}
+
+/* Every configuration of vector_add passes on PoCL, so any other status is
+ * something the stop did to the configuration in flight. */
+static void assert_all_ok(const char *db, const char *when)
+{
+    char *failures = cli_db_text(db, "SELECT group_concat(id || ' ' || status || ': ' || "
+                                     "substr(COALESCE(message, ''), 1, 400), char(10)) "
+                                     "FROM measurements WHERE status != 'ok'");
+    cr_assert(!failures, "%s, measurements that did not pass:\n%s", when, failures);
+}
+
+/* The campaign holds every configuration of the space, each measured once,
+ * each evaluated once, in one unbroken sequence. */
+static void assert_campaign_complete(const char *db, long long campaign, long long total)
+{
+    cr_assert_eq(cli_db_int(db, "SELECT COUNT(*) FROM campaigns"), 1,
+                 "continuing must not start another campaign");
+    cr_assert_eq(cli_db_int(db, "SELECT id FROM campaigns"), campaign);
+    char *status = cli_db_text(db, "SELECT status FROM campaigns");
+    cr_assert_str_eq(status, "done");
+    free(status);
+    cr_assert_eq(cli_db_int(db, "SELECT ended_at IS NOT NULL FROM campaigns"), 1);
+
+    cr_assert_eq(cli_db_int(db, "SELECT COUNT(*) FROM measurements"), total);
+    cr_assert_eq(cli_db_int(db, "SELECT COUNT(DISTINCT configuration_id) FROM measurements"),
+                 total);
+    cr_assert_eq(cli_db_int(db, "SELECT COUNT(*) FROM ("
+                                "  SELECT plugin_id, device_id, problem_id FROM measurements"
+                                "  GROUP BY plugin_id, device_id, problem_id"
+                                "  HAVING COUNT(*) != COUNT(DISTINCT configuration_id))"),
+                 0, "a configuration was measured twice");
+    cr_assert_eq(cli_db_int(db,
+                            "SELECT COUNT(*) FROM measurements m WHERE "
+                            "(SELECT COUNT(*) FROM evaluations e"
+                            " WHERE e.measurement_id = m.id AND e.campaign_id = %lld) != 1",
+                            campaign),
+                 0, "a measurement does not have exactly one evaluation in the campaign");
+    cr_assert_eq(cli_db_int(db, "SELECT COUNT(*) FROM evaluations"), total);
+    cr_assert_eq(cli_db_int(db, "SELECT COUNT(DISTINCT seq) FROM evaluations"), total);
+    cr_assert_eq(cli_db_int(db, "SELECT MIN(seq) FROM evaluations"), 0);
+    cr_assert_eq(cli_db_int(db, "SELECT MAX(seq) FROM evaluations"), total - 1,
+                 "the evaluation sequence has a gap");
+    assert_all_ok(db, "after the second run");
+    cr_assert_eq(cli_db_int(db, "SELECT COUNT(*) FROM measurements WHERE n_samples != %d", RUNS),
+                 0);
+    cr_assert_eq(cli_db_int(db, "SELECT COUNT(*) FROM samples"), total * RUNS);
+    assert_database_sound(db);
+}
+
+/* Run the same command again to the end and check what it reports. */
+static void resume_to_completion(const char *db, long long campaign, long long before,
+                                 long long total)
+{
+    command c = campaign_command(db);
+    cli_result r = cli_run(c.args);
+    cr_assert_eq(r.status, 0, "the second run: %s\nstdout:\n%s\nstderr:\n%s",
+                 cli_status_text(r.status), r.out, r.err);
+    char continuing[64];
+    snprintf(continuing, sizeof continuing, "continuing campaign %lld", campaign);
+    cr_assert(strstr(r.out, continuing), "the second run did not continue campaign %lld:\n%s",
+              campaign, r.out);
+    cr_assert_eq(parse_space_count(r.out), total);
+    long long measured, reused;
+    parse_counts(r.out, &measured, &reused);
+    cr_assert_eq(reused, before, "%lld measurements were stored, %lld reused", before, reused);
+    cr_assert_eq(measured, total - before);
+    cli_result_free(&r);
+    assert_campaign_complete(db, campaign, total);
+}
+
+Test(resume, killed_run_continues_where_it_stopped)
+{
+    char *db = cli_path(scratch, "killed.db");
+    char *out_path = cli_path(scratch, "killed.out");
+    char *err_path = cli_path(scratch, "killed.err");
+    command c = campaign_command(db);
+    pid_t pid = cli_start(c.args, out_path, err_path);
+    wait_for_measurements(pid, db, 3, out_path, err_path);
+    kill(pid, SIGKILL);
+    cr_assert_eq(cli_wait(pid, 30), CLI_SIGNALED(SIGKILL));
+
+    assert_database_sound(db);
+    char *out = read_text(out_path);
+    long long total = parse_space_count(out);
+    long long before = cli_db_int(db, "SELECT COUNT(*) FROM measurements");
+    cr_assert_geq(before, 3);
+    cr_assert_lt(before, total, "the kill landed after the last configuration");
+    assert_all_ok(db, "after SIGKILL");
+    cr_assert_eq(cli_db_int(db, "SELECT COUNT(*) FROM campaigns"), 1);
+    long long campaign = cli_db_int(db, "SELECT id FROM campaigns");
+    /* Nobody closed the campaign: it still reads as running. */
+    char *status = cli_db_text(db, "SELECT status FROM campaigns");
+    cr_assert_str_eq(status, "running");
+    free(status);
+    /* Every committed measurement is whole: its samples and its evaluation
+     * came in the same transaction. */
+    cr_assert_eq(cli_db_int(db, "SELECT COUNT(*) FROM samples"), before * RUNS);
+    cr_assert_eq(cli_db_int(db, "SELECT COUNT(*) FROM evaluations"), before);
+
+    resume_to_completion(db, campaign, before, total);
+    free(out);
+    free(db);
+    free(out_path);
+    free(err_path);
+}
+
+Test(resume, interrupted_run_exits_130_and_continues)
+{
+    char *db = cli_path(scratch, "interrupted.db");
+    char *out_path = cli_path(scratch, "interrupted.out");
+    char *err_path = cli_path(scratch, "interrupted.err");
+    command c = campaign_command(db);
+    pid_t pid = cli_start(c.args, out_path, err_path);
+    wait_for_measurements(pid, db, 2, out_path, err_path);
+    kill(pid, SIGINT);
+    int status = cli_wait(pid, 120);
+    char *out = read_text(out_path), *err = read_text(err_path);
+    cr_assert_eq(status, 130, "after SIGINT the run ended with %s, expected exit status 130"
+                              "\nstdout:\n%s\nstderr:\n%s",
+                 cli_status_text(status), out, err);
+    cr_assert(strstr(out, "interrupted"), "the run did not say it was interrupted:\n%s", out);
+
+    assert_database_sound(db);
+    long long total = parse_space_count(out);
+    long long before = cli_db_int(db, "SELECT COUNT(*) FROM measurements");
+    cr_assert_lt(before, total, "the interrupt landed after the last configuration");
+    /* Ctrl-C lets the configuration in flight finish: it must be measured
+     * as if nothing had happened, or not recorded at all. */
+    assert_all_ok(db, "after SIGINT");
+    long long campaign = cli_db_int(db, "SELECT id FROM campaigns");
+    char *campaign_status = cli_db_text(db, "SELECT status FROM campaigns");
+    cr_assert_str_eq(campaign_status, "interrupted");
+    free(campaign_status);
+    cr_assert_eq(cli_db_int(db, "SELECT COUNT(*) FROM evaluations"), before);
+
+    resume_to_completion(db, campaign, before, total);
+    free(out);
+    free(err);
+    free(db);
+    free(out_path);
+    free(err_path);
+}
