@@ -119,12 +119,17 @@ typedef struct sql_arg {
     int64_t i;
     double r;
     const char *text;
+    size_t text_capacity; /* nonzero: text is a char array of this size */
 } sql_arg;
 
 #define ARG_INT(v) ((sql_arg){ .kind = ARG_INT, .i = (int64_t)(v) })
 #define ARG_REAL(v) ((sql_arg){ .kind = ARG_REAL, .r = (v) })
 /* NULL text binds SQL NULL. */
 #define ARG_TEXT(v) ((sql_arg){ .kind = ARG_TEXT, .text = (v) })
+/* A fixed-size char array (device names, part labels): never read past its
+ * end, even when it is full and lacks the terminating NUL. */
+#define ARG_CHARS(array) \
+    ((sql_arg){ .kind = ARG_TEXT, .text = (array), .text_capacity = sizeof(array) })
 #define ARG_REAL_IF(cond, v) ((cond) ? ARG_REAL(v) : (sql_arg){ .kind = ARG_NULL })
 #define N_ARGS(a) ((int)(sizeof(a) / sizeof((a)[0])))
 
@@ -146,8 +151,14 @@ static int bind_args(sqlite3_stmt *s, const sql_arg *args, int n_args)
         case ARG_TEXT:
             /* STATIC: every statement is reset before the caller's strings
              * can go away, and copying build logs would cost for nothing. */
-            rc = args[k].text ? sqlite3_bind_text(s, k + 1, args[k].text, -1, SQLITE_STATIC)
-                              : sqlite3_bind_null(s, k + 1);
+            if (!args[k].text)
+                rc = sqlite3_bind_null(s, k + 1);
+            else if (args[k].text_capacity > 0)
+                rc = sqlite3_bind_text(s, k + 1, args[k].text,
+                                       (int)strnlen(args[k].text, args[k].text_capacity),
+                                       SQLITE_STATIC);
+            else
+                rc = sqlite3_bind_text(s, k + 1, args[k].text, -1, SQLITE_STATIC);
             break;
         default: rc = sqlite3_bind_null(s, k + 1); break;
         }
@@ -594,12 +605,12 @@ void *store_handle(store *st)
 int store_device_id(store *st, const skytune_device_info *dev, int64_t *id, skytune_error *err)
 {
     if (!dev || !id) return err_set(err, "%s: store_device_id: no device given", st->path);
-    const sql_arg find[] = { ARG_TEXT(dev->platform), ARG_TEXT(dev->name),
-                             ARG_TEXT(dev->driver_version) };
+    const sql_arg find[] = { ARG_CHARS(dev->platform), ARG_CHARS(dev->name),
+                             ARG_CHARS(dev->driver_version) };
     const sql_arg insert[] = {
-        ARG_TEXT(dev->platform),           ARG_TEXT(dev->name),
-        ARG_TEXT(dev->vendor),             ARG_TEXT(dev->driver_version),
-        ARG_TEXT(dev->opencl_version),     ARG_INT(dev->is_gpu ? 1 : 0),
+        ARG_CHARS(dev->platform),          ARG_CHARS(dev->name),
+        ARG_CHARS(dev->vendor),            ARG_CHARS(dev->driver_version),
+        ARG_CHARS(dev->opencl_version),    ARG_INT(dev->is_gpu ? 1 : 0),
         ARG_INT(dev->compute_units),       ARG_INT(dev->max_clock_mhz),
         ARG_INT(dev->global_mem_size),     ARG_INT(dev->local_mem_size),
         ARG_INT(dev->max_constant_size),   ARG_INT(dev->max_mem_alloc_size),
@@ -1089,21 +1100,11 @@ int store_record_measurement(store *st, int64_t campaign_id, int64_t seq, const 
             goto fail;
     }
     for (size_t k = 0; k < m->n_parts; k++) {
-        /* The label is a fixed-size array; never read past it. */
-        const measurement_part *part = &m->parts[k];
-        int label_length = (int)strnlen(part->label, sizeof part->label);
-        sqlite3_stmt *s = st->hot[HOT_PART_INSERT];
-        int rc = sqlite3_bind_int64(s, 1, id);
-        if (rc == SQLITE_OK) rc = sqlite3_bind_int64(s, 2, (int64_t)k);
-        if (rc == SQLITE_OK) rc = sqlite3_bind_text(s, 3, part->label, label_length, SQLITE_STATIC);
-        if (rc == SQLITE_OK) rc = sqlite3_bind_double(s, 4, part->median_ns);
-        if (rc == SQLITE_OK) rc = sqlite3_step(s);
-        if (rc != SQLITE_DONE) {
-            fail_sqlite(st, err, "inserting the parts");
-            sqlite3_reset(s);
+        const sql_arg part[] = { ARG_INT(id), ARG_INT(k), ARG_CHARS(m->parts[k].label),
+                                 ARG_REAL(m->parts[k].median_ns) };
+        if (stmt_exec(st, st->hot[HOT_PART_INSERT], part, N_ARGS(part), err,
+                      "inserting the parts") != 0)
             goto fail;
-        }
-        sqlite3_reset(s);
     }
     const sql_arg evaluation[] = { ARG_INT(campaign_id), ARG_INT(seq), ARG_INT(id) };
     if (stmt_exec(st, st->hot[HOT_EVALUATION_INSERT], evaluation, N_ARGS(evaluation), err,

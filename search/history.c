@@ -78,14 +78,10 @@ static inline history_slot *find_slot(history_slot *slots, size_t mask, uint64_t
     }
 }
 
-static history_slot *new_slots(size_t slot_count)
+/* Mark every slot empty: with every byte 0xff, every rank reads UINT64_MAX. */
+static void clear_slots(history_slot *slots, size_t slot_count)
 {
-    if (slot_count > SIZE_MAX / sizeof(history_slot)) return NULL;
-    history_slot *slots = malloc(slot_count * sizeof *slots);
-    if (!slots) return NULL;
-    /* Every byte 0xff makes every rank UINT64_MAX, the empty marker. */
     memset(slots, 0xff, slot_count * sizeof *slots);
-    return slots;
 }
 
 history *history_new(void)
@@ -94,11 +90,12 @@ history *history_new(void)
     if (!h) return NULL;
     h->ranks = malloc(INITIAL_ENTRIES * sizeof *h->ranks);
     h->objectives = malloc(INITIAL_ENTRIES * sizeof *h->objectives);
-    h->slots = new_slots(INITIAL_SLOTS);
+    h->slots = malloc(INITIAL_SLOTS * sizeof *h->slots);
     if (!h->ranks || !h->objectives || !h->slots) {
         history_free(h);
         return NULL;
     }
+    clear_slots(h->slots, INITIAL_SLOTS);
     h->entry_capacity = INITIAL_ENTRIES;
     h->slot_count = INITIAL_SLOTS;
     h->slot_mask = INITIAL_SLOTS - 1;
@@ -142,20 +139,32 @@ static bool slots_would_overfill(const history *h)
     return (h->slots_used + 1) * 2 > h->slot_count;
 }
 
-/* Double the table and reinsert every rank. */
+/* Double the table and reinsert every rank.
+ *
+ * The table is grown in place with realloc and refilled from the
+ * insertion-order arrays, which hold every rank and objective already, rather
+ * than copied from the old table into a fresh one. For large tables the
+ * allocator can then extend the existing mapping, so only the new half is
+ * first-touched: page faults on fresh memory, not hashing, are what dominate
+ * the cost of growth. On failure realloc leaves the old table untouched. */
 static int grow_slots(history *h)
 {
-    if (h->slot_count > SIZE_MAX / 2) return -1;
+    if (h->slot_count > SIZE_MAX / 2 / sizeof(history_slot)) return -1;
     size_t slot_count = h->slot_count * 2;
-    history_slot *slots = new_slots(slot_count);
+    history_slot *slots = realloc(h->slots, slot_count * sizeof *slots);
     if (!slots) return -1;
+    clear_slots(slots, slot_count);
 
     size_t mask = slot_count - 1;
-    for (size_t i = 0; i < h->slot_count; i++) {
-        const history_slot *old = &h->slots[i];
-        if (old->rank != EMPTY_SLOT_RANK) *find_slot(slots, mask, old->rank) = *old;
+    for (size_t k = 0; k < h->count; k++) {
+        uint64_t rank = h->ranks[k];
+        if (rank == EMPTY_SLOT_RANK) continue; /* kept beside the table */
+        /* Ranks in the arrays are distinct: probe for the first empty slot
+         * without comparing. */
+        size_t i = (size_t)mix_rank(rank) & mask;
+        while (slots[i].rank != EMPTY_SLOT_RANK) i = (i + 1) & mask;
+        slots[i] = (history_slot){.rank = rank, .objective = h->objectives[k]};
     }
-    free(h->slots);
     h->slots = slots;
     h->slot_count = slot_count;
     h->slot_mask = mask;

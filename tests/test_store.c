@@ -400,6 +400,22 @@ Test(store, round_trip_failed_measurements_store_null_for_what_does_not_exist)
     store_close(f.st);
 }
 
+Test(store, a_part_label_that_fills_its_array_is_stored_whole)
+{
+    fixture f = open_fixture("label.db");
+    skytune_error err = { 0 };
+    measurement m;
+    ok_measurement(&m, 1000.0);
+    m.n_parts = 1;
+    memset(m.parts[0].label, 'k', sizeof m.parts[0].label); /* no terminating NUL */
+    test_config c = make_config(64, "tiled", "1.5");
+    cr_assert_eq(record(&f, f.campaign_id, 0, &c, &m, NULL, &err), 0, "%s", err.message);
+    cr_expect_eq(query_int(f.db, "SELECT length(label) FROM measurement_parts"),
+                 (int64_t)sizeof m.parts[0].label);
+    measurement_clear(&m);
+    store_close(f.st);
+}
+
 Test(store, data_survive_close_and_reopen_without_create)
 {
     fixture f = open_fixture("reopen.db");

@@ -1,24 +1,36 @@
 #include <math.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "progress.h"
 #include "strategy.h"
 #include "tuning_run.h"
 
-/* Set by SIGINT/SIGTERM; the campaign loop checks it between
+/* Set once SIGINT or SIGTERM arrives; the campaign loop checks it between
  * configurations. The one piece of global state, and it belongs to the CLI. */
 static volatile sig_atomic_t stop_requested;
 
-static void request_stop(int signo)
+/* Signals are blocked in every thread and received here with sigwait, so no
+ * library's own handler runs: an OpenCL compiler that catches SIGINT would
+ * otherwise abort the build in flight, and that configuration would be
+ * recorded as a false compile failure. A second signal ends the process at
+ * once; the store's transactions keep the database consistent either way. */
+static void *receive_stop_signals(void *arg)
 {
+    sigset_t *signals = arg;
+    int signo;
+    if (sigwait(signals, &signo) != 0) return NULL;
     stop_requested = 1;
-    /* A second Ctrl-C kills at once; the store's transactions keep the
-     * database consistent either way. */
-    signal(signo, SIG_DFL);
+    static const char notice[] =
+        "\nskytune: stopping after the configuration in flight (again to stop at once)\n";
+    if (write(STDERR_FILENO, notice, sizeof notice - 1) < 0) { /* nothing to do */ }
+    if (sigwait(signals, &signo) != 0) return NULL;
+    _exit(EXIT_INTERRUPTED);
 }
 
 static const cli_option options[] = {
@@ -171,20 +183,25 @@ int cmd_run(int argc, char **argv)
     char *command = join_command(argc, argv);
     rq.command = command;
 
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = request_stop;
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGINT, &sa, NULL);
-    sigaction(SIGTERM, &sa, NULL);
+    /* Blocked before any OpenCL thread exists, so every thread inherits it. */
+    static sigset_t stop_signals;
+    sigemptyset(&stop_signals);
+    sigaddset(&stop_signals, SIGINT);
+    sigaddset(&stop_signals, SIGTERM);
+    pthread_t receiver;
+    if (pthread_sigmask(SIG_BLOCK, &stop_signals, NULL) != 0 ||
+        pthread_create(&receiver, NULL, receive_stop_signals, &stop_signals) != 0) {
+        cli_error("run: cannot set up Ctrl-C handling");
+        free(command);
+        return EXIT_FAILED;
+    }
+    pthread_detach(receiver);
 
     tuning_outcome out;
     skytune_error err;
     rc = tuning_run(&rq, print_start, &prog, &out, &err);
     progress_finish(&prog);
     free(command);
-    signal(SIGINT, SIG_DFL);
-    signal(SIGTERM, SIG_DFL);
     if (rc != 0) {
         cli_error("%s", err.message);
         return EXIT_FAILED;

@@ -229,6 +229,14 @@ int campaign_run(const campaign_config *cfg, campaign_result *res, skytune_error
                 measurement_clear(&m);
                 goto fail;
             }
+            /* A failure that coincides with a stop request may be the stop's
+             * doing (a compiler killed by Ctrl-C): it is not recorded, and
+             * the configuration is measured again when the run continues. */
+            if (m.status != MEAS_OK && cfg->stop_requested && *cfg->stop_requested) {
+                measurement_clear(&m);
+                res->stop = CAMPAIGN_INTERRUPTED;
+                break;
+            }
             double spent = now_s() - iteration_start;
             m.overhead_s = spent - m.build_s - m.verify_s - m.bench_s;
             if (m.overhead_s < 0) m.overhead_s = 0;

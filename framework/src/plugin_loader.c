@@ -160,11 +160,13 @@ static int load_file(const char *path, loaded_plugin *out, skytune_error *err)
                        SKYTUNE_PLUGIN_ENTRY);
     }
     if (desc->abi_version != SKYTUNE_PLUGIN_ABI_VERSION) {
+        /* The description lives in the library: read it before unloading. */
+        unsigned found = desc->abi_version;
         dlclose(handle);
         return err_set(err,
                        "plugin %s was built for plugin ABI version %u, but this skytune loads "
                        "version %u: rebuild the plugin against this skytune's skytune/plugin.h",
-                       path, desc->abi_version, SKYTUNE_PLUGIN_ABI_VERSION);
+                       path, found, SKYTUNE_PLUGIN_ABI_VERSION);
     }
     if (!desc->name || !name_is_identifier(desc->name) || !desc->version) {
         dlclose(handle);

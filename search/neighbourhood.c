@@ -1,0 +1,306 @@
+/* Shared helpers of the search strategies; see neighbourhood.h. */
+#include "neighbourhood.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* Index vectors of up to this many parameters live on the stack. */
+#define STACK_PARAMS 64
+
+/* Rejection samples random_unvisited draws before it scans. */
+#define UNVISITED_SAMPLE_TRIES 64
+
+/* ------------------------------------------------------------ rank sets */
+
+static size_t slot_of(uint64_t key, size_t capacity)
+{
+    key ^= key >> 33;
+    key *= 0xff51afd7ed558ccdULL;
+    key ^= key >> 33;
+    key *= 0xc4ceb9fe1a85ec53ULL;
+    key ^= key >> 33;
+    return (size_t)key & (capacity - 1);
+}
+
+static size_t probe(const uint64_t *slots, size_t capacity, uint64_t key)
+{
+    size_t k = slot_of(key, capacity);
+    while (slots[k] != 0 && slots[k] != key) k = (k + 1) & (capacity - 1);
+    return k;
+}
+
+static int rank_set_grow(rank_set *set)
+{
+    size_t capacity = set->capacity ? 2 * set->capacity : 32;
+    uint64_t *slots = calloc(capacity, sizeof *slots);
+    if (!slots) return -1;
+    for (size_t k = 0; k < set->capacity; k++)
+        if (set->slots[k]) slots[probe(slots, capacity, set->slots[k])] = set->slots[k];
+    free(set->slots);
+    set->slots = slots;
+    set->capacity = capacity;
+    return 0;
+}
+
+int rank_set_insert(rank_set *set, uint64_t rank)
+{
+    if (rank_set_contains(set, rank)) return 0;
+    if (2 * (set->count + 1) > set->capacity && rank_set_grow(set) != 0) return -1;
+    set->slots[probe(set->slots, set->capacity, rank + 1)] = rank + 1;
+    set->count++;
+    return 1;
+}
+
+bool rank_set_contains(const rank_set *set, uint64_t rank)
+{
+    if (!set || set->count == 0) return false;
+    return set->slots[probe(set->slots, set->capacity, rank + 1)] == rank + 1;
+}
+
+void rank_set_clear(rank_set *set)
+{
+    if (set->slots) memset(set->slots, 0, set->capacity * sizeof *set->slots);
+    set->count = 0;
+}
+
+void rank_set_free(rank_set *set)
+{
+    free(set->slots);
+    *set = (rank_set){0};
+}
+
+/* ----------------------------------------------------------- rank lists */
+
+static int rank_list_reserve(rank_list *list, size_t needed)
+{
+    if (needed <= list->capacity) return 0;
+    size_t capacity = list->capacity ? list->capacity : 16;
+    while (capacity < needed) capacity *= 2;
+    uint64_t *items = realloc(list->items, capacity * sizeof *items);
+    if (!items) return -1;
+    list->items = items;
+    list->capacity = capacity;
+    return 0;
+}
+
+int rank_list_push(rank_list *list, uint64_t rank)
+{
+    if (rank_list_reserve(list, list->count + 1) != 0) return -1;
+    list->items[list->count++] = rank;
+    return 0;
+}
+
+void rank_list_free(rank_list *list)
+{
+    free(list->items);
+    *list = (rank_list){0};
+}
+
+void shuffle_ranks(uint64_t *ranks, size_t count, pcg32 *rng)
+{
+    for (size_t i = count; i > 1; i--) {
+        size_t j = (size_t)pcg32_bounded64(rng, i);
+        uint64_t t = ranks[i - 1];
+        ranks[i - 1] = ranks[j];
+        ranks[j] = t;
+    }
+}
+
+/* ------------------------------------------------------------ options */
+
+int parse_neighbourhood(const char *option, const char *text, space_neighbourhood *kind,
+                        skytune_error *err)
+{
+    if (strcmp(text, "adjacent") == 0)
+        *kind = SPACE_ADJACENT;
+    else if (strcmp(text, "hamming") == 0)
+        *kind = SPACE_HAMMING;
+    else
+        return err_set(err, "option %s='%s': valid values are adjacent, hamming", option, text);
+    return 0;
+}
+
+/* --------------------------------------------------------- neighbours */
+
+int shuffled_neighbours(const space *s, uint64_t rank, space_neighbourhood kind, pcg32 *rng,
+                        rank_list *out)
+{
+    size_t n = space_param_count(s);
+    uint16_t stack[STACK_PARAMS];
+    uint16_t *idx = n <= STACK_PARAMS ? stack : malloc(n * sizeof *idx);
+    if (!idx) return -1;
+    space_unrank(s, rank, idx);
+    int rc = 0;
+    out->count = 0;
+    size_t total = space_neighbours(s, idx, kind, out->items, out->capacity);
+    if (total > out->capacity) {
+        if (rank_list_reserve(out, total) != 0)
+            rc = -1;
+        else
+            total = space_neighbours(s, idx, kind, out->items, out->capacity);
+    }
+    if (rc == 0) {
+        out->count = total;
+        shuffle_ranks(out->items, out->count, rng);
+    }
+    if (idx != stack) free(idx);
+    return rc;
+}
+
+static bool taken(const history *h, const rank_set *also_taken, uint64_t rank)
+{
+    return history_lookup(h, rank, NULL) || rank_set_contains(also_taken, rank);
+}
+
+bool random_unvisited(const space *s, const history *h, const rank_set *also_taken, pcg32 *rng,
+                      uint64_t *rank)
+{
+    uint64_t count = space_count(s);
+    if (count == 0) return false;
+    for (int attempt = 0; attempt < UNVISITED_SAMPLE_TRIES; attempt++) {
+        uint64_t r = space_sample(s, rng);
+        if (!taken(h, also_taken, r)) {
+            *rank = r;
+            return true;
+        }
+    }
+    /* Nearly everything is taken: a scan is cheaper than more rejections
+     * and tells for certain when nothing is left. */
+    uint64_t start = pcg32_bounded64(rng, count);
+    for (uint64_t step = 0; step < count; step++) {
+        uint64_t r = (start + step) % count;
+        if (!taken(h, also_taken, r)) {
+            *rank = r;
+            return true;
+        }
+    }
+    return false;
+}
+
+/* ------------------------------------------------------ index vectors */
+
+void mutate_parameter(const space *s, uint16_t *idx, size_t k, double adjacent_probability,
+                      pcg32 *rng)
+{
+    uint32_t values = (uint32_t)space_param(s, k)->count;
+    if (values < 2) return;
+    uint32_t current = idx[k];
+    if (pcg32_double(rng) < adjacent_probability) {
+        if (current == 0)
+            idx[k] = 1;
+        else if (current + 1 >= values)
+            idx[k] = (uint16_t)(values - 2);
+        else
+            idx[k] = (uint16_t)(pcg32_bounded(rng, 2) ? current + 1 : current - 1);
+    } else {
+        uint32_t other = pcg32_bounded(rng, values - 1);
+        idx[k] = (uint16_t)(other >= current ? other + 1 : other);
+    }
+}
+
+void perturb_configuration(const space *s, uint16_t *idx, size_t strength, pcg32 *rng)
+{
+    size_t n = space_param_count(s);
+    size_t eligible = 0;
+    for (size_t k = 0; k < n; k++)
+        if (space_param(s, k)->count > 1) eligible++;
+    /* Selection sampling (Knuth's algorithm S): each eligible parameter is
+     * chosen with probability still-needed / still-eligible, which picks a
+     * uniform subset of `strength` without any scratch memory. */
+    size_t needed = strength < eligible ? strength : eligible;
+    for (size_t k = 0; k < n && needed > 0; k++) {
+        if (space_param(s, k)->count < 2) continue;
+        if (pcg32_bounded64(rng, eligible) < needed) {
+            mutate_parameter(s, idx, k, 0.0, rng);
+            needed--;
+        }
+        eligible--;
+    }
+}
+
+/* --------------------------------------------------------------- repair */
+
+bool rank_not_in_history(void *ctx, uint64_t rank)
+{
+    return !history_lookup(ctx, rank, NULL);
+}
+
+/* A key identifying an index vector among those one repair explores: the
+ * mixed-radix number of the vector when the Cartesian product fits in 63
+ * bits, a 63-bit FNV-1a hash otherwise (a collision would only make the
+ * search skip one vector). */
+static uint64_t vector_key(const space *s, const uint16_t *idx, bool exact)
+{
+    size_t n = space_param_count(s);
+    uint64_t key = exact ? 0 : 0xcbf29ce484222325ULL;
+    for (size_t k = 0; k < n; k++) {
+        if (exact)
+            key = key * space_param(s, k)->count + idx[k];
+        else
+            key = (key ^ idx[k]) * 0x100000001b3ULL;
+    }
+    return key & (UINT64_MAX >> 1);
+}
+
+int repair_to_nearest(const space *s, const uint16_t *idx, size_t fixed, rank_filter accept,
+                      void *ctx, pcg32 *rng, size_t max_states, uint64_t *rank)
+{
+    size_t n = space_param_count(s);
+    if (space_count(s) == 0 || max_states == 0) return 0;
+    bool exact = space_cartesian_count(s) < (UINT64_MAX >> 1);
+    uint16_t *queue = malloc(max_states * n * sizeof *queue);
+    size_t *order = malloc(n * sizeof *order);
+    rank_set seen = {0};
+    int found = -1;
+    if (!queue || !order) goto done;
+    /* One random parameter order and direction per repair breaks ties
+     * between equally near configurations without favouring parameter 0. */
+    for (size_t k = 0; k < n; k++) order[k] = k;
+    for (size_t i = n; i > 1; i--) {
+        size_t j = pcg32_bounded(rng, (uint32_t)i);
+        size_t t = order[i - 1];
+        order[i - 1] = order[j];
+        order[j] = t;
+    }
+    int first_step = pcg32_bounded(rng, 2) ? 1 : -1;
+
+    memcpy(queue, idx, n * sizeof *queue);
+    if (rank_set_insert(&seen, vector_key(s, idx, exact)) < 0) goto done;
+    size_t head = 0, tail = 1;
+    found = 0;
+    while (head < tail) {
+        uint16_t *state = queue + head * n;
+        head++;
+        uint64_t r;
+        if (space_is_valid(s, state) && space_rank(s, state, &r) == 0 &&
+            (!accept || accept(ctx, r))) {
+            *rank = r;
+            found = 1;
+            break;
+        }
+        for (size_t o = 0; o < n && tail < max_states; o++) {
+            size_t k = order[o];
+            if (k == fixed) continue;
+            uint32_t values = (uint32_t)space_param(s, k)->count;
+            for (int d = 0; d < 2 && tail < max_states; d++) {
+                int step = d == 0 ? first_step : -first_step;
+                int moved = (int)state[k] + step;
+                if (moved < 0 || moved >= (int)values) continue;
+                uint16_t *next = queue + tail * n;
+                memcpy(next, state, n * sizeof *next);
+                next[k] = (uint16_t)moved;
+                int added = rank_set_insert(&seen, vector_key(s, next, exact));
+                if (added < 0) {
+                    found = -1;
+                    goto done;
+                }
+                if (added) tail++;
+            }
+        }
+    }
+done:
+    rank_set_free(&seen);
+    free(queue);
+    free(order);
+    return found;
+}

@@ -1,0 +1,114 @@
+/* Helpers the local-search and evolutionary strategies share: sets and lists
+ * of ranks, neighbour lists, random unvisited configurations, perturbation
+ * and mutation of index vectors, and the repair of an index vector to the
+ * nearest valid configuration.
+ *
+ * "Visited" always means "in the campaign's history": a strategy that reads
+ * a known objective from the history learns it for free, so none of these
+ * helpers ever hands back a configuration the campaign has already paid
+ * for unless asked to. */
+#ifndef SKYTUNE_SEARCH_NEIGHBOURHOOD_H
+#define SKYTUNE_SEARCH_NEIGHBOURHOOD_H
+
+#include <math.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "strategy.h"
+
+/* ------------------------------------------------------------ rank sets */
+
+/* An open-addressing hash set of ranks. Zero-initialised is empty. */
+typedef struct rank_set {
+    uint64_t *slots;      /* rank + 1; 0 marks an empty slot */
+    size_t capacity;      /* power of two, or 0 */
+    size_t count;
+} rank_set;
+
+/* 1 when added, 0 when already present, -1 when out of memory. */
+int rank_set_insert(rank_set *set, uint64_t rank);
+bool rank_set_contains(const rank_set *set, uint64_t rank);
+void rank_set_clear(rank_set *set);
+void rank_set_free(rank_set *set);
+
+/* ----------------------------------------------------------- rank lists */
+
+/* A growable array of ranks. Zero-initialised is empty. */
+typedef struct rank_list {
+    uint64_t *items;
+    size_t count;
+    size_t capacity;
+} rank_list;
+
+int rank_list_push(rank_list *list, uint64_t rank); /* -1 when out of memory */
+void rank_list_free(rank_list *list);
+
+/* Fisher–Yates shuffle. */
+void shuffle_ranks(uint64_t *ranks, size_t count, pcg32 *rng);
+
+/* ------------------------------------------------------------ options */
+
+/* "hamming" or "adjacent"; anything else fails naming the option. */
+int parse_neighbourhood(const char *option, const char *text, space_neighbourhood *kind,
+                        skytune_error *err);
+
+/* --------------------------------------------------------- neighbours */
+
+/* Replace `out` with every valid neighbour of the configuration at `rank`,
+ * in a random order. -1 when out of memory. */
+int shuffled_neighbours(const space *s, uint64_t rank, space_neighbourhood kind, pcg32 *rng,
+                        rank_list *out);
+
+/* A uniformly random valid configuration that is neither in the history nor
+ * in `also_taken` (may be NULL). Rejection sampling first; when that keeps
+ * hitting visited ones, a scan from a random rank, so the answer is false
+ * only when every configuration is taken. */
+bool random_unvisited(const space *s, const history *h, const rank_set *also_taken, pcg32 *rng,
+                      uint64_t *rank);
+
+/* ------------------------------------------------------ index vectors */
+
+/* Set parameter k to another of its values: the previous or next one with
+ * probability `adjacent_probability`, any other one otherwise. Parameters
+ * with a single value are left alone. The result may be invalid. */
+void mutate_parameter(const space *s, uint16_t *idx, size_t k, double adjacent_probability,
+                      pcg32 *rng);
+
+/* Move `strength` distinct parameters (those with more than one value) to
+ * random other values. The result may be invalid. */
+void perturb_configuration(const space *s, uint16_t *idx, size_t strength, pcg32 *rng);
+
+/* --------------------------------------------------------------- repair */
+
+/* Which valid configurations a repair may end on; NULL accepts any. */
+typedef bool (*rank_filter)(void *ctx, uint64_t rank);
+
+#define REPAIR_NO_FIXED_PARAMETER ((size_t)-1)
+/* States a repair explores before giving up; enough to cross a few
+ * constraints on spaces of ten or so parameters. */
+#define REPAIR_DEFAULT_STATES 4096
+
+/* The nearest configuration to `idx` (which may be invalid) that is valid
+ * and accepted by `accept`: breadth-first over moves of one parameter to its
+ * previous or next value, so nearest means fewest value steps; ties are
+ * broken at random. Parameter `fixed` (or REPAIR_NO_FIXED_PARAMETER) keeps
+ * its value. Explores at most `max_states` index vectors. Returns 1 with
+ * *rank set, 0 when none was found within the limit, -1 when out of
+ * memory. */
+int repair_to_nearest(const space *s, const uint16_t *idx, size_t fixed, rank_filter accept,
+                      void *ctx, pcg32 *rng, size_t max_states, uint64_t *rank);
+
+/* A rank_filter accepting configurations not in the history (ctx is the
+ * history). */
+bool rank_not_in_history(void *ctx, uint64_t rank);
+
+/* ------------------------------------------------------------ objectives */
+
+/* Objectives as the strategies compare them: NaN counts as a failure. */
+static inline double objective_or_failure(double objective)
+{
+    return objective == objective ? objective : (double)INFINITY;
+}
+
+#endif
