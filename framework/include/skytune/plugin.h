@@ -307,8 +307,9 @@ typedef struct skytune_plugin {
                       const skytune_device_info *device);
 
     /* OpenCL C source. The engine builds it with `-D NAME=value` for every
-     * tuning and problem parameter (booleans as 0/1; strings as bare tokens)
-     * plus whatever `defines` adds. */
+     * tuning and problem parameter (integers in decimal, booleans as 0/1,
+     * reals as float literals such as 1420.0f, strings as bare tokens) plus
+     * whatever `defines` adds. */
     const char *kernel_source;
 
     /* Optional: a source generator for kernels whose shape changes with the
