@@ -679,6 +679,28 @@ Test(store, identities_are_found_again)
     store_close(f.st);
 }
 
+Test(store, a_second_handle_sees_each_committed_record)
+{
+    /* A report or the sqlite3 shell reading while a campaign writes. */
+    fixture f = open_fixture("two.db");
+    skytune_error err = { 0 };
+    store *reader = NULL;
+    cr_assert_eq(store_open(tmp_path("two.db"), false, &reader, &err), 0, "%s", err.message);
+    measurement m;
+    ok_measurement(&m, 300.0);
+    for (int k = 0; k < 3; k++) {
+        test_config c = make_config(8 << k, "tiled", "1.0");
+        cr_assert_eq(record(&f, f.campaign_id, k, &c, &m, NULL, &err), 0, "%s", err.message);
+        known_list list = { 0 };
+        cr_assert_eq(store_known_measurements(reader, f.campaign_id, collect_known, &list, &err),
+                     0, "%s", err.message);
+        cr_expect_eq(list.count, (size_t)k + 1);
+    }
+    measurement_clear(&m);
+    store_close(reader);
+    store_close(f.st);
+}
+
 /* ------------------------------------------------------------ refusing */
 
 static unsigned char *read_bytes(const char *path, size_t *size)
