@@ -42,6 +42,12 @@ void dedisperse(__global const float *restrict input,  /* [channels][IN_STRIDE] 
     const int tile_sample = get_group_id(0) * TILE_SAMPLES;
     const int tile_dm = get_group_id(1) * TILE_DMS;
 
+    /* Every loop over el_dms, el_samples or unroll has a compile-time trip
+     * count and is fully unrolled (#pragma unroll, understood by the clang-
+     * based compilers of PoCL, AMD and Intel and by NVIDIA's): `sum` is then
+     * indexed by constants only and lives in registers, as in the paper. Clang
+     * does not macro-expand a pragma's name, so the `unroll` parameter's
+     * macro leaves `#pragma unroll` alone. */
     float sum[el_dms][el_samples];
     #pragma unroll
     for (int j = 0; j < el_dms; j++)
@@ -89,9 +95,8 @@ void dedisperse(__global const float *restrict input,  /* [channels][IN_STRIDE] 
     }
 #else
     /* Straight from global memory; reuse between the tile's DMs is left to
-     * the caches. The inner loop over `unroll` channels has a constant trip
-     * count, so the compiler unrolls it and can overlap the loads of
-     * different channels. */
+     * the caches. Unrolling `unroll` channels lets the loads of different
+     * channels overlap. */
     for (int first_channel = 0; first_channel < channels; first_channel += unroll) {
         #pragma unroll
         for (int u = 0; u < unroll; u++) {
