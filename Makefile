@@ -30,7 +30,8 @@ test: build
 test-sanitize: deps
 	[ -f $(BUILD)-sanitize/build.ninja ] || meson setup $(BUILD)-sanitize -Db_sanitize=address,undefined -Db_lundef=false
 	ninja -C $(BUILD)-sanitize
-	sh tools/run-tests.sh $(BUILD)-sanitize
+	ASAN_OPTIONS=detect_leaks=1 LSAN_OPTIONS=suppressions=$(CURDIR)/tools/lsan-opencl.supp \
+	    UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 sh tools/run-tests.sh $(BUILD)-sanitize
 
 bench: build
 	sh bench/run.sh $(BUILD)
