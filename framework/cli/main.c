@@ -14,6 +14,7 @@ static const struct {
     {"run", cmd_run, "tune a kernel: search its space, measure, record in a database"},
     {"best", cmd_best, "the best configuration of each campaign in a database"},
     {"export", cmd_export, "write a database's measurements as CSV"},
+    {"bench-strategies", cmd_bench_strategies, "judge search strategies on recorded search spaces (replay)"},
 };
 
 static void usage(FILE *f)

@@ -51,6 +51,14 @@ typedef struct replay_dataset {
 int replay_load(const char *path, replay_dataset **out, skytune_error *err);
 void replay_free(replay_dataset *d);
 
+/* Read a JSON file, plain or gzip (told by its magic bytes), into a jansson
+ * value the caller releases with json_decref. Shared by the dataset and T1
+ * loaders. Fails with "FILE: truncated or corrupt gzip data" or "FILE: not
+ * JSON: <reason> (line L, column C)". A Kernel Tuner cache left unterminated
+ * by a killed run is read closed, as Kernel Tuner itself reads it. */
+struct json_t;
+int replay_read_json(const char *path, struct json_t **out, skytune_error *err);
+
 /* A T1 input file's search space: ConfigurationSpace.TuningParameters
  * (Name, Type, Values given as a list or as the text of a Python list) and
  * ConfigurationSpace.Conditions (expressions, parsed with the constraint
@@ -63,7 +71,8 @@ int replay_dataset_space(const replay_dataset *d, space **out, skytune_error *er
 
 /* Maps every configuration of `sp` to its dataset entry once, so each
  * evaluation is an array lookup. Parameters are matched by name; every
- * parameter of the space must exist in the dataset. */
+ * parameter of the space must exist in the dataset. The evaluator keeps a
+ * pointer to `sp` (which must outlive it) and copies what it needs of `d`. */
 typedef struct replay_evaluator replay_evaluator;
 int replay_evaluator_new(const replay_dataset *d, const space *sp, replay_evaluator **out,
                          skytune_error *err);

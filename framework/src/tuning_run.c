@@ -9,6 +9,8 @@
 #include "measurer.h"
 #include "plugin_space.h"
 #include "problem.h"
+#include "replay.h"
+#include "value.h"
 #include "store.h"
 
 /* The measurer as the campaign's evaluator. */
@@ -43,25 +45,191 @@ static int campaign_settings(const tuning_request *rq, const strategy *st, char 
     return used < len ? 0 : -1;
 }
 
-int tuning_run(const tuning_request *rq, void (*on_start)(void *ctx, const tuning_started *s),
-               void *start_ctx, tuning_outcome *out, skytune_error *err)
+/* Where a campaign is recorded and how its configurations are evaluated:
+ * what a device run and a replayed run have in common. */
+typedef struct recorded_campaign {
+    const skytune_device_info *device;
+    const char *plugin_name, *plugin_version, *source_hash;
+    const char *problem_text;
+    const space *space;
+    evaluator eval;
+    bool replayed;
+} recorded_campaign;
+
+static int run_recorded(const tuning_request *rq, const recorded_campaign *rc,
+                        void (*on_start)(void *ctx, const tuning_started *s), void *start_ctx,
+                        tuning_outcome *out, skytune_error *err)
 {
-    memset(out, 0, sizeof *out);
+    history *hist = history_new();
+    strategy *strat = NULL;
+    store *st = NULL;
+    int64_t campaign_id = 0;
+    bool campaign_open = false;
+    int status = -1;
+    if (!hist) {
+        err_set(err, "out of memory");
+        goto done;
+    }
+    const char *strategy_name = rq->strategy ? rq->strategy : strategy_default_name();
+    strategy_setup setup = {
+        .space = rc->space, .history = hist, .seed = rq->seed, .budget = rq->limits.max_evaluations};
+    if (strategy_create(strategy_name, &setup, rq->strategy_opts, rq->n_strategy_opts, &strat,
+                        err) != 0)
+        goto done;
+    char settings[8192];
+    if (campaign_settings(rq, strat, settings, sizeof settings) != 0) {
+        err_set(err, "the run's settings (--restrict, --only, --strategy-opt) are too long");
+        goto done;
+    }
+
+    /* Everything is validated: only now is the database opened. */
+    if (store_open(rq->db_path, true, &st, err) != 0) goto done;
+    int64_t device_id, plugin_id, problem_id;
+    size_t n_names = space_param_count(rc->space);
+    const char **names = calloc(n_names + 1, sizeof *names);
+    if (!names) {
+        err_set(err, "out of memory");
+        goto done;
+    }
+    for (size_t k = 0; k < n_names; k++) names[k] = space_param(rc->space, k)->name;
+    int ids = store_device_id(st, rc->device, &device_id, err) != 0 ||
+              store_plugin_id(st, rc->plugin_name, rc->plugin_version, rc->source_hash, names,
+                              n_names, &plugin_id, err) != 0 ||
+              store_problem_id(st, plugin_id, rc->problem_text, &problem_id, err) != 0;
+    free(names);
+    if (ids) goto done;
+    char host[256] = "";
+    gethostname(host, sizeof host - 1);
+    store_campaign_spec cspec = {
+        .plugin_id = plugin_id,
+        .device_id = device_id,
+        .problem_id = problem_id,
+        .strategy = strategy_name,
+        .settings = settings,
+        .seed = rq->seed,
+        .command = rq->command ? rq->command : "",
+        .host = host,
+        .replayed = rc->replayed,
+    };
+    bool resumed = false;
+    if (store_campaign_open(st, &cspec, &campaign_id, &resumed, err) != 0) goto done;
+    campaign_open = true;
+    out->campaign_id = campaign_id;
+
+    if (on_start) {
+        tuning_started started = {
+            .plugin = rc->plugin_name,
+            .plugin_version = rc->plugin_version,
+            .problem_text = rc->problem_text,
+            .device = rc->device->name,
+            .platform = rc->device->platform,
+            .strategy = strategy_name,
+            .space_count = space_count(rc->space),
+            .campaign_id = campaign_id,
+            .resumed = resumed,
+        };
+        on_start(start_ctx, &started);
+    }
+    campaign_config cc = {
+        .space = rc->space,
+        .strategy = strat,
+        .history = hist,
+        .eval = rc->eval,
+        .store = st,
+        .campaign_id = campaign_id,
+        .limits = rq->limits,
+        .stop_requested = rq->stop_requested,
+        .on_event = rq->on_event,
+        .event_ctx = rq->event_ctx,
+    };
+    if (campaign_run(&cc, &out->result, err) != 0) goto done;
+    if (out->result.have_best) {
+        uint16_t *idx = calloc(space_param_count(rc->space) + 1, sizeof *idx);
+        if (idx) {
+            space_unrank(rc->space, out->result.best_rank, idx);
+            space_config_text(rc->space, idx, out->best_text, sizeof out->best_text);
+            free(idx);
+        }
+    }
+    status = 0;
+done:
+    if (campaign_open) {
+        const char *state = status != 0 ? "failed"
+                            : out->result.stop == CAMPAIGN_INTERRUPTED ? "interrupted"
+                                                                       : "done";
+        skytune_error close_err;
+        store_campaign_close(st, campaign_id, state, status != 0 ? &close_err : err);
+    }
+    store_close(st);
+    strategy_free(strat);
+    history_free(hist);
+    return status;
+}
+
+static int no_valid_configuration(const char *what, skytune_error *err)
+{
+    return err_set(err,
+                   "no valid configuration: the constraints of %s (with this problem, device and "
+                   "any --restrict/--only) exclude every combination",
+                   what);
+}
+
+/* A T1 file narrows a device run's space: its conditions become
+ * restrictions, and each parameter it lists keeps only the values it lists. */
+static int add_t1_narrowing(const char *path, space **sp, skytune_error *err)
+{
+    space *t1;
+    if (t1_load_space(path, &t1, err) != 0) return -1;
+    size_t n = space_param_count(t1);
+    char **only = calloc(n + 1, sizeof *only);
+    int rc = only ? 0 : err_set(err, "out of memory");
+    for (size_t k = 0; k < n && rc == 0; k++) {
+        const param_def *p = space_param(t1, k);
+        size_t len = strlen(p->name) + 2 + p->count * 32;
+        only[k] = malloc(len);
+        if (!only[k]) {
+            rc = err_set(err, "out of memory");
+            break;
+        }
+        size_t used = (size_t)snprintf(only[k], len, "%s=", p->name);
+        for (size_t v = 0; v < p->count && used < len; v++) {
+            char text[256];
+            value_format(&p->values[v], text, sizeof text);
+            used += (size_t)snprintf(only[k] + used, len - used, "%s%s", v ? "," : "", text);
+        }
+    }
+    size_t n_conditions = rc == 0 ? space_constraint_count(t1) : 0;
+    const char **conditions = calloc(n_conditions + 1, sizeof *conditions);
+    if (rc == 0 && !conditions) rc = err_set(err, "out of memory");
+    for (size_t k = 0; k < n_conditions && rc == 0; k++) conditions[k] = space_constraint_text(t1, k);
+    space *narrowed = NULL;
+    if (rc == 0 &&
+        space_narrow(*sp, conditions, n_conditions, (const char *const *)only, n, &narrowed, err) != 0)
+        rc = err_prefix(err, "--space %s", path);
+    if (rc == 0) {
+        space_free(*sp);
+        *sp = narrowed;
+    }
+    for (size_t k = 0; only && k < n; k++) free(only[k]);
+    free(only);
+    free(conditions);
+    space_free(t1);
+    return rc;
+}
+
+static int run_on_device(const tuning_request *rq,
+                         void (*on_start)(void *ctx, const tuning_started *s), void *start_ctx,
+                         tuning_outcome *out, skytune_error *err)
+{
     loaded_plugin plugin = {0};
     problem prob = {0};
     cl_device_entry *devices = NULL;
     size_t n_devices = 0, device_index = 0;
     space *sp = NULL;
-    history *hist = NULL;
-    strategy *strat = NULL;
-    store *st = NULL;
     measurer *ms = NULL;
     device_evaluator de = {0};
-    int64_t campaign_id = 0;
-    bool campaign_open = false;
     int rc = -1;
 
-    /* Validation: nothing here touches the database. */
     if (plugin_load(rq->plugin, &rq->search, &plugin, err) != 0) goto done;
     if (problem_resolve(plugin.desc, rq->preset, rq->sets, rq->n_sets, &prob, err) != 0) goto done;
     if (cl_devices_list(&devices, &n_devices, err) != 0) goto done;
@@ -77,77 +245,16 @@ int tuning_run(const tuning_request *rq, void (*on_start)(void *ctx, const tunin
         .n_only = rq->n_only,
     };
     if (plugin_space_build(&space_rq, &sp, err) != 0) goto done;
+    if (rq->space_file && add_t1_narrowing(rq->space_file, &sp, err) != 0) goto done;
     if (space_count(sp) == 0) {
-        err_set(err,
-                "no valid configuration: the constraints of plugin %s (with this problem, device "
-                "and any --restrict/--only) exclude every combination; see `skytune plugins show "
-                "%s`",
-                plugin.desc->name, plugin.desc->name);
-        goto done;
-    }
-    hist = history_new();
-    if (!hist) {
-        err_set(err, "out of memory");
-        goto done;
-    }
-    const char *strategy_name = rq->strategy ? rq->strategy : strategy_default_name();
-    strategy_setup setup = {
-        .space = sp, .history = hist, .seed = rq->seed, .budget = rq->limits.max_evaluations};
-    if (strategy_create(strategy_name, &setup, rq->strategy_opts, rq->n_strategy_opts, &strat,
-                        err) != 0)
-        goto done;
-    char settings[8192];
-    if (campaign_settings(rq, strat, settings, sizeof settings) != 0) {
-        err_set(err, "the run's settings (--restrict, --only, --strategy-opt) are too long");
+        char what[160];
+        snprintf(what, sizeof what, "plugin %s (see `skytune plugins show %s`)", plugin.desc->name,
+                 plugin.desc->name);
+        no_valid_configuration(what, err);
         goto done;
     }
     measurer_options mopts = {.runs = rq->runs, .seed = rq->seed};
     if (measurer_open(plugin.desc, dev, &prob.values, &mopts, &ms, err) != 0) goto done;
-
-    /* Now the store. */
-    if (store_open(rq->db_path, true, &st, err) != 0) goto done;
-    int64_t device_id, plugin_id, problem_id;
-    const char *names[512];
-    size_t n_names = space_param_count(sp) < 512 ? space_param_count(sp) : 512;
-    for (size_t k = 0; k < n_names; k++) names[k] = space_param(sp, k)->name;
-    if (store_device_id(st, &dev->info, &device_id, err) != 0 ||
-        store_plugin_id(st, plugin.desc->name, plugin.desc->version, plugin.source_hash, names,
-                        n_names, &plugin_id, err) != 0 ||
-        store_problem_id(st, plugin_id, prob.text, &problem_id, err) != 0)
-        goto done;
-    char host[256] = "";
-    gethostname(host, sizeof host - 1);
-    store_campaign_spec cspec = {
-        .plugin_id = plugin_id,
-        .device_id = device_id,
-        .problem_id = problem_id,
-        .strategy = strategy_name,
-        .settings = settings,
-        .seed = rq->seed,
-        .command = rq->command ? rq->command : "",
-        .host = host,
-        .replayed = false,
-    };
-    bool resumed = false;
-    if (store_campaign_open(st, &cspec, &campaign_id, &resumed, err) != 0) goto done;
-    campaign_open = true;
-    out->campaign_id = campaign_id;
-
-    if (on_start) {
-        tuning_started started = {
-            .plugin = plugin.desc->name,
-            .plugin_version = plugin.desc->version,
-            .problem_text = prob.text,
-            .device = dev->info.name,
-            .platform = dev->info.platform,
-            .strategy = strategy_name,
-            .space_count = space_count(sp),
-            .campaign_id = campaign_id,
-            .resumed = resumed,
-        };
-        on_start(start_ctx, &started);
-    }
-
     de.space = sp;
     de.measurer = ms;
     de.values = calloc(space_param_count(sp) + 1, sizeof *de.values);
@@ -155,45 +262,88 @@ int tuning_run(const tuning_request *rq, void (*on_start)(void *ctx, const tunin
         err_set(err, "out of memory");
         goto done;
     }
-    campaign_config cc = {
+    recorded_campaign rc_spec = {
+        .device = &dev->info,
+        .plugin_name = plugin.desc->name,
+        .plugin_version = plugin.desc->version,
+        .source_hash = plugin.source_hash,
+        .problem_text = prob.text,
         .space = sp,
-        .strategy = strat,
-        .history = hist,
         .eval = {.ctx = &de, .evaluate = evaluate_on_device},
-        .store = st,
-        .campaign_id = campaign_id,
-        .limits = rq->limits,
-        .stop_requested = rq->stop_requested,
-        .on_event = rq->on_event,
-        .event_ctx = rq->event_ctx,
+        .replayed = false,
     };
-    if (campaign_run(&cc, &out->result, err) != 0) goto done;
-    if (out->result.have_best) {
-        uint16_t *idx = calloc(space_param_count(sp) + 1, sizeof *idx);
-        if (idx) {
-            space_unrank(sp, out->result.best_rank, idx);
-            space_config_text(sp, idx, out->best_text, sizeof out->best_text);
-            free(idx);
-        }
-    }
-    rc = 0;
-
+    rc = run_recorded(rq, &rc_spec, on_start, start_ctx, out, err);
 done:
-    if (campaign_open) {
-        const char *status = rc != 0 ? "failed"
-                             : out->result.stop == CAMPAIGN_INTERRUPTED ? "interrupted"
-                                                                        : "done";
-        skytune_error close_err;
-        store_campaign_close(st, campaign_id, status, rc != 0 ? &close_err : err);
-    }
     free(de.values);
     measurer_close(ms);
-    store_close(st);
-    strategy_free(strat);
-    history_free(hist);
     space_free(sp);
     free(devices);
     problem_free(&prob);
     plugin_unload(&plugin);
     return rc;
+}
+
+static int run_replayed(const tuning_request *rq,
+                        void (*on_start)(void *ctx, const tuning_started *s), void *start_ctx,
+                        tuning_outcome *out, skytune_error *err)
+{
+    replay_dataset *data = NULL;
+    space *base = NULL, *sp = NULL;
+    replay_evaluator *re = NULL;
+    int rc = -1;
+    if (rq->plugin || rq->preset || rq->n_sets || rq->device) {
+        err_set(err, "--replay takes the place of --plugin, --preset, --set and --device: the "
+                     "dataset is the kernel, problem and device");
+        goto done;
+    }
+    if (replay_load(rq->replay, &data, err) != 0) goto done;
+    if ((rq->space_file ? t1_load_space(rq->space_file, &base, err)
+                        : replay_dataset_space(data, &base, err)) != 0)
+        goto done;
+    if (space_narrow(base, rq->restricts, rq->n_restricts, rq->only, rq->n_only, &sp, err) != 0)
+        goto done;
+    if (space_count(sp) == 0) {
+        no_valid_configuration("the replayed space", err);
+        goto done;
+    }
+    if (replay_evaluator_new(data, sp, &re, err) != 0) goto done;
+    /* The dataset is recorded as a device of platform "replay" and a plugin
+     * named after the kernel space, so replayed and measured campaigns never
+     * share measurements. */
+    skytune_device_info device = {0};
+    snprintf(device.platform, sizeof device.platform, "replay");
+    snprintf(device.name, sizeof device.name, "%s", data->name);
+    snprintf(device.vendor, sizeof device.vendor, "recorded");
+    snprintf(device.driver_version, sizeof device.driver_version, "%s",
+             data->format == REPLAY_KERNEL_TUNER ? "kernel_tuner_cache"
+             : data->format == REPLAY_T4         ? "t4"
+                                                 : "skytune");
+    char hash[17];
+    snprintf(hash, sizeof hash, "%016llx", (unsigned long long)space_text_hash(rq->replay));
+    recorded_campaign rc_spec = {
+        .device = &device,
+        .plugin_name = "replay",
+        .plugin_version = "1",
+        .source_hash = hash,
+        .problem_text = data->name,
+        .space = sp,
+        .eval = replay_evaluator_as_evaluator(re),
+        .replayed = true,
+    };
+    rc = run_recorded(rq, &rc_spec, on_start, start_ctx, out, err);
+done:
+    replay_evaluator_free(re);
+    space_free(sp);
+    space_free(base);
+    replay_free(data);
+    return rc;
+}
+
+int tuning_run(const tuning_request *rq, void (*on_start)(void *ctx, const tuning_started *s),
+               void *start_ctx, tuning_outcome *out, skytune_error *err)
+{
+    memset(out, 0, sizeof *out);
+    if (rq->replay) return run_replayed(rq, on_start, start_ctx, out, err);
+    if (!rq->plugin) return err_set(err, "a run needs --plugin NAME or --replay FILE");
+    return run_on_device(rq, on_start, start_ctx, out, err);
 }

@@ -1,0 +1,448 @@
+/* T1 input files: a kernel's search space as the auto-tuning community's T1
+ * format describes it (ConfigurationSpace.TuningParameters and
+ * ConfigurationSpace.Conditions), turned into a space. See replay.h.
+ *
+ * A parameter's Values are a JSON array or, as the benchmark hub's files
+ * write them, the text of a Python list literal ("[16, 32, 48]",
+ * "['a', 'b']", "[True, False]"). Only literals are read: a Python
+ * expression such as a list comprehension is refused, since evaluating it
+ * would need Python. */
+#include "replay.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "expr.h"
+#include "value.h"
+
+/* ------------------------------------------------------------ literals */
+
+/* Items as written, before they are given the parameter's declared type. */
+typedef struct literal_list {
+    skytune_value *items;   /* INT, FLOAT, BOOL or STRING (owned) */
+    size_t count, capacity;
+} literal_list;
+
+static void literal_list_free(literal_list *l)
+{
+    for (size_t k = 0; k < l->count; k++) value_clear(&l->items[k]);
+    free(l->items);
+    memset(l, 0, sizeof *l);
+}
+
+/* Takes ownership of v's string whether or not it succeeds. */
+static int literal_list_push(literal_list *l, skytune_value *v)
+{
+    if (l->count == l->capacity) {
+        size_t capacity = l->capacity ? l->capacity * 2 : 16;
+        skytune_value *grown = realloc(l->items, capacity * sizeof *grown);
+        if (!grown) {
+            value_clear(v);
+            return -1;
+        }
+        l->items = grown;
+        l->capacity = capacity;
+    }
+    l->items[l->count++] = *v;
+    memset(v, 0, sizeof *v);
+    return 0;
+}
+
+typedef struct literal_parser {
+    const char *text;
+    const char *at;
+    char *why;          /* message buffer for the failure */
+    size_t why_len;
+} literal_parser;
+
+static int literal_fail(literal_parser *p, const char *what)
+{
+    snprintf(p->why, p->why_len, "column %zu: %.400s", (size_t)(p->at - p->text) + 1, what);
+    return -1;
+}
+
+static void skip_spaces(literal_parser *p)
+{
+    while (isspace((unsigned char)*p->at)) p->at++;
+}
+
+static bool starts_word(const char *at, const char *word)
+{
+    size_t n = strlen(word);
+    return strncmp(at, word, n) == 0 && !isalnum((unsigned char)at[n]) && at[n] != '_';
+}
+
+/* A Python string literal in ' or " with the common escapes. */
+static int parse_string(literal_parser *p, skytune_value *out)
+{
+    char quote = *p->at++;
+    size_t cap = strlen(p->at) + 1;
+    char *text = malloc(cap);
+    if (!text) return literal_fail(p, "out of memory");
+    size_t n = 0;
+    while (*p->at && *p->at != quote) {
+        char c = *p->at++;
+        if (c == '\\') {
+            char e = *p->at++;
+            switch (e) {
+            case 'n': c = '\n'; break;
+            case 't': c = '\t'; break;
+            case '\\': c = '\\'; break;
+            case '\'': c = '\''; break;
+            case '"': c = '"'; break;
+            default:
+                free(text);
+                p->at--;
+                return literal_fail(p, "unsupported escape in a string");
+            }
+        }
+        text[n++] = c;
+    }
+    if (*p->at != quote) {
+        free(text);
+        return literal_fail(p, "the string is not closed");
+    }
+    p->at++;
+    text[n] = '\0';
+    memset(out, 0, sizeof *out);
+    out->type = SKYTUNE_STRING;
+    out->s = text;
+    return 0;
+}
+
+/* An integer or real literal: [+-] digits [. digits] [e [+-] digits]. */
+static int parse_number(literal_parser *p, skytune_value *out)
+{
+    const char *start = p->at;
+    const char *c = start;
+    if (*c == '+' || *c == '-') c++;
+    bool digits = false, real = false;
+    while (isdigit((unsigned char)*c)) c++, digits = true;
+    if (*c == '.') {
+        real = true;
+        c++;
+        while (isdigit((unsigned char)*c)) c++, digits = true;
+    }
+    if (!digits) return literal_fail(p, "expected a number, a quoted string, True or False");
+    if (*c == 'e' || *c == 'E') {
+        real = true;
+        c++;
+        if (*c == '+' || *c == '-') c++;
+        if (!isdigit((unsigned char)*c))
+            return literal_fail(p, "expected digits after the exponent");
+        while (isdigit((unsigned char)*c)) c++;
+    }
+    size_t len = (size_t)(c - start);
+    char text[128];
+    if (len >= sizeof text) return literal_fail(p, "the number is too long");
+    memcpy(text, start, len);
+    text[len] = '\0';
+    skytune_error value_err = {0};
+    if (value_parse(text, real ? SKYTUNE_FLOAT : SKYTUNE_INT, out, &value_err) != 0)
+        return literal_fail(p, value_err.message);
+    p->at = c;
+    return 0;
+}
+
+static int parse_item(literal_parser *p, skytune_value *out)
+{
+    char c = *p->at;
+    if (c == '\'' || c == '"') return parse_string(p, out);
+    if (starts_word(p->at, "True") || starts_word(p->at, "False")) {
+        memset(out, 0, sizeof *out);
+        out->type = SKYTUNE_BOOL;
+        out->i = *p->at == 'T';
+        p->at += out->i ? 4 : 5;
+        return 0;
+    }
+    return parse_number(p, out);
+}
+
+/* "[1, 2, 3]" (a tuple "(1, 2, 3)" too) into items. */
+static int parse_python_list(const char *text, literal_list *out, char *why, size_t why_len)
+{
+    literal_parser p = {.text = text, .at = text, .why = why, .why_len = why_len};
+    skip_spaces(&p);
+    char close = *p.at == '[' ? ']' : *p.at == '(' ? ')' : '\0';
+    if (!close) return literal_fail(&p, "expected a list such as \"[16, 32, 64]\"");
+    p.at++;
+    for (;;) {
+        skip_spaces(&p);
+        if (*p.at == close) break; /* empty list, or a trailing comma */
+        skytune_value v;
+        if (parse_item(&p, &v) != 0) return -1;
+        if (literal_list_push(out, &v) != 0) return literal_fail(&p, "out of memory");
+        skip_spaces(&p);
+        if (*p.at == ',') {
+            p.at++;
+            continue;
+        }
+        if (*p.at == close) break;
+        return literal_fail(&p, close == ']' ? "expected ',' or ']' after a value (only list "
+                                               "literals are read, not Python expressions)"
+                                             : "expected ',' or ')' after a value");
+    }
+    p.at++;
+    skip_spaces(&p);
+    if (*p.at) return literal_fail(&p, "unexpected text after the list");
+    return 0;
+}
+
+/* A JSON array's items as literals. */
+static int json_list(const json_t *array, literal_list *out, char *why, size_t why_len)
+{
+    for (size_t k = 0; k < json_array_size(array); k++) {
+        const json_t *j = json_array_get(array, k);
+        skytune_value v;
+        memset(&v, 0, sizeof v);
+        if (json_is_integer(j)) {
+            v.type = SKYTUNE_INT;
+            v.i = (int64_t)json_integer_value(j);
+        } else if (json_is_real(j)) {
+            v.type = SKYTUNE_FLOAT;
+            v.f = json_real_value(j);
+        } else if (json_is_boolean(j)) {
+            v.type = SKYTUNE_BOOL;
+            v.i = json_is_true(j);
+        } else if (json_is_string(j)) {
+            v.type = SKYTUNE_STRING;
+            v.s = strdup(json_string_value(j));
+            if (!v.s) {
+                snprintf(why, why_len, "out of memory");
+                return -1;
+            }
+        } else {
+            snprintf(why, why_len, "value %zu is not a number, string or boolean", k + 1);
+            return -1;
+        }
+        if (literal_list_push(out, &v) != 0) {
+            snprintf(why, why_len, "out of memory");
+            return -1;
+        }
+    }
+    return 0;
+}
+
+/* ------------------------------------------------------------ types */
+
+typedef struct t1_type {
+    const char *name;
+    skytune_type type;
+} t1_type;
+
+static const t1_type t1_types[] = {
+    {"int", SKYTUNE_INT},       {"integer", SKYTUNE_INT},    {"float", SKYTUNE_FLOAT},
+    {"double", SKYTUNE_FLOAT},  {"real", SKYTUNE_FLOAT},     {"string", SKYTUNE_STRING},
+    {"str", SKYTUNE_STRING},    {"bool", SKYTUNE_BOOL},      {"boolean", SKYTUNE_BOOL},
+};
+
+static int find_type(const char *name, skytune_type *type)
+{
+    for (size_t k = 0; k < sizeof t1_types / sizeof t1_types[0]; k++) {
+        const char *a = name, *b = t1_types[k].name;
+        while (*a && tolower((unsigned char)*a) == *b) a++, b++;
+        if (!*a && !*b) {
+            *type = t1_types[k].type;
+            return 0;
+        }
+    }
+    return -1;
+}
+
+/* With no Type given: strings if all are strings, else integers unless a
+ * real is among them. */
+static int infer_type(const literal_list *l, skytune_type *type)
+{
+    bool string = false, number = false, real = false;
+    for (size_t k = 0; k < l->count; k++) {
+        string |= l->items[k].type == SKYTUNE_STRING;
+        number |= l->items[k].type != SKYTUNE_STRING;
+        real |= l->items[k].type == SKYTUNE_FLOAT;
+    }
+    if (string && number) return -1;
+    *type = string ? SKYTUNE_STRING : real ? SKYTUNE_FLOAT : SKYTUNE_INT;
+    return 0;
+}
+
+/* Give every item the declared type: integers take integral reals, reals
+ * take integers, booleans take True/False and 0/1. */
+static int coerce(literal_list *l, skytune_type type, char *why, size_t why_len)
+{
+    for (size_t k = 0; k < l->count; k++) {
+        skytune_value *v = &l->items[k];
+        char shown[64];
+        if (v->type == SKYTUNE_STRING)
+            snprintf(shown, sizeof shown, "'%.40s'", v->s);
+        else
+            value_format(v, shown, sizeof shown);
+        bool ok = false;
+        switch (type) {
+        case SKYTUNE_INT:
+            if (v->type == SKYTUNE_INT || v->type == SKYTUNE_BOOL) {
+                ok = true;
+            } else if (v->type == SKYTUNE_FLOAT && v->f == (double)(int64_t)v->f) {
+                v->i = (int64_t)v->f;
+                ok = true;
+            }
+            break;
+        case SKYTUNE_FLOAT:
+            if (v->type == SKYTUNE_FLOAT) {
+                ok = true;
+            } else if (v->type == SKYTUNE_INT) {
+                v->f = (double)v->i;
+                ok = true;
+            }
+            break;
+        case SKYTUNE_BOOL:
+            ok = v->type == SKYTUNE_BOOL || (v->type == SKYTUNE_INT && (v->i == 0 || v->i == 1));
+            break;
+        case SKYTUNE_STRING:
+            ok = v->type == SKYTUNE_STRING;
+            break;
+        }
+        if (!ok) {
+            snprintf(why, why_len, "value %zu (%s) is not a %s", k + 1, shown, type_name(type));
+            return -1;
+        }
+        if (type != SKYTUNE_STRING) v->type = type;
+    }
+    return 0;
+}
+
+/* ------------------------------------------------------------ the file */
+
+static int read_parameter(const char *path, size_t number, const json_t *spec, param_def *out,
+                          skytune_error *err)
+{
+    if (!json_is_object(spec))
+        return err_set(err, "%s: TuningParameters item %zu is not an object with Name, Type and "
+                       "Values", path, number);
+    const char *name = json_string_value(json_object_get(spec, "Name"));
+    if (!name)
+        return err_set(err, "%s: TuningParameters item %zu has no \"Name\" string", path, number);
+    const json_t *values = json_object_get(spec, "Values");
+    const json_t *type_field = json_object_get(spec, "Type");
+    if (type_field && !json_is_string(type_field))
+        return err_set(err, "%s: tuning parameter '%s': \"Type\" must be a string such as "
+                       "\"int\"", path, name);
+
+    literal_list list = {0};
+    char why[512] = "";
+    int rc = 0;
+    if (json_is_string(values)) {
+        if (parse_python_list(json_string_value(values), &list, why, sizeof why) != 0)
+            rc = err_set(err, "%s: tuning parameter '%s': Values \"%.200s\": %s", path, name,
+                         json_string_value(values), why);
+    } else if (json_is_array(values)) {
+        if (json_list(values, &list, why, sizeof why) != 0)
+            rc = err_set(err, "%s: tuning parameter '%s': Values: %s", path, name, why);
+    } else {
+        rc = err_set(err, "%s: tuning parameter '%s': \"Values\" must be an array or the text of "
+                     "a Python list such as \"[16, 32, 64]\"", path, name);
+    }
+    skytune_type type = SKYTUNE_INT;
+    if (rc == 0 && type_field && find_type(json_string_value(type_field), &type) != 0)
+        rc = err_set(err, "%s: tuning parameter '%s': unknown Type \"%s\"; valid types are int, "
+                     "float, string and bool", path, name, json_string_value(type_field));
+    if (rc == 0 && !type_field && infer_type(&list, &type) != 0)
+        rc = err_set(err, "%s: tuning parameter '%s': Values mix strings and numbers; give a "
+                     "Type", path, name);
+    if (rc == 0 && coerce(&list, type, why, sizeof why) != 0)
+        rc = err_set(err, "%s: tuning parameter '%s' of Type %s: %s", path, name,
+                     type_name(type), why);
+    skytune_error param_err = {0};
+    if (rc == 0 && param_from_values(name, type, list.items, list.count, out, &param_err) != 0)
+        rc = err_set(err, "%s: %s", path, param_err.message);
+    literal_list_free(&list);
+    return rc;
+}
+
+typedef struct name_table {
+    const param_def *params;
+    size_t count;
+} name_table;
+
+static int resolve_param(void *ctx, const char *name, size_t len)
+{
+    const name_table *t = ctx;
+    for (size_t k = 0; k < t->count; k++)
+        if (strlen(t->params[k].name) == len && memcmp(t->params[k].name, name, len) == 0)
+            return (int)k;
+    return -1;
+}
+
+/* The condition texts, each parsed once here so that a mistake is reported
+ * as the file's ("condition N: column C: unknown name 'x'"). */
+static int read_conditions(const char *path, const json_t *conditions, const name_table *names,
+                           const char **texts, skytune_error *err)
+{
+    for (size_t k = 0; k < json_array_size(conditions); k++) {
+        const json_t *c = json_array_get(conditions, k);
+        const char *text = json_string_value(c);
+        if (!text && json_is_object(c)) text = json_string_value(json_object_get(c, "Expression"));
+        if (!text)
+            return err_set(err, "%s: condition %zu: expected a string or an object with an "
+                           "\"Expression\" string", path, k + 1);
+        expr *e = NULL;
+        skytune_error expr_err = {0};
+        if (expr_parse(text, resolve_param, (void *)names, &e, &expr_err) != 0)
+            return err_set(err, "%s: condition %zu: %s", path, k + 1, expr_err.message);
+        expr_free(e);
+        texts[k] = text;
+    }
+    return 0;
+}
+
+int t1_load_space(const char *path, space **out, skytune_error *err)
+{
+    *out = NULL;
+    json_t *root = NULL;
+    if (replay_read_json(path, &root, err) != 0) return -1;
+    const json_t *cs = json_object_get(root, "ConfigurationSpace");
+    const json_t *tuning = json_object_get(cs, "TuningParameters");
+    const json_t *conditions = json_object_get(cs, "Conditions");
+    size_t n_params = json_array_size(tuning);
+    size_t n_conditions = json_array_size(conditions);
+    param_def *params = NULL;
+    const char **texts = NULL;
+    int rc = 0;
+    if (!json_is_object(cs)) {
+        rc = err_set(err, "%s: no \"ConfigurationSpace\" object; a T1 file describes its search "
+                     "space there", path);
+    } else if (!json_is_array(tuning) || n_params == 0) {
+        rc = err_set(err, "%s: ConfigurationSpace.TuningParameters must be a non-empty array",
+                     path);
+    } else if (conditions && !json_is_array(conditions)) {
+        rc = err_set(err, "%s: ConfigurationSpace.Conditions must be an array", path);
+    }
+    if (rc == 0) {
+        params = calloc(n_params, sizeof *params);
+        texts = calloc(n_conditions ? n_conditions : 1, sizeof *texts);
+        if (!params || !texts) rc = err_set(err, "%s: out of memory", path);
+    }
+    for (size_t k = 0; k < n_params && rc == 0; k++) {
+        rc = read_parameter(path, k + 1, json_array_get(tuning, k), &params[k], err);
+        for (size_t j = 0; j < k && rc == 0; j++)
+            if (strcmp(params[j].name, params[k].name) == 0)
+                rc = err_set(err, "%s: tuning parameter '%s' is declared twice (items %zu and "
+                             "%zu)", path, params[k].name, j + 1, k + 1);
+    }
+    name_table names = {.params = params, .count = n_params};
+    if (rc == 0) rc = read_conditions(path, conditions, &names, texts, err);
+    if (rc == 0) {
+        space_spec spec = {.params = params, .n_params = n_params, .constraints = texts,
+                           .n_constraints = n_conditions};
+        if (space_build(&spec, out, err) != 0) rc = err_prefix(err, "%s", path);
+    }
+    if (params)
+        for (size_t k = 0; k < n_params; k++) param_free(&params[k]);
+    free(params);
+    free(texts);
+    json_decref(root);
+    return rc;
+}
