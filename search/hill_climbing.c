@@ -44,7 +44,7 @@ typedef struct hill_state {
     const history *history;
     pcg32 rng;
 
-    space_neighbourhood kind;
+    neighbourhood_kind kind;
     bool best_improvement;
     bool perturb_restarts;
     size_t perturbation;
@@ -74,7 +74,7 @@ typedef struct hill_state {
 } hill_state;
 
 static const strategy_option hill_options[] = {
-    {"neighbourhood", "adjacent",
+    {"neighbourhood", "adjacent-first",
      "adjacent: one parameter to its previous or next value; hamming: one parameter to any value"},
     {"improvement", "first", "first: move to the first faster neighbour; best: to the fastest"},
     {"initial_samples", "10", "random configurations sampled before the first climb"},

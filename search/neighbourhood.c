@@ -106,42 +106,69 @@ void shuffle_ranks(uint64_t *ranks, size_t count, pcg32 *rng)
     }
 }
 
-/* ------------------------------------------------------------ options */
+/* ------------------------------------------------------- neighbourhoods */
 
-int parse_neighbourhood(const char *option, const char *text, space_neighbourhood *kind,
+int parse_neighbourhood(const char *option, const char *text, neighbourhood_kind *kind,
                         skytune_error *err)
 {
-    if (strcmp(text, "adjacent") == 0)
-        *kind = SPACE_ADJACENT;
+    if (strcmp(text, "adjacent-first") == 0)
+        *kind = NEIGHBOURHOOD_ADJACENT_FIRST;
+    else if (strcmp(text, "adjacent") == 0)
+        *kind = NEIGHBOURHOOD_ADJACENT;
     else if (strcmp(text, "hamming") == 0)
-        *kind = SPACE_HAMMING;
+        *kind = NEIGHBOURHOOD_HAMMING;
     else
-        return err_set(err, "option %s='%s': valid values are adjacent, hamming", option, text);
+        return err_set(err, "option %s='%s': valid values are " NEIGHBOURHOOD_CHOICES, option,
+                       text);
     return 0;
 }
 
-/* --------------------------------------------------------- neighbours */
+/* Moves the adjacent neighbours of idx to the front of out (keeping their
+ * order otherwise); returns how many there are. */
+static size_t adjacent_to_front(const space *s, const uint16_t *idx, uint16_t *other,
+                                rank_list *out)
+{
+    size_t n = space_param_count(s);
+    size_t front = 0;
+    for (size_t j = 0; j < out->count; j++) {
+        space_unrank(s, out->items[j], other);
+        bool adjacent = false;
+        for (size_t k = 0; k < n; k++)
+            if (other[k] != idx[k]) adjacent = other[k] + 1 == idx[k] || idx[k] + 1 == other[k];
+        if (adjacent) {
+            uint64_t t = out->items[front];
+            out->items[front++] = out->items[j];
+            out->items[j] = t;
+        }
+    }
+    return front;
+}
 
-int shuffled_neighbours(const space *s, uint64_t rank, space_neighbourhood kind, pcg32 *rng,
+int shuffled_neighbours(const space *s, uint64_t rank, neighbourhood_kind kind, pcg32 *rng,
                         rank_list *out)
 {
     size_t n = space_param_count(s);
-    uint16_t stack[STACK_PARAMS];
-    uint16_t *idx = n <= STACK_PARAMS ? stack : malloc(n * sizeof *idx);
+    uint16_t stack[2 * STACK_PARAMS];
+    uint16_t *idx = n <= STACK_PARAMS ? stack : malloc(2 * n * sizeof *idx);
     if (!idx) return -1;
+    uint16_t *other = idx + n;
     space_unrank(s, rank, idx);
+    space_neighbourhood moves = kind == NEIGHBOURHOOD_ADJACENT ? SPACE_ADJACENT : SPACE_HAMMING;
     int rc = 0;
     out->count = 0;
-    size_t total = space_neighbours(s, idx, kind, out->items, out->capacity);
+    size_t total = space_neighbours(s, idx, moves, out->items, out->capacity);
     if (total > out->capacity) {
         if (rank_list_reserve(out, total) != 0)
             rc = -1;
         else
-            total = space_neighbours(s, idx, kind, out->items, out->capacity);
+            total = space_neighbours(s, idx, moves, out->items, out->capacity);
     }
     if (rc == 0) {
         out->count = total;
-        shuffle_ranks(out->items, out->count, rng);
+        size_t front = kind == NEIGHBOURHOOD_ADJACENT_FIRST ? adjacent_to_front(s, idx, other, out)
+                                                            : 0;
+        shuffle_ranks(out->items, front, rng);
+        shuffle_ranks(out->items + front, out->count - front, rng);
     }
     if (idx != stack) free(idx);
     return rc;
@@ -303,4 +330,48 @@ done:
     free(queue);
     free(order);
     return found;
+}
+
+/* ------------------------------------------------------- value scores */
+
+int value_scores_init(value_scores *vs, const space *s)
+{
+    size_t n = space_param_count(s);
+    size_t total = 0;
+    *vs = (value_scores){.n_params = n};
+    vs->offset = malloc((n + 1) * sizeof *vs->offset);
+    if (!vs->offset) return -1;
+    for (size_t k = 0; k < n; k++) {
+        vs->offset[k] = total;
+        total += space_param(s, k)->count;
+    }
+    vs->offset[n] = total;
+    vs->best = malloc((total + 1) * sizeof *vs->best);
+    if (!vs->best) {
+        value_scores_free(vs);
+        return -1;
+    }
+    for (size_t v = 0; v < total; v++) vs->best[v] = NAN;
+    return 0;
+}
+
+void value_scores_add(value_scores *vs, const uint16_t *idx, double objective)
+{
+    objective = objective_or_failure(objective);
+    for (size_t k = 0; k < vs->n_params; k++) {
+        double *slot = &vs->best[vs->offset[k] + idx[k]];
+        if (*slot != *slot || objective < *slot) *slot = objective;
+    }
+}
+
+double value_score(const value_scores *vs, size_t k, uint16_t value)
+{
+    return vs->best[vs->offset[k] + value];
+}
+
+void value_scores_free(value_scores *vs)
+{
+    free(vs->offset);
+    free(vs->best);
+    *vs = (value_scores){0};
 }

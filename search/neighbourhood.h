@@ -47,17 +47,31 @@ void rank_list_free(rank_list *list);
 /* Fisher–Yates shuffle. */
 void shuffle_ranks(uint64_t *ranks, size_t count, pcg32 *rng);
 
-/* ------------------------------------------------------------ options */
+/* ------------------------------------------------------- neighbourhoods */
 
-/* "hamming" or "adjacent"; anything else fails naming the option. */
-int parse_neighbourhood(const char *option, const char *text, space_neighbourhood *kind,
+/* Which configurations count as neighbours: one parameter changed, to its
+ * previous or next value (adjacent) or to any value (hamming). With
+ * adjacent-first a neighbour list holds the whole Hamming neighbourhood, the
+ * adjacent moves first: a climb tries the cheap local moves and only pays
+ * for the long jumps where those fail (variable neighbourhood descent). */
+typedef enum neighbourhood_kind {
+    NEIGHBOURHOOD_ADJACENT = 0,
+    NEIGHBOURHOOD_HAMMING,
+    NEIGHBOURHOOD_ADJACENT_FIRST,
+} neighbourhood_kind;
+
+/* The option's values, for help texts. */
+#define NEIGHBOURHOOD_CHOICES "adjacent-first, adjacent, hamming"
+
+/* "adjacent-first", "adjacent" or "hamming"; anything else fails naming the
+ * option and the valid values. */
+int parse_neighbourhood(const char *option, const char *text, neighbourhood_kind *kind,
                         skytune_error *err);
 
-/* --------------------------------------------------------- neighbours */
-
 /* Replace `out` with every valid neighbour of the configuration at `rank`,
- * in a random order. -1 when out of memory. */
-int shuffled_neighbours(const space *s, uint64_t rank, space_neighbourhood kind, pcg32 *rng,
+ * in a random order (for adjacent-first: the adjacent ones in a random
+ * order, then the others in a random order). -1 when out of memory. */
+int shuffled_neighbours(const space *s, uint64_t rank, neighbourhood_kind kind, pcg32 *rng,
                         rank_list *out);
 
 /* A uniformly random valid configuration that is neither in the history nor
@@ -112,3 +126,20 @@ static inline double objective_or_failure(double objective)
 }
 
 #endif
+
+/* ------------------------------------------------------- value scores */
+
+/* For every value of every parameter, the lowest objective among the
+ * evaluated configurations that use it: a cheap, separable picture of which
+ * values run fast, to order moves and to prune values. */
+typedef struct value_scores {
+    size_t n_params;
+    size_t *offset;        /* parameter k's values start at best[offset[k]] */
+    double *best;          /* +infinity: only failures; NAN: never seen */
+} value_scores;
+
+int value_scores_init(value_scores *vs, const space *s); /* -1 when out of memory */
+void value_scores_add(value_scores *vs, const uint16_t *idx, double objective);
+/* NAN when no evaluated configuration used the value. */
+double value_score(const value_scores *vs, size_t k, uint16_t value);
+void value_scores_free(value_scores *vs);

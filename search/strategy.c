@@ -7,10 +7,18 @@
 
 extern const strategy_ops strategy_exhaustive;
 extern const strategy_ops strategy_random;
+extern const strategy_ops strategy_hill_climbing;
+extern const strategy_ops strategy_prune;
+extern const strategy_ops strategy_evolutionary;
+extern const strategy_ops strategy_annealing;
 
 static const strategy_ops *const registry[] = {
     &strategy_random,
     &strategy_exhaustive,
+    &strategy_hill_climbing,
+    &strategy_evolutionary,
+    &strategy_annealing,
+    &strategy_prune,
 };
 
 const strategy_ops *const *strategy_registry(size_t *count)

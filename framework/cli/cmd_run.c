@@ -215,8 +215,9 @@ int cmd_run(int argc, char **argv)
     printf("  status:");
     for (int s = 0; s < MEAS_STATUS_COUNT; s++)
         if (r->by_status[s]) printf(" %s %llu", measurement_status_name(s), (unsigned long long)r->by_status[s]);
-    printf("\n  time: build %.1f s, verification %.1f s, timed runs %.1f s, engine %.2f s\n",
-           r->build_s, r->verify_s, r->bench_s, r->overhead_s);
+    printf("\n  time: %sbuild %.1f s, verification %.1f s, timed runs %.1f s; engine %.2f s\n",
+           r->replayed ? "recorded on the device: " : "", r->build_s, r->verify_s, r->bench_s,
+           r->overhead_s);
     if (r->have_best) {
         char best[32];
         format_duration_ns(r->best_ns, best, sizeof best);

@@ -73,7 +73,11 @@ typedef struct campaign_result {
     double best_ns;
     double best_gflops;
     campaign_stop stop;
+    /* Seconds: wall clock, then the phases summed over measured
+     * configurations; with replay the phases are the recorded device time
+     * and every wall-clock second is the engine's own. */
     double wall_s, build_s, verify_s, bench_s, overhead_s;
+    bool replayed;
 } campaign_result;
 
 /* History and strategy must be fresh; known measurements from the store are

@@ -65,9 +65,9 @@ static const skytune_problem_check problem_checks[] = {
 /* Cells up to 4 x 4 in every shape, tall (1 x N, the GTX 480's choice),
  * wide (N x 1) and square (the Xeon's 2 x 2): 16 cells of 2 float4
  * accumulators each already hold 128 floats per work-item, and the thesis
- * saw register spilling on the GTX 480 from 7 cells up. Work-groups are powers
- * of two from 4: the thesis's CPU optima lie at 10 to 50 work-items, its GPU
- * optima at 96 to 320. Time blocks are powers of two: a block of 64 samples of
+ * saw register spilling on the GTX 480 from 1 x 7 cells on. Work-groups are
+ * powers of two from 4: the thesis's CPU runs used 10 to 50 work-items, its
+ * GPU optima 96 to 320. Time blocks are powers of two: a block of 64 samples of
  * 64 stations fills 64 KiB. */
 static const skytune_tuning_param tuning_params[] = {
     {"cell_width", SKYTUNE_LIST, "1,2,3,4", 0, 0, 0,
