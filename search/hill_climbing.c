@@ -1,28 +1,35 @@
 /* hill-climbing: iterated local search with restarts.
  *
  * It starts by sampling `initial_samples` random configurations and climbs
- * from the best of them. Climbing evaluates the neighbours of the current
- * configuration (one parameter changed: to the previous or next value with
- * neighbourhood=adjacent, to any value with neighbourhood=hamming) in a
- * random order. With improvement=first it moves to the first neighbour that
- * is faster; with improvement=best it evaluates them all and moves to the
- * fastest. A neighbour already in the history costs nothing: its known time
- * is used directly, so a climb never pays twice for a configuration.
+ * from the fastest of them. Climbing evaluates the neighbours of the
+ * current configuration (one parameter changed) in a random order:
+ *   neighbourhood=adjacent        to its previous or next value;
+ *   neighbourhood=hamming         to any other value;
+ *   neighbourhood=adjacent-first  to any other value, but the adjacent moves
+ *                                 first (variable neighbourhood descent: the
+ *                                 cheap local moves, then the long jumps that
+ *                                 parameters such as block sizes, fast only
+ *                                 at powers of two, need).
+ * With improvement=first it moves to the first neighbour that is faster;
+ * with improvement=best it evaluates them all and moves to the fastest. A
+ * neighbour already in the history costs nothing: its known time is used
+ * directly, so a climb never pays twice for a configuration.
  *
  * When no neighbour is faster the current configuration is a local optimum
  * and the search restarts. With restart=perturb it kicks the best
  * configuration found so far: `perturbation` random parameters get random
  * other values, the result is moved to the nearest valid configuration not
  * yet evaluated, and the climb starts again from there. Kicks stay near the
- * best region, which is where good configurations cluster on GPU kernels;
- * after `patience` kicks in a row that did not improve the best, one restart
- * goes to a random configuration instead, so a deceptive basin cannot hold
- * the search forever. With restart=random every restart is random.
+ * best region, where good configurations cluster; after `patience` kicks in
+ * a row that did not improve the best, one restart goes to a random
+ * configuration instead, so a deceptive basin cannot hold the search
+ * forever. With restart=random every restart is random.
  *
- * A failed configuration (+infinity) is slower than any that ran. When the
- * neighbourhood of everything nearby has been evaluated the restarts fall
- * back to random unvisited configurations, so the strategy keeps proposing
- * until the whole space is evaluated.
+ * A failed configuration (+infinity) is slower than any that ran. When
+ * everything near the best has been evaluated the restarts fall back to
+ * random unvisited configurations, so the strategy keeps proposing until the
+ * whole space is evaluated. A resumed campaign's results count as samples,
+ * and the climb starts from their best.
  *
  * The loop is sequential (one tell per proposal, in order), so the strategy
  * is a state machine: `pending` says what the last proposal was for. */
@@ -61,21 +68,19 @@ typedef struct hill_state {
     uint64_t candidate;
     double candidate_objective;
 
-    bool have_best;             /* best finite result seen, history included */
-    uint64_t best;
-    double best_objective;
+    best_result best;           /* history included */
     double best_at_last_restart;
     size_t kicks_without_progress;
 
     proposal_kind pending;
     uint64_t pending_rank;
     bool degraded;              /* out of memory: proposes random configurations */
-    uint16_t *idx;
 } hill_state;
 
 static const strategy_option hill_options[] = {
     {"neighbourhood", "adjacent-first",
-     "adjacent: one parameter to its previous or next value; hamming: one parameter to any value"},
+     "adjacent: one parameter to its previous or next value; hamming: to any value; "
+     "adjacent-first: the hamming neighbourhood, adjacent moves tried first"},
     {"improvement", "first", "first: move to the first faster neighbour; best: to the fastest"},
     {"initial_samples", "10", "random configurations sampled before the first climb"},
     {"restart", "perturb",
@@ -84,15 +89,6 @@ static const strategy_option hill_options[] = {
     {"patience", "3", "kicks without a new best before one random restart"},
     {NULL, NULL, NULL},
 };
-
-static void note_result(hill_state *s, uint64_t rank, double objective)
-{
-    if (objective < INFINITY && (!s->have_best || objective < s->best_objective)) {
-        s->have_best = true;
-        s->best = rank;
-        s->best_objective = objective;
-    }
-}
 
 static void set_current(hill_state *s, uint64_t rank, double objective)
 {
@@ -108,7 +104,7 @@ static void set_current(hill_state *s, uint64_t rank, double objective)
 /* A neighbour's result: true when the climb moved to it. */
 static bool consider_neighbour(hill_state *s, uint64_t rank, double objective)
 {
-    note_result(s, rank, objective);
+    best_result_note(&s->best, rank, objective);
     if (s->best_improvement) {
         if (objective < s->current_objective &&
             (!s->have_candidate || objective < s->candidate_objective)) {
@@ -144,18 +140,15 @@ static strategy_answer propose_random(hill_state *s, proposal_kind kind, uint64_
 static strategy_answer restart(hill_state *s, uint64_t *out)
 {
     s->climbing = false;
-    if (s->have_best && s->best_objective < s->best_at_last_restart)
+    if (s->best.have && s->best.objective < s->best_at_last_restart)
         s->kicks_without_progress = 0;
     else
         s->kicks_without_progress++;
-    s->best_at_last_restart = s->have_best ? s->best_objective : INFINITY;
-    if (s->perturb_restarts && s->have_best && s->kicks_without_progress <= s->patience) {
-        space_unrank(s->space, s->best, s->idx);
-        perturb_configuration(s->space, s->idx, s->perturbation, &s->rng);
+    s->best_at_last_restart = s->best.have ? s->best.objective : INFINITY;
+    if (s->perturb_restarts && s->best.have && s->kicks_without_progress <= s->patience) {
         uint64_t rank;
-        int found = repair_to_nearest(s->space, s->idx, REPAIR_NO_FIXED_PARAMETER,
-                                      rank_not_in_history, (void *)s->history, &s->rng,
-                                      REPAIR_DEFAULT_STATES, &rank);
+        int found = kicked_configuration(s->space, s->history, s->best.rank, s->perturbation,
+                                         &s->rng, &rank);
         if (found < 0) s->degraded = true;
         if (found > 0) return propose(s, PROPOSAL_START, rank, out);
     }
@@ -174,8 +167,8 @@ static strategy_answer hill_ask(void *state, uint64_t *rank)
                 s->samples_proposed++;
                 return propose_random(s, PROPOSAL_SAMPLE, rank);
             }
-            if (!s->have_best) return propose_random(s, PROPOSAL_START, rank);
-            set_current(s, s->best, s->best_objective);
+            if (!s->best.have) return propose_random(s, PROPOSAL_START, rank);
+            set_current(s, s->best.rank, s->best.objective);
             continue;
         }
         bool moved = false;
@@ -203,7 +196,7 @@ static void hill_tell(void *state, uint64_t rank, double objective)
     s->pending = PROPOSAL_NONE;
     switch (kind) {
     case PROPOSAL_START:
-        note_result(s, rank, objective);
+        best_result_note(&s->best, rank, objective);
         set_current(s, rank, objective);
         break;
     case PROPOSAL_NEIGHBOUR:
@@ -211,7 +204,7 @@ static void hill_tell(void *state, uint64_t rank, double objective)
         break;
     case PROPOSAL_SAMPLE:
     case PROPOSAL_NONE:
-        note_result(s, rank, objective);
+        best_result_note(&s->best, rank, objective);
         break;
     }
 }
@@ -221,7 +214,6 @@ static void hill_destroy(void *state)
     hill_state *s = state;
     if (!s) return;
     rank_list_free(&s->neighbours);
-    free(s->idx);
     free(s);
 }
 
@@ -243,11 +235,6 @@ static int hill_create(const strategy_setup *setup, const strategy_options *opti
 
     hill_state *s = calloc(1, sizeof *s);
     if (!s) return err_set(err, "out of memory");
-    s->idx = calloc(space_param_count(setup->space) + 1, sizeof *s->idx);
-    if (!s->idx) {
-        hill_destroy(s);
-        return err_set(err, "out of memory");
-    }
     if (parse_neighbourhood("neighbourhood", strategy_option_string(options, "neighbourhood"),
                             &s->kind, err) != 0) {
         hill_destroy(s);
@@ -265,7 +252,7 @@ static int hill_create(const strategy_setup *setup, const strategy_options *opti
     s->patience = (size_t)patience;
     s->best_at_last_restart = INFINITY;
     /* A resumed campaign already knows some results: climb from its best. */
-    s->have_best = history_best(setup->history, &s->best, &s->best_objective);
+    s->best.have = history_best(setup->history, &s->best.rank, &s->best.objective);
     pcg32_seed(&s->rng, setup->seed, 0x68696c6c636c6d62ULL /* "hillclmb" */);
     *state = s;
     return 0;

@@ -252,6 +252,21 @@ bool rank_not_in_history(void *ctx, uint64_t rank)
     return !history_lookup(ctx, rank, NULL);
 }
 
+int kicked_configuration(const space *s, const history *h, uint64_t from, size_t strength,
+                         pcg32 *rng, uint64_t *rank)
+{
+    size_t n = space_param_count(s);
+    uint16_t stack[STACK_PARAMS];
+    uint16_t *idx = n <= STACK_PARAMS ? stack : malloc(n * sizeof *idx);
+    if (!idx) return -1;
+    space_unrank(s, from, idx);
+    perturb_configuration(s, idx, strength, rng);
+    int found = repair_to_nearest(s, idx, REPAIR_NO_FIXED_PARAMETER, rank_not_in_history,
+                                  (void *)h, rng, REPAIR_DEFAULT_STATES, rank);
+    if (idx != stack) free(idx);
+    return found;
+}
+
 /* A key identifying an index vector among those one repair explores: the
  * mixed-radix number of the vector when the Cartesian product fits in 63
  * bits, a 63-bit FNV-1a hash otherwise (a collision would only make the

@@ -95,6 +95,13 @@ void perturb_configuration(const space *s, uint16_t *idx, size_t strength, pcg32
 
 /* --------------------------------------------------------------- repair */
 
+/* A kick, as iterated local search and annealing restart with: the
+ * configuration at `from` with `strength` random parameters moved to random
+ * values, then repaired to the nearest valid configuration not in the
+ * history. Same returns as repair_to_nearest. */
+int kicked_configuration(const space *s, const history *h, uint64_t from, size_t strength,
+                         pcg32 *rng, uint64_t *rank);
+
 /* Which valid configurations a repair may end on; NULL accepts any. */
 typedef bool (*rank_filter)(void *ctx, uint64_t rank);
 
@@ -123,6 +130,21 @@ bool rank_not_in_history(void *ctx, uint64_t rank);
 static inline double objective_or_failure(double objective)
 {
     return objective == objective ? objective : (double)INFINITY;
+}
+
+/* The fastest configuration that ran, among those a strategy has seen. */
+typedef struct best_result {
+    bool have;
+    uint64_t rank;
+    double objective;
+} best_result;
+
+/* True when (rank, objective) ran and is faster than the best so far. */
+static inline bool best_result_note(best_result *best, uint64_t rank, double objective)
+{
+    if (!(objective < INFINITY) || (best->have && objective >= best->objective)) return false;
+    *best = (best_result){true, rank, objective};
+    return true;
 }
 
 #endif
