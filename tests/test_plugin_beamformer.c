@@ -1,0 +1,352 @@
+/* The beamformer plugin on the default OpenCL device (PoCL here):
+ * configurations at the edges of the space (one beam and the largest beam
+ * block per work-item, one station and the largest station block per step,
+ * 1-wide work-groups, local memory on and off) verify against the CPU
+ * reference for the `small` preset, for a station count that the station
+ * blocks do not divide with single polarisation, and for the thesis's 100
+ * beams in blocks of 25 and 100; verification catches one corrupted input
+ * sample and a kernel that writes nothing; the work counts, the problem
+ * checks and the size of the space are what the plugin documents. */
+#include <criterion/criterion.h>
+#include <dlfcn.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "plugin_harness.h"
+
+static plugin_harness h;
+
+#define COUNT_OF(a) (sizeof(a) / sizeof((a)[0]))
+
+static void open_with(const char *preset, const char *const *settings, size_t n_settings)
+{
+    skytune_error err = {0};
+    cr_assert_eq(harness_open(&h, "beamformer", preset, settings, n_settings, 2, &err), 0, "%s",
+                 err.message);
+}
+
+static void close_harness(void) { harness_close(&h); }
+
+static void expect_ok(const char *config)
+{
+    measurement m;
+    measurement_init(&m);
+    skytune_error err = {0};
+    cr_assert_eq(harness_measure(&h, config, &m, &err), 0, "%s: %s", config, err.message);
+    cr_expect_eq(m.status, MEAS_OK, "%s: status %s: %s", config,
+                 measurement_status_name(m.status), m.message ? m.message : "");
+    if (m.status == MEAS_OK) {
+        cr_expect_eq(m.n_samples, 2, "%s", config);
+        cr_expect(m.median_ns > 0 && m.gflops > 0 && m.gbs > 0, "%s", config);
+    }
+    measurement_clear(&m);
+}
+
+static int is_valid(const char *config)
+{
+    skytune_error err = {0};
+    int valid = harness_is_valid(&h, config, &err);
+    cr_assert_geq(valid, 0, "%s: %s", config, err.message);
+    return valid;
+}
+
+/* The space's size, counted here by brute force from the rules the plugin
+ * documents, with this device's limits. */
+static const int64_t beam_block_list[] = {1, 2, 4, 5, 8, 10, 20, 25, 50, 100};
+static const int64_t station_block_list[] = {1, 2, 4, 8, 16};
+static const int64_t wg_beams_list[] = {1, 2, 4, 8};
+
+static uint64_t brute_force_count(const skytune_values *p, const skytune_device_info *dev)
+{
+    const int64_t stations = skytune_int(p, "stations"), samples = skytune_int(p, "samples");
+    const int64_t pols = skytune_int(p, "polarizations"), beams = skytune_int(p, "beams");
+    uint64_t count = 0;
+    for (size_t a = 0; a < COUNT_OF(beam_block_list); a++)
+        for (size_t b = 0; b < COUNT_OF(station_block_list); b++)
+            for (int64_t wt = 1; wt <= 1024; wt *= 2)
+                for (size_t c = 0; c < COUNT_OF(wg_beams_list); c++)
+                    for (int local = 0; local <= 1; local++) {
+                        const int64_t bb = beam_block_list[a], sb = station_block_list[b];
+                        const int64_t wb = wg_beams_list[c];
+                        if (wt * wb > dev->max_work_group_size ||
+                            wt > dev->max_work_item_sizes[0] || wb > dev->max_work_item_sizes[1] ||
+                            samples % wt || beams % (bb * wb) || sb > stations ||
+                            sb * bb * pols > 256)
+                            continue;
+                        if (local && (wb == 1 || sb * wt * pols * 8 > dev->local_mem_size))
+                            continue;
+                        count++;
+                    }
+    return count;
+}
+
+/* ------------------------------------------------------------ small preset */
+
+static void open_small(void) { open_with("small", NULL, 0); }
+
+TestSuite(beamformer_small, .init = open_small, .fini = close_harness, .timeout = 600);
+
+Test(beamformer_small, edge_configurations_verify)
+{
+    /* small: 8 stations, 4 channels, 64 samples, 2 polarisations, 10 beams. */
+    /* Everything at its smallest: one beam, one station, one work-item. */
+    expect_ok("beam_block=1,station_block=1,wg_time=1,wg_beams=1,use_local=0");
+    /* The largest blocks: every beam in one work-item, every station per step,
+     * every sample in one work-group. */
+    expect_ok("beam_block=10,station_block=8,wg_time=64,wg_beams=1,use_local=0");
+    /* Local memory with 1-wide time and the largest station block. */
+    expect_ok("beam_block=5,station_block=8,wg_time=1,wg_beams=2,use_local=1");
+    /* Local memory, one beam per work-item, the whole time range staged. */
+    expect_ok("beam_block=1,station_block=1,wg_time=64,wg_beams=2,use_local=1");
+    /* The same middle configuration both ways. */
+    expect_ok("beam_block=5,station_block=4,wg_time=16,wg_beams=2,use_local=0");
+    expect_ok("beam_block=5,station_block=4,wg_time=16,wg_beams=2,use_local=1");
+    expect_ok("beam_block=2,station_block=2,wg_time=8,wg_beams=1,use_local=0");
+}
+
+Test(beamformer_small, constraints_exclude_what_cannot_run)
+{
+    /* 4 beams per work-item do not divide 10 beams. */
+    cr_assert_eq(is_valid("beam_block=4,station_block=1,wg_time=1,wg_beams=1,use_local=0"), 0);
+    /* Nor do 2 rows of 10 beams. */
+    cr_assert_eq(is_valid("beam_block=10,station_block=1,wg_time=1,wg_beams=2,use_local=0"), 0);
+    /* 128 work-items along time do not divide 64 samples. */
+    cr_assert_eq(is_valid("beam_block=1,station_block=1,wg_time=128,wg_beams=1,use_local=0"), 0);
+    /* A block of 16 stations is larger than the 8 there are. */
+    cr_assert_eq(is_valid("beam_block=1,station_block=16,wg_time=1,wg_beams=1,use_local=0"), 0);
+    /* Staging for a single row of beams reuses nothing. */
+    cr_assert_eq(is_valid("beam_block=1,station_block=1,wg_time=1,wg_beams=1,use_local=1"), 0);
+    cr_assert_eq(is_valid("beam_block=5,station_block=8,wg_time=64,wg_beams=2,use_local=1"), 1);
+}
+
+Test(beamformer_small, space_size_matches_the_documented_rules)
+{
+    const uint64_t count = space_count(h.space);
+    cr_assert_eq(count, brute_force_count(&h.problem.values, &h.device->info), "%llu",
+                 (unsigned long long)count);
+    cr_assert(count >= 100 && count <= 300, "small should be a couple of hundred, is %llu",
+              (unsigned long long)count);
+}
+
+Test(beamformer_small, random_configurations_all_verify)
+{
+    /* A kernel build or verification failure of any valid configuration is
+     * a bug in the plugin; a fixed-seed sample of the space checks that. */
+    pcg32 rng;
+    pcg32_seed(&rng, 2012, 7);
+    size_t n = space_param_count(h.space);
+    uint16_t *idx = calloc(n, sizeof *idx);
+    cr_assert_not_null(idx);
+    for (int k = 0; k < 6; k++) {
+        char text[256];
+        space_unrank(h.space, space_sample(h.space, &rng), idx);
+        space_config_text(h.space, idx, text, sizeof text);
+        expect_ok(text);
+    }
+    free(idx);
+}
+
+/* ------------------------------------------ verification, driven directly */
+
+typedef cl_mem (*input_buffer_fn)(const void *state);
+
+typedef struct direct_run {
+    void *state, *launch;
+    cl_program program;
+} direct_run;
+
+/* setup, reference, build (the plugin's kernel when source is NULL), prepare. */
+static direct_run direct_open(const char *config_text, const char *source)
+{
+    const skytune_plugin *pl = h.plugin.desc;
+    skytune_error err = {0};
+    skytune_named_value items[8];
+    skytune_values config;
+    direct_run run = {0};
+    cr_assert_eq(harness_config(&h, config_text, items, &config, &err), 0, "%s", err.message);
+    skytune_setup_context ctx = harness_setup_context(&h);
+    cr_assert_eq(pl->setup(&ctx, &run.state, &err), 0, "%s", err.message);
+    cr_assert_eq(pl->reference(run.state, &err), 0, "%s", err.message);
+    cr_assert_eq(harness_build(&h, &config, source, NULL, &run.program, &err), 0, "%s",
+                 err.message);
+    cr_assert_eq(pl->prepare(run.state, run.program, &config, &run.launch, &err), 0, "%s",
+                 err.message);
+    return run;
+}
+
+/* Poison the output, run once, verify. */
+static skytune_verify_report direct_verify(const direct_run *run)
+{
+    const skytune_plugin *pl = h.plugin.desc;
+    skytune_error err = {0};
+    skytune_verify_report report;
+    memset(&report, 0, sizeof report);
+    cr_assert_eq(pl->clear_outputs(run->state, h.queue, &err), 0, "%s", err.message);
+    cr_assert_eq(harness_run_once(&h, run->launch, &err), 0, "%s", err.message);
+    cr_assert_eq(pl->verify(run->state, h.queue, &report, &err), 0, "%s", err.message);
+    return report;
+}
+
+static void direct_close(direct_run *run)
+{
+    h.plugin.desc->release(run->launch);
+    clReleaseProgram(run->program);
+    h.plugin.desc->teardown(run->state);
+}
+
+Test(beamformer_small, verification_catches_a_corrupted_sample)
+{
+    input_buffer_fn input_buffer =
+        (input_buffer_fn)(uintptr_t)dlsym(h.plugin.handle, "skytune_beamformer_input_buffer");
+    cr_assert_not_null(input_buffer, "the plugin exports skytune_beamformer_input_buffer");
+
+    direct_run run = direct_open("beam_block=5,station_block=4,wg_time=16,wg_beams=2,use_local=1",
+                                 NULL);
+    skytune_verify_report good = direct_verify(&run);
+    cr_assert_eq(good.passed, 1, "max abs error %g", good.max_abs_error);
+    cr_assert_eq(good.first_mismatch, -1);
+
+    /* After the reference: add 4 to the real part of the sample of channel
+     * 2, station 3, time 17, polarisation 1 (layout
+     * [channel][station][time][polarisation], 8 stations, 64 samples, 2
+     * polarisations). */
+    const size_t sample = ((2 * 8 + 3) * 64 + 17) * 2 + 1;
+    float value[2];
+    cl_mem input = input_buffer(run.state);
+    cr_assert_not_null(input);
+    cr_assert_eq(clEnqueueReadBuffer(h.queue, input, CL_TRUE, sample * sizeof value,
+                                     sizeof value, value, 0, NULL, NULL), CL_SUCCESS);
+    value[0] += 4.0f;
+    cr_assert_eq(clEnqueueWriteBuffer(h.queue, input, CL_TRUE, sample * sizeof value,
+                                      sizeof value, value, 0, NULL, NULL), CL_SUCCESS);
+
+    /* Every beam's output at (channel 2, time 17, polarisation 1) moves by
+     * w * 4 with |w| = 1: at least one of its two parts by 4 / sqrt(2) or
+     * more, far beyond the tolerance (2 * 8 * 10 * 2^-24); nothing else
+     * changes. The first is beam 0's (layout [channel][beam][time][pol], 10
+     * beams); the report counts floats, real and imaginary parts apart. */
+    skytune_verify_report bad = direct_verify(&run);
+    cr_assert_eq(bad.passed, 0);
+    cr_assert_geq(bad.first_mismatch, 0);
+    const int64_t first_output = ((2 * 10 + 0) * 64 + 17) * 2 + 1;
+    cr_assert_eq(bad.first_mismatch / 2, first_output, "first mismatch at float %lld",
+                 (long long)bad.first_mismatch);
+    cr_assert(bad.mismatches >= 10 && bad.mismatches <= 20, "%lld mismatches",
+              (long long)bad.mismatches);
+    cr_assert_gt(bad.max_abs_error, 2.0);
+    direct_close(&run);
+}
+
+static const char *const writes_nothing =
+    "__kernel void beamform(__global const float2 *input, __global const float2 *weights,\n"
+    "                       __global float2 *output)\n"
+    "{\n"
+    "}\n";
+
+Test(beamformer_small, verification_catches_a_kernel_that_writes_nothing)
+{
+    direct_run run =
+        direct_open("beam_block=1,station_block=1,wg_time=16,wg_beams=1,use_local=0",
+                    writes_nothing);
+    skytune_verify_report bad = direct_verify(&run);
+    cr_assert_eq(bad.passed, 0);
+    cr_assert_eq(bad.first_mismatch, 0);
+    /* 4 channels x 10 beams x 64 samples x 2 polarisations, 2 floats each. */
+    cr_assert_eq(bad.mismatches, 4 * 10 * 64 * 2 * 2);
+    direct_close(&run);
+}
+
+/* ------------------------------------------------ formulas, counts, checks */
+
+Test(beamformer_small, work_counts_match_a_hand_count)
+{
+    /* 3 stations, 2 channels, 4 samples, 2 polarisations, 5 beams:
+     * 5 x 2 x 4 x 2 = 80 output values, each 3 complex multiply-adds of 8
+     * flops: 1920 flops. Bytes: 2 x 3 x 4 x 2 = 48 input samples,
+     * 2 x 5 x 3 = 30 weights and 80 outputs, 8 bytes each: 1264. */
+    const char *tiny[] = {"stations=3", "channels=2", "samples=4", "polarizations=2", "beams=5"};
+    problem p;
+    skytune_error err = {0};
+    cr_assert_eq(problem_resolve(h.plugin.desc, "small", tiny, COUNT_OF(tiny), &p, &err), 0,
+                 "%s", err.message);
+    cr_assert_float_eq(h.plugin.desc->flops(&p.values, NULL), 1920.0, 1e-9);
+    cr_assert_float_eq(h.plugin.desc->bytes(&p.values, NULL), 1264.0, 1e-9);
+    problem_free(&p);
+
+    /* The thesis's setup: 8 x 100 x 256 x 512 x 2 x 64 = 13421772800 flops. */
+    problem thesis;
+    cr_assert_eq(problem_resolve(h.plugin.desc, "thesis", NULL, 0, &thesis, &err), 0, "%s",
+                 err.message);
+    cr_assert_float_eq(h.plugin.desc->flops(&thesis.values, NULL), 13421772800.0, 1e-3);
+    problem_free(&thesis);
+}
+
+Test(beamformer_small, problem_checks_name_the_parameter)
+{
+    static const struct {
+        const char *setting, *expected;
+    } cases[] = {
+        {"stations=0", "stations must be at least 1"},
+        {"channels=0", "channels must be at least 1"},
+        {"samples=0", "samples must be at least 1"},
+        {"beams=0", "beams must be at least 1"},
+        {"polarizations=0", "polarizations must be 1 or 2"},
+        {"polarizations=3", "polarizations must be 1 or 2"},
+    };
+    for (size_t k = 0; k < COUNT_OF(cases); k++) {
+        problem p;
+        skytune_error err = {0};
+        cr_assert_neq(problem_resolve(h.plugin.desc, "small", &cases[k].setting, 1, &p, &err), 0,
+                      "%s was accepted", cases[k].setting);
+        cr_expect(strstr(err.message, cases[k].expected) != NULL, "%s: %s", cases[k].setting,
+                  err.message);
+    }
+}
+
+/* ------------------- stations not divisible by the block, one polarisation */
+
+static void open_odd(void)
+{
+    /* 7 stations: blocks of 2 and 4 end with a partial step. 48 samples
+     * (work-groups of 1 to 16 along time), 20 beams (blocks of 4 and rows
+     * of 4 become valid), a single polarisation. */
+    static const char *const odd[] = {"stations=7", "samples=48", "polarizations=1",
+                                      "beams=20"};
+    open_with("small", odd, COUNT_OF(odd));
+}
+
+TestSuite(beamformer_odd, .init = open_odd, .fini = close_harness, .timeout = 600);
+
+Test(beamformer_odd, partial_station_steps_verify)
+{
+    expect_ok("beam_block=4,station_block=4,wg_time=16,wg_beams=1,use_local=0");
+    expect_ok("beam_block=5,station_block=4,wg_time=16,wg_beams=4,use_local=1");
+    expect_ok("beam_block=2,station_block=2,wg_time=1,wg_beams=2,use_local=1");
+    expect_ok("beam_block=20,station_block=2,wg_time=8,wg_beams=1,use_local=0");
+    cr_assert_eq(is_valid("beam_block=1,station_block=8,wg_time=1,wg_beams=1,use_local=0"), 0);
+    cr_assert_eq(space_count(h.space), brute_force_count(&h.problem.values, &h.device->info));
+}
+
+/* ------------------------------------------------- the thesis's beam count */
+
+static void open_hundred_beams(void)
+{
+    /* The thesis's 100 beams over a shortened observation. */
+    static const char *const hundred[] = {"stations=5", "channels=2", "samples=32", "beams=100"};
+    open_with("thesis", hundred, COUNT_OF(hundred));
+}
+
+TestSuite(beamformer_hundred_beams, .init = open_hundred_beams, .fini = close_harness,
+          .timeout = 600);
+
+Test(beamformer_hundred_beams, the_thesis_beam_blocks_verify)
+{
+    /* The thesis's CPU choice, one block of all 100 beams, and its GPU
+     * choice, blocks of 10 beams. */
+    expect_ok("beam_block=100,station_block=1,wg_time=32,wg_beams=1,use_local=0");
+    expect_ok("beam_block=10,station_block=4,wg_time=32,wg_beams=2,use_local=1");
+    expect_ok("beam_block=25,station_block=2,wg_time=8,wg_beams=4,use_local=1");
+    cr_assert_eq(space_count(h.space), brute_force_count(&h.problem.values, &h.device->info));
+}

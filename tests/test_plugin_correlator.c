@@ -1,0 +1,447 @@
+/* The correlator plugin on the default OpenCL device (PoCL here): cells of
+ * every shape at the edges of the space (1 x 1, tall 1 x 4, wide 4 x 1,
+ * 4 x 4, cells that do not divide the station count), local memory on and
+ * off with several time blocks, blocks that do not divide the sample count,
+ * and a sample of the space all verify against the CPU reference; the tiling
+ * covers every baseline; verification catches a missing remainder pass, a
+ * missing sample, one corrupted input sample and a conjugate on the wrong
+ * side, and accepts a long integration; the work counts, the problem checks
+ * and the size of the space are what the plugin documents. */
+#include <criterion/criterion.h>
+#include <dlfcn.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "plugin_harness.h"
+
+#define COUNT_OF(a) (sizeof(a) / sizeof((a)[0]))
+
+static plugin_harness h;
+
+static void open_with(const char *preset, const char *const *settings, size_t n_settings)
+{
+    skytune_error err = {0};
+    cr_assert_eq(harness_open(&h, "correlator", preset, settings, n_settings, 2, &err), 0, "%s",
+                 err.message);
+}
+
+static void close_harness(void) { harness_close(&h); }
+
+static void expect_ok(const char *config)
+{
+    measurement m;
+    skytune_error err = {0};
+    cr_assert_eq(harness_measure(&h, config, &m, &err), 0, "%s: %s", config, err.message);
+    cr_expect_eq(m.status, MEAS_OK, "%s: status %s: %s", config,
+                 measurement_status_name(m.status), m.message ? m.message : "");
+    if (m.status == MEAS_OK) {
+        cr_expect_eq(m.n_samples, 2, "%s", config);
+        cr_expect(m.median_ns > 0 && m.gflops > 0 && m.gbs > 0, "%s", config);
+    }
+    measurement_clear(&m);
+}
+
+static int is_valid(const char *config)
+{
+    skytune_error err = {0};
+    int valid = harness_is_valid(&h, config, &err);
+    cr_assert_geq(valid, 0, "%s: %s", config, err.message);
+    return valid;
+}
+
+typedef int64_t (*whole_cells_fn)(int64_t, int64_t, int64_t);
+
+static whole_cells_fn whole_cells_function(void)
+{
+    whole_cells_fn f =
+        (whole_cells_fn)(uintptr_t)dlsym(h.plugin.handle, "skytune_correlator_whole_cells");
+    cr_assert_not_null(f, "the plugin exports skytune_correlator_whole_cells");
+    return f;
+}
+
+/* ------------------------------------------------------------ small preset */
+
+static void open_small(void) { open_with("small", NULL, 0); }
+
+TestSuite(correlator_small, .init = open_small, .fini = close_harness, .timeout = 600);
+
+Test(correlator_small, edge_configurations_verify)
+{
+    /* small: 10 stations (55 baselines), 4 channels, 64 samples. */
+    /* 1 x 1: the first pass covers everything, no remainder pass. */
+    expect_ok("cell_width=1,cell_height=1,wg_size=4,use_local=0,block_time=4");
+    expect_ok("cell_width=1,cell_height=1,wg_size=64,use_local=1,block_time=16");
+    /* Tall (the GTX 480's shape) and wide cells, both memory paths. */
+    expect_ok("cell_width=1,cell_height=4,wg_size=16,use_local=0,block_time=4");
+    expect_ok("cell_width=1,cell_height=4,wg_size=8,use_local=1,block_time=64");
+    expect_ok("cell_width=4,cell_height=1,wg_size=16,use_local=0,block_time=4");
+    expect_ok("cell_width=4,cell_height=1,wg_size=4,use_local=1,block_time=4");
+    /* 4 x 4: one whole cell, 39 of 55 baselines in the remainder pass. */
+    expect_ok("cell_width=4,cell_height=4,wg_size=4,use_local=0,block_time=4");
+    expect_ok("cell_width=4,cell_height=4,wg_size=4,use_local=1,block_time=32");
+    /* 3 divides neither 10 nor the triangle's rows. */
+    expect_ok("cell_width=2,cell_height=3,wg_size=8,use_local=1,block_time=8");
+    expect_ok("cell_width=3,cell_height=3,wg_size=4,use_local=0,block_time=4");
+}
+
+Test(correlator_small, constraints_exclude_what_would_repeat_or_idle)
+{
+    /* block_time is pinned without local memory. */
+    cr_assert_eq(is_valid("cell_width=1,cell_height=1,wg_size=4,use_local=0,block_time=8"), 0);
+    cr_assert_eq(is_valid("cell_width=1,cell_height=1,wg_size=4,use_local=1,block_time=8"), 1);
+    /* 55 cells of 1 x 1: work-groups up to 64, the power of two above. */
+    cr_assert_eq(is_valid("cell_width=1,cell_height=1,wg_size=64,use_local=0,block_time=4"), 1);
+    cr_assert_eq(is_valid("cell_width=1,cell_height=1,wg_size=128,use_local=0,block_time=4"), 0);
+    /* One 4 x 4 cell: only the smallest work-group. */
+    cr_assert_eq(is_valid("cell_width=4,cell_height=4,wg_size=8,use_local=0,block_time=4"), 0);
+}
+
+/* The tiling as documented, counted independently: every grid position
+ * (x = k w, y = stations - (m + 1) h) whose cell lies wholly in the triangle
+ * s1 >= s2, tested baseline by baseline. */
+static int64_t whole_cells_brute_force(int64_t stations, int64_t width, int64_t height)
+{
+    int64_t count = 0;
+    for (int64_t x = 0; x + width <= stations; x += width)
+        for (int64_t y = stations - height; y >= 0; y -= height) {
+            int whole = 1;
+            for (int64_t s1 = y; s1 < y + height; s1++)
+                for (int64_t s2 = x; s2 < x + width; s2++)
+                    if (s1 < s2) whole = 0;
+            count += whole;
+        }
+    return count;
+}
+
+Test(correlator_small, tiling_matches_hand_and_brute_force_counts)
+{
+    whole_cells_fn whole_cells = whole_cells_function();
+    /* 7 stations, 2 x 3: columns at s2 = 0, 2, 4, rows at s1 = 4, 1. Whole:
+     * (0, 4), (0, 1), (2, 4): 18 of 28 baselines, 10 left over. */
+    cr_assert_eq(whole_cells(7, 2, 3), 3);
+    /* 10 stations, 4 x 4: only (0, 6). */
+    cr_assert_eq(whole_cells(10, 4, 4), 1);
+    /* 64 stations, 1 x 1 covers all 2080 baselines; 4 x 4: 16 diagonal
+     * blocks of 4 x 4 are cut, 120 whole cells. */
+    cr_assert_eq(whole_cells(64, 1, 1), 2080);
+    cr_assert_eq(whole_cells(64, 4, 4), 120);
+    for (int64_t stations = 1; stations <= 20; stations++)
+        for (int64_t w = 1; w <= 4; w++)
+            for (int64_t hh = 1; hh <= 4; hh++) {
+                const int64_t n = whole_cells(stations, w, hh);
+                cr_assert_eq(n, whole_cells_brute_force(stations, w, hh), "%lld stations, %lldx%lld",
+                             (long long)stations, (long long)w, (long long)hh);
+                /* At least one whole cell exactly when the constraint holds. */
+                cr_assert_eq(n > 0, w + hh <= stations + 1, "%lld stations, %lldx%lld",
+                             (long long)stations, (long long)w, (long long)hh);
+            }
+}
+
+/* The space's size, counted here by brute force from the rules the plugin
+ * documents, with this device's limits. */
+static uint64_t brute_force_count(const skytune_values *p, const skytune_device_info *dev)
+{
+    static const int64_t block_times[] = {4, 8, 16, 32, 64};
+    const int64_t stations = skytune_int(p, "stations");
+    uint64_t count = 0;
+    for (int64_t w = 1; w <= 4; w++)
+        for (int64_t hh = 1; hh <= 4; hh++)
+            for (int64_t wg = 4; wg <= 1024; wg *= 2)
+                for (int local = 0; local <= 1; local++)
+                    for (size_t b = 0; b < COUNT_OF(block_times); b++) {
+                        const int64_t bt = block_times[b];
+                        if (wg > dev->max_work_group_size || wg > dev->max_work_item_sizes[0] ||
+                            w + hh > stations + 1)
+                            continue;
+                        if (!local && bt != 4) continue;
+                        if (local && stations * bt * 16 > dev->local_mem_size) continue;
+                        if (wg > 4 && wg >= 2 * whole_cells_brute_force(stations, w, hh))
+                            continue;
+                        count++;
+                    }
+    return count;
+}
+
+Test(correlator_small, space_size_matches_the_documented_rules)
+{
+    const uint64_t count = space_count(h.space);
+    cr_assert_eq(count, brute_force_count(&h.problem.values, &h.device->info));
+    cr_assert(count >= 100 && count <= 300, "small should be 100-300, is %llu",
+              (unsigned long long)count);
+
+    /* The thesis preset, sized without measuring it. */
+    problem thesis;
+    skytune_error err = {0};
+    cr_assert_eq(problem_resolve(h.plugin.desc, "thesis", NULL, 0, &thesis, &err), 0, "%s",
+                 err.message);
+    plugin_space_request rq = {
+        .plugin = h.plugin.desc, .problem = &thesis.values, .device = &h.device->info};
+    space *sp = NULL;
+    cr_assert_eq(plugin_space_build(&rq, &sp, &err), 0, "%s", err.message);
+    cr_assert_eq(space_count(sp), brute_force_count(&thesis.values, &h.device->info));
+    space_free(sp);
+    problem_free(&thesis);
+}
+
+Test(correlator_small, random_configurations_all_verify)
+{
+    /* A kernel build or verification failure of any valid configuration is
+     * a bug in the plugin; a fixed-seed sample of the space checks that. */
+    pcg32 rng;
+    pcg32_seed(&rng, 2013, 5);
+    size_t n = space_param_count(h.space);
+    uint16_t *idx = calloc(n, sizeof *idx);
+    cr_assert_not_null(idx);
+    for (int k = 0; k < 6; k++) {
+        char text[256];
+        space_unrank(h.space, space_sample(h.space, &rng), idx);
+        space_config_text(h.space, idx, text, sizeof text);
+        expect_ok(text);
+    }
+    free(idx);
+}
+
+/* ------------------------------------------- verification catches mistakes */
+
+/* A plain correlator with the plugin's kernel names and arguments: each
+ * work-item computes every baseline of its listed cell, one at a time,
+ * straight from the definition. Test-only switches break it on purpose:
+ *   DROP_REMAINDER     the remainder pass writes nothing
+ *   DROP_LAST_SAMPLE   the last sample is left out of every sum
+ *   CORRUPT_SAMPLE     station 3's X polarisation at channel 1, sample 5 is
+ *                      read 1.0 too large: as if that input had been
+ *                      corrupted after the reference was computed
+ *   CONJUGATE_FIRST    x_s2 * conj(x_s1) instead of x_s1 * conj(x_s2) */
+static const char *const plain_correlator =
+    "#ifdef DROP_LAST_SAMPLE\n"
+    "#define SUMMED (samples - 1)\n"
+    "#else\n"
+    "#define SUMMED samples\n"
+    "#endif\n"
+    "static float4 load(__global const float4 *input, int channel, int t, int station)\n"
+    "{\n"
+    "    float4 v = input[(channel * samples + t) * stations + station];\n"
+    "#ifdef CORRUPT_SAMPLE\n"
+    "    if (channel == 1 && t == 5 && station == 3) v.x += 1.0f;\n"
+    "#endif\n"
+    "    return v;\n"
+    "}\n"
+    "static void correlate_one(__global const float4 *input, int channel, int s1, int s2,\n"
+    "                          __global float4 *visibilities)\n"
+    "{\n"
+    "    float4 sum_x = (float4)(0.0f), sum_y = (float4)(0.0f);\n"
+    "    for (int t = 0; t < SUMMED; t++) {\n"
+    "#ifdef CONJUGATE_FIRST\n"
+    "        const float4 a = load(input, channel, t, s2), b = load(input, channel, t, s1);\n"
+    "#else\n"
+    "        const float4 a = load(input, channel, t, s1), b = load(input, channel, t, s2);\n"
+    "#endif\n"
+    "        sum_x += (float4)(a.x * b.x + a.y * b.y, a.y * b.x - a.x * b.y,\n"
+    "                          a.x * b.z + a.y * b.w, a.y * b.z - a.x * b.w);\n"
+    "        sum_y += (float4)(a.z * b.x + a.w * b.y, a.w * b.x - a.z * b.y,\n"
+    "                          a.z * b.z + a.w * b.w, a.w * b.z - a.z * b.w);\n"
+    "    }\n"
+    "    const int baseline = channel * (stations * (stations + 1) / 2) + s1 * (s1 + 1) / 2 + s2;\n"
+    "    visibilities[2 * baseline] = sum_x;\n"
+    "    visibilities[2 * baseline + 1] = sum_y;\n"
+    "}\n"
+    "__kernel void correlate_cells(__global const float4 *input, __global const int2 *cells,\n"
+    "                              const int cell_count, __global float4 *visibilities)\n"
+    "{\n"
+    "    const int cell = get_global_id(0), channel = get_global_id(1);\n"
+    "    if (cell >= cell_count) return;\n"
+    "    for (int j = 0; j < cell_height; j++)\n"
+    "        for (int i = 0; i < cell_width; i++)\n"
+    "            correlate_one(input, channel, cells[cell].y + j, cells[cell].x + i, visibilities);\n"
+    "}\n"
+    "__kernel void correlate_remainder(__global const float4 *input, __global const int2 *cells,\n"
+    "                                  const int cell_count, __global float4 *visibilities)\n"
+    "{\n"
+    "#ifndef DROP_REMAINDER\n"
+    "    const int cell = get_global_id(0), channel = get_global_id(1);\n"
+    "    if (cell >= cell_count) return;\n"
+    "    correlate_one(input, channel, cells[cell].y, cells[cell].x, visibilities);\n"
+    "#endif\n"
+    "}\n";
+
+/* Drive the plugin's callbacks with `source` (the plugin's kernel when NULL)
+ * built with `options` on top of the measurer's: setup, reference, build,
+ * prepare, poison, run, verify. 2 x 2 cells on 10 stations leave 15 of 55
+ * baselines to the remainder pass. */
+static skytune_verify_report verify_with_kernel(const char *source, const char *options)
+{
+    const char *config_text = "cell_width=2,cell_height=2,wg_size=4,use_local=0,block_time=4";
+    const skytune_plugin *pl = h.plugin.desc;
+    skytune_error err = {0};
+    skytune_named_value items[8];
+    skytune_values config;
+    cr_assert_eq(harness_config(&h, config_text, items, &config, &err), 0, "%s", err.message);
+    skytune_setup_context ctx = harness_setup_context(&h);
+    void *state = NULL, *launch = NULL;
+    cl_program program = NULL;
+    cr_assert_eq(pl->setup(&ctx, &state, &err), 0, "%s", err.message);
+    cr_assert_eq(pl->reference(state, &err), 0, "%s", err.message);
+    cr_assert_eq(harness_build(&h, &config, source, options, &program, &err), 0, "%s",
+                 err.message);
+    cr_assert_eq(pl->prepare(state, program, &config, &launch, &err), 0, "%s", err.message);
+    cr_assert_eq(pl->clear_outputs(state, h.queue, &err), 0, "%s", err.message);
+    cr_assert_eq(harness_run_once(&h, launch, &err), 0, "%s", err.message);
+    skytune_verify_report report;
+    memset(&report, 0, sizeof report);
+    cr_assert_eq(pl->verify(state, h.queue, &report, &err), 0, "%s", err.message);
+    pl->release(launch);
+    clReleaseProgram(program);
+    pl->teardown(state);
+    return report;
+}
+
+#define SMALL_BASELINES 55
+#define SMALL_CHANNELS 4
+#define FLOATS_PER_BASELINE 8
+
+Test(correlator_small, the_plain_and_the_tuned_kernel_pass)
+{
+    skytune_verify_report tuned = verify_with_kernel(NULL, NULL);
+    cr_assert_eq(tuned.passed, 1);
+    cr_assert_eq(tuned.mismatches, 0);
+    cr_assert_eq(tuned.first_mismatch, -1);
+    skytune_verify_report plain = verify_with_kernel(plain_correlator, NULL);
+    cr_assert_eq(plain.passed, 1, "max abs error %g", plain.max_abs_error);
+}
+
+Test(correlator_small, verification_catches_a_missing_remainder_pass)
+{
+    /* The remainder's 15 baselines keep the NaN poison in every channel;
+     * the first is baseline (0, 0), left out by the 2 x 2 grid. */
+    skytune_verify_report bad = verify_with_kernel(plain_correlator, "-D DROP_REMAINDER");
+    cr_assert_eq(bad.passed, 0);
+    cr_assert_eq(bad.first_mismatch, 0);
+    cr_assert_eq(bad.mismatches, SMALL_CHANNELS * 15 * FLOATS_PER_BASELINE);
+}
+
+Test(correlator_small, verification_catches_a_missing_sample)
+{
+    skytune_verify_report bad = verify_with_kernel(plain_correlator, "-D DROP_LAST_SAMPLE");
+    cr_assert_eq(bad.passed, 0);
+    cr_assert_eq(bad.first_mismatch, 0);
+    /* Every sum loses a term of order 1; only the autocorrelations' XX and
+     * YY imaginary parts (0 either way) can survive. */
+    cr_assert_gt(bad.mismatches, SMALL_CHANNELS * SMALL_BASELINES * FLOATS_PER_BASELINE * 3 / 4,
+                 "%lld", (long long)bad.mismatches);
+}
+
+Test(correlator_small, verification_catches_one_corrupted_input_sample)
+{
+    skytune_verify_report bad = verify_with_kernel(plain_correlator, "-D CORRUPT_SAMPLE");
+    cr_assert_eq(bad.passed, 0);
+    cr_assert_geq(bad.first_mismatch, 0);
+    /* Only channel 1's baselines of station 3 change: (3, 0) is the first
+     * of them, baseline 6; the ten baselines of station 3 hold 80 floats. */
+    const int64_t channel = bad.first_mismatch / (SMALL_BASELINES * FLOATS_PER_BASELINE);
+    const int64_t baseline = bad.first_mismatch / FLOATS_PER_BASELINE % SMALL_BASELINES;
+    cr_assert_eq(channel, 1, "first mismatch %lld", (long long)bad.first_mismatch);
+    cr_assert_eq(baseline, 6, "first mismatch %lld", (long long)bad.first_mismatch);
+    cr_assert(bad.mismatches >= 1 && bad.mismatches <= 10 * FLOATS_PER_BASELINE, "%lld",
+              (long long)bad.mismatches);
+}
+
+Test(correlator_small, verification_catches_a_conjugate_on_the_wrong_side)
+{
+    /* x_s2 conj(x_s1) is the conjugate of x_s1 conj(x_s2) for XX and YY:
+     * the autocorrelation (0, 0) is unchanged, and the first difference is
+     * the imaginary part of XX of baseline 1, (1, 0). */
+    skytune_verify_report bad = verify_with_kernel(plain_correlator, "-D CONJUGATE_FIRST");
+    cr_assert_eq(bad.passed, 0);
+    cr_assert_eq(bad.first_mismatch, 1 * FLOATS_PER_BASELINE + 1);
+}
+
+/* ------------------------------------------------ formulas, counts, checks */
+
+static void resolve(const char *preset, const char *const *settings, size_t n, problem *p)
+{
+    skytune_error err = {0};
+    cr_assert_eq(problem_resolve(h.plugin.desc, preset, settings, n, p, &err), 0, "%s",
+                 err.message);
+}
+
+Test(correlator_small, work_counts_match_a_hand_count)
+{
+    /* 3 stations: 6 baselines; 2 channels; 5 samples. 4 complex
+     * multiply-adds of 8 flops: 8 * 4 * 6 * 2 * 5 = 1920. Input 2 x 5 x 3
+     * stations x 16 bytes = 480, output 2 x 6 baselines x 32 bytes = 384. */
+    const char *tiny[] = {"stations=3", "channels=2", "samples=5"};
+    problem p;
+    resolve("small", tiny, 3, &p);
+    cr_assert_float_eq(h.plugin.desc->flops(&p.values, NULL), 1920.0, 1e-9);
+    cr_assert_float_eq(h.plugin.desc->bytes(&p.values, NULL), 864.0, 1e-9);
+    problem_free(&p);
+
+    /* The thesis's 64 stations: 2080 baselines, as its section 5.3.2 says. */
+    problem thesis;
+    resolve("thesis", NULL, 0, &thesis);
+    cr_assert_float_eq(h.plugin.desc->flops(&thesis.values, NULL), 32.0 * 2080 * 256 * 768, 1.0);
+    problem_free(&thesis);
+}
+
+Test(correlator_small, problem_checks_name_the_parameter)
+{
+    static const struct {
+        const char *setting, *expected;
+    } cases[] = {
+        {"stations=0", "stations must be at least 1"},
+        {"channels=0", "channels must be at least 1"},
+        {"samples=0", "samples must be at least 1"},
+    };
+    for (size_t k = 0; k < COUNT_OF(cases); k++) {
+        problem p;
+        skytune_error err = {0};
+        cr_assert_neq(problem_resolve(h.plugin.desc, "small", &cases[k].setting, 1, &p, &err), 0,
+                      "%s was accepted", cases[k].setting);
+        cr_expect(strstr(err.message, cases[k].expected) != NULL, "%s: %s", cases[k].setting,
+                  err.message);
+    }
+}
+
+/* -------------------------- 7 stations, 3 channels, 50 samples: no divisors */
+
+static void open_odd(void)
+{
+    static const char *const odd[] = {"stations=7", "channels=3", "samples=50"};
+    open_with("small", odd, COUNT_OF(odd));
+}
+
+TestSuite(correlator_odd, .init = open_odd, .fini = close_harness, .timeout = 600);
+
+Test(correlator_odd, cells_and_blocks_that_divide_nothing)
+{
+    /* 2 x 3 cells: 3 whole cells and 10 remaining baselines of 28. */
+    expect_ok("cell_width=2,cell_height=3,wg_size=4,use_local=0,block_time=4");
+    /* 50 samples in blocks of 16 (3 whole and 2 left) and of 64 (one
+     * partial block). */
+    expect_ok("cell_width=2,cell_height=3,wg_size=4,use_local=1,block_time=16");
+    expect_ok("cell_width=3,cell_height=2,wg_size=4,use_local=1,block_time=64");
+    /* 4 x 4 is the largest cell that fits 7 stations: one whole cell. */
+    expect_ok("cell_width=4,cell_height=4,wg_size=4,use_local=1,block_time=32");
+    cr_assert_eq(is_valid("cell_width=4,cell_height=4,wg_size=4,use_local=0,block_time=4"), 1);
+    cr_assert_eq(space_count(h.space), brute_force_count(&h.problem.values, &h.device->info));
+}
+
+/* ---------------------------------- a long integration: the tolerance holds */
+
+static void open_long(void)
+{
+    static const char *const long_sum[] = {"stations=5", "channels=1", "samples=4096"};
+    open_with("small", long_sum, COUNT_OF(long_sum));
+}
+
+TestSuite(correlator_long, .init = open_long, .fini = close_harness, .timeout = 600);
+
+Test(correlator_long, float_sums_of_4096_samples_verify)
+{
+    /* The tolerance is derived for sums of any length; here both memory
+     * paths sum 4096 samples in float and must still pass. */
+    expect_ok("cell_width=1,cell_height=2,wg_size=4,use_local=0,block_time=4");
+    expect_ok("cell_width=2,cell_height=2,wg_size=4,use_local=1,block_time=64");
+}
