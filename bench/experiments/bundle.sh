@@ -1,0 +1,22 @@
+#!/bin/sh
+# Build an optimised skytune and gather what another Linux x86-64 machine
+# needs to run it (the CLI, plugins, benchmarks, and the shared libraries a
+# minimal OpenCL host may lack: jansson, clFFT) into one folder.
+#   usage: bench/experiments/bundle.sh [OUT_DIR]   (default .device-carry)
+set -eu
+out=${1:-.device-carry}
+build=build-release
+[ -f $build/build.ninja ] || meson setup $build --buildtype=release -Dtests=false >/dev/null
+ninja -C $build skytune plugins/vector_add.so bench/bench_overhead bench/bench_enumerate >/dev/null
+ninja -C $build >/dev/null
+rm -rf "$out"
+mkdir -p "$out/plugins" "$out/lib" "$out/bench"
+cp $build/skytune "$out/"
+cp $build/plugins/*.so "$out/plugins/"
+cp $build/bench/bench_overhead $build/bench/bench_enumerate "$out/bench/"
+for lib in libjansson.so.4 libclFFT.so.2; do
+  path=$(ldconfig -p | awk -v l="$lib" '$1 == l {print $NF; exit}')
+  [ -n "$path" ] && cp -L "$path" "$out/lib/"
+done
+cp bench/experiments/*.sh "$out/"
+echo "bundled into $out"
