@@ -1,0 +1,369 @@
+/* The polyphase filter bank plugin on the default OpenCL device (PoCL here),
+ * with clFFT for the FFT: configurations at the edges of the space (the
+ * smallest work-groups, one work-group for everything, both polarizations per
+ * work-item or one, the register limit) verify against the CPU reference for
+ * the `small` preset, with one tap, with 16-bit samples and with a transform
+ * large enough for the reference's radix-2 path; each measurement reports a
+ * "fir" and an "fft" part whose medians add up to the total; verification
+ * catches one corrupted input sample and a kernel that writes nothing; clFFT
+ * survives one of two open problems being torn down and starts again after
+ * the last; the work counts, the problem checks and the size of the space
+ * are what the plugin documents. */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "plugin_harness.h"
+
+#define RUNS 5
+
+static plugin_harness h;
+
+static void open_with(const char *preset, const char *const *settings, size_t n_settings)
+{
+    skytune_error err = {0};
+    cr_assert_eq(harness_open(&h, "ppf", preset, settings, n_settings, RUNS, &err), 0, "%s",
+                 err.message);
+}
+
+static void close_harness(void) { harness_close(&h); }
+
+static const measurement_part *find_part(const measurement *m, const char *label)
+{
+    for (size_t k = 0; k < m->n_parts; k++)
+        if (strcmp(m->parts[k].label, label) == 0) return &m->parts[k];
+    return NULL;
+}
+
+/* Measure through the engine; the run must verify, and its time must split
+ * into the FIR and the FFT. The median of the totals and the sum of the two
+ * medians are different statistics of the same runs, so they agree only
+ * roughly. */
+static void expect_ok(const char *config)
+{
+    measurement m;
+    skytune_error err = {0};
+    cr_assert_eq(harness_measure(&h, config, &m, &err), 0, "%s: %s", config, err.message);
+    cr_expect_eq(m.status, MEAS_OK, "%s: status %s: %s (max abs error %g)", config,
+                 measurement_status_name(m.status), m.message ? m.message : "", m.max_abs_error);
+    if (m.status == MEAS_OK) {
+        cr_expect_eq(m.n_samples, RUNS, "%s", config);
+        cr_expect(m.median_ns > 0 && m.gflops > 0 && m.gbs > 0, "%s", config);
+        cr_expect_eq(m.n_parts, 2, "%s: %zu parts", config, m.n_parts);
+        const measurement_part *fir = find_part(&m, "fir");
+        const measurement_part *fft = find_part(&m, "fft");
+        cr_assert_not_null(fir, "%s: no 'fir' part", config);
+        cr_assert_not_null(fft, "%s: no 'fft' part", config);
+        cr_expect(fir->median_ns > 0 && fft->median_ns > 0, "%s: fir %g ns, fft %g ns", config,
+                  fir->median_ns, fft->median_ns);
+        const double sum = fir->median_ns + fft->median_ns;
+        cr_expect(fabs(sum - m.median_ns) <= 0.25 * m.median_ns,
+                  "%s: fir %g + fft %g = %g ns, total median %g ns", config, fir->median_ns,
+                  fft->median_ns, sum, m.median_ns);
+    }
+    measurement_clear(&m);
+}
+
+static int is_valid(const char *config)
+{
+    skytune_error err = {0};
+    int valid = harness_is_valid(&h, config, &err);
+    cr_assert_geq(valid, 0, "%s: %s", config, err.message);
+    return valid;
+}
+
+#define COUNT_OF(a) (sizeof(a) / sizeof((a)[0]))
+
+/* ------------------------------------------------------------ small preset */
+
+static void open_small(void) { open_with("small", NULL, 0); }
+
+TestSuite(ppf_small, .init = open_small, .fini = close_harness, .timeout = 600);
+
+Test(ppf_small, edge_configurations_verify)
+{
+    /* small: 2 stations x 32 channels = 64 station-channels, 8 taps, 64
+     * output steps, 8-bit samples. */
+    /* The smallest work-group, one output per work-item. */
+    expect_ok("wg_size=8,channels_per_item=1,samples_per_item=1,both_pols=0");
+    /* One work-group covers every station-channel and polarization. */
+    expect_ok("wg_size=128,channels_per_item=1,samples_per_item=32,both_pols=0");
+    expect_ok("wg_size=64,channels_per_item=1,samples_per_item=16,both_pols=1");
+    /* At the register limit, both ways. */
+    expect_ok("wg_size=8,channels_per_item=8,samples_per_item=4,both_pols=0");
+    expect_ok("wg_size=8,channels_per_item=8,samples_per_item=2,both_pols=1");
+    /* Tiles that straddle the two stations. */
+    expect_ok("wg_size=16,channels_per_item=4,samples_per_item=8,both_pols=0");
+    expect_ok("wg_size=32,channels_per_item=2,samples_per_item=1,both_pols=1");
+}
+
+Test(ppf_small, constraints_exclude_what_cannot_run)
+{
+    /* 256 work-items > 64 station-channels x 2 polarizations. */
+    cr_assert_eq(is_valid("wg_size=256,channels_per_item=1,samples_per_item=1,both_pols=0"), 0);
+    /* With both polarizations per work-item only 64 work-items have work. */
+    cr_assert_eq(is_valid("wg_size=128,channels_per_item=1,samples_per_item=1,both_pols=1"), 0);
+    cr_assert_eq(is_valid("wg_size=128,channels_per_item=1,samples_per_item=1,both_pols=0"), 1);
+    /* 8 x 8 x 1 = 64 > 32 register units; 8 x 4 x 2 = 64 too. */
+    cr_assert_eq(is_valid("wg_size=8,channels_per_item=8,samples_per_item=8,both_pols=0"), 0);
+    cr_assert_eq(is_valid("wg_size=8,channels_per_item=8,samples_per_item=4,both_pols=1"), 0);
+}
+
+/* The space's size, counted by brute force from the documented rules with
+ * this device's limits. */
+static uint64_t brute_force_count(const skytune_values *p, const skytune_device_info *dev)
+{
+    static const int64_t per_item_list[] = {1, 2, 4, 8};
+    static const int64_t batch_list[] = {1, 2, 4, 8, 16, 32};
+    const int64_t stations = skytune_int(p, "stations"), channels = skytune_int(p, "channels");
+    const int64_t steps = skytune_int(p, "samples") / channels - skytune_int(p, "taps") + 1;
+    uint64_t count = 0;
+    for (int64_t wg = 8; wg <= 1024; wg *= 2)
+        for (size_t c = 0; c < COUNT_OF(per_item_list); c++)
+            for (size_t b = 0; b < COUNT_OF(batch_list); b++)
+                for (int both = 0; both <= 1; both++) {
+                    const int64_t per_item = per_item_list[c], batch = batch_list[b];
+                    if (wg > dev->max_work_group_size || wg > dev->max_work_item_sizes[0] ||
+                        (stations * channels * (2 - both)) % (wg * per_item) != 0 ||
+                        steps % batch != 0 || per_item * batch * (1 + both) > 32)
+                        continue;
+                    count++;
+                }
+    return count;
+}
+
+Test(ppf_small, space_size_matches_the_documented_rules)
+{
+    const uint64_t count = space_count(h.space);
+    cr_assert_eq(count, brute_force_count(&h.problem.values, &h.device->info));
+    cr_assert(count >= 100 && count <= 300, "small should hold 100-300 configurations, has %llu",
+              (unsigned long long)count);
+}
+
+/* A correct one-output-per-work-item FIR for the configuration below, for
+ * 8-bit samples; with -D CORRUPT=i it adds 1000 to the real part of input
+ * sample i (a complex 8-bit sample, counted in char2 units). */
+static const char *const naive_fir =
+    "__kernel void ppf_fir(__global const char2 *input, __global const float *coefficients,\n"
+    "                      __global float2 *fir)\n"
+    "{\n"
+    "    const int item = get_global_id(0), step = get_global_id(1);\n"
+    "    const int sc = item / 2, pol = item % 2;\n"
+    "    float2 sum = 0.0f;\n"
+    "    for (int t = 0; t < taps; t++) {\n"
+    "        const int index = ((step + taps - 1 - t) * stations * channels + sc) * 2 + pol;\n"
+    "        float2 x = convert_float2(input[index]);\n"
+    "#ifdef CORRUPT\n"
+    "        if (index == CORRUPT) x.x += 1000.0f;\n"
+    "#endif\n"
+    "        sum += coefficients[t * channels + sc % channels] * x;\n"
+    "    }\n"
+    "    fir[(step * 2 + pol) * stations * channels + sc] = sum;\n"
+    "}\n";
+
+static const char *const writes_nothing =
+    "__kernel void ppf_fir(__global const char2 *input, __global const float *coefficients,\n"
+    "                      __global float2 *fir)\n"
+    "{\n"
+    "}\n";
+
+/* Drive the plugin's callbacks with `source` as the FIR kernel (clFFT still
+ * does the FFT): setup, reference, build, prepare, poison, run, verify. */
+static skytune_verify_report verify_with_kernel(const char *source, const char *extra_options)
+{
+    const char *config_text = "wg_size=8,channels_per_item=1,samples_per_item=1,both_pols=0";
+    const skytune_plugin *pl = h.plugin.desc;
+    skytune_error err = {0};
+    skytune_named_value items[8];
+    skytune_values config;
+    cr_assert_eq(harness_config(&h, config_text, items, &config, &err), 0, "%s", err.message);
+    skytune_setup_context ctx = harness_setup_context(&h);
+    void *state = NULL, *launch = NULL;
+    cl_program program = NULL;
+    cr_assert_eq(pl->setup(&ctx, &state, &err), 0, "%s", err.message);
+    cr_assert_eq(pl->reference(state, &err), 0, "%s", err.message);
+    cr_assert_eq(harness_build(&h, &config, source, extra_options, &program, &err), 0, "%s",
+                 err.message);
+    cr_assert_eq(pl->prepare(state, program, &config, &launch, &err), 0, "%s", err.message);
+    cr_assert_eq(pl->clear_outputs(state, h.queue, &err), 0, "%s", err.message);
+    cr_assert_eq(harness_run_once(&h, launch, &err), 0, "%s", err.message);
+    skytune_verify_report report;
+    memset(&report, 0, sizeof report);
+    cr_assert_eq(pl->verify(state, h.queue, &report, &err), 0, "%s", err.message);
+    pl->release(launch);
+    clReleaseProgram(program);
+    pl->teardown(state);
+    return report;
+}
+
+Test(ppf_small, verification_passes_a_correct_naive_kernel)
+{
+    skytune_verify_report good = verify_with_kernel(naive_fir, NULL);
+    cr_assert_eq(good.passed, 1, "max abs error %g, first mismatch %lld", good.max_abs_error,
+                 (long long)good.first_mismatch);
+    cr_assert_eq(good.mismatches, 0);
+    /* The plugin's own kernel through the same path. */
+    skytune_verify_report own = verify_with_kernel(NULL, NULL);
+    cr_assert_eq(own.passed, 1, "max abs error %g", own.max_abs_error);
+}
+
+Test(ppf_small, verification_catches_one_corrupted_sample)
+{
+    /* Block 20, station 0, channel 16, polarization 1. Output steps 13..20
+     * read block 20 (8 taps); the first is step 13, whose transform of
+     * station 0, polarization 1 is number (13 * 2 + 1) * 2 + 0 = 54. Its bin 0
+     * (real part first) moves by 1000 times a coefficient of channel 16 (the
+     * smallest, tap 0's, is about -0.011), some 400 times the tolerance of
+     * about 0.027. */
+    const int index = (20 * 64 + 16) * 2 + 1;
+    char option[64];
+    snprintf(option, sizeof option, "-D CORRUPT=%d", index);
+    skytune_verify_report bad = verify_with_kernel(naive_fir, option);
+    cr_assert_eq(bad.passed, 0);
+    cr_assert_eq(bad.first_mismatch, 54 * 32 * 2, "first mismatch %lld",
+                 (long long)bad.first_mismatch);
+    /* Bin 0 of each of the 8 transforms at least; nothing outside them. */
+    cr_assert_geq(bad.mismatches, 8);
+    cr_assert_leq(bad.mismatches, 8 * 32 * 2);
+}
+
+Test(ppf_small, verification_catches_a_kernel_that_writes_nothing)
+{
+    /* The FIR output is poisoned too, so the FFT sees NaN everywhere. */
+    skytune_verify_report bad = verify_with_kernel(writes_nothing, NULL);
+    cr_assert_eq(bad.passed, 0);
+    cr_assert_eq(bad.first_mismatch, 0);
+    cr_assert_eq(bad.mismatches, 64 * 2 * 2 * 32 * 2);
+}
+
+Test(ppf_small, clfft_outlives_one_of_two_problems_and_restarts)
+{
+    /* The measurer's problem holds clFFT; a second one comes and goes; the
+     * first must still transform. */
+    const skytune_plugin *pl = h.plugin.desc;
+    skytune_error err = {0};
+    skytune_setup_context ctx = harness_setup_context(&h);
+    void *state = NULL;
+    cr_assert_eq(pl->setup(&ctx, &state, &err), 0, "%s", err.message);
+    pl->teardown(state);
+    expect_ok("wg_size=16,channels_per_item=2,samples_per_item=4,both_pols=1");
+
+    /* The last problem out tears clFFT down; the next one sets it up again. */
+    harness_close(&h);
+    open_small();
+    expect_ok("wg_size=16,channels_per_item=2,samples_per_item=4,both_pols=1");
+}
+
+/* ------------------------------------------------ counts and checks */
+
+static void resolve(const char *const *settings, size_t n, problem *p)
+{
+    skytune_error err = {0};
+    cr_assert_eq(problem_resolve(h.plugin.desc, "small", settings, n, p, &err), 0, "%s",
+                 err.message);
+}
+
+Test(ppf_small, work_counts_match_a_hand_count)
+{
+    /* 1 station, 4 channels, 2 taps, 12 samples of 8 bits: 3 blocks, 2
+     * output steps, 2 polarizations: 4 transforms of 4 points.
+     * FIR: 16 outputs x (2 + 4 x 1) = 96 FLOPs; FFT: 4 x 5 x 4 x 2 = 160.
+     * Bytes: input 2 x 12 samples x 2 bytes = 48; coefficients 8 x 4 = 32;
+     * FIR output 16 x 8 = 128; FFT 16 x 16 = 256; 464 in all. */
+    const char *tiny[] = {"stations=1", "channels=4", "taps=2", "samples=12"};
+    problem p;
+    resolve(tiny, COUNT_OF(tiny), &p);
+    cr_assert_float_eq(h.plugin.desc->flops(&p.values, NULL), 256.0, 1e-9);
+    cr_assert_float_eq(h.plugin.desc->bytes(&p.values, NULL), 464.0, 1e-9);
+    problem_free(&p);
+
+    /* 16-bit samples double the input bytes only. */
+    const char *wide[] = {"stations=1", "channels=4", "taps=2", "samples=12", "sample_bits=16"};
+    resolve(wide, COUNT_OF(wide), &p);
+    cr_assert_float_eq(h.plugin.desc->flops(&p.values, NULL), 256.0, 1e-9);
+    cr_assert_float_eq(h.plugin.desc->bytes(&p.values, NULL), 512.0, 1e-9);
+    problem_free(&p);
+}
+
+Test(ppf_small, problem_checks_name_the_parameter)
+{
+    static const struct {
+        const char *setting, *expected;
+    } cases[] = {
+        {"channels=48", "channels must be a power of two"},
+        {"channels=8192", "channels must be a power of two from 2 to 4096"},
+        {"channels=1", "channels must be a power of two"},
+        {"taps=100", "taps must be at most samples / channels"},
+        {"taps=0", "taps must be at least 1"},
+        {"stations=0", "stations must be at least 1"},
+        {"samples=2000", "samples must be a positive multiple of channels"},
+        {"sample_bits=12", "sample_bits must be 8 or 16"},
+    };
+    for (size_t k = 0; k < COUNT_OF(cases); k++) {
+        problem p;
+        skytune_error err = {0};
+        cr_assert_neq(problem_resolve(h.plugin.desc, "small", &cases[k].setting, 1, &p, &err), 0,
+                      "%s was accepted", cases[k].setting);
+        cr_expect(strstr(err.message, cases[k].expected) != NULL, "%s: %s", cases[k].setting,
+                  err.message);
+    }
+}
+
+/* ------------------------------------------------------------------ one tap */
+
+static void open_one_tap(void)
+{
+    /* 64 blocks of 32 channels: with one tap, 64 output steps, each the FFT
+     * of one windowed block. */
+    static const char *const one_tap[] = {"taps=1", "samples=2048"};
+    open_with("small", one_tap, COUNT_OF(one_tap));
+}
+
+TestSuite(ppf_one_tap, .init = open_one_tap, .fini = close_harness, .timeout = 600);
+
+Test(ppf_one_tap, one_tap_verifies)
+{
+    expect_ok("wg_size=8,channels_per_item=1,samples_per_item=1,both_pols=0");
+    expect_ok("wg_size=32,channels_per_item=2,samples_per_item=8,both_pols=1");
+    expect_ok("wg_size=16,channels_per_item=4,samples_per_item=8,both_pols=0");
+    cr_assert_eq(space_count(h.space), brute_force_count(&h.problem.values, &h.device->info));
+}
+
+/* --------------------------------------------------------- 16-bit samples */
+
+static void open_wide(void)
+{
+    static const char *const wide[] = {"sample_bits=16"};
+    open_with("small", wide, COUNT_OF(wide));
+}
+
+TestSuite(ppf_wide, .init = open_wide, .fini = close_harness, .timeout = 600);
+
+Test(ppf_wide, sixteen_bit_samples_verify)
+{
+    expect_ok("wg_size=8,channels_per_item=1,samples_per_item=1,both_pols=1");
+    expect_ok("wg_size=64,channels_per_item=2,samples_per_item=8,both_pols=0");
+    expect_ok("wg_size=8,channels_per_item=4,samples_per_item=4,both_pols=1");
+}
+
+/* ------------------------------------------ 128 channels: the radix-2 path */
+
+static void open_radix2(void)
+{
+    /* Above 32 points the reference transforms with its radix-2 FFT rather
+     * than the direct DFT; clFFT agreeing with it checks that path. One
+     * station, 4 taps, 16 output steps, 16-bit samples. */
+    static const char *const larger[] = {"stations=1", "channels=128", "taps=4", "samples=2432",
+                                         "sample_bits=16"};
+    open_with("small", larger, COUNT_OF(larger));
+}
+
+TestSuite(ppf_radix2, .init = open_radix2, .fini = close_harness, .timeout = 600);
+
+Test(ppf_radix2, larger_transforms_verify)
+{
+    expect_ok("wg_size=256,channels_per_item=1,samples_per_item=2,both_pols=0");
+    expect_ok("wg_size=32,channels_per_item=4,samples_per_item=4,both_pols=1");
+}
