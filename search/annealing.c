@@ -15,11 +15,12 @@
  * neighbour already evaluated costs nothing, so the walk may cross known
  * ground for free, up to FREE_MOVES_PER_PROPOSAL moves per proposal. When
  * every neighbour of the current configuration has been tried without a
- * move, or the free moves run out, the search is stuck: it restarts from
- * the best configuration so far, kicked by `perturbation` random parameter
- * changes and moved to the nearest valid unvisited configuration, and the
- * temperature is reheated. If nothing unvisited is near, it restarts at a
- * random unvisited configuration.
+ * move, or the free moves run out, the search is stuck: the temperature is
+ * reheated and the walk restarts as hill-climbing does (restart,
+ * perturbation, patience): from the best configuration so far kicked by
+ * `perturbation` random parameter changes and moved to the nearest valid
+ * unvisited configuration, or, after `patience` kicks that found nothing
+ * faster, from a random unvisited configuration.
  *
  * The first configuration is the fastest of `initial_samples` random ones. */
 #include <math.h>
@@ -48,7 +49,7 @@ typedef struct annealing_state {
     neighbourhood_kind kind;
     double initial_temperature;
     double cooling;
-    size_t perturbation;
+    restart_policy restarts;
     size_t initial_samples;
 
     double temperature;
@@ -73,7 +74,10 @@ static const strategy_option annealing_options[] = {
     {"temperature", "0.1", "initial temperature, as a fraction of the current time"},
     {"cooling", "0.97", "factor applied to the temperature after every evaluation"},
     {"initial_samples", "10", "random configurations sampled; the walk starts at the fastest"},
-    {"perturbation", "3", "parameters a restart changes in the best configuration"},
+    {"restart", "perturb",
+     "perturb: kick the best configuration so far; random: restart at a random configuration"},
+    {"perturbation", "3", "parameters a kick changes"},
+    {"patience", "3", "kicks without a new best before one random restart"},
     {NULL, NULL, NULL},
 };
 
@@ -126,19 +130,19 @@ static strategy_answer propose_random(annealing_state *s, proposal_kind kind, ui
     return propose(s, kind, rank, out);
 }
 
-/* Stuck: reheat and start again near the best configuration so far. */
+/* Stuck: reheat and start again, near the best configuration so far as a
+ * rule. */
 static strategy_answer restart(annealing_state *s, uint64_t *out)
 {
     s->walking = false;
     s->temperature = s->initial_temperature;
-    if (s->best.have) {
-        uint64_t rank;
-        int found = kicked_configuration(s->space, s->history, s->best.rank, s->perturbation,
-                                         &s->rng, &rank);
-        if (found < 0) s->degraded = true;
-        if (found > 0) return propose(s, PROPOSAL_START, rank, out);
+    uint64_t rank;
+    int found = restart_point(&s->restarts, s->space, s->history, &s->best, &s->rng, &rank);
+    if (found < 0) {
+        s->degraded = true;
+        return propose_random(s, PROPOSAL_SAMPLE, out);
     }
-    return propose_random(s, PROPOSAL_START, out);
+    return found ? propose(s, PROPOSAL_START, rank, out) : STRATEGY_DONE;
 }
 
 static strategy_answer annealing_ask(void *state, uint64_t *rank)
@@ -203,25 +207,25 @@ static int annealing_create(const strategy_setup *setup, const strategy_options 
     double temperature = strategy_option_double(options, "temperature");
     double cooling = strategy_option_double(options, "cooling");
     int64_t samples = strategy_option_int(options, "initial_samples");
-    int64_t perturbation = strategy_option_int(options, "perturbation");
     if (!(temperature > 0)) return err_set(err, "option temperature must be above 0");
     if (!(cooling > 0 && cooling <= 1)) return err_set(err, "option cooling must be in (0, 1]");
     if (samples < 0) return err_set(err, "option initial_samples must be 0 or more");
-    if (perturbation < 1) return err_set(err, "option perturbation must be 1 or more");
+    restart_policy restarts;
+    if (restart_policy_from_options(options, &restarts, err) != 0) return -1;
+    neighbourhood_kind kind;
+    if (parse_neighbourhood("neighbourhood", strategy_option_string(options, "neighbourhood"),
+                            &kind, err) != 0)
+        return -1;
 
     annealing_state *s = calloc(1, sizeof *s);
     if (!s) return err_set(err, "out of memory");
-    if (parse_neighbourhood("neighbourhood", strategy_option_string(options, "neighbourhood"),
-                            &s->kind, err) != 0) {
-        annealing_destroy(s);
-        return -1;
-    }
+    s->kind = kind;
     s->space = setup->space;
     s->history = setup->history;
     s->initial_temperature = temperature;
     s->temperature = temperature;
     s->cooling = cooling;
-    s->perturbation = (size_t)perturbation;
+    s->restarts = restarts;
     s->initial_samples = (size_t)samples;
     size_t known = history_count(setup->history);
     s->samples_proposed = known < s->initial_samples ? known : s->initial_samples;

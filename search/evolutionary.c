@@ -17,10 +17,15 @@
  * that has not, so no configuration is measured twice. When nothing is
  * found near it, the child is a random unvisited configuration.
  *
+ * After `stagnation` generations in a row without a new best, the next
+ * generation is random configurations (the elites stay): a population that
+ * has converged on one basin would otherwise only ever search that basin.
+ *
  * Failures (+infinity) lose every tournament against a configuration that
- * ran. population=0 sizes the population from the budget: a tenth of it,
- * between 8 and 20 (20 when the budget is unknown), so short campaigns still
- * see several generations.
+ * ran. population=0 sizes the population from the budget: a twentieth of
+ * it, between 8 and 20 (10 when the budget is unknown). Small populations
+ * see more generations in a short campaign, which on recorded GPU data
+ * matters more than their diversity (see docs/strategies.md).
  *
  * Children are bred one at a time when asked for; since each generation's
  * parents are fixed, that is the same as breeding the whole generation at
@@ -61,6 +66,10 @@ typedef struct evolution_state {
     size_t children_told;
     rank_set children_ranks;   /* no two siblings alike */
     bool initialised;          /* the first generation is complete */
+    size_t stagnation;         /* option: generations without progress before reseeding */
+    size_t stale_generations;
+    best_result best;          /* fastest individual so far */
+    bool reseeding;            /* this generation's children are random */
 
     bool awaiting_tell;
     bool degraded;             /* out of memory: random proposals */
@@ -74,6 +83,8 @@ static const strategy_option evolution_options[] = {
     {"elitism", "2", "fastest individuals carried into the next generation unchanged"},
     {"crossover", "1", "probability a child mixes its parents (uniform crossover)"},
     {"mutation", "0.15", "probability each parameter of a child mutates"},
+    {"stagnation", "8",
+     "generations without a new best before one generation of random configurations; 0: never"},
     {"adjacent_mutation", "0.5",
      "probability a mutation moves to the previous or next value rather than any value"},
     {NULL, NULL, NULL},
@@ -130,11 +141,21 @@ static bool breed(evolution_state *s, uint64_t *rank)
     return random_unvisited(s->space, s->history, &s->children_ranks, &s->rng, rank);
 }
 
-/* The generation is complete: elites and children become the parents. */
-static void next_generation(evolution_state *s)
+/* The generation is complete: the `elites` fastest parents and the
+ * children become the parents. */
+static void next_generation(evolution_state *s, size_t elites)
 {
+    bool progress = false;
+    for (size_t j = 0; j < s->children_told; j++)
+        progress |= best_result_note(&s->best, s->children[j].rank, s->children[j].objective);
+    s->stale_generations = progress ? 0 : s->stale_generations + 1;
+    /* A population that has stopped improving has converged on one basin:
+     * the next generation is random configurations beside the elites, so a
+     * deceptive basin cannot hold the search. */
+    s->reseeding = s->stagnation && s->stale_generations >= s->stagnation;
+    if (s->reseeding) s->stale_generations = 0;
     qsort(s->population, s->population_count, sizeof *s->population, compare_individuals);
-    size_t elites = s->elitism < s->population_count ? s->elitism : s->population_count;
+    if (elites > s->population_count) elites = s->population_count;
     size_t count = elites;
     for (size_t j = 0; j < s->children_told && count < s->population_size; j++)
         s->population[count++] = s->children[j];
@@ -170,16 +191,13 @@ static strategy_answer evolution_ask(void *state, uint64_t *rank)
             return propose(s, *rank, rank);
         if (s->children_told == 0) return STRATEGY_DONE;
         s->initialised = true;
-        s->population_count = 0;
-        size_t elitism = s->elitism;
-        s->elitism = 0;
-        next_generation(s);
-        s->elitism = elitism;
+        next_generation(s, 0);
     }
-    if (s->children_count + s->elitism >= s->population_size ||
-        s->children_count >= s->population_size)
-        next_generation(s);
-    if (!breed(s, rank)) return STRATEGY_DONE;
+    if (s->children_count + s->elitism >= s->population_size) next_generation(s, s->elitism);
+    bool bred = s->reseeding
+                    ? random_unvisited(s->space, s->history, &s->children_ranks, &s->rng, rank)
+                    : breed(s, rank);
+    if (!bred) return STRATEGY_DONE;
     return propose(s, *rank, rank);
 }
 
@@ -224,6 +242,7 @@ static int evolution_create(const strategy_setup *setup, const strategy_options 
     double crossover = strategy_option_double(options, "crossover");
     double mutation = strategy_option_double(options, "mutation");
     double adjacent = strategy_option_double(options, "adjacent_mutation");
+    int64_t stagnation = strategy_option_int(options, "stagnation");
     if (population < 0 || population == 1)
         return err_set(err, "option population must be 0 (automatic) or 2 or more");
     if (tournament < 1) return err_set(err, "option tournament must be 1 or more");
@@ -235,6 +254,7 @@ static int evolution_create(const strategy_setup *setup, const strategy_options 
     if (!(mutation >= 0 && mutation <= 1)) return err_set(err, "option mutation must be in 0..1");
     if (!(adjacent >= 0 && adjacent <= 1))
         return err_set(err, "option adjacent_mutation must be in 0..1");
+    if (stagnation < 0) return err_set(err, "option stagnation must be 0 or more");
 
     evolution_state *s = calloc(1, sizeof *s);
     if (!s) return err_set(err, "out of memory");
@@ -247,6 +267,7 @@ static int evolution_create(const strategy_setup *setup, const strategy_options 
     s->crossover = crossover;
     s->mutation = mutation;
     s->adjacent_mutation = adjacent;
+    s->stagnation = (size_t)stagnation;
     s->population = calloc(size, sizeof *s->population);
     s->children = calloc(size, sizeof *s->children);
     s->child = calloc(s->n_params + 1, sizeof *s->child);

@@ -53,9 +53,7 @@ typedef struct hill_state {
 
     neighbourhood_kind kind;
     bool best_improvement;
-    bool perturb_restarts;
-    size_t perturbation;
-    size_t patience;
+    restart_policy restarts;
     size_t initial_samples;
 
     size_t samples_proposed;
@@ -64,13 +62,9 @@ typedef struct hill_state {
     double current_objective;
     rank_list neighbours;       /* of current, in the order they are tried */
     size_t next_neighbour;
-    bool have_candidate;        /* improvement=best: fastest neighbour so far */
-    uint64_t candidate;
-    double candidate_objective;
+    best_result candidate;      /* improvement=best: fastest faster neighbour so far */
 
     best_result best;           /* history included */
-    double best_at_last_restart;
-    size_t kicks_without_progress;
 
     proposal_kind pending;
     uint64_t pending_rank;
@@ -96,7 +90,7 @@ static void set_current(hill_state *s, uint64_t rank, double objective)
     s->current = rank;
     s->current_objective = objective;
     s->next_neighbour = 0;
-    s->have_candidate = false;
+    s->candidate.have = false;
     if (shuffled_neighbours(s->space, rank, s->kind, &s->rng, &s->neighbours) != 0)
         s->degraded = true;
 }
@@ -106,12 +100,7 @@ static bool consider_neighbour(hill_state *s, uint64_t rank, double objective)
 {
     best_result_note(&s->best, rank, objective);
     if (s->best_improvement) {
-        if (objective < s->current_objective &&
-            (!s->have_candidate || objective < s->candidate_objective)) {
-            s->have_candidate = true;
-            s->candidate = rank;
-            s->candidate_objective = objective;
-        }
+        if (objective < s->current_objective) best_result_note(&s->candidate, rank, objective);
         return false;
     }
     if (objective < s->current_objective) {
@@ -140,20 +129,13 @@ static strategy_answer propose_random(hill_state *s, proposal_kind kind, uint64_
 static strategy_answer restart(hill_state *s, uint64_t *out)
 {
     s->climbing = false;
-    if (s->best.have && s->best.objective < s->best_at_last_restart)
-        s->kicks_without_progress = 0;
-    else
-        s->kicks_without_progress++;
-    s->best_at_last_restart = s->best.have ? s->best.objective : INFINITY;
-    if (s->perturb_restarts && s->best.have && s->kicks_without_progress <= s->patience) {
-        uint64_t rank;
-        int found = kicked_configuration(s->space, s->history, s->best.rank, s->perturbation,
-                                         &s->rng, &rank);
-        if (found < 0) s->degraded = true;
-        if (found > 0) return propose(s, PROPOSAL_START, rank, out);
+    uint64_t rank;
+    int found = restart_point(&s->restarts, s->space, s->history, &s->best, &s->rng, &rank);
+    if (found < 0) {
+        s->degraded = true;
+        return propose_random(s, PROPOSAL_SAMPLE, out);
     }
-    s->kicks_without_progress = 0;
-    return propose_random(s, PROPOSAL_START, out);
+    return found ? propose(s, PROPOSAL_START, rank, out) : STRATEGY_DONE;
 }
 
 static strategy_answer hill_ask(void *state, uint64_t *rank)
@@ -180,8 +162,8 @@ static strategy_answer hill_ask(void *state, uint64_t *rank)
             moved = consider_neighbour(s, next, objective_or_failure(known));
         }
         if (moved || s->degraded) continue;
-        if (s->have_candidate && s->candidate_objective < s->current_objective) {
-            set_current(s, s->candidate, s->candidate_objective);
+        if (s->candidate.have) {
+            set_current(s, s->candidate.rank, s->candidate.objective);
             continue;
         }
         return restart(s, rank);
@@ -221,36 +203,28 @@ static int hill_create(const strategy_setup *setup, const strategy_options *opti
                        void **state, skytune_error *err)
 {
     const char *improvement = strategy_option_string(options, "improvement");
-    const char *restart_mode = strategy_option_string(options, "restart");
     int64_t samples = strategy_option_int(options, "initial_samples");
-    int64_t perturbation = strategy_option_int(options, "perturbation");
-    int64_t patience = strategy_option_int(options, "patience");
     if (strcmp(improvement, "first") != 0 && strcmp(improvement, "best") != 0)
         return err_set(err, "option improvement='%s': valid values are first, best", improvement);
-    if (strcmp(restart_mode, "perturb") != 0 && strcmp(restart_mode, "random") != 0)
-        return err_set(err, "option restart='%s': valid values are perturb, random", restart_mode);
     if (samples < 0) return err_set(err, "option initial_samples must be 0 or more");
-    if (perturbation < 1) return err_set(err, "option perturbation must be 1 or more");
-    if (patience < 0) return err_set(err, "option patience must be 0 or more");
+    restart_policy restarts;
+    if (restart_policy_from_options(options, &restarts, err) != 0) return -1;
+    neighbourhood_kind kind;
+    if (parse_neighbourhood("neighbourhood", strategy_option_string(options, "neighbourhood"),
+                            &kind, err) != 0)
+        return -1;
 
     hill_state *s = calloc(1, sizeof *s);
     if (!s) return err_set(err, "out of memory");
-    if (parse_neighbourhood("neighbourhood", strategy_option_string(options, "neighbourhood"),
-                            &s->kind, err) != 0) {
-        hill_destroy(s);
-        return -1;
-    }
+    s->kind = kind;
     s->space = setup->space;
     s->history = setup->history;
     s->best_improvement = strcmp(improvement, "best") == 0;
-    s->perturb_restarts = strcmp(restart_mode, "perturb") == 0;
+    s->restarts = restarts;
     s->initial_samples = (size_t)samples;
     /* A resumed campaign's earlier results count as samples. */
     size_t known = history_count(setup->history);
     s->samples_proposed = known < s->initial_samples ? known : s->initial_samples;
-    s->perturbation = (size_t)perturbation;
-    s->patience = (size_t)patience;
-    s->best_at_last_restart = INFINITY;
     /* A resumed campaign already knows some results: climb from its best. */
     s->best.have = history_best(setup->history, &s->best.rank, &s->best.objective);
     pcg32_seed(&s->rng, setup->seed, 0x68696c6c636c6d62ULL /* "hillclmb" */);

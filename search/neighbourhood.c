@@ -347,46 +347,37 @@ done:
     return found;
 }
 
-/* ------------------------------------------------------- value scores */
+/* -------------------------------------------------------------- restarts */
 
-int value_scores_init(value_scores *vs, const space *s)
+int restart_policy_from_options(const strategy_options *options, restart_policy *policy,
+                                skytune_error *err)
 {
-    size_t n = space_param_count(s);
-    size_t total = 0;
-    *vs = (value_scores){.n_params = n};
-    vs->offset = malloc((n + 1) * sizeof *vs->offset);
-    if (!vs->offset) return -1;
-    for (size_t k = 0; k < n; k++) {
-        vs->offset[k] = total;
-        total += space_param(s, k)->count;
-    }
-    vs->offset[n] = total;
-    vs->best = malloc((total + 1) * sizeof *vs->best);
-    if (!vs->best) {
-        value_scores_free(vs);
-        return -1;
-    }
-    for (size_t v = 0; v < total; v++) vs->best[v] = NAN;
+    const char *mode = strategy_option_string(options, "restart");
+    int64_t strength = strategy_option_int(options, "perturbation");
+    int64_t patience = strategy_option_int(options, "patience");
+    if (strcmp(mode, "perturb") != 0 && strcmp(mode, "random") != 0)
+        return err_set(err, "option restart='%s': valid values are " RESTART_CHOICES, mode);
+    if (strength < 1) return err_set(err, "option perturbation must be 1 or more");
+    if (patience < 0) return err_set(err, "option patience must be 0 or more");
+    *policy = (restart_policy){.kicks = strcmp(mode, "perturb") == 0,
+                               .strength = (size_t)strength,
+                               .patience = (size_t)patience,
+                               .best_at_last_restart = INFINITY};
     return 0;
 }
 
-void value_scores_add(value_scores *vs, const uint16_t *idx, double objective)
+int restart_point(restart_policy *policy, const space *s, const history *h,
+                  const best_result *best, pcg32 *rng, uint64_t *rank)
 {
-    objective = objective_or_failure(objective);
-    for (size_t k = 0; k < vs->n_params; k++) {
-        double *slot = &vs->best[vs->offset[k] + idx[k]];
-        if (*slot != *slot || objective < *slot) *slot = objective;
+    if (best->have && best->objective < policy->best_at_last_restart)
+        policy->kicks_without_progress = 0;
+    else
+        policy->kicks_without_progress++;
+    policy->best_at_last_restart = best->have ? best->objective : INFINITY;
+    if (policy->kicks && best->have && policy->kicks_without_progress <= policy->patience) {
+        int found = kicked_configuration(s, h, best->rank, policy->strength, rng, rank);
+        if (found != 0) return found;
     }
-}
-
-double value_score(const value_scores *vs, size_t k, uint16_t value)
-{
-    return vs->best[vs->offset[k] + value];
-}
-
-void value_scores_free(value_scores *vs)
-{
-    free(vs->offset);
-    free(vs->best);
-    *vs = (value_scores){0};
+    policy->kicks_without_progress = 0;
+    return random_unvisited(s, h, NULL, rng, rank) ? 1 : 0;
 }

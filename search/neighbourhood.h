@@ -1,7 +1,8 @@
 /* Helpers the local-search and evolutionary strategies share: sets and lists
  * of ranks, neighbour lists, random unvisited configurations, perturbation
- * and mutation of index vectors, and the repair of an index vector to the
- * nearest valid configuration.
+ * and mutation of index vectors, the repair of an index vector to the
+ * nearest valid configuration, the best result so far, and where a local
+ * search restarts.
  *
  * "Visited" always means "in the campaign's history": a strategy that reads
  * a known objective from the history learns it for free, so none of these
@@ -95,13 +96,6 @@ void perturb_configuration(const space *s, uint16_t *idx, size_t strength, pcg32
 
 /* --------------------------------------------------------------- repair */
 
-/* A kick, as iterated local search and annealing restart with: the
- * configuration at `from` with `strength` random parameters moved to random
- * values, then repaired to the nearest valid configuration not in the
- * history. Same returns as repair_to_nearest. */
-int kicked_configuration(const space *s, const history *h, uint64_t from, size_t strength,
-                         pcg32 *rng, uint64_t *rank);
-
 /* Which valid configurations a repair may end on; NULL accepts any. */
 typedef bool (*rank_filter)(void *ctx, uint64_t rank);
 
@@ -123,6 +117,13 @@ int repair_to_nearest(const space *s, const uint16_t *idx, size_t fixed, rank_fi
 /* A rank_filter accepting configurations not in the history (ctx is the
  * history). */
 bool rank_not_in_history(void *ctx, uint64_t rank);
+
+/* A kick, as iterated local search and annealing restart with: the
+ * configuration at `from` with `strength` random parameters moved to random
+ * values, then repaired to the nearest valid configuration not in the
+ * history. Same returns as repair_to_nearest. */
+int kicked_configuration(const space *s, const history *h, uint64_t from, size_t strength,
+                         pcg32 *rng, uint64_t *rank);
 
 /* ------------------------------------------------------------ objectives */
 
@@ -147,21 +148,33 @@ static inline bool best_result_note(best_result *best, uint64_t rank, double obj
     return true;
 }
 
+/* -------------------------------------------------------------- restarts */
+
+/* Where local searches restart when stuck. Kicks from the best
+ * configuration so far (see kicked_configuration) keep the search near the
+ * region where fast configurations were found; after `patience` kicks in a
+ * row that found nothing faster, one restart goes to a random unvisited
+ * configuration instead, so a deceptive basin cannot hold the search. With
+ * kicks off every restart is random. */
+typedef struct restart_policy {
+    bool kicks;
+    size_t strength;                /* parameters a kick changes */
+    size_t patience;
+    size_t kicks_without_progress;
+    double best_at_last_restart;
+} restart_policy;
+
+/* The `restart` option's values. */
+#define RESTART_CHOICES "perturb, random"
+
+/* Reads the options restart (perturb|random), perturbation (>= 1) and
+ * patience (>= 0); fails naming the option at fault. */
+int restart_policy_from_options(const strategy_options *options, restart_policy *policy,
+                                skytune_error *err);
+
+/* 1 with *rank set, 0 when every configuration has been evaluated, -1 when
+ * out of memory. */
+int restart_point(restart_policy *policy, const space *s, const history *h,
+                  const best_result *best, pcg32 *rng, uint64_t *rank);
+
 #endif
-
-/* ------------------------------------------------------- value scores */
-
-/* For every value of every parameter, the lowest objective among the
- * evaluated configurations that use it: a cheap, separable picture of which
- * values run fast, to order moves and to prune values. */
-typedef struct value_scores {
-    size_t n_params;
-    size_t *offset;        /* parameter k's values start at best[offset[k]] */
-    double *best;          /* +infinity: only failures; NAN: never seen */
-} value_scores;
-
-int value_scores_init(value_scores *vs, const space *s); /* -1 when out of memory */
-void value_scores_add(value_scores *vs, const uint16_t *idx, double objective);
-/* NAN when no evaluated configuration used the value. */
-double value_score(const value_scores *vs, size_t k, uint16_t value);
-void value_scores_free(value_scores *vs);

@@ -14,19 +14,26 @@
  *    fastest configuration a parameter's sweep found before the next
  *    parameter is swept (coordinate descent); with none it stays put, as in
  *    the thesis.
- * 3. Pruning. A value's score is the fastest time among all evaluated
- *    configurations that use it. Values whose score is more than
- *    `threshold` times the parameter's best score are dropped; so are values
- *    that only ever failed. Values never seen (no valid configuration near
- *    the baseline uses them) are kept, and a parameter whose values all
- *    failed keeps them all.
+ * 3. Pruning. A value's time is that of its configuration in its
+ *    parameter's sweep (the baseline's own value: the baseline's time), so
+ *    values are only compared with others in the same context. Values
+ *    slower than `threshold` times the sweep's fastest are dropped; so are
+ *    values that failed. Values with no valid configuration near the
+ *    baseline are kept (nothing is known against them), and a parameter
+ *    whose values all failed keeps them all.
  * 4. The reduced space, the valid configurations in the Cartesian product
- *    of the kept values, is searched: with second=best-first in order of
- *    the product of the values' scores (the separable estimate of its time),
- *    with second=random in random order. When it is larger than the budget
- *    left, that order decides which part is measured. Reduced spaces of
- *    more than PRUNE_MAX_LISTED configurations (or products too large to
- *    walk) are sampled at random instead of listed.
+ *    of the kept values, is searched exhaustively when the budget left
+ *    covers it (or the budget is unknown), in best-first order: by the
+ *    product of its values' slowdowns relative to their sweep's fastest,
+ *    the separable estimate of its time. When it is larger than the budget
+ *    left, `second` decides: hill-climbing skips to step 5 at once (a local
+ *    search spends a short budget better than a fraction of a large
+ *    product, whose best-first order follows the separable estimate into
+ *    whatever basin the baseline was in); best-first and random measure the
+ *    part of it the budget allows in that order. Reduced spaces of more than
+ *    PRUNE_MAX_LISTED configurations (or products too large to walk) count
+ *    as larger than any budget, and are sampled at random for
+ *    second=best-first or random.
  * 5. After the reduced space, the search goes on over the whole space with
  *    hill-climbing (default options, no initial samples) from the best
  *    configuration so far, so the strategy stays useful up to any budget. */
@@ -54,6 +61,13 @@ typedef enum prune_phase {
     PHASE_CLIMB,
 } prune_phase;
 
+/* What to do with a reduced space larger than the budget left. */
+typedef enum reduced_order {
+    SECOND_HILL_CLIMBING = 0,
+    SECOND_BEST_FIRST,
+    SECOND_RANDOM,
+} reduced_order;
+
 typedef struct prune_state {
     const space *space;
     const history *history;
@@ -65,7 +79,9 @@ typedef struct prune_state {
     size_t baseline_samples;
     bool baseline_update;
     double threshold;
-    bool best_first;
+    reduced_order second;
+    uint64_t budget;
+    size_t evaluated_before;   /* history entries when the strategy started */
 
     prune_phase phase;
     size_t samples_proposed;
@@ -75,8 +91,10 @@ typedef struct prune_state {
     size_t sweep_value;        /* next value index to try */
     best_result sweep_best;    /* fastest configuration of this sweep */
 
-    value_scores scores;
-    bool *kept;                /* by value, laid out like scores */
+    size_t *offset;            /* parameter k's values start at [offset[k]] of: */
+    double *sweep_time;        /* each value's time in its sweep; NAN: not measured */
+    double *log_slowdown;      /* log(time / sweep's fastest); 0 when unknown */
+    bool *kept;
     rank_list reduced;         /* listed reduced space, in search order */
     size_t reduced_next;
     bool reduced_sampled;      /* too large to list: sampled instead */
@@ -84,6 +102,8 @@ typedef struct prune_state {
     strategy *climber;
     bool degraded;             /* out of memory: random proposals */
     bool awaiting_tell;
+    size_t pending_param;      /* the sweep value a proposal measures, */
+    uint16_t pending_value;    /* when phase is PHASE_SWEEP */
     uint16_t *idx;
     uint16_t *scratch;
 } prune_state;
@@ -95,18 +115,20 @@ static const strategy_option prune_options[] = {
     {"baseline_samples", "10", "random configurations the baseline is chosen from"},
     {"baseline_update", "best",
      "best: move the baseline to each sweep's fastest configuration; none: keep it (the thesis)"},
-    {"threshold", "1.1", "drop values slower than threshold times the parameter's best value"},
-    {"second", "best-first",
-     "order of the reduced space: best-first (separable estimate) or random"},
+    {"threshold", "1.5", "drop values slower than threshold times the parameter's best value"},
+    {"second", "hill-climbing",
+     "for a reduced space larger than the budget left: hill-climbing (skip it and climb from the "
+     "best), best-first (separable estimate) or random order"},
     {NULL, NULL, NULL},
 };
 
 static void observe(prune_state *s, uint64_t rank, double objective)
 {
-    space_unrank(s->space, rank, s->scratch);
-    value_scores_add(&s->scores, s->scratch, objective);
     if (s->phase == PHASE_BASELINE) best_result_note(&s->baseline, rank, objective);
-    if (s->phase == PHASE_SWEEP) best_result_note(&s->sweep_best, rank, objective);
+    if (s->phase == PHASE_SWEEP) {
+        best_result_note(&s->sweep_best, rank, objective);
+        s->sweep_time[s->offset[s->pending_param] + s->pending_value] = objective;
+    }
 }
 
 static strategy_answer propose(prune_state *s, uint64_t rank, uint64_t *out)
@@ -144,6 +166,7 @@ static bool next_sweep_configuration(prune_state *s, uint64_t *rank)
         size_t values = space_param(s->space, k)->count;
         space_unrank(s->space, s->baseline.rank, s->idx);
         uint16_t base_value = s->idx[k];
+        if (s->sweep_value == 0) s->sweep_time[s->offset[k] + base_value] = s->baseline.objective;
         while (s->sweep_value < values) {
             uint16_t v = (uint16_t)s->sweep_value++;
             if (v == base_value) continue;
@@ -157,6 +180,8 @@ static bool next_sweep_configuration(prune_state *s, uint64_t *rank)
                 return false;
             }
             if (found == 0) continue; /* no valid configuration near the baseline has v */
+            s->pending_param = k;
+            s->pending_value = v;
             double known;
             if (history_lookup(s->history, r, &known)) {
                 observe(s, r, objective_or_failure(known));
@@ -170,33 +195,40 @@ static bool next_sweep_configuration(prune_state *s, uint64_t *rank)
     return false;
 }
 
+/* The fastest time in parameter k's sweep; +infinity when all failed or
+ * none was measured. */
+static double sweep_fastest(const prune_state *s, size_t k)
+{
+    double fastest = INFINITY;
+    for (size_t v = s->offset[k]; v < s->offset[k + 1]; v++)
+        if (s->sweep_time[v] < fastest) fastest = s->sweep_time[v];
+    return fastest;
+}
+
+/* Decides which values stay, and each value's slowdown against its sweep's
+ * fastest for the best-first order. */
 static void decide_kept_values(prune_state *s)
 {
     for (size_t k = 0; k < s->n_params; k++) {
-        size_t values = space_param(s->space, k)->count;
-        double best = INFINITY;
-        for (size_t v = 0; v < values; v++) {
-            double score = value_score(&s->scores, k, (uint16_t)v);
-            if (score < best) best = score;
-        }
-        for (size_t v = 0; v < values; v++) {
-            double score = value_score(&s->scores, k, (uint16_t)v);
-            bool unseen = score != score;
-            s->kept[s->scores.offset[k] + v] =
-                unseen || best == INFINITY || score <= s->threshold * best;
+        double fastest = sweep_fastest(s, k);
+        for (size_t v = s->offset[k]; v < s->offset[k + 1]; v++) {
+            double t = s->sweep_time[v];
+            bool unmeasured = t != t;
+            s->kept[v] = unmeasured || fastest == INFINITY || t <= s->threshold * fastest;
+            /* Unmeasured values count as the fastest: nothing is known against them. */
+            s->log_slowdown[v] = !unmeasured && t < INFINITY && fastest < INFINITY
+                                     ? log(t / fastest)
+                                     : 0.0;
         }
     }
 }
 
-/* log of the separable estimate of a configuration's time, up to a
- * constant: unseen values count as the parameter's best. */
+/* log of the separable estimate of a configuration's time, relative to the
+ * estimate's optimum. */
 static double estimate(const prune_state *s, const uint16_t *idx)
 {
     double total = 0.0;
-    for (size_t k = 0; k < s->n_params; k++) {
-        double score = value_score(&s->scores, k, idx[k]);
-        if (score == score) total += log(score);
-    }
+    for (size_t k = 0; k < s->n_params; k++) total += s->log_slowdown[s->offset[k] + idx[k]];
     return total;
 }
 
@@ -218,7 +250,7 @@ static bool next_kept_combination(const prune_state *s, uint16_t *idx)
 {
     for (size_t k = s->n_params; k-- > 0;) {
         size_t values = space_param(s->space, k)->count;
-        const bool *kept = s->kept + s->scores.offset[k];
+        const bool *kept = s->kept + s->offset[k];
         size_t v = idx[k] + 1u;
         while (v < values && !kept[v]) v++;
         if (v < values) {
@@ -241,15 +273,15 @@ static void build_reduced_space(prune_state *s)
     for (size_t k = 0; k < s->n_params; k++) {
         uint64_t kept = 0;
         for (size_t v = 0; v < space_param(s->space, k)->count; v++)
-            kept += s->kept[s->scores.offset[k] + v];
+            kept += s->kept[s->offset[k] + v];
         product = kept && product > PRUNE_MAX_WALKED / kept ? PRUNE_MAX_WALKED + 1 : product * kept;
     }
     if (product > PRUNE_MAX_WALKED) {
-        s->reduced_sampled = true;
+        s->reduced_sampled = s->second != SECOND_HILL_CLIMBING;
         return;
     }
     for (size_t k = 0; k < s->n_params; k++) {
-        const bool *kept = s->kept + s->scores.offset[k];
+        const bool *kept = s->kept + s->offset[k];
         size_t v = 0;
         while (!kept[v]) v++;
         s->idx[k] = (uint16_t)v;
@@ -260,7 +292,7 @@ static void build_reduced_space(prune_state *s)
             !history_lookup(s->history, r, NULL)) {
             if (s->reduced.count >= PRUNE_MAX_LISTED) {
                 s->reduced.count = 0;
-                s->reduced_sampled = true;
+                s->reduced_sampled = s->second != SECOND_HILL_CLIMBING;
                 return;
             }
             if (rank_list_push(&s->reduced, r) != 0) {
@@ -270,8 +302,15 @@ static void build_reduced_space(prune_state *s)
         }
     } while (next_kept_combination(s, s->idx));
 
+    uint64_t spent = history_count(s->history) - s->evaluated_before;
+    uint64_t left = s->budget > spent ? s->budget - spent : 0;
+    bool fits = s->budget == 0 || s->reduced.count <= left;
+    if (!fits && s->second == SECOND_HILL_CLIMBING) {
+        s->reduced.count = 0;
+        return;
+    }
     shuffle_ranks(s->reduced.items, s->reduced.count, &s->rng);
-    if (!s->best_first) return;
+    if (!fits && s->second == SECOND_RANDOM) return;
     estimated_rank *order = malloc((s->reduced.count + 1) * sizeof *order);
     if (!order) return; /* random order is still a valid search order */
     for (size_t j = 0; j < s->reduced.count; j++) {
@@ -290,7 +329,7 @@ static bool sample_reduced(prune_state *s, uint64_t *rank)
     for (int attempt = 0; attempt < PRUNE_SAMPLE_TRIES; attempt++) {
         for (size_t k = 0; k < s->n_params; k++) {
             size_t values = space_param(s->space, k)->count;
-            const bool *kept = s->kept + s->scores.offset[k];
+            const bool *kept = s->kept + s->offset[k];
             size_t n_kept = 0;
             for (size_t v = 0; v < values; v++) n_kept += kept[v];
             size_t pick = pcg32_bounded(&s->rng, (uint32_t)n_kept);
@@ -384,7 +423,9 @@ static void prune_destroy(void *state)
     prune_state *s = state;
     if (!s) return;
     strategy_free(s->climber);
-    value_scores_free(&s->scores);
+    free(s->offset);
+    free(s->sweep_time);
+    free(s->log_slowdown);
     rank_list_free(&s->reduced);
     free(s->kept);
     free(s->idx);
@@ -404,8 +445,16 @@ static int prune_create(const strategy_setup *setup, const strategy_options *opt
         return err_set(err, "option baseline='%s': valid values are sample, first", baseline);
     if (strcmp(update, "best") != 0 && strcmp(update, "none") != 0)
         return err_set(err, "option baseline_update='%s': valid values are best, none", update);
-    if (strcmp(second, "best-first") != 0 && strcmp(second, "random") != 0)
-        return err_set(err, "option second='%s': valid values are best-first, random", second);
+    reduced_order order;
+    if (strcmp(second, "hill-climbing") == 0)
+        order = SECOND_HILL_CLIMBING;
+    else if (strcmp(second, "best-first") == 0)
+        order = SECOND_BEST_FIRST;
+    else if (strcmp(second, "random") == 0)
+        order = SECOND_RANDOM;
+    else
+        return err_set(err, "option second='%s': valid values are hill-climbing, best-first, random",
+                       second);
     if (samples < 1) return err_set(err, "option baseline_samples must be 1 or more");
     if (!(threshold >= 1.0)) return err_set(err, "option threshold must be 1 or more");
 
@@ -417,19 +466,31 @@ static int prune_create(const strategy_setup *setup, const strategy_options *opt
     s->n_params = space_param_count(setup->space);
     s->idx = calloc(s->n_params + 1, sizeof *s->idx);
     s->scratch = calloc(s->n_params + 1, sizeof *s->scratch);
-    if (!s->idx || !s->scratch || value_scores_init(&s->scores, setup->space) != 0 ||
-        !(s->kept = calloc(s->scores.offset[s->n_params] + 1, sizeof *s->kept))) {
+    s->offset = calloc(s->n_params + 1, sizeof *s->offset);
+    if (!s->idx || !s->scratch || !s->offset) {
         prune_destroy(s);
         return err_set(err, "out of memory");
     }
+    for (size_t k = 0; k < s->n_params; k++)
+        s->offset[k + 1] = s->offset[k] + space_param(s->space, k)->count;
+    size_t n_values = s->offset[s->n_params];
+    s->sweep_time = malloc((n_values + 1) * sizeof *s->sweep_time);
+    s->log_slowdown = calloc(n_values + 1, sizeof *s->log_slowdown);
+    s->kept = calloc(n_values + 1, sizeof *s->kept);
+    if (!s->sweep_time || !s->log_slowdown || !s->kept) {
+        prune_destroy(s);
+        return err_set(err, "out of memory");
+    }
+    for (size_t v = 0; v < n_values; v++) s->sweep_time[v] = NAN;
     s->baseline_first = strcmp(baseline, "first") == 0;
     s->baseline_samples = s->baseline_first ? 1 : (size_t)samples;
     s->baseline_update = strcmp(update, "best") == 0;
     s->threshold = threshold;
-    s->best_first = strcmp(second, "best-first") == 0;
+    s->second = order;
+    s->budget = setup->budget;
+    s->evaluated_before = history_count(setup->history);
     pcg32_seed(&s->rng, setup->seed, 0x7072756e65ULL /* "prune" */);
-    /* A resumed campaign's earlier results count as baseline samples and as
-     * evidence about the values. */
+    /* A resumed campaign's earlier results count as baseline samples. */
     size_t known = history_count(setup->history);
     for (size_t j = 0; j < known; j++)
         observe(s, history_rank_at(setup->history, j),

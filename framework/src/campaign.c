@@ -6,6 +6,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "store_writer.h"
 #include "value.h"
 
 /* A strategy that keeps proposing configurations it has already seen makes
@@ -150,6 +151,7 @@ int campaign_run(const campaign_config *cfg, campaign_result *res, skytune_error
     char *best_text = calloc(text_cap, 1);
     known_set known = {.space = sp, .idx = calloc(n_params + 1, sizeof(uint16_t)), .max_seq = -1};
     config_strings strings = {0};
+    store_writer *writer = NULL;
     int rc = 0;
     if (!idx || !text || !best_text || !known.idx || config_strings_init(&strings, sp) != 0) {
         rc = err_set(err, "out of memory starting the campaign");
@@ -163,6 +165,7 @@ int campaign_run(const campaign_config *cfg, campaign_result *res, skytune_error
             goto done;
         }
         qsort(known.items, known.count, sizeof *known.items, compare_known);
+        if (store_writer_start(cfg->store, &writer, err) != 0) goto fail;
     }
     int64_t next_seq = known.max_seq + 1;
     uint64_t count = space_count(sp);
@@ -217,8 +220,8 @@ int campaign_run(const campaign_config *cfg, campaign_result *res, skytune_error
             m.gbs = k->gbs;
             objective = k->objective;
             if (!k->in_campaign) {
-                if (store_record_cached(cfg->store, cfg->campaign_id, next_seq, k->measurement_id,
-                                        err) != 0)
+                if (store_writer_record_cached(writer, cfg->campaign_id, next_seq,
+                                               k->measurement_id, err) != 0)
                     goto fail;
                 next_seq++;
                 k->in_campaign = true;
@@ -244,16 +247,6 @@ int campaign_run(const campaign_config *cfg, campaign_result *res, skytune_error
             if (m.overhead_s < 0) m.overhead_s = 0;
             if (m.replayed) res->replayed = true;
             objective = measurement_objective(&m);
-            if (cfg->store) {
-                config_strings_fill(&strings, sp, idx);
-                if (store_record_measurement(cfg->store, cfg->campaign_id, next_seq, text,
-                                             space_text_hash(text), strings.names, strings.values,
-                                             n_params, &m, NULL, err) != 0) {
-                    measurement_clear(&m);
-                    goto fail;
-                }
-                next_seq++;
-            }
             res->measured++;
             res->build_s += m.build_s;
             res->verify_s += m.verify_s;
@@ -289,6 +282,16 @@ int campaign_run(const campaign_config *cfg, campaign_result *res, skytune_error
             };
             cfg->on_event(cfg->event_ctx, &ev);
         }
+        /* Recorded after everything else has read it: the writer takes it. */
+        if (!cached && cfg->store) {
+            config_strings_fill(&strings, sp, idx);
+            if (store_writer_submit(writer, cfg->campaign_id, next_seq, text, space_text_hash(text),
+                                    strings.names, strings.values, n_params, &m, err) != 0) {
+                measurement_clear(&m);
+                goto fail;
+            }
+            next_seq++;
+        }
         measurement_clear(&m);
         if (res->have_best && ((cfg->limits.target_ns > 0 && res->best_ns <= cfg->limits.target_ns) ||
                                (cfg->limits.target_gflops > 0 &&
@@ -297,12 +300,22 @@ int campaign_run(const campaign_config *cfg, campaign_result *res, skytune_error
             break;
         }
     }
+    if (store_writer_finish(writer, err) != 0) {
+        writer = NULL;
+        goto fail;
+    }
+    writer = NULL;
     res->wall_s = now_s() - start;
     res->overhead_s = res->replayed ? res->wall_s
                                     : res->wall_s - res->build_s - res->verify_s - res->bench_s;
     goto done;
 fail:
     rc = -1;
+    {
+        /* The campaign's own error is the one to report. */
+        skytune_error ignored;
+        store_writer_finish(writer, &ignored);
+    }
 done:
     free(idx);
     free(text);

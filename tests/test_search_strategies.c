@@ -1,0 +1,435 @@
+/* The search strategies (hill-climbing, evolutionary, annealing, prune) on
+ * synthetic landscapes whose optimum is known: they find it within modest
+ * budgets, propose only valid configurations never evaluated before, repair
+ * constrained children, and prune's reduced space keeps the optimum of a
+ * separable landscape. Seeds are fixed, so every assertion is
+ * deterministic. */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <string.h>
+
+#include "neighbourhood.h"
+#include "space_fixtures.h"
+#include "strategy.h"
+
+static const char *const searchers[] = {"hill-climbing", "evolutionary", "annealing", "prune"};
+#define N_SEARCHERS (sizeof searchers / sizeof searchers[0])
+
+typedef double (*landscape_fn)(const uint16_t *idx, size_t n);
+
+typedef struct run_result {
+    size_t evaluations;     /* proposals made */
+    size_t found_at;        /* evaluation (1-based) that hit the optimum; 0 when never */
+    double best;
+} run_result;
+
+/* Drives a strategy like the campaign loop does, for at most `budget`
+ * evaluations, asserting every proposal is a valid configuration of the
+ * space not evaluated before. `h` may hold earlier results. */
+static run_result drive(const char *name, const space *s, history *h, landscape_fn f,
+                        uint64_t seed, size_t budget, const char *const *settings,
+                        size_t n_settings, double optimum)
+{
+    strategy_setup setup = {.space = s, .history = h, .seed = seed, .budget = budget};
+    strategy *st;
+    skytune_error err = {0};
+    cr_assert_eq(strategy_create(name, &setup, settings, n_settings, &st, &err), 0, "%s: %s", name,
+                 err.message);
+    run_result result = {.best = INFINITY};
+    uint16_t idx[16];
+    uint64_t rank;
+    while (result.evaluations < budget && strategy_ask(st, &rank) == STRATEGY_PROPOSE) {
+        cr_assert_lt(rank, space_count(s), "%s proposed rank %llu outside the space", name,
+                     (unsigned long long)rank);
+        cr_assert(!history_lookup(h, rank, NULL), "%s proposed %llu, already evaluated", name,
+                  (unsigned long long)rank);
+        space_unrank(s, rank, idx);
+        cr_assert(space_is_valid(s, idx), "%s proposed an invalid configuration", name);
+        double t = f(idx, space_param_count(s));
+        cr_assert_eq(history_add(h, rank, t), 0);
+        strategy_tell(st, rank, t);
+        result.evaluations++;
+        if (t < result.best) result.best = t;
+        if (t == optimum && !result.found_at) result.found_at = result.evaluations;
+    }
+    strategy_free(st);
+    return result;
+}
+
+static run_result drive_fresh(const char *name, const space *s, landscape_fn f, uint64_t seed,
+                              size_t budget, const char *const *settings, size_t n_settings,
+                              double optimum)
+{
+    history *h = history_new();
+    cr_assert_not_null(h);
+    run_result r = drive(name, s, h, f, seed, budget, settings, n_settings, optimum);
+    history_free(h);
+    return r;
+}
+
+/* The lowest objective of a landscape over the space, by enumeration. */
+typedef struct optimum_search {
+    landscape_fn f;
+    size_t n;
+    double best;
+} optimum_search;
+
+static int visit_for_optimum(void *ctx, const uint16_t *idx)
+{
+    optimum_search *o = ctx;
+    double t = o->f(idx, o->n);
+    if (t < o->best) o->best = t;
+    return 0;
+}
+
+static double true_optimum(const space *s, landscape_fn f)
+{
+    optimum_search o = {f, space_param_count(s), INFINITY};
+    cr_assert_eq(space_enumerate(s, visit_for_optimum, &o), 0);
+    return o.best;
+}
+
+/* ------------------------------------------------------------ landscapes */
+
+/* A convex bowl, its minimum at (4, 2, 5, 1, 3) with weights that differ
+ * per parameter. */
+static const uint16_t bowl_centre[] = {4, 2, 5, 1, 3};
+
+static double bowl(const uint16_t *idx, size_t n)
+{
+    double t = 1.0;
+    for (size_t k = 0; k < n; k++) {
+        double d = (double)idx[k] - (double)bowl_centre[k];
+        t += d * d * (double)(k % 3 + 1);
+    }
+    return 1000.0 * t;
+}
+
+/* Two basins: a broad one around (1, 1, 1, 1) bottoming at 2000 and a
+ * narrow, deeper one around (6, 6, 5, 6) at 1000. A first-improvement climb
+ * with Hamming moves from a random configuration ends in the narrow one
+ * about 7% of the time; kicks from the broad minimum alone find it for
+ * about half the seeds below, so random restarts are what get there. */
+static double deceptive(const uint16_t *idx, size_t n)
+{
+    static const int broad_centre[] = {1, 1, 1, 1};
+    static const int narrow_centre[] = {6, 6, 5, 6};
+    double broad = 2000.0, narrow = 1000.0;
+    for (size_t k = 0; k < n; k++) {
+        broad += 60.0 * fabs((double)idx[k] - broad_centre[k]);
+        narrow += 450.0 * fabs((double)idx[k] - narrow_centre[k]);
+    }
+    return broad < narrow ? broad : narrow;
+}
+
+/* The bowl with about one configuration in five failing, scattered by a
+ * hash of the configuration; the minimum itself runs. */
+static double bowl_with_failures(const uint16_t *idx, size_t n)
+{
+    uint64_t h = 0x9e3779b97f4a7c15ULL;
+    bool at_centre = true;
+    for (size_t k = 0; k < n; k++) {
+        h = (h ^ idx[k]) * 0x100000001b3ULL;
+        at_centre = at_centre && idx[k] == bowl_centre[k];
+    }
+    h ^= h >> 29;
+    if (!at_centre && h % 5 == 0) return INFINITY;
+    return bowl(idx, n);
+}
+
+/* A separable landscape: a product of one factor per parameter. Each
+ * parameter's best value is at `separable_best[k]`, and every other value is
+ * at least 30% slower, except the values listed as close (10% slower). */
+static const uint16_t separable_best[] = {3, 0, 5, 2, 1};
+
+static double separable_factor(size_t k, uint16_t v)
+{
+    if (v == separable_best[k]) return 1.0;
+    if (k == 0 && v == 4) return 1.1; /* close */
+    if (k == 2 && v == 4) return 1.1; /* close */
+    return 1.3 + 0.2 * fabs((double)v - separable_best[k]);
+}
+
+static double separable(const uint16_t *idx, size_t n)
+{
+    double t = 1000.0;
+    for (size_t k = 0; k < n; k++) t *= separable_factor(k, idx[k]);
+    return t;
+}
+
+/* ----------------------------------------------------------------- spaces */
+
+static space *constrained_bowl_space(void)
+{
+    static const char *const constraints[] = {"p0 + p1 <= 9", "p2 != p3 or p2 == 5",
+                                              "not (p3 == 0 and p4 == 3)"};
+    return fixture_space(5, 7, constraints, 3);
+}
+
+/* ------------------------------------------------------------------ tests */
+
+Test(search_strategies, every_searcher_finds_the_bowl_minimum_in_a_quarter_of_the_space)
+{
+    space *s = constrained_bowl_space();
+    double optimum = true_optimum(s, bowl);
+    cr_assert_eq(optimum, 1000.0, "the bowl's centre must be valid");
+    size_t budget = (size_t)(space_count(s) / 4);
+    for (size_t k = 0; k < N_SEARCHERS; k++)
+        for (uint64_t seed = 1; seed <= 8; seed++) {
+            run_result r = drive_fresh(searchers[k], s, bowl, seed, budget, NULL, 0, optimum);
+            cr_assert(r.found_at, "%s (seed %llu) missed the bowl's minimum in %zu evaluations",
+                      searchers[k], (unsigned long long)seed, budget);
+        }
+    space_free(s);
+}
+
+Test(search_strategies, hill_climbing_finds_the_bowl_minimum_quickly)
+{
+    /* A bowl has one basin: a climb from anywhere reaches the minimum, so
+     * far fewer evaluations than random sampling would need. */
+    space *s = constrained_bowl_space();
+    double optimum = true_optimum(s, bowl);
+    static const char *const neighbourhoods[][1] = {
+        {"neighbourhood=adjacent"}, {"neighbourhood=hamming"}, {"neighbourhood=adjacent-first"}};
+    for (size_t n = 0; n < 3; n++)
+        for (uint64_t seed = 1; seed <= 8; seed++) {
+            run_result r =
+                drive_fresh("hill-climbing", s, bowl, seed, 200, neighbourhoods[n], 1, optimum);
+            cr_assert(r.found_at, "%s (seed %llu): best %g", neighbourhoods[n][0],
+                      (unsigned long long)seed, r.best);
+        }
+    space_free(s);
+}
+
+Test(search_strategies, restarts_escape_a_deceptive_local_optimum)
+{
+    space *s = fixture_space(4, 8, NULL, 0);
+    double optimum = true_optimum(s, deceptive);
+    cr_assert_eq(optimum, 1000.0);
+    size_t budget = (size_t)(space_count(s) / 4);
+    for (size_t k = 0; k < N_SEARCHERS; k++) {
+        size_t found = 0;
+        for (uint64_t seed = 1; seed <= 10; seed++)
+            found += drive_fresh(searchers[k], s, deceptive, seed, budget, NULL, 0, optimum)
+                         .found_at != 0;
+        cr_assert_geq(found, 7, "%s found the deceptive optimum for %zu of 10 seeds",
+                      searchers[k], found);
+    }
+    /* Restarting at random configurations only also gets there. */
+    static const char *const random_restarts[] = {"restart=random"};
+    size_t found = 0;
+    for (uint64_t seed = 1; seed <= 10; seed++)
+        found += drive_fresh("hill-climbing", s, deceptive, seed, budget, random_restarts, 1,
+                             optimum)
+                     .found_at != 0;
+    cr_assert_geq(found, 7, "restart=random: %zu of 10", found);
+    space_free(s);
+}
+
+Test(search_strategies, failures_scattered_in_the_space_do_not_stop_the_search)
+{
+    space *s = constrained_bowl_space();
+    double optimum = true_optimum(s, bowl_with_failures);
+    size_t budget = (size_t)(space_count(s) / 4);
+    for (size_t k = 0; k < N_SEARCHERS; k++)
+        for (uint64_t seed = 1; seed <= 5; seed++) {
+            run_result r =
+                drive_fresh(searchers[k], s, bowl_with_failures, seed, budget, NULL, 0, optimum);
+            cr_assert(r.found_at, "%s (seed %llu) missed the minimum among failures: best %g",
+                      searchers[k], (unsigned long long)seed, r.best);
+        }
+    space_free(s);
+}
+
+Test(search_strategies, every_searcher_covers_a_constrained_space_to_the_last_configuration)
+{
+    /* Strategies fall back to unvisited configurations rather than stopping
+     * early: with a budget of the whole space they evaluate all of it. */
+    static const char *const constraints[] = {"p0 + p1 + p2 <= 6", "p1 != p3"};
+    space *s = fixture_space(4, 5, constraints, 2);
+    for (size_t k = 0; k < N_SEARCHERS; k++) {
+        run_result r = drive_fresh(searchers[k], s, bowl, 3, (size_t)space_count(s) + 10, NULL, 0,
+                                   -1.0);
+        cr_assert_eq(r.evaluations, space_count(s), "%s evaluated %zu of %llu", searchers[k],
+                     r.evaluations, (unsigned long long)space_count(s));
+    }
+    space_free(s);
+}
+
+Test(search_strategies, every_searcher_skips_what_the_history_already_holds)
+{
+    /* A resumed campaign: half the space is known. Nothing known is
+     * proposed again (drive asserts it) and the rest is still searched. */
+    space *s = constrained_bowl_space();
+    double optimum = true_optimum(s, bowl);
+    for (size_t k = 0; k < N_SEARCHERS; k++) {
+        history *h = history_new();
+        uint16_t idx[5];
+        for (uint64_t r = 0; r < space_count(s); r += 2) {
+            space_unrank(s, r, idx);
+            if (bowl(idx, 5) != optimum) history_add(h, r, bowl(idx, 5));
+        }
+        run_result found = drive(searchers[k], s, h, bowl, 7, 500, NULL, 0, optimum);
+        cr_assert(found.found_at, "%s did not find the minimum after resuming", searchers[k]);
+        history_free(h);
+    }
+    space_free(s);
+}
+
+Test(search_strategies, evolutionary_children_are_repaired_on_a_heavily_constrained_space)
+{
+    /* Under 3% of the Cartesian product is valid: most crossovers and
+     * mutations break a constraint and must be repaired, never dropped. */
+    static const char *const constraints[] = {"p0 + p1 + p2 + p3 + p4 <= 7", "p0 != p1",
+                                              "(p2 + p3) % 2 == 0"};
+    space *s = fixture_space(5, 7, constraints, 3);
+    cr_assert_lt(space_count(s) * 30, space_cartesian_count(s));
+    static const char *const settings[] = {"population=12", "mutation=0.5", "elitism=1"};
+    for (uint64_t seed = 1; seed <= 5; seed++) {
+        run_result r = drive_fresh("evolutionary", s, bowl, seed, (size_t)space_count(s), settings,
+                                   3, -1.0);
+        cr_assert_eq(r.evaluations, space_count(s), "seed %llu: %zu of %llu",
+                     (unsigned long long)seed, r.evaluations, (unsigned long long)space_count(s));
+    }
+    space_free(s);
+}
+
+/* Brute force: the fewest value steps from idx to a valid configuration,
+ * optionally keeping parameter `fixed`. */
+typedef struct nearest_search {
+    const uint16_t *from;
+    size_t n, fixed;
+    unsigned best;
+} nearest_search;
+
+static int visit_for_nearest(void *ctx, const uint16_t *idx)
+{
+    nearest_search *ns = ctx;
+    if (ns->fixed < ns->n && idx[ns->fixed] != ns->from[ns->fixed]) return 0;
+    unsigned d = 0;
+    for (size_t k = 0; k < ns->n; k++) d += (unsigned)abs((int)idx[k] - (int)ns->from[k]);
+    if (d < ns->best) ns->best = d;
+    return 0;
+}
+
+static unsigned steps_between(const uint16_t *a, const uint16_t *b, size_t n)
+{
+    unsigned d = 0;
+    for (size_t k = 0; k < n; k++) d += (unsigned)abs((int)a[k] - (int)b[k]);
+    return d;
+}
+
+Test(search_strategies, repair_moves_to_a_nearest_valid_configuration)
+{
+    static const char *const constraints[] = {"p0 + p1 + p2 + p3 <= 5", "p0 != p1"};
+    space *s = fixture_space(4, 8, constraints, 2);
+    pcg32 rng;
+    pcg32_seed(&rng, 5, 1);
+    uint16_t from[4], repaired[4];
+    for (int trial = 0; trial < 200; trial++) {
+        for (size_t k = 0; k < 4; k++) from[k] = (uint16_t)pcg32_bounded(&rng, 8);
+        size_t fixed = trial % 2 ? (size_t)(trial % 4) : REPAIR_NO_FIXED_PARAMETER;
+        if (fixed != REPAIR_NO_FIXED_PARAMETER && from[fixed] > 3) from[fixed] = 3;
+        nearest_search ns = {from, 4, fixed, UINT32_MAX};
+        space_enumerate(s, visit_for_nearest, &ns);
+        uint64_t rank;
+        int found = repair_to_nearest(s, from, fixed, NULL, NULL, &rng, REPAIR_DEFAULT_STATES,
+                                      &rank);
+        cr_assert_eq(found, 1, "trial %d: no repair", trial);
+        space_unrank(s, rank, repaired);
+        cr_assert(space_is_valid(s, repaired));
+        cr_assert_eq(steps_between(from, repaired, 4), ns.best, "trial %d: %u steps, nearest %u",
+                     trial, steps_between(from, repaired, 4), ns.best);
+        if (fixed != REPAIR_NO_FIXED_PARAMETER) cr_assert_eq(repaired[fixed], from[fixed]);
+    }
+    space_free(s);
+}
+
+Test(search_strategies, prune_keeps_the_optimum_of_a_separable_landscape)
+{
+    /* threshold=1.05: only each parameter's best value survives, so the
+     * reduced space is the optimum alone and is evaluated right after the
+     * baseline samples and the sweeps (at most 10 + 5 * 6 evaluations).
+     * threshold=1.2 also keeps the two close values: the reduced space has
+     * four configurations, the optimum first in best-first order. Both with
+     * the baseline moving and with the thesis' fixed baseline. */
+    space *s = fixture_space(5, 7, NULL, 0);
+    double optimum = true_optimum(s, separable);
+    cr_assert_eq(optimum, 1000.0);
+    size_t sweeps = 10 + 5 * 6;
+    static const char *const settings[][2] = {
+        {"threshold=1.05", "baseline_update=best"}, {"threshold=1.05", "baseline_update=none"},
+        {"threshold=1.2", "baseline_update=best"},  {"threshold=1.2", "baseline_update=none"}};
+    for (size_t c = 0; c < 4; c++)
+        for (uint64_t seed = 1; seed <= 5; seed++) {
+            run_result r = drive_fresh("prune", s, separable, seed, 500, settings[c], 2, optimum);
+            cr_assert(r.found_at && r.found_at <= sweeps + 1, "%s %s (seed %llu): found at %zu",
+                      settings[c][0], settings[c][1], (unsigned long long)seed, r.found_at);
+        }
+    space_free(s);
+}
+
+Test(search_strategies, prune_sweeps_around_a_baseline_even_where_constraints_bite)
+{
+    /* One-at-a-time configurations that break a constraint are replaced by
+     * the nearest valid one keeping the swept value; the optimum is still
+     * in the reduced space. */
+    static const char *const constraints[] = {"p0 + p1 <= 8", "p2 != p4 + 3"};
+    space *s = fixture_space(5, 7, constraints, 2);
+    double optimum = true_optimum(s, separable);
+    cr_assert_eq(optimum, 1000.0);
+    static const char *const settings[] = {"threshold=1.2"};
+    for (uint64_t seed = 1; seed <= 5; seed++) {
+        run_result r = drive_fresh("prune", s, separable, seed, 500, settings, 1, optimum);
+        cr_assert(r.found_at && r.found_at <= 10 + 5 * 6 + 4, "seed %llu: found at %zu",
+                  (unsigned long long)seed, r.found_at);
+    }
+    space_free(s);
+}
+
+Test(search_strategies, bad_option_values_are_refused_naming_the_valid_ones)
+{
+    space *s = fixture_space(3, 4, NULL, 0);
+    history *h = history_new();
+    strategy_setup setup = {.space = s, .history = h, .seed = 1};
+    strategy *st;
+    static const struct {
+        const char *strategy, *setting, *expected;
+    } cases[] = {
+        {"hill-climbing", "neighbourhood=diagonal", "adjacent-first, adjacent, hamming"},
+        {"hill-climbing", "improvement=some", "first, best"},
+        {"hill-climbing", "restart=never", "perturb, random"},
+        {"annealing", "temperature=0", "temperature"},
+        {"annealing", "cooling=1.5", "cooling"},
+        {"evolutionary", "population=1", "population"},
+        {"evolutionary", "mutation=2", "mutation"},
+        {"prune", "second=simplex", "hill-climbing, best-first, random"},
+        {"prune", "threshold=0.5", "threshold"},
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        skytune_error err = {0};
+        const char *settings[] = {cases[c].setting};
+        cr_assert_neq(strategy_create(cases[c].strategy, &setup, settings, 1, &st, &err), 0,
+                      "%s %s accepted", cases[c].strategy, cases[c].setting);
+        cr_assert(strstr(err.message, cases[c].expected), "%s", err.message);
+    }
+    history_free(h);
+    space_free(s);
+}
+
+Test(search_strategies, searchers_handle_a_space_of_one_configuration_and_an_empty_one)
+{
+    space *one = fixture_space(3, 1, NULL, 0);
+    static const char *const impossible[] = {"p0 > 5"};
+    space *none = fixture_space(2, 3, impossible, 1);
+    cr_assert_eq(space_count(one), 1);
+    cr_assert_eq(space_count(none), 0);
+    for (size_t k = 0; k < N_SEARCHERS; k++) {
+        cr_assert_eq(drive_fresh(searchers[k], one, bowl, 1, 10, NULL, 0, -1.0).evaluations, 1,
+                     "%s", searchers[k]);
+        cr_assert_eq(drive_fresh(searchers[k], none, bowl, 1, 10, NULL, 0, -1.0).evaluations, 0,
+                     "%s", searchers[k]);
+    }
+    space_free(one);
+    space_free(none);
+}
