@@ -36,7 +36,7 @@ const strategy_ops *strategy_find(const char *name)
 
 const char *strategy_default_name(void)
 {
-    return "random";
+    return "hill-climbing";
 }
 
 struct strategy {
