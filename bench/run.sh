@@ -8,3 +8,6 @@ echo "== space enumeration"
 "$build/bench/bench_enumerate"
 echo "== engine overhead per configuration"
 "$build/bench/bench_overhead" 1000 10
+ninja -C "$build" bench/bench_report
+echo "== report over 10^5 configurations and 10^6 samples"
+"$build/bench/bench_report" 100000

@@ -59,5 +59,7 @@ int cmd_run(int argc, char **argv);
 int cmd_best(int argc, char **argv);
 int cmd_export(int argc, char **argv);
 int cmd_bench_strategies(int argc, char **argv);
+int cmd_report(int argc, char **argv);
+int cmd_query(int argc, char **argv);
 
 #endif

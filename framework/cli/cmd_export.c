@@ -1,81 +1,134 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
+#include "atomic_file.h"
 #include "cli.h"
 #include "csv.h"
 #include "db_open.h"
+#include "export.h"
 #include "query.h"
 
 static const cli_option options[] = {
     {"db", "FILE", false, "result database (required)"},
-    {"format", "FORMAT", false, "csv (default)"},
-    {"campaign", "ID", false, "only this campaign"},
+    {"format", "FORMAT", false,
+     "csv (default): every evaluation; json: the best configuration per plugin, device and "
+     "problem (wisdom); header: the same as a C header with a lookup function; t4: a "
+     "campaign's evaluations in the T4 results format"},
+    {"campaign", "ID", false, "only this campaign (csv; t4: required unless there is one)"},
+    {"plugin", "NAME", false, "only this plugin (json, header)"},
     {"out", "FILE", false, "write here instead of standard output"},
 };
+
+/* The only campaign of the database, for t4 without --campaign. */
+static int only_campaign(void *db, char *buf, size_t len)
+{
+    query_table t;
+    skytune_error err = {0};
+    if (query_run(db, "SELECT id FROM campaigns ORDER BY id LIMIT 2", NULL, 0, &t, &err) != 0) {
+        cli_error("export: %s", err.message);
+        return -1;
+    }
+    int rc = 0;
+    if (t.n_rows != 1) {
+        cli_error(t.n_rows == 0 ? "export: the database holds no campaign"
+                                : "export: t4 writes one campaign: give --campaign ID (see skytune best)");
+        rc = -1;
+    } else {
+        snprintf(buf, len, "%s", t.cells[0]);
+    }
+    query_table_free(&t);
+    return rc;
+}
+
+/* Write one export to f; the count of rows or entries in *count. */
+static int write_export(void *db, const char *format, const char *campaign, const char *plugin,
+                        const char *source, FILE *f, size_t *count, skytune_error *err)
+{
+    if (strcmp(format, "json") == 0) return export_wisdom_json(db, plugin, f, count, err);
+    if (strcmp(format, "header") == 0) return export_wisdom_header(db, plugin, source, f, count, err);
+    if (strcmp(format, "t4") == 0) return export_t4(db, campaign, f, count, err);
+    query_table t;
+    const char *params[QUERY_N_PARAMS] = {campaign, plugin, NULL};
+    if (query_run_named(db, "measurements", params, QUERY_N_PARAMS, &t, err) != 0) return -1;
+    *count = t.n_rows;
+    int rc = csv_write_table(f, &t);
+    query_table_free(&t);
+    return rc == 0 ? 0 : err_set(err, "writing CSV failed");
+}
 
 int cmd_export(int argc, char **argv)
 {
     cli_args args;
     int rc = cli_parse("export",
-                       "Write every evaluation of every campaign (or one) as CSV: one row per "
-                       "configuration with its status, statistics, throughput and phase times. "
-                       "The query is reports/sql/measurements.sql.",
+                       "Write a database for other programs. csv: every evaluation of every "
+                       "campaign (or one), one row per configuration with its status, statistics, "
+                       "throughput and phase times (reports/sql/measurements.sql). json: the best "
+                       "configuration per (plugin, device, problem) as wisdom an application can "
+                       "read; header: the same as a C header with skytune_<plugin>_lookup() "
+                       "(reports/sql/wisdom.sql). t4: one campaign in the T4 results format "
+                       "(reports/sql/t4.sql). See docs/reports.md.",
                        options, sizeof options / sizeof options[0], 0, NULL, argc, argv, &args);
     if (rc) return rc < 0 ? EXIT_OK : rc;
     const char *path = cli_get(&args, "db");
     const char *format = cli_get(&args, "format") ? cli_get(&args, "format") : "csv";
     const char *campaign = cli_get(&args, "campaign");
+    const char *plugin = cli_get(&args, "plugin");
     const char *out_path = cli_get(&args, "out");
     if (!path) {
         cli_error("export: --db FILE is required");
         return EXIT_USAGE;
     }
-    if (strcmp(format, "csv") != 0) {
-        cli_error("export: --format '%s' is not one of: csv", format);
+    if (strcmp(format, "csv") != 0 && strcmp(format, "json") != 0 &&
+        strcmp(format, "header") != 0 && strcmp(format, "t4") != 0) {
+        cli_error("export: --format '%s' is not one of: csv, json, header, t4", format);
         return EXIT_USAGE;
     }
     if (cli_campaign_arg(campaign) != 0) return EXIT_USAGE;
     store *st = cli_open_existing_db(path);
     if (!st) return EXIT_FAILED;
-    query_table t;
-    skytune_error err;
-    const char *params[1] = {campaign};
-    rc = query_run(store_handle(st), query_sql("measurements"), params, 1, &t, &err);
-    store_close(st);
-    if (rc != 0) {
-        cli_error("%s: %s", path, err.message);
-        return EXIT_FAILED;
+    void *db = store_handle(st);
+    char only[32];
+    if (strcmp(format, "t4") == 0 && !campaign) {
+        if (only_campaign(db, only, sizeof only) != 0) {
+            store_close(st);
+            return EXIT_FAILED;
+        }
+        campaign = only;
     }
+    skytune_error err = {0};
+    size_t count = 0;
     if (!out_path) {
-        rc = csv_write_table(stdout, &t) == 0 ? EXIT_OK : EXIT_FAILED;
-        query_table_free(&t);
-        return rc;
+        rc = write_export(db, format, campaign, plugin, path, stdout, &count, &err);
+        store_close(st);
+        if (rc != 0) {
+            cli_error("export: %s: %s", path, err.message);
+            return EXIT_FAILED;
+        }
+        return EXIT_OK;
     }
     /* Write beside the target and rename, so a failed export never leaves a
      * truncated file where a good one was. */
-    size_t len = strlen(out_path) + 16;
-    char *tmp = malloc(len);
-    FILE *f = tmp ? (snprintf(tmp, len, "%s.tmp%ld", out_path, (long)getpid()), fopen(tmp, "w"))
-                  : NULL;
-    if (!f) {
-        cli_error("export: cannot write %s", out_path);
-        free(tmp);
-        query_table_free(&t);
+    atomic_file af;
+    if (atomic_file_open(&af, out_path, &err) != 0) {
+        store_close(st);
+        cli_error("export: %s", err.message);
         return EXIT_FAILED;
     }
-    int bad = csv_write_table(f, &t) != 0;
-    bad |= fclose(f) != 0;
-    if (bad || rename(tmp, out_path) != 0) {
-        unlink(tmp);
-        cli_error("export: writing %s failed", out_path);
-        rc = EXIT_FAILED;
-    } else {
-        printf("wrote %zu rows to %s\n", t.n_rows, out_path);
-        rc = EXIT_OK;
+    rc = write_export(db, format, campaign, plugin, path, af.f, &count, &err);
+    store_close(st);
+    if (rc != 0) {
+        atomic_file_abort(&af);
+        cli_error("export: %s: %s", path, err.message);
+        return EXIT_FAILED;
     }
-    free(tmp);
-    query_table_free(&t);
-    return rc;
+    if (atomic_file_commit(&af, &err) != 0) {
+        cli_error("export: %s", err.message);
+        return EXIT_FAILED;
+    }
+    const char *what = strcmp(format, "csv") == 0 ? "rows"
+                       : strcmp(format, "t4") == 0 ? "results"
+                                                   : "entries";
+    printf("wrote %zu %s to %s\n", count, what, out_path);
+    return EXIT_OK;
 }

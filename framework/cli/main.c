@@ -13,7 +13,9 @@ static const struct {
     {"plugins", cmd_plugins, "list kernel plugins; `plugins show NAME` describes one"},
     {"run", cmd_run, "tune a kernel: search its space, measure, record in a database"},
     {"best", cmd_best, "the best configuration of each campaign in a database"},
-    {"export", cmd_export, "write a database's measurements as CSV"},
+    {"export", cmd_export, "write measurements as CSV, or the best configurations as JSON, a C header or T4"},
+    {"report", cmd_report, "write an HTML report (and CSV data) of a result database"},
+    {"query", cmd_query, "run one of the report's named queries: table, CSV or JSON"},
     {"bench-strategies", cmd_bench_strategies, "judge search strategies on recorded search spaces (replay)"},
 };
 

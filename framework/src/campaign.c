@@ -164,7 +164,7 @@ int campaign_run(const campaign_config *cfg, campaign_result *res, skytune_error
             rc = err_set(err, "out of memory loading known measurements");
             goto done;
         }
-        qsort(known.items, known.count, sizeof *known.items, compare_known);
+        if (known.count > 1) qsort(known.items, known.count, sizeof *known.items, compare_known);
         if (store_writer_start(cfg->store, &writer, err) != 0) goto fail;
     }
     int64_t next_seq = known.max_seq + 1;

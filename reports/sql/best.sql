@@ -1,7 +1,7 @@
 -- best: the best configuration of every campaign (lowest median time among
 -- its evaluations with status ok), with its figures and the campaign's
 -- counts. Campaigns with no ok evaluation show NULL figures.
--- Parameter ?1: a campaign id, or NULL for every campaign.
+-- Parameters: ?1 a campaign id or NULL; ?2 a plugin name or NULL.
 WITH ranked AS (
     SELECT e.campaign_id,
            m.id AS measurement_id,
@@ -42,5 +42,5 @@ LEFT JOIN counts n          ON n.campaign_id = c.id
 LEFT JOIN ranked r          ON r.campaign_id = c.id AND r.place = 1
 LEFT JOIN measurements m    ON m.id = r.measurement_id
 LEFT JOIN configurations cf ON cf.id = m.configuration_id
-WHERE ?1 IS NULL OR c.id = ?1
+WHERE (?1 IS NULL OR c.id = ?1) AND (?2 IS NULL OR p.name = ?2)
 ORDER BY c.id;

@@ -1,6 +1,6 @@
 -- measurements: every evaluation of every campaign, one row each, in the
 -- order the strategy proposed them, with the phase times and verification
--- figures. Parameter ?1: a campaign id, or NULL for every campaign.
+-- figures. Parameters: ?1 a campaign id or NULL; ?2 a plugin name or NULL.
 SELECT e.campaign_id      AS campaign,
        e.seq              AS seq,
        p.name             AS plugin,
@@ -31,5 +31,5 @@ JOIN plugins p         ON p.id = m.plugin_id
 JOIN devices d         ON d.id = m.device_id
 JOIN problems pr       ON pr.id = m.problem_id
 JOIN configurations cf ON cf.id = m.configuration_id
-WHERE ?1 IS NULL OR e.campaign_id = ?1
+WHERE (?1 IS NULL OR e.campaign_id = ?1) AND (?2 IS NULL OR p.name = ?2)
 ORDER BY e.campaign_id, e.seq;

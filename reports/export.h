@@ -1,0 +1,28 @@
+/* Exports of a result database for other programs:
+ *   wisdom  the best configuration per (plugin, device, problem) as JSON
+ *           (export_wisdom.c), from reports/sql/wisdom.sql
+ *   header  the same as a C header an application includes, with a lookup
+ *           function (export_header.c)
+ *   t4      a campaign's evaluations in the T4 results format, schema
+ *           1.0.0 (export_t4.c), from reports/sql/t4.sql
+ * Each writes to a stream; callers that write files use atomic_file. */
+#ifndef SKYTUNE_EXPORT_H
+#define SKYTUNE_EXPORT_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+#include "error.h"
+
+/* plugin: only this plugin's entries, or NULL for all. Fails when there is
+ * no entry (no configuration passed), naming the plugin. */
+int export_wisdom_json(void *db, const char *plugin, FILE *f, size_t *entries, skytune_error *err);
+
+/* source: how the header names the database it came from. */
+int export_wisdom_header(void *db, const char *plugin, const char *source, FILE *f,
+                         size_t *entries, skytune_error *err);
+
+/* campaign: a campaign id. Fails when there is no such campaign. */
+int export_t4(void *db, const char *campaign, FILE *f, size_t *results, skytune_error *err);
+
+#endif

@@ -1,0 +1,47 @@
+/* A small result database with hand-chosen measurements, for the report,
+ * query and export tests: every figure a report shows can be worked out by
+ * hand from the tables below.
+ *
+ * Plugin "toy" 1.0 with tuning parameters wg (32, 64, 128) and mode
+ * ("plain" or REPORT_FIXTURE_HOSTILE, a value made of markup that a report
+ * must escape). Problem parameters n and batch; two instances, A
+ * "n=1000,batch=2" and B "n=4000,batch=2" (n varies, batch does not), on one
+ * device "Fixture GPU 9000". Instance A does 2e6 FLOP and moves 1e6 bytes per
+ * run, instance B four times as much, so GFLOP/s = FLOP / median_ns.
+ *
+ *   config   wg   mode     A: status, median ns, GFLOP/s   B: status, median ns, GFLOP/s
+ *   c1       32   plain    ok  1000  2000                  ok  4000   2000
+ *   c2       64   plain    ok   500  4000                  ok  2500   3200
+ *   c3      128   plain    ok   800  2500                  ok  2000   4000
+ *   c4       32   hostile  ok  2000  1000                  ok 10000    800
+ *   c5       64   hostile  compile                         compile
+ *   c6      128   hostile  wrong_result                    ok  4000   2000
+ *
+ * Campaign 1 (instance A, strategy "random", seed 7) evaluates, in order,
+ * c1 c4 c5 c2 c6 c3. Campaign 2 (instance B, "random", seed 7) evaluates
+ * c3 c1 c2 c4 c5 c6. Campaign 3 (instance B, "exhaustive", seed 1) finds c3
+ * and c1 already measured and reuses them (cached evaluations).
+ *
+ * Every ok measurement has the five samples median-10, median, median,
+ * median+10, median+20 (so min = median-10). Every measurement spent
+ * build 1 s, verify 0.5 s, bench 0.25 s and overhead 0.125 s. */
+#ifndef SKYTUNE_TESTS_REPORT_FIXTURE_H
+#define SKYTUNE_TESTS_REPORT_FIXTURE_H
+
+#include <stdbool.h>
+
+#include "error.h"
+
+#define REPORT_FIXTURE_PLUGIN "toy"
+#define REPORT_FIXTURE_DEVICE "Fixture GPU 9000"
+#define REPORT_FIXTURE_HOSTILE "<script>alert(\"x&y\")</script>"
+#define REPORT_FIXTURE_PROBLEM_A "n=1000,batch=2"
+#define REPORT_FIXTURE_PROBLEM_B "n=4000,batch=2"
+#define REPORT_FIXTURE_PEAK_GFLOPS 10000.0
+#define REPORT_FIXTURE_PEAK_GBS 5000.0
+
+/* Create the fixture database at path (which must not exist). with_peaks:
+ * also record the device's roofline peaks (above). */
+int report_fixture_create(const char *path, bool with_peaks, skytune_error *err);
+
+#endif
