@@ -31,142 +31,66 @@
  * whole space is evaluated. A resumed campaign's results count as samples,
  * and the climb starts from their best.
  *
- * The loop is sequential (one tell per proposal, in order), so the strategy
- * is a state machine: `pending` says what the last proposal was for. */
+ * Sampling, restarts and the walk's state are shared with annealing
+ * (local_walk in neighbourhood.h); what is the climb's own is the rule for
+ * moving. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "neighbourhood.h"
 #include "strategy.h"
 
-typedef enum proposal_kind {
-    PROPOSAL_NONE = 0,
-    PROPOSAL_SAMPLE,     /* one of the initial random samples */
-    PROPOSAL_START,      /* where a new climb starts (after a restart) */
-    PROPOSAL_NEIGHBOUR,  /* a neighbour of the current configuration */
-} proposal_kind;
-
 typedef struct hill_state {
-    const space *space;
-    const history *history;
-    pcg32 rng;
-
-    neighbourhood_kind kind;
+    local_walk walk;   /* walk.candidate: with improvement=best, the fastest faster neighbour */
     bool best_improvement;
-    restart_policy restarts;
-    size_t initial_samples;
-
-    size_t samples_proposed;
-    bool climbing;
-    uint64_t current;
-    double current_objective;
-    rank_list neighbours;       /* of current, in the order they are tried */
-    size_t next_neighbour;
-    best_result candidate;      /* improvement=best: fastest faster neighbour so far */
-
-    best_result best;           /* history included */
-
-    proposal_kind pending;
-    uint64_t pending_rank;
-    bool degraded;              /* out of memory: proposes random configurations */
 } hill_state;
 
 static const strategy_option hill_options[] = {
-    {"neighbourhood", "adjacent-first",
-     "adjacent: one parameter to its previous or next value; hamming: to any value; "
-     "adjacent-first: the hamming neighbourhood, adjacent moves tried first"},
+    LOCAL_WALK_NEIGHBOURHOOD_OPTION,
     {"improvement", "first", "first: move to the first faster neighbour; best: to the fastest"},
     {"initial_samples", "10", "random configurations sampled before the first climb"},
-    {"restart", "perturb",
-     "perturb: kick the best configuration so far; random: restart at a random configuration"},
-    {"perturbation", "3", "parameters a kick changes"},
-    {"patience", "3", "kicks without a new best before one random restart"},
+    LOCAL_WALK_RESTART_OPTIONS,
     {NULL, NULL, NULL},
 };
-
-static void set_current(hill_state *s, uint64_t rank, double objective)
-{
-    s->climbing = true;
-    s->current = rank;
-    s->current_objective = objective;
-    s->next_neighbour = 0;
-    s->candidate.have = false;
-    if (shuffled_neighbours(s->space, rank, s->kind, &s->rng, &s->neighbours) != 0)
-        s->degraded = true;
-}
 
 /* A neighbour's result: true when the climb moved to it. */
 static bool consider_neighbour(hill_state *s, uint64_t rank, double objective)
 {
-    best_result_note(&s->best, rank, objective);
+    local_walk *w = &s->walk;
+    best_result_note(&w->best, rank, objective);
     if (s->best_improvement) {
-        if (objective < s->current_objective) best_result_note(&s->candidate, rank, objective);
+        if (objective < w->current_objective) best_result_note(&w->candidate, rank, objective);
         return false;
     }
-    if (objective < s->current_objective) {
-        set_current(s, rank, objective);
+    if (objective < w->current_objective) {
+        local_walk_move(w, rank, objective);
         return true;
     }
     return false;
 }
 
-static strategy_answer propose(hill_state *s, proposal_kind kind, uint64_t rank, uint64_t *out)
-{
-    s->pending = kind;
-    s->pending_rank = rank;
-    *out = rank;
-    return STRATEGY_PROPOSE;
-}
-
-static strategy_answer propose_random(hill_state *s, proposal_kind kind, uint64_t *out)
-{
-    uint64_t rank;
-    if (!random_unvisited(s->space, s->history, NULL, &s->rng, &rank)) return STRATEGY_DONE;
-    return propose(s, kind, rank, out);
-}
-
-/* The current configuration is a local optimum: choose where to climb next. */
-static strategy_answer restart(hill_state *s, uint64_t *out)
-{
-    s->climbing = false;
-    uint64_t rank;
-    int found = restart_point(&s->restarts, s->space, s->history, &s->best, &s->rng, &rank);
-    if (found < 0) {
-        s->degraded = true;
-        return propose_random(s, PROPOSAL_SAMPLE, out);
-    }
-    return found ? propose(s, PROPOSAL_START, rank, out) : STRATEGY_DONE;
-}
-
 static strategy_answer hill_ask(void *state, uint64_t *rank)
 {
     hill_state *s = state;
-    s->pending = PROPOSAL_NONE;
+    local_walk *w = &s->walk;
+    w->pending = WALK_NONE;
     for (;;) {
-        if (s->degraded) return propose_random(s, PROPOSAL_SAMPLE, rank);
-        if (!s->climbing) {
-            if (s->samples_proposed < s->initial_samples) {
-                s->samples_proposed++;
-                return propose_random(s, PROPOSAL_SAMPLE, rank);
-            }
-            if (!s->best.have) return propose_random(s, PROPOSAL_START, rank);
-            set_current(s, s->best.rank, s->best.objective);
-            continue;
-        }
+        strategy_answer answer;
+        if (local_walk_begin(w, rank, &answer)) return answer;
         bool moved = false;
-        while (!moved && s->next_neighbour < s->neighbours.count) {
-            uint64_t next = s->neighbours.items[s->next_neighbour++];
+        while (!moved && w->next_neighbour < w->neighbours.count) {
+            uint64_t next = w->neighbours.items[w->next_neighbour++];
             double known;
-            if (!history_lookup(s->history, next, &known))
-                return propose(s, PROPOSAL_NEIGHBOUR, next, rank);
+            if (!history_lookup(w->history, next, &known))
+                return local_walk_propose(w, WALK_NEIGHBOUR, next, rank);
             moved = consider_neighbour(s, next, objective_or_failure(known));
         }
-        if (moved || s->degraded) continue;
-        if (s->candidate.have) {
-            set_current(s, s->candidate.rank, s->candidate.objective);
+        if (moved || w->degraded) continue;
+        if (w->candidate.have) {
+            local_walk_move(w, w->candidate.rank, w->candidate.objective);
             continue;
         }
-        return restart(s, rank);
+        return local_walk_restart(w, rank);
     }
 }
 
@@ -174,28 +98,15 @@ static void hill_tell(void *state, uint64_t rank, double objective)
 {
     hill_state *s = state;
     objective = objective_or_failure(objective);
-    proposal_kind kind = rank == s->pending_rank ? s->pending : PROPOSAL_NONE;
-    s->pending = PROPOSAL_NONE;
-    switch (kind) {
-    case PROPOSAL_START:
-        best_result_note(&s->best, rank, objective);
-        set_current(s, rank, objective);
-        break;
-    case PROPOSAL_NEIGHBOUR:
+    if (local_walk_told(&s->walk, rank, objective) == WALK_NEIGHBOUR)
         consider_neighbour(s, rank, objective);
-        break;
-    case PROPOSAL_SAMPLE:
-    case PROPOSAL_NONE:
-        best_result_note(&s->best, rank, objective);
-        break;
-    }
 }
 
 static void hill_destroy(void *state)
 {
     hill_state *s = state;
     if (!s) return;
-    rank_list_free(&s->neighbours);
+    local_walk_free(&s->walk);
     free(s);
 }
 
@@ -203,31 +114,15 @@ static int hill_create(const strategy_setup *setup, const strategy_options *opti
                        void **state, skytune_error *err)
 {
     const char *improvement = strategy_option_string(options, "improvement");
-    int64_t samples = strategy_option_int(options, "initial_samples");
     if (strcmp(improvement, "first") != 0 && strcmp(improvement, "best") != 0)
         return err_set(err, "option improvement='%s': valid values are first, best", improvement);
-    if (samples < 0) return err_set(err, "option initial_samples must be 0 or more");
-    restart_policy restarts;
-    if (restart_policy_from_options(options, &restarts, err) != 0) return -1;
-    neighbourhood_kind kind;
-    if (parse_neighbourhood("neighbourhood", strategy_option_string(options, "neighbourhood"),
-                            &kind, err) != 0)
-        return -1;
-
     hill_state *s = calloc(1, sizeof *s);
     if (!s) return err_set(err, "out of memory");
-    s->kind = kind;
-    s->space = setup->space;
-    s->history = setup->history;
+    if (local_walk_init(&s->walk, setup, options, 0x68696c6c636c6d62ULL /* "hillclmb" */, err) != 0) {
+        free(s);
+        return -1;
+    }
     s->best_improvement = strcmp(improvement, "best") == 0;
-    s->restarts = restarts;
-    s->initial_samples = (size_t)samples;
-    /* A resumed campaign's earlier results count as samples. */
-    size_t known = history_count(setup->history);
-    s->samples_proposed = known < s->initial_samples ? known : s->initial_samples;
-    /* A resumed campaign already knows some results: climb from its best. */
-    s->best.have = history_best(setup->history, &s->best.rank, &s->best.objective);
-    pcg32_seed(&s->rng, setup->seed, 0x68696c6c636c6d62ULL /* "hillclmb" */);
     *state = s;
     return 0;
 }

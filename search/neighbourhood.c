@@ -381,3 +381,95 @@ int restart_point(restart_policy *policy, const space *s, const history *h,
     policy->kicks_without_progress = 0;
     return random_unvisited(s, h, NULL, rng, rank) ? 1 : 0;
 }
+
+/* ----------------------------------------------------------- local walks */
+
+int local_walk_init(local_walk *w, const strategy_setup *setup, const strategy_options *options,
+                    uint64_t stream, skytune_error *err)
+{
+    int64_t samples = strategy_option_int(options, "initial_samples");
+    if (samples < 0) return err_set(err, "option initial_samples must be 0 or more");
+    *w = (local_walk){.space = setup->space, .history = setup->history,
+                      .initial_samples = (size_t)samples};
+    if (restart_policy_from_options(options, &w->restarts, err) != 0) return -1;
+    if (parse_neighbourhood("neighbourhood", strategy_option_string(options, "neighbourhood"),
+                            &w->kind, err) != 0)
+        return -1;
+    size_t known = history_count(setup->history);
+    w->samples_proposed = known < w->initial_samples ? known : w->initial_samples;
+    w->best.have = history_best(setup->history, &w->best.rank, &w->best.objective);
+    pcg32_seed(&w->rng, setup->seed, stream);
+    return 0;
+}
+
+void local_walk_free(local_walk *w)
+{
+    rank_list_free(&w->neighbours);
+}
+
+void local_walk_move(local_walk *w, uint64_t rank, double objective)
+{
+    w->walking = true;
+    w->current = rank;
+    w->current_objective = objective;
+    w->next_neighbour = 0;
+    w->candidate.have = false;
+    if (shuffled_neighbours(w->space, rank, w->kind, &w->rng, &w->neighbours) != 0)
+        w->degraded = true;
+}
+
+strategy_answer local_walk_propose(local_walk *w, walk_proposal kind, uint64_t rank,
+                                   uint64_t *out)
+{
+    w->pending = kind;
+    w->pending_rank = rank;
+    *out = rank;
+    return STRATEGY_PROPOSE;
+}
+
+strategy_answer local_walk_propose_random(local_walk *w, walk_proposal kind, uint64_t *out)
+{
+    uint64_t rank;
+    if (!random_unvisited(w->space, w->history, NULL, &w->rng, &rank)) return STRATEGY_DONE;
+    return local_walk_propose(w, kind, rank, out);
+}
+
+bool local_walk_begin(local_walk *w, uint64_t *out, strategy_answer *answer)
+{
+    if (!w->degraded && !w->walking) {
+        if (w->samples_proposed < w->initial_samples) {
+            w->samples_proposed++;
+            *answer = local_walk_propose_random(w, WALK_SAMPLE, out);
+            return true;
+        }
+        if (!w->best.have) {
+            *answer = local_walk_propose_random(w, WALK_START, out);
+            return true;
+        }
+        local_walk_move(w, w->best.rank, w->best.objective);
+    }
+    if (!w->degraded) return false;
+    *answer = local_walk_propose_random(w, WALK_SAMPLE, out);
+    return true;
+}
+
+strategy_answer local_walk_restart(local_walk *w, uint64_t *out)
+{
+    w->walking = false;
+    uint64_t rank;
+    int found = restart_point(&w->restarts, w->space, w->history, &w->best, &w->rng, &rank);
+    if (found < 0) {
+        w->degraded = true;
+        return local_walk_propose_random(w, WALK_SAMPLE, out);
+    }
+    return found ? local_walk_propose(w, WALK_START, rank, out) : STRATEGY_DONE;
+}
+
+walk_proposal local_walk_told(local_walk *w, uint64_t rank, double objective)
+{
+    walk_proposal kind = rank == w->pending_rank ? w->pending : WALK_NONE;
+    w->pending = WALK_NONE;
+    if (kind != WALK_NEIGHBOUR) best_result_note(&w->best, rank, objective);
+    if (kind == WALK_START) local_walk_move(w, rank, objective);
+    return kind;
+}

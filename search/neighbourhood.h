@@ -1,8 +1,8 @@
 /* Helpers the local-search and evolutionary strategies share: sets and lists
  * of ranks, neighbour lists, random unvisited configurations, perturbation
  * and mutation of index vectors, the repair of an index vector to the
- * nearest valid configuration, the best result so far, and where a local
- * search restarts.
+ * nearest valid configuration, the best result so far, where a local
+ * search restarts, and the walk that hill-climbing and annealing build on.
  *
  * "Visited" always means "in the campaign's history": a strategy that reads
  * a known objective from the history learns it for free, so none of these
@@ -176,5 +176,88 @@ int restart_policy_from_options(const strategy_options *options, restart_policy 
  * out of memory. */
 int restart_point(restart_policy *policy, const space *s, const history *h,
                   const best_result *best, pcg32 *rng, uint64_t *rank);
+
+/* ----------------------------------------------------------- local walks */
+
+/* What the last proposal of a local walk was for: the walk is a state
+ * machine driven by one tell per proposal, in order. */
+typedef enum walk_proposal {
+    WALK_NONE = 0,
+    WALK_SAMPLE,      /* one of the initial random samples */
+    WALK_START,       /* where a walk starts (after a restart) */
+    WALK_NEIGHBOUR,   /* a neighbour of the current configuration */
+} walk_proposal;
+
+/* The part of a local search that hill-climbing and annealing share: sample
+ * `initial_samples` random configurations, walk from the fastest through
+ * neighbour lists, restart by the restart policy when stuck, and fall back
+ * to random proposals when memory runs out. What a walk does with a
+ * neighbour's result is the strategy's own. */
+typedef struct local_walk {
+    const space *space;
+    const history *history;
+    pcg32 rng;
+
+    neighbourhood_kind kind;
+    restart_policy restarts;
+    size_t initial_samples;
+    size_t samples_proposed;
+
+    bool walking;
+    uint64_t current;
+    double current_objective;
+    rank_list neighbours;        /* of current, in the order they are tried */
+    size_t next_neighbour;
+    best_result candidate;       /* the strategy's choice among neighbours, if it keeps one */
+
+    best_result best;            /* history included */
+
+    walk_proposal pending;
+    uint64_t pending_rank;
+    bool degraded;               /* out of memory: proposes random configurations */
+} local_walk;
+
+/* The options every local walk reads besides initial_samples, for its
+ * option table: the neighbourhood first and the restart options last, the
+ * order in which they enter a campaign's settings (and so its identity). */
+#define LOCAL_WALK_NEIGHBOURHOOD_OPTION                                                           \
+    {"neighbourhood", "adjacent-first",                                                          \
+     "adjacent: one parameter to its previous or next value; hamming: to any value; "            \
+     "adjacent-first: the hamming neighbourhood, adjacent moves tried first"}
+#define LOCAL_WALK_RESTART_OPTIONS                                                                \
+    {"restart", "perturb",                                                                        \
+     "perturb: kick the best configuration so far; random: restart at a random configuration"}, \
+    {"perturbation", "3", "parameters a kick changes"},                                           \
+    {"patience", "3", "kicks without a new best before one random restart"}
+
+/* Reads initial_samples, the restart options and the neighbourhood (failing
+ * naming the option at fault); a resumed campaign's results count as
+ * samples and the walk starts from their best. `stream` picks the
+ * strategy's own PCG stream. */
+int local_walk_init(local_walk *w, const strategy_setup *setup, const strategy_options *options,
+                    uint64_t stream, skytune_error *err);
+void local_walk_free(local_walk *w);
+
+/* Walk on from `rank`: its neighbours, shuffled, are tried next. */
+void local_walk_move(local_walk *w, uint64_t rank, double objective);
+
+strategy_answer local_walk_propose(local_walk *w, walk_proposal kind, uint64_t rank,
+                                   uint64_t *out);
+/* A random unvisited configuration; DONE when every one is visited. */
+strategy_answer local_walk_propose_random(local_walk *w, walk_proposal kind, uint64_t *out);
+
+/* The start of every ask: true with *answer set while the walk is sampling,
+ * has no configuration that ran, or is degraded; otherwise the walk is at a
+ * configuration (the best so far, when it was not walking) and the strategy
+ * goes on with its neighbours. */
+bool local_walk_begin(local_walk *w, uint64_t *out, strategy_answer *answer);
+
+/* Stuck: stop walking and propose where the next walk starts. */
+strategy_answer local_walk_restart(local_walk *w, uint64_t *out);
+
+/* A tell: which proposal `rank` answers (the pending one is cleared). A
+ * start moves the walk there and every result updates the best; a
+ * neighbour's result is left to the strategy. */
+walk_proposal local_walk_told(local_walk *w, uint64_t rank, double objective);
 
 #endif

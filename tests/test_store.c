@@ -809,7 +809,7 @@ Test(store, refuses_a_database_of_another_application)
     make_sqlite_file(path, "PRAGMA application_id = 1179796812;" /* 0x4652454C */
                            "CREATE TABLE patients (id INTEGER PRIMARY KEY, name TEXT);"
                            "INSERT INTO patients (name) VALUES ('Ada');");
-    char expected[300];
+    char expected[512];
     snprintf(expected, sizeof expected,
              "%s is a SQLite database of another application (application_id 0x4652454C), "
              "not a skytune result database",
@@ -867,7 +867,7 @@ Test(store, refuses_a_newer_schema)
     make_sqlite_file(path, "PRAGMA user_version = 99;");
     /* Give the bytes their final form: fold the WAL into the file. */
     make_sqlite_file(path, "PRAGMA wal_checkpoint(TRUNCATE);");
-    char expected[300];
+    char expected[512];
     snprintf(expected, sizeof expected,
              "%s has schema version 99, newer than this skytune (1): upgrade skytune", path);
     expect_refused(path, expected);

@@ -16,6 +16,7 @@ static const cli_option options[] = {
     {"budget-unit", "UNIT", false, "evaluations (default) or seconds of recorded compile + benchmark time"},
     {"runs", "N", false, "seeded runs per cell (default 100)"},
     {"seed", "N", false, "first seed (default 1); run r uses seed + r"},
+    {"strategy-opt", "KEY=VALUE", true, "option given to every strategy judged (see skytune run --help)"},
     {"csv", "FILE", false, "also write one row per dataset, strategy and budget"},
 };
 
@@ -192,6 +193,8 @@ int cmd_bench_strategies(int argc, char **argv)
         cli_error("%s", err.message);
         return EXIT_FAILED;
     }
+    bench_settings settings;
+    settings.count = cli_all(&args, "strategy-opt", &settings.items);
     bench_cell *cells = NULL;
     size_t n_cells = 0;
     char *names[MAX_ITEMS] = {NULL};
@@ -214,7 +217,8 @@ int cmd_bench_strategies(int argc, char **argv)
             bench_dataset d = {names[f], t1_space ? t1_space : own_space, re};
             size_t first = n_cells;
             if (strategy_bench_dataset(&d, strategies, n_strategies, budgets, n_budgets, unit,
-                                       (unsigned)runs, seed, &cells, &n_cells, &err) != 0) {
+                                       (unsigned)runs, seed, &settings, &cells, &n_cells,
+                                       &err) != 0) {
                 cli_error("%s: %s", files[f], err.message);
                 rc = EXIT_FAILED;
             } else {

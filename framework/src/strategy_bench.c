@@ -45,7 +45,8 @@ typedef struct run_outcome {
 } run_outcome;
 
 static int run_once(const bench_dataset *d, const char *strategy_name, double budget,
-                    bench_budget_unit unit, uint64_t seed, run_outcome *out, skytune_error *err)
+                    bench_budget_unit unit, uint64_t seed, const bench_settings *settings,
+                    run_outcome *out, skytune_error *err)
 {
     history *h = history_new();
     if (!h) return err_set(err, "out of memory");
@@ -57,7 +58,8 @@ static int run_once(const bench_dataset *d, const char *strategy_name, double bu
     strategy_setup setup = {.space = d->space, .history = h, .seed = seed,
                             .budget = limits.max_evaluations};
     strategy *st;
-    if (strategy_create(strategy_name, &setup, NULL, 0, &st, err) != 0) {
+    if (strategy_create(strategy_name, &setup, settings ? settings->items : NULL,
+                        settings ? settings->count : 0, &st, err) != 0) {
         history_free(h);
         return -1;
     }
@@ -77,28 +79,34 @@ static int run_once(const bench_dataset *d, const char *strategy_name, double bu
     return rc;
 }
 
+/* What a cell is judged against: the optimum, the slowest successful time
+ * (which stands in for "found nothing that ran", so that one unlucky run
+ * does not make the mean infinite) and random search's expectation. */
+typedef struct cell_reference {
+    double optimum, worst, expected_random;
+} cell_reference;
+
 static int fill_cell(const bench_dataset *d, const char *strategy_name, double budget,
-                     bench_budget_unit unit, unsigned runs, uint64_t seed_base, double optimum,
-                     double expected_random, bench_cell *cell, skytune_error *err)
+                     bench_budget_unit unit, unsigned runs, uint64_t seed_base,
+                     const bench_settings *settings, const cell_reference *ref, bench_cell *cell,
+                     skytune_error *err)
 {
+    double optimum = ref->optimum, expected_random = ref->expected_random;
     double sum = 0, sum_sq = 0, min_fraction = INFINITY, found = 0, evaluations = 0, sum_best = 0;
-    size_t finite = 0;
     for (unsigned r = 0; r < runs; r++) {
         run_outcome o;
-        if (run_once(d, strategy_name, budget, unit, seed_base + r, &o, err) != 0) return -1;
+        if (run_once(d, strategy_name, budget, unit, seed_base + r, settings, &o, err) != 0)
+            return -1;
         double fraction = isinf(o.best_ns) ? 0.0 : optimum / o.best_ns;
         sum += fraction;
         sum_sq += fraction * fraction;
         if (fraction < min_fraction) min_fraction = fraction;
         if (o.best_ns <= optimum) found++;
         evaluations += (double)o.evaluated;
-        if (!isinf(o.best_ns)) {
-            sum_best += o.best_ns;
-            finite++;
-        }
+        sum_best += isinf(o.best_ns) ? ref->worst : o.best_ns;
     }
     double mean = sum / runs;
-    double mean_best = finite == runs ? sum_best / runs : INFINITY;
+    double mean_best = sum_best / runs;
     *cell = (bench_cell){
         .dataset = d->name,
         .strategy = strategy_name,
@@ -110,7 +118,7 @@ static int fill_cell(const bench_dataset *d, const char *strategy_name, double b
         .found_optimum = found / runs,
         .mean_evaluations = evaluations / runs,
         .expected_random = expected_random,
-        .score = expected_random > optimum && !isinf(expected_random)
+        .score = expected_random > optimum
                      ? (expected_random - mean_best) / (expected_random - optimum)
                      : (mean_best <= optimum ? 1.0 : 0.0),
         .optimum_ns = optimum,
@@ -121,7 +129,8 @@ static int fill_cell(const bench_dataset *d, const char *strategy_name, double b
 int strategy_bench_dataset(const bench_dataset *d, const char *const *strategies,
                            size_t n_strategies, const double *budgets, size_t n_budgets,
                            bench_budget_unit unit, unsigned runs, uint64_t seed_base,
-                           bench_cell **cells, size_t *n_cells, skytune_error *err)
+                           const bench_settings *settings, bench_cell **cells, size_t *n_cells,
+                           skytune_error *err)
 {
     double optimum;
     if (!replay_optimum(d->evaluator, &optimum))
@@ -129,7 +138,14 @@ int strategy_bench_dataset(const bench_dataset *d, const char *const *strategies
     uint64_t count = space_count(d->space);
     double *objectives = malloc((count ? count : 1) * sizeof *objectives);
     if (!objectives) return err_set(err, "out of memory");
-    for (uint64_t k = 0; k < count; k++) objectives[k] = replay_objective(d->evaluator, k);
+    double worst = optimum;
+    for (uint64_t k = 0; k < count; k++) {
+        objectives[k] = replay_objective(d->evaluator, k);
+        if (!isinf(objectives[k]) && objectives[k] > worst) worst = objectives[k];
+    }
+    /* Failures count as the slowest successful time, as for the strategies. */
+    for (uint64_t k = 0; k < count; k++)
+        if (isinf(objectives[k])) objectives[k] = worst;
 
     int rc = 0;
     for (size_t b = 0; b < n_budgets && rc == 0; b++) {
@@ -140,8 +156,9 @@ int strategy_bench_dataset(const bench_dataset *d, const char *const *strategies
             double sum = 0;
             for (unsigned r = 0; r < runs && rc == 0; r++) {
                 run_outcome o;
-                rc = run_once(d, "random", budgets[b], unit, seed_base + 1000003u + r, &o, err);
-                sum += o.best_ns;
+                rc = run_once(d, "random", budgets[b], unit, seed_base + 1000003u + r, NULL, &o,
+                              err);
+                sum += isinf(o.best_ns) ? worst : o.best_ns;
             }
             expected = sum / runs;
         }
@@ -152,7 +169,8 @@ int strategy_bench_dataset(const bench_dataset *d, const char *const *strategies
                 break;
             }
             *cells = grown;
-            rc = fill_cell(d, strategies[s], budgets[b], unit, runs, seed_base, optimum, expected,
+            cell_reference ref = {optimum, worst, expected};
+            rc = fill_cell(d, strategies[s], budgets[b], unit, runs, seed_base, settings, &ref,
                            &grown[*n_cells], err);
             if (rc == 0) (*n_cells)++;
         }

@@ -38,12 +38,22 @@ typedef struct bench_dataset {
     replay_evaluator *evaluator;
 } bench_dataset;
 
+/* Strategy options ("key=value") given to every strategy judged; NULL for
+ * the defaults. */
+typedef struct bench_settings {
+    const char *const *items;
+    size_t count;
+} bench_settings;
+
 /* Runs strategies × budgets on one dataset; cells are appended to *cells
- * (realloc'd). Seeds are seed_base + run, the same for every strategy. */
+ * (realloc'd). Seeds are seed_base + run, the same for every strategy. A run
+ * in which nothing ran counts as the slowest successful time of the dataset,
+ * both in the strategies' mean and in random search's expectation. */
 int strategy_bench_dataset(const bench_dataset *d, const char *const *strategies,
                            size_t n_strategies, const double *budgets, size_t n_budgets,
                            bench_budget_unit unit, unsigned runs, uint64_t seed_base,
-                           bench_cell **cells, size_t *n_cells, skytune_error *err);
+                           const bench_settings *settings, bench_cell **cells, size_t *n_cells,
+                           skytune_error *err);
 
 /* E[min] of `budget` configurations drawn uniformly without replacement from
  * objectives[0..n) (INFINITY for failures), computed exactly. */

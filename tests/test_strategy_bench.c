@@ -1,0 +1,217 @@
+/* Judging strategies on recorded spaces (strategy_bench): the exact
+ * expectation of random search against hand-computed values, the figures of
+ * a cell on a small dataset whose answers are known, failures counted as
+ * the slowest successful time, and strategy options passed through. */
+#include <criterion/criterion.h>
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "replay.h"
+#include "replay_fixtures.h"
+#include "space.h"
+#include "cli_harness.h"
+#include "strategy_bench.h"
+
+TestSuite(strategy_bench, .init = replay_make_tmp_dir, .fini = replay_remove_tmp_dir);
+
+static void assert_near(double actual, double expected, const char *what)
+{
+    cr_assert(fabs(actual - expected) <= 1e-9 * fmax(1.0, fabs(expected)), "%s: %.12g, expected %.12g",
+              what, actual, expected);
+}
+
+Test(strategy_bench, expected_random_best_by_hand)
+{
+    const double times[] = {4, 1, 3, 2};
+    /* One draw: the mean. */
+    assert_near(expected_random_best(times, 4, 1), 2.5, "budget 1");
+    /* Two draws without replacement: the six pairs' minima are
+     * 1,1,1,2,2,3, so 10/6. */
+    assert_near(expected_random_best(times, 4, 2), 10.0 / 6.0, "budget 2");
+    /* Three draws: minima of the four triples 1,1,1,2 -> 5/4. */
+    assert_near(expected_random_best(times, 4, 3), 5.0 / 4.0, "budget 3");
+    assert_near(expected_random_best(times, 4, 4), 1.0, "budget = every configuration");
+    assert_near(expected_random_best(times, 4, 9), 1.0, "budget beyond the space");
+    cr_assert(isinf(expected_random_best(times, 0, 2)), "an empty space has no best");
+}
+
+/* Three configurations of one parameter: 1 ms, 2 ms and one that failed. */
+static const char three_configurations[] =
+    "{\"device_name\": \"Test\", \"tune_params_keys\": [\"wg\"],\n"
+    "\"tune_params\": {\"wg\": [16, 32, 64]},\n"
+    "\"objective\": \"time\",\n"
+    "\"cache\": {\n"
+    "\"16\": {\"wg\": 16, \"time\": 2.0, \"compile_time\": 100, \"benchmark_time\": 10},\n"
+    "\"32\": {\"wg\": 32, \"time\": 1.0, \"compile_time\": 100, \"benchmark_time\": 10},\n"
+    "\"64\": {\"wg\": 64, \"time\": \"RuntimeFailedConfig\"}\n"
+    "}}\n";
+
+typedef struct small_bench {
+    replay_dataset *data;
+    space *space;
+    replay_evaluator *evaluator;
+    bench_dataset dataset;
+} small_bench;
+
+static void small_bench_open(small_bench *b)
+{
+    const char *path = replay_tmp_path("three.cache.json");
+    replay_write_text(path, three_configurations);
+    b->data = load_dataset(path);
+    skytune_error err = {0};
+    cr_assert_eq(replay_dataset_space(b->data, &b->space, &err), 0, "%s", err.message);
+    cr_assert_eq(replay_evaluator_new(b->data, b->space, &b->evaluator, &err), 0, "%s",
+                 err.message);
+    b->dataset = (bench_dataset){"three", b->space, b->evaluator};
+}
+
+static void small_bench_close(small_bench *b)
+{
+    replay_evaluator_free(b->evaluator);
+    space_free(b->space);
+    replay_free(b->data);
+}
+
+static bench_cell *run_cells(small_bench *b, const char *const *strategies, size_t n_strategies,
+                             const double *budgets, size_t n_budgets, unsigned runs,
+                             const bench_settings *settings, size_t *n_cells)
+{
+    bench_cell *cells = NULL;
+    *n_cells = 0;
+    skytune_error err = {0};
+    cr_assert_eq(strategy_bench_dataset(&b->dataset, strategies, n_strategies, budgets, n_budgets,
+                                        BENCH_EVALUATIONS, runs, 1, settings, &cells, n_cells, &err),
+                 0, "%s", err.message);
+    return cells;
+}
+
+Test(strategy_bench, exhaustive_with_the_whole_space_always_finds_the_optimum)
+{
+    small_bench b;
+    small_bench_open(&b);
+    const char *strategies[] = {"exhaustive"};
+    const double budgets[] = {3};
+    size_t n;
+    bench_cell *cells = run_cells(&b, strategies, 1, budgets, 1, 7, NULL, &n);
+    cr_assert_eq(n, 1);
+    cr_assert_str_eq(cells[0].strategy, "exhaustive");
+    cr_assert_eq(cells[0].runs, 7);
+    assert_near(cells[0].optimum_ns, 1e6, "optimum");
+    assert_near(cells[0].mean_fraction, 1.0, "fraction");
+    assert_near(cells[0].min_fraction, 1.0, "worst run");
+    assert_near(cells[0].found_optimum, 1.0, "share that found it");
+    assert_near(cells[0].mean_evaluations, 3.0, "evaluations, the failure included");
+    /* With every configuration drawn random search finds the optimum too,
+     * so the score's denominator vanishes and finding it counts as 1. */
+    assert_near(cells[0].expected_random, 1e6, "random with the whole space");
+    assert_near(cells[0].score, 1.0, "score");
+    free(cells);
+    small_bench_close(&b);
+}
+
+Test(strategy_bench, a_failure_counts_as_the_slowest_successful_time)
+{
+    small_bench b;
+    small_bench_open(&b);
+    const char *strategies[] = {"random"};
+    const double budgets[] = {1};
+    size_t n;
+    bench_cell *cells = run_cells(&b, strategies, 1, budgets, 1, 300, NULL, &n);
+    cr_assert_eq(n, 1);
+    /* One draw among 1 ms, 2 ms and a failure (counted as 2 ms). */
+    assert_near(cells[0].expected_random, (1e6 + 2e6 + 2e6) / 3.0, "E[random best]");
+    cr_assert(isfinite(cells[0].score), "a run that found nothing must not make the score infinite");
+    /* Fractions are 1, 0.5 or 0 (nothing ran): about a third each. */
+    cr_assert(cells[0].mean_fraction > 0.35 && cells[0].mean_fraction < 0.65, "fraction %g",
+              cells[0].mean_fraction);
+    cr_assert_eq(cells[0].min_fraction, 0.0, "some run drew only the failure");
+    cr_assert(fabs(cells[0].score) < 0.25, "random is no better than random: score %g",
+              cells[0].score);
+    free(cells);
+    small_bench_close(&b);
+}
+
+Test(strategy_bench, one_cell_per_strategy_and_budget_with_the_same_seeds)
+{
+    small_bench b;
+    small_bench_open(&b);
+    const char *strategies[] = {"random", "random"};
+    const double budgets[] = {1, 2};
+    size_t n;
+    bench_cell *cells = run_cells(&b, strategies, 2, budgets, 2, 20, NULL, &n);
+    cr_assert_eq(n, 4);
+    cr_assert_eq(cells[0].budget, 1);
+    cr_assert_eq(cells[2].budget, 2);
+    /* The same strategy with the same seeds gives the same figures. */
+    cr_assert_eq(cells[0].mean_fraction, cells[1].mean_fraction);
+    cr_assert_eq(cells[2].mean_fraction, cells[3].mean_fraction);
+    cr_assert(cells[2].mean_fraction >= cells[0].mean_fraction, "a larger budget finds no worse");
+    free(cells);
+    small_bench_close(&b);
+}
+
+Test(strategy_bench, strategy_options_reach_the_strategy)
+{
+    small_bench b;
+    small_bench_open(&b);
+    const char *strategies[] = {"hill-climbing"};
+    const double budgets[] = {3};
+    const char *good[] = {"improvement=best", "initial_samples=1"};
+    bench_settings settings = {good, 2};
+    size_t n;
+    bench_cell *cells = run_cells(&b, strategies, 1, budgets, 1, 5, &settings, &n);
+    cr_assert_eq(n, 1);
+    assert_near(cells[0].mean_fraction, 1.0, "three evaluations cover the space");
+    free(cells);
+
+    const char *bad[] = {"improvement=some"};
+    settings = (bench_settings){bad, 1};
+    cells = NULL;
+    n = 0;
+    skytune_error err = {0};
+    cr_assert_neq(strategy_bench_dataset(&b.dataset, strategies, 1, budgets, 1, BENCH_EVALUATIONS,
+                                         5, 1, &settings, &cells, &n, &err),
+                  0);
+    cr_assert(strstr(err.message, "improvement") && strstr(err.message, "first, best"), "%s",
+              err.message);
+    cr_assert_eq(n, 0, "no cell for a strategy that could not start");
+    free(cells);
+    small_bench_close(&b);
+}
+
+/* ------------------------------------------------------------------- CLI */
+
+Test(strategy_bench, cli_writes_the_csv_and_refuses_a_bad_option)
+{
+    const char *data = replay_tmp_path("three.cache.json");
+    replay_write_text(data, three_configurations);
+    char csv[512];
+    snprintf(csv, sizeof csv, "%s", replay_tmp_path("cells.csv"));
+    cli_result r = cli_run(CLI_ARGS("bench-strategies", "--replay", data, "--strategy",
+                                    "default,exhaustive", "--budget", "1,3", "--runs", "4",
+                                    "--strategy-opt", "initial_samples=1", "--csv", csv));
+    /* exhaustive has no option initial_samples: refused, naming both. */
+    cr_assert_neq(r.status, 0, "%s", r.out);
+    cr_assert(strstr(r.err, "initial_samples") && strstr(r.err, "exhaustive"), "%s", r.err);
+    cli_result_free(&r);
+
+    r = cli_run(CLI_ARGS("bench-strategies", "--replay", data, "--strategy", "default,exhaustive",
+                         "--budget", "1,3", "--runs", "4", "--csv", csv));
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    size_t len;
+    char *text = (char *)replay_read_bytes(csv, &len);
+    text[len] = '\0';
+    cr_assert(strncmp(text, "dataset,strategy,default,budget,runs,mean_fraction,", 51) == 0, "%s",
+              text);
+    cr_assert(strstr(text, ",score\n"), "%s", text);
+    /* Two strategies × two budgets, one dataset, no mean rows. */
+    size_t lines = 0;
+    for (const char *p = text; *p; p++) lines += *p == '\n';
+    cr_assert_eq(lines, 5, "%s", text);
+    cr_assert(strstr(text, "three,hill-climbing,1,3,4,1.000000,"), "%s", text);
+    cr_assert(strstr(text, "three,exhaustive,0,3,4,1.000000,"), "%s", text);
+    free(text);
+    cli_result_free(&r);
+}
