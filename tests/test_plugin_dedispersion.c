@@ -378,3 +378,21 @@ Test(dedispersion_lofar, large_delays_and_multiples_of_five)
     expect_ok("wi_samples=50,wi_dms=1,el_samples=20,el_dms=1,local_mem=0,unroll=1");
     cr_assert_eq(space_count(h.space), brute_force_count(&h.problem.values, &h.device->info));
 }
+
+/* ------------------------------------------------ problems too large to index */
+
+/* 64 channels × 300 million samples (plus the largest delay) is about 1.9e10
+ * inputs: beyond what the kernel's int indices reach. Setup refuses before
+ * it allocates anything, naming the array and the parameters that shrink
+ * it, and the harness (like the engine) reports it as a problem error. */
+Test(dedispersion_too_large, setup_names_the_array_that_cannot_be_indexed, .timeout = 600)
+{
+    static const char *const huge[] = {"samples=300000000"};
+    plugin_harness big;
+    skytune_error err = {0};
+    cr_assert_neq(harness_open(&big, "dedispersion", "small", huge, 1, 2, &err), 0);
+    cr_assert(strstr(err.message, "the input would hold 192000") &&
+                  strstr(err.message, "elements; the kernel indexes at most 2147483647") &&
+                  strstr(err.message, "(reduce channels, samples, dms or the DM range)"),
+              "%s", err.message);
+}

@@ -30,6 +30,7 @@
 
 #include <pcg32.h>
 #include <skytune/plugin.h>
+#include <skytune/plugin_checks.h>
 
 extern const char beamformer_cl_source[];
 
@@ -170,37 +171,17 @@ SKYTUNE_EXPORT cl_mem skytune_beamformer_input_buffer(const void *state)
     return state ? ((const beamformer_state *)state)->input_buf : NULL;
 }
 
+/* What the kernels index with int, and the problem parameters that shrink
+ * the arrays: for the messages of the size checks in setup. */
+#define INDEXED_ITEMS "complex values"
+#define SIZE_HINT "stations, channels, samples, polarizations or beams"
+
 /* ---------------------------------------------------------------- callbacks */
 
 static void beamformer_teardown(void *opaque);
 
-static int opencl_failure(skytune_error *err, int code, cl_int status, const char *what)
-{
-    if (err) err->cl_error = status;
-    return skytune_error_set(err, code, "%s failed", what);
-}
 
-/* The kernel indexes float2 arrays with int: each must stay below 2^31
- * complex values. */
-static int check_int_extent(const char *what, double values, skytune_error *err)
-{
-    if (values <= (double)INT_MAX) return SKYTUNE_OK;
-    return skytune_error_set(err, SKYTUNE_ERR_PROBLEM,
-                             "the %s would hold %.0f complex values; the kernel indexes at most "
-                             "%d (reduce stations, channels, samples, polarizations or beams)",
-                             what, values, INT_MAX);
-}
 
-static int check_allocation(const char *what, double bytes, const skytune_device_info *device,
-                            skytune_error *err)
-{
-    if (bytes <= (double)device->max_mem_alloc_size) return SKYTUNE_OK;
-    return skytune_error_set(err, SKYTUNE_ERR_PROBLEM,
-                             "the %s needs %.0f bytes; this device allocates at most %lld bytes "
-                             "in one buffer (reduce stations, channels, samples, polarizations "
-                             "or beams)",
-                             what, bytes, (long long)device->max_mem_alloc_size);
-}
 
 static int beamformer_setup(const skytune_setup_context *ctx, void **state_out,
                             skytune_error *err)
@@ -214,14 +195,18 @@ static int beamformer_setup(const skytune_setup_context *ctx, void **state_out,
                                  "polarizations 1 or 2");
     const double complex_bytes = 2.0 * sizeof(float);
     int rc;
-    if ((rc = check_int_extent("input", input_count(&p), err)) ||
-        (rc = check_int_extent("weight table", weight_count(&p), err)) ||
-        (rc = check_int_extent("output", output_count(&p), err)) ||
-        (rc = check_allocation("input", input_count(&p) * complex_bytes, ctx->device_info, err)) ||
-        (rc = check_allocation("weight table", weight_count(&p) * complex_bytes,
-                               ctx->device_info, err)) ||
-        (rc = check_allocation("output", output_count(&p) * complex_bytes, ctx->device_info,
-                               err)))
+    if ((rc = skytune_check_index_extent("input", input_count(&p), INDEXED_ITEMS, SIZE_HINT,
+                                         err)) ||
+        (rc = skytune_check_index_extent("weight table", weight_count(&p), INDEXED_ITEMS,
+                                         SIZE_HINT, err)) ||
+        (rc = skytune_check_index_extent("output", output_count(&p), INDEXED_ITEMS, SIZE_HINT,
+                                         err)) ||
+        (rc = skytune_check_allocation("input", input_count(&p) * complex_bytes,
+                                       ctx->device_info, SIZE_HINT, err)) ||
+        (rc = skytune_check_allocation("weight table", weight_count(&p) * complex_bytes,
+                                       ctx->device_info, SIZE_HINT, err)) ||
+        (rc = skytune_check_allocation("output", output_count(&p) * complex_bytes,
+                                       ctx->device_info, SIZE_HINT, err)))
         return rc;
 
     beamformer_state *s = calloc(1, sizeof *s);
@@ -272,7 +257,7 @@ static int beamformer_setup(const skytune_setup_context *ctx, void **state_out,
                                        s->output_values * complex_size, NULL, &status);
     if (status != CL_SUCCESS) {
         beamformer_teardown(s);
-        return opencl_failure(err, SKYTUNE_ERR_SETUP, status,
+        return skytune_opencl_failure(err, SKYTUNE_ERR_SETUP, status,
                               "clCreateBuffer (input, weights, output)");
     }
 
@@ -359,7 +344,7 @@ static int beamformer_prepare(void *opaque, cl_program program, const skytune_va
     l->kernel = clCreateKernel(program, "beamform", &status);
     if (status != CL_SUCCESS) {
         free(l);
-        return opencl_failure(err, SKYTUNE_ERR_LAUNCH, status, "clCreateKernel(beamform)");
+        return skytune_opencl_failure(err, SKYTUNE_ERR_LAUNCH, status, "clCreateKernel(beamform)");
     }
     status = clSetKernelArg(l->kernel, 0, sizeof(cl_mem), &s->input_buf);
     if (status == CL_SUCCESS) status = clSetKernelArg(l->kernel, 1, sizeof(cl_mem), &s->weights_buf);
@@ -367,7 +352,7 @@ static int beamformer_prepare(void *opaque, cl_program program, const skytune_va
     if (status != CL_SUCCESS) {
         clReleaseKernel(l->kernel);
         free(l);
-        return opencl_failure(err, SKYTUNE_ERR_LAUNCH, status, "clSetKernelArg");
+        return skytune_opencl_failure(err, SKYTUNE_ERR_LAUNCH, status, "clSetKernelArg");
     }
     l->local[0] = (size_t)skytune_int(config, "wg_time");
     l->local[1] = (size_t)skytune_int(config, "wg_beams");
@@ -386,7 +371,7 @@ static int beamformer_clear_outputs(void *opaque, cl_command_queue queue, skytun
     cl_int status = clEnqueueFillBuffer(queue, s->output_buf, &poison, sizeof poison, 0,
                                         s->output_values * 2 * sizeof(float), 0, NULL, NULL);
     if (status != CL_SUCCESS)
-        return opencl_failure(err, SKYTUNE_ERR_LAUNCH, status, "clEnqueueFillBuffer (NaN)");
+        return skytune_opencl_failure(err, SKYTUNE_ERR_LAUNCH, status, "clEnqueueFillBuffer (NaN)");
     return SKYTUNE_OK;
 }
 
@@ -398,7 +383,7 @@ static int beamformer_enqueue(void *opaque, cl_command_queue queue, skytune_even
     cl_int status =
         clEnqueueNDRangeKernel(queue, l->kernel, 3, NULL, l->global, l->local, 0, NULL, &done);
     if (status != CL_SUCCESS)
-        return opencl_failure(err, SKYTUNE_ERR_LAUNCH, status, "clEnqueueNDRangeKernel");
+        return skytune_opencl_failure(err, SKYTUNE_ERR_LAUNCH, status, "clEnqueueNDRangeKernel");
     if (skytune_events_add(events, done, "beamform") != 0)
         return skytune_error_set(err, SKYTUNE_ERR_LAUNCH, "too many events in one run");
     return SKYTUNE_OK;
@@ -433,7 +418,8 @@ static int beamformer_verify(void *opaque, cl_command_queue queue, skytune_verif
     cl_int status = clEnqueueReadBuffer(queue, s->output_buf, CL_TRUE, 0, floats * sizeof(float),
                                         s->result, 0, NULL, NULL);
     if (status != CL_SUCCESS)
-        return opencl_failure(err, SKYTUNE_ERR_LAUNCH, status, "clEnqueueReadBuffer (output)");
+        return skytune_opencl_failure(err, SKYTUNE_ERR_LAUNCH, status,
+                                      "clEnqueueReadBuffer (output)");
     skytune_compare_floats(s->result, s->expected, floats,
                            beamformer_tolerance(s->problem.stations), 0.0, report);
     return SKYTUNE_OK;

@@ -29,6 +29,7 @@
 
 #include <pcg32.h>
 #include <skytune/plugin.h>
+#include <skytune/plugin_checks.h>
 
 extern const char correlator_cl_source[];
 
@@ -182,37 +183,18 @@ typedef struct correlator_launch {
     correlator_pass remainder;  /* 1 x 1 cells for the baselines left over */
 } correlator_launch;
 
+/* What the kernels index with int, and the problem parameters that shrink
+ * the arrays: for the messages of the size checks in setup. */
+#define INDEXED_ITEMS "float4 elements"
+#define SIZE_HINT "stations, channels or samples"
+
 /* ---------------------------------------------------------------- callbacks */
 
 static void correlator_teardown(void *opaque);
 static void correlator_release(void *opaque);
 
-static int opencl_failure(skytune_error *err, int code, cl_int status, const char *what)
-{
-    if (err) err->cl_error = status;
-    return skytune_error_set(err, code, "%s failed", what);
-}
 
-/* The kernels index with int: every array must stay below 2^31 elements of
- * its type (float4). */
-static int check_int_extent(const char *what, double elements, skytune_error *err)
-{
-    if (elements <= (double)INT_MAX) return SKYTUNE_OK;
-    return skytune_error_set(err, SKYTUNE_ERR_PROBLEM,
-                             "the %s would hold %.0f float4 elements; the kernel indexes at most "
-                             "%d (reduce stations, channels or samples)",
-                             what, elements, INT_MAX);
-}
 
-static int check_allocation(const char *what, double bytes, const skytune_device_info *device,
-                            skytune_error *err)
-{
-    if (bytes <= (double)device->max_mem_alloc_size) return SKYTUNE_OK;
-    return skytune_error_set(err, SKYTUNE_ERR_PROBLEM,
-                             "the %s needs %.0f bytes; this device allocates at most %lld bytes "
-                             "in one buffer (reduce stations, channels or samples)",
-                             what, bytes, (long long)device->max_mem_alloc_size);
-}
 
 static int correlator_setup(const skytune_setup_context *ctx, void **state_out,
                             skytune_error *err)
@@ -228,10 +210,13 @@ static int correlator_setup(const skytune_setup_context *ctx, void **state_out,
     const double input_vectors = (double)p.channels * (double)p.samples * (double)p.stations;
     const double output_vectors = (double)p.channels * (double)baseline_count(p.stations) * 2.0;
     int rc;
-    if ((rc = check_int_extent("input", input_vectors, err)) ||
-        (rc = check_int_extent("output", output_vectors, err)) ||
-        (rc = check_allocation("input", input_vectors * 16.0, ctx->device_info, err)) ||
-        (rc = check_allocation("output", output_vectors * 16.0, ctx->device_info, err)))
+    if ((rc = skytune_check_index_extent("input", input_vectors, INDEXED_ITEMS, SIZE_HINT, err)) ||
+        (rc = skytune_check_index_extent("output", output_vectors,
+                                         INDEXED_ITEMS, SIZE_HINT, err)) ||
+        (rc = skytune_check_allocation("input", input_vectors * 16.0,
+                                       ctx->device_info, SIZE_HINT, err)) ||
+        (rc = skytune_check_allocation("output", output_vectors * 16.0,
+                                       ctx->device_info, SIZE_HINT, err)))
         return rc;
 
     correlator_state *s = calloc(1, sizeof *s);
@@ -265,7 +250,8 @@ static int correlator_setup(const skytune_setup_context *ctx, void **state_out,
                                        s->output_floats * sizeof(float), NULL, &status);
     if (status != CL_SUCCESS) {
         correlator_teardown(s);
-        return opencl_failure(err, SKYTUNE_ERR_SETUP, status, "clCreateBuffer (input, output)");
+        return skytune_opencl_failure(err, SKYTUNE_ERR_SETUP, status,
+                                      "clCreateBuffer (input, output)");
     }
 
     *state_out = s;
@@ -379,11 +365,12 @@ static int prepare_pass(const correlator_state *s, cl_context context, cl_progra
     cl_int status = CL_SUCCESS;
     pass->kernel = clCreateKernel(program, kernel_name, &status);
     if (status != CL_SUCCESS)
-        return opencl_failure(err, SKYTUNE_ERR_LAUNCH, status, kernel_name);
+        return skytune_opencl_failure(err, SKYTUNE_ERR_LAUNCH, status, kernel_name);
     pass->cells_buf = clCreateBuffer(context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
                                      (size_t)count * 2 * sizeof(cl_int), (void *)cells, &status);
     if (status != CL_SUCCESS)
-        return opencl_failure(err, SKYTUNE_ERR_LAUNCH, status, "clCreateBuffer (cell list)");
+        return skytune_opencl_failure(err, SKYTUNE_ERR_LAUNCH, status,
+                                      "clCreateBuffer (cell list)");
     status = clSetKernelArg(pass->kernel, 0, sizeof(cl_mem), &s->input_buf);
     if (status == CL_SUCCESS)
         status = clSetKernelArg(pass->kernel, 1, sizeof(cl_mem), &pass->cells_buf);
@@ -391,7 +378,8 @@ static int prepare_pass(const correlator_state *s, cl_context context, cl_progra
         status = clSetKernelArg(pass->kernel, 2, sizeof(cl_int), &pass->cell_count);
     if (status == CL_SUCCESS)
         status = clSetKernelArg(pass->kernel, 3, sizeof(cl_mem), &s->output_buf);
-    if (status != CL_SUCCESS) return opencl_failure(err, SKYTUNE_ERR_LAUNCH, status, "clSetKernelArg");
+    if (status != CL_SUCCESS) return skytune_opencl_failure(err, SKYTUNE_ERR_LAUNCH, status,
+                                                            "clSetKernelArg");
     const int64_t groups = (count + wg_size - 1) / wg_size;
     pass->local[0] = (size_t)wg_size;
     pass->local[1] = 1;
@@ -420,7 +408,8 @@ static int correlator_prepare(void *opaque, cl_program program, const skytune_va
     cl_context context = NULL;
     cl_int status = clGetProgramInfo(program, CL_PROGRAM_CONTEXT, sizeof context, &context, NULL);
     if (status != CL_SUCCESS)
-        return opencl_failure(err, SKYTUNE_ERR_LAUNCH, status, "clGetProgramInfo (context)");
+        return skytune_opencl_failure(err, SKYTUNE_ERR_LAUNCH, status,
+                                      "clGetProgramInfo (context)");
 
     cl_int *cells = NULL, *remainder = NULL;
     int64_t n_cells = 0, n_remainder = 0;
@@ -455,7 +444,7 @@ static int correlator_clear_outputs(void *opaque, cl_command_queue queue, skytun
     cl_int status = clEnqueueFillBuffer(queue, s->output_buf, &poison, sizeof poison, 0,
                                         s->output_floats * sizeof(float), 0, NULL, NULL);
     if (status != CL_SUCCESS)
-        return opencl_failure(err, SKYTUNE_ERR_LAUNCH, status, "clEnqueueFillBuffer (NaN)");
+        return skytune_opencl_failure(err, SKYTUNE_ERR_LAUNCH, status, "clEnqueueFillBuffer (NaN)");
     return SKYTUNE_OK;
 }
 
@@ -466,7 +455,7 @@ static int enqueue_pass(const correlator_pass *pass, cl_command_queue queue, con
     cl_event done = NULL;
     cl_int status = clEnqueueNDRangeKernel(queue, pass->kernel, 2, NULL, pass->global,
                                            pass->local, 0, NULL, &done);
-    if (status != CL_SUCCESS) return opencl_failure(err, SKYTUNE_ERR_LAUNCH, status, label);
+    if (status != CL_SUCCESS) return skytune_opencl_failure(err, SKYTUNE_ERR_LAUNCH, status, label);
     if (skytune_events_add(events, done, label) != 0)
         return skytune_error_set(err, SKYTUNE_ERR_LAUNCH, "too many events in one run");
     return SKYTUNE_OK;
@@ -491,7 +480,8 @@ static int correlator_verify(void *opaque, cl_command_queue queue, skytune_verif
                                         s->output_floats * sizeof(float), s->result, 0, NULL,
                                         NULL);
     if (status != CL_SUCCESS)
-        return opencl_failure(err, SKYTUNE_ERR_LAUNCH, status, "clEnqueueReadBuffer (output)");
+        return skytune_opencl_failure(err, SKYTUNE_ERR_LAUNCH, status,
+                                      "clEnqueueReadBuffer (output)");
     /* Each output float is a sum over T = samples steps of two products of
      * input components in [-1, 1), accumulated in float (u = 2^-24) one term
      * at a time; the reference is exact to double precision. Every step

@@ -32,6 +32,7 @@
 
 #include <pcg32.h>
 #include <skytune/plugin.h>
+#include <skytune/plugin_checks.h>
 
 extern const char dedispersion_cl_source[];
 
@@ -233,35 +234,17 @@ typedef struct dedispersion_launch {
     size_t local[2];        /* wi_samples, wi_dms */
 } dedispersion_launch;
 
+/* What the kernels index with int, and the problem parameters that shrink
+ * the arrays: for the messages of the size checks in setup. */
+#define INDEXED_ITEMS "elements"
+#define SIZE_HINT "channels, samples, dms or the DM range"
+
 /* ---------------------------------------------------------------- callbacks */
 
 static void dedispersion_teardown(void *opaque);
 
-static int opencl_failure(skytune_error *err, int code, cl_int status, const char *what)
-{
-    if (err) err->cl_error = status;
-    return skytune_error_set(err, code, "%s failed", what);
-}
 
-/* The kernel indexes with int: every array must stay below 2^31 elements. */
-static int check_int_extent(const char *what, double elements, skytune_error *err)
-{
-    if (elements <= (double)INT_MAX) return SKYTUNE_OK;
-    return skytune_error_set(err, SKYTUNE_ERR_PROBLEM,
-                             "the %s would hold %.0f elements; the kernel indexes at most %d "
-                             "(reduce channels, samples, dms or the DM range)",
-                             what, elements, INT_MAX);
-}
 
-static int check_allocation(const char *what, double bytes, const skytune_device_info *device,
-                            skytune_error *err)
-{
-    if (bytes <= (double)device->max_mem_alloc_size) return SKYTUNE_OK;
-    return skytune_error_set(err, SKYTUNE_ERR_PROBLEM,
-                             "the %s needs %.0f bytes; this device allocates at most %lld bytes "
-                             "in one buffer (reduce channels, samples, dms or the DM range)",
-                             what, bytes, (long long)device->max_mem_alloc_size);
-}
 
 static int dedispersion_setup(const skytune_setup_context *ctx, void **state_out,
                               skytune_error *err)
@@ -292,11 +275,15 @@ static int dedispersion_setup(const skytune_setup_context *ctx, void **state_out
     const double output_elements = (double)p.dms * (double)p.samples;
     const double shift_elements = (double)p.dms * (double)p.channels;
     int rc;
-    if ((rc = check_int_extent("input", input_elements, err)) ||
-        (rc = check_int_extent("output", output_elements, err)) ||
-        (rc = check_int_extent("shift table", shift_elements, err)) ||
-        (rc = check_allocation("input", input_elements * sizeof(float), ctx->device_info, err)) ||
-        (rc = check_allocation("output", output_elements * sizeof(float), ctx->device_info, err)))
+    if ((rc = skytune_check_index_extent("input", input_elements, INDEXED_ITEMS, SIZE_HINT, err)) ||
+        (rc = skytune_check_index_extent("output", output_elements,
+                                         INDEXED_ITEMS, SIZE_HINT, err)) ||
+        (rc = skytune_check_index_extent("shift table", shift_elements,
+                                         INDEXED_ITEMS, SIZE_HINT, err)) ||
+        (rc = skytune_check_allocation("input", input_elements * sizeof(float),
+                                       ctx->device_info, SIZE_HINT, err)) ||
+        (rc = skytune_check_allocation("output", output_elements * sizeof(float),
+                                       ctx->device_info, SIZE_HINT, err)))
         return rc;
 
     dedispersion_state *s = calloc(1, sizeof *s);
@@ -339,7 +326,7 @@ static int dedispersion_setup(const skytune_setup_context *ctx, void **state_out
                                        output_count * sizeof(float), NULL, &status);
     if (status != CL_SUCCESS) {
         dedispersion_teardown(s);
-        return opencl_failure(err, SKYTUNE_ERR_SETUP, status,
+        return skytune_opencl_failure(err, SKYTUNE_ERR_SETUP, status,
                               "clCreateBuffer (input, shifts, output)");
     }
 
@@ -434,7 +421,8 @@ static int dedispersion_prepare(void *opaque, cl_program program, const skytune_
     l->kernel = clCreateKernel(program, "dedisperse", &status);
     if (status != CL_SUCCESS) {
         free(l);
-        return opencl_failure(err, SKYTUNE_ERR_LAUNCH, status, "clCreateKernel(dedisperse)");
+        return skytune_opencl_failure(err, SKYTUNE_ERR_LAUNCH, status,
+                                      "clCreateKernel(dedisperse)");
     }
     status = clSetKernelArg(l->kernel, 0, sizeof(cl_mem), &s->input_buf);
     if (status == CL_SUCCESS) status = clSetKernelArg(l->kernel, 1, sizeof(cl_mem), &s->shifts_buf);
@@ -442,7 +430,7 @@ static int dedispersion_prepare(void *opaque, cl_program program, const skytune_
     if (status != CL_SUCCESS) {
         clReleaseKernel(l->kernel);
         free(l);
-        return opencl_failure(err, SKYTUNE_ERR_LAUNCH, status, "clSetKernelArg");
+        return skytune_opencl_failure(err, SKYTUNE_ERR_LAUNCH, status, "clSetKernelArg");
     }
     l->local[0] = (size_t)skytune_int(config, "wi_samples");
     l->local[1] = (size_t)skytune_int(config, "wi_dms");
@@ -460,7 +448,7 @@ static int dedispersion_clear_outputs(void *opaque, cl_command_queue queue, skyt
     cl_int status =
         clEnqueueFillBuffer(queue, s->output_buf, &poison, sizeof poison, 0, bytes, 0, NULL, NULL);
     if (status != CL_SUCCESS)
-        return opencl_failure(err, SKYTUNE_ERR_LAUNCH, status, "clEnqueueFillBuffer (NaN)");
+        return skytune_opencl_failure(err, SKYTUNE_ERR_LAUNCH, status, "clEnqueueFillBuffer (NaN)");
     return SKYTUNE_OK;
 }
 
@@ -472,7 +460,7 @@ static int dedispersion_enqueue(void *opaque, cl_command_queue queue, skytune_ev
     cl_int status =
         clEnqueueNDRangeKernel(queue, l->kernel, 2, NULL, l->global, l->local, 0, NULL, &done);
     if (status != CL_SUCCESS)
-        return opencl_failure(err, SKYTUNE_ERR_LAUNCH, status, "clEnqueueNDRangeKernel");
+        return skytune_opencl_failure(err, SKYTUNE_ERR_LAUNCH, status, "clEnqueueNDRangeKernel");
     if (skytune_events_add(events, done, "dedisperse") != 0)
         return skytune_error_set(err, SKYTUNE_ERR_LAUNCH, "too many events in one run");
     return SKYTUNE_OK;
@@ -486,7 +474,8 @@ static int dedispersion_verify(void *opaque, cl_command_queue queue, skytune_ver
     cl_int status = clEnqueueReadBuffer(queue, s->output_buf, CL_TRUE, 0, count * sizeof(float),
                                         s->result, 0, NULL, NULL);
     if (status != CL_SUCCESS)
-        return opencl_failure(err, SKYTUNE_ERR_LAUNCH, status, "clEnqueueReadBuffer (output)");
+        return skytune_opencl_failure(err, SKYTUNE_ERR_LAUNCH, status,
+                                      "clEnqueueReadBuffer (output)");
     /* The kernel adds `channels` floats one at a time in float; the
      * reference adds them in double and rounds once. For non-negative terms
      * (the inputs are in [0, 1)), recursive float summation in any order is

@@ -29,6 +29,7 @@
 
 #include <pcg32.h>
 #include <skytune/plugin.h>
+#include <skytune/plugin_checks.h>
 
 #include <clFFT.h>
 
@@ -310,35 +311,17 @@ static int create_plan(ppf_state *s, cl_context context, cl_command_queue queue,
     return SKYTUNE_OK;
 }
 
+/* What the kernels index with int, and the problem parameters that shrink
+ * the arrays: for the messages of the size checks in setup. */
+#define INDEXED_ITEMS "elements"
+#define SIZE_HINT "stations or samples"
+
 /* ---------------------------------------------------------------- callbacks */
 
 static void ppf_teardown(void *opaque);
 
-static int opencl_failure(skytune_error *err, int code, cl_int status, const char *what)
-{
-    if (err) err->cl_error = status;
-    return skytune_error_set(err, code, "%s failed", what);
-}
 
-/* The kernel indexes with int. */
-static int check_int_extent(const char *what, double elements, skytune_error *err)
-{
-    if (elements <= (double)INT_MAX) return SKYTUNE_OK;
-    return skytune_error_set(err, SKYTUNE_ERR_PROBLEM,
-                             "the %s would hold %.0f elements; the kernel indexes at most %d "
-                             "(reduce stations or samples)",
-                             what, elements, INT_MAX);
-}
 
-static int check_allocation(const char *what, double bytes, const skytune_device_info *device,
-                            skytune_error *err)
-{
-    if (bytes <= (double)device->max_mem_alloc_size) return SKYTUNE_OK;
-    return skytune_error_set(err, SKYTUNE_ERR_PROBLEM,
-                             "the %s needs %.0f bytes; this device allocates at most %lld bytes "
-                             "in one buffer (reduce stations or samples)",
-                             what, bytes, (long long)device->max_mem_alloc_size);
-}
 
 /* The problem checks again, for callers that bypass problem resolution. */
 static int check_problem(const ppf_problem *p, skytune_error *err)
@@ -374,10 +357,12 @@ static int ppf_setup(const skytune_setup_context *ctx, void **state_out, skytune
     const double input_count = (double)p.stations * 2.0 * (double)p.samples;
     const double output_count = (double)p.transforms * (double)p.channels;
     const double sample_bytes = 2.0 * (double)p.sample_bits / 8.0;
-    if ((rc = check_int_extent("input", input_count, err)) ||
-        (rc = check_int_extent("output", output_count, err)) ||
-        (rc = check_allocation("input", input_count * sample_bytes, ctx->device_info, err)) ||
-        (rc = check_allocation("FIR output", output_count * 8.0, ctx->device_info, err)))
+    if ((rc = skytune_check_index_extent("input", input_count, INDEXED_ITEMS, SIZE_HINT, err)) ||
+        (rc = skytune_check_index_extent("output", output_count, INDEXED_ITEMS, SIZE_HINT, err)) ||
+        (rc = skytune_check_allocation("input", input_count * sample_bytes,
+                                       ctx->device_info, SIZE_HINT, err)) ||
+        (rc = skytune_check_allocation("FIR output", output_count * 8.0,
+                                       ctx->device_info, SIZE_HINT, err)))
         return rc;
 
     ppf_state *s = calloc(1, sizeof *s);
@@ -441,7 +426,7 @@ static int ppf_setup(const skytune_setup_context *ctx, void **state_out, skytune
                                         outputs * 2 * sizeof(float), NULL, &status);
     if (status != CL_SUCCESS) {
         ppf_teardown(s);
-        return opencl_failure(err, SKYTUNE_ERR_SETUP, status,
+        return skytune_opencl_failure(err, SKYTUNE_ERR_SETUP, status,
                               "clCreateBuffer (input, coefficients, FIR output, spectra)");
     }
 
@@ -628,7 +613,7 @@ static int ppf_prepare(void *opaque, cl_program program, const skytune_values *c
     l->kernel = clCreateKernel(program, "ppf_fir", &status);
     if (status != CL_SUCCESS) {
         free(l);
-        return opencl_failure(err, SKYTUNE_ERR_LAUNCH, status, "clCreateKernel(ppf_fir)");
+        return skytune_opencl_failure(err, SKYTUNE_ERR_LAUNCH, status, "clCreateKernel(ppf_fir)");
     }
     status = clSetKernelArg(l->kernel, 0, sizeof(cl_mem), &s->input_buf);
     if (status == CL_SUCCESS)
@@ -637,7 +622,7 @@ static int ppf_prepare(void *opaque, cl_program program, const skytune_values *c
     if (status != CL_SUCCESS) {
         clReleaseKernel(l->kernel);
         free(l);
-        return opencl_failure(err, SKYTUNE_ERR_LAUNCH, status, "clSetKernelArg");
+        return skytune_opencl_failure(err, SKYTUNE_ERR_LAUNCH, status, "clSetKernelArg");
     }
 
     const int64_t wg_size = skytune_int(config, "wg_size");
@@ -684,7 +669,7 @@ static int ppf_clear_outputs(void *opaque, cl_command_queue queue, skytune_error
         status = clEnqueueFillBuffer(queue, s->spectra_buf, &poison, sizeof poison, 0, bytes, 0,
                                      NULL, NULL);
     if (status != CL_SUCCESS)
-        return opencl_failure(err, SKYTUNE_ERR_LAUNCH, status, "clEnqueueFillBuffer (NaN)");
+        return skytune_opencl_failure(err, SKYTUNE_ERR_LAUNCH, status, "clEnqueueFillBuffer (NaN)");
     return SKYTUNE_OK;
 }
 
@@ -698,7 +683,8 @@ static int ppf_enqueue(void *opaque, cl_command_queue queue, skytune_events *eve
     cl_int status = clEnqueueNDRangeKernel(queue, l->kernel, 2, NULL, l->global, l->local, 0,
                                            NULL, &fir_done);
     if (status != CL_SUCCESS)
-        return opencl_failure(err, SKYTUNE_ERR_LAUNCH, status, "clEnqueueNDRangeKernel (FIR)");
+        return skytune_opencl_failure(err, SKYTUNE_ERR_LAUNCH, status,
+                                      "clEnqueueNDRangeKernel (FIR)");
     if (skytune_events_add(events, fir_done, "fir") != 0)
         return skytune_error_set(err, SKYTUNE_ERR_LAUNCH, "too many events in one run");
 
@@ -721,7 +707,8 @@ static int ppf_verify(void *opaque, cl_command_queue queue, skytune_verify_repor
     cl_int status = clEnqueueReadBuffer(queue, s->spectra_buf, CL_TRUE, 0, count * sizeof(float),
                                         s->result, 0, NULL, NULL);
     if (status != CL_SUCCESS)
-        return opencl_failure(err, SKYTUNE_ERR_LAUNCH, status, "clEnqueueReadBuffer (spectra)");
+        return skytune_opencl_failure(err, SKYTUNE_ERR_LAUNCH, status,
+                                      "clEnqueueReadBuffer (spectra)");
     /* The absolute tolerance is worked out in ppf_reference. */
     skytune_compare_floats(s->result, s->expected, count, s->abs_tol, 0.0, report);
     return SKYTUNE_OK;

@@ -26,6 +26,7 @@
 
 #include <pcg32.h>           /* deterministic inputs from the engine's seed */
 #include <skytune/plugin.h>  /* the whole plugin ABI */
+#include <skytune/plugin_checks.h>
 
 /* The kernel source, embedded from vector_add.cl by the build (tools/embed.py
  * writes it as the C string <plugin name>_cl_source). */
@@ -107,11 +108,6 @@ static void vector_add_teardown(void *opaque);
 
 /* Record an OpenCL failure: the engine shows cl_error by name (e.g.
  * CL_OUT_OF_RESOURCES) next to the message. */
-static int opencl_failure(skytune_error *err, int code, cl_int status, const char *what)
-{
-    if (err) err->cl_error = status;
-    return skytune_error_set(err, code, "%s failed", what);
-}
 
 static int vector_add_setup(const skytune_setup_context *ctx, void **state_out,
                             skytune_error *err)
@@ -165,7 +161,7 @@ static int vector_add_setup(const skytune_setup_context *ctx, void **state_out,
         s->c_buf = clCreateBuffer(ctx->context, CL_MEM_WRITE_ONLY, bytes, NULL, &status);
     if (status != CL_SUCCESS) {
         vector_add_teardown(s);
-        return opencl_failure(err, SKYTUNE_ERR_SETUP, status, "clCreateBuffer (a, b, c)");
+        return skytune_opencl_failure(err, SKYTUNE_ERR_SETUP, status, "clCreateBuffer (a, b, c)");
     }
 
     *state_out = s;
@@ -197,7 +193,8 @@ static int vector_add_prepare(void *opaque, cl_program program, const skytune_va
     l->kernel = clCreateKernel(program, "vector_add", &status); /* the __kernel's name */
     if (status != CL_SUCCESS) {
         free(l);
-        return opencl_failure(err, SKYTUNE_ERR_LAUNCH, status, "clCreateKernel(vector_add)");
+        return skytune_opencl_failure(err, SKYTUNE_ERR_LAUNCH, status,
+                                      "clCreateKernel(vector_add)");
     }
     /* Argument order matches the kernel's parameter list. */
     status = clSetKernelArg(l->kernel, 0, sizeof(cl_mem), &s->a_buf);
@@ -206,7 +203,7 @@ static int vector_add_prepare(void *opaque, cl_program program, const skytune_va
     if (status != CL_SUCCESS) {
         clReleaseKernel(l->kernel);
         free(l);
-        return opencl_failure(err, SKYTUNE_ERR_LAUNCH, status, "clSetKernelArg");
+        return skytune_opencl_failure(err, SKYTUNE_ERR_LAUNCH, status, "clSetKernelArg");
     }
 
     /* One work-group per tile of wg_size * per_item elements, rounded up:
@@ -230,7 +227,7 @@ static int vector_add_clear_outputs(void *opaque, cl_command_queue queue, skytun
     cl_int status = clEnqueueFillBuffer(queue, s->c_buf, &poison, sizeof poison, 0,
                                         (size_t)s->n * sizeof(float), 0, NULL, NULL);
     if (status != CL_SUCCESS)
-        return opencl_failure(err, SKYTUNE_ERR_LAUNCH, status, "clEnqueueFillBuffer (NaN)");
+        return skytune_opencl_failure(err, SKYTUNE_ERR_LAUNCH, status, "clEnqueueFillBuffer (NaN)");
     return SKYTUNE_OK;
 }
 
@@ -244,7 +241,7 @@ static int vector_add_enqueue(void *opaque, cl_command_queue queue, skytune_even
     cl_int status = clEnqueueNDRangeKernel(queue, l->kernel, 1, NULL, &l->global_size,
                                            &l->local_size, 0, NULL, &done);
     if (status != CL_SUCCESS)
-        return opencl_failure(err, SKYTUNE_ERR_LAUNCH, status, "clEnqueueNDRangeKernel");
+        return skytune_opencl_failure(err, SKYTUNE_ERR_LAUNCH, status, "clEnqueueNDRangeKernel");
     /* Labels are static strings; they name the parts of a multi-kernel run. */
     if (skytune_events_add(events, done, "vector_add") != 0)
         return skytune_error_set(err, SKYTUNE_ERR_LAUNCH, "too many events in one run");
@@ -259,7 +256,7 @@ static int vector_add_verify(void *opaque, cl_command_queue queue, skytune_verif
     cl_int status = clEnqueueReadBuffer(queue, s->c_buf, CL_TRUE, 0,
                                         (size_t)s->n * sizeof(float), s->result, 0, NULL, NULL);
     if (status != CL_SUCCESS)
-        return opencl_failure(err, SKYTUNE_ERR_LAUNCH, status, "clEnqueueReadBuffer (c)");
+        return skytune_opencl_failure(err, SKYTUNE_ERR_LAUNCH, status, "clEnqueueReadBuffer (c)");
     /* OpenCL C requires single-precision addition to be correctly rounded,
      * just like the host's, so a correct kernel reproduces the reference bit
      * for bit. One unit in the last place of relative slack accepts any
