@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "plugin_expect.h"
 #include "plugin_harness.h"
 
 static plugin_harness h;
@@ -30,24 +31,11 @@ static void close_harness(void) { harness_close(&h); }
 static void expect_ok(const char *config)
 {
     measurement m;
-    skytune_error err = {0};
-    cr_assert_eq(harness_measure(&h, config, &m, &err), 0, "%s: %s", config, err.message);
-    cr_expect_eq(m.status, MEAS_OK, "%s: status %s: %s", config,
-                 measurement_status_name(m.status), m.message ? m.message : "");
-    if (m.status == MEAS_OK) {
-        cr_expect_eq(m.n_samples, 2, "%s", config);
-        cr_expect(m.median_ns > 0 && m.gflops > 0 && m.gbs > 0, "%s", config);
-    }
+    plugin_expect_measured_ok(&h, config, 2, &m);
     measurement_clear(&m);
 }
 
-static int is_valid(const char *config)
-{
-    skytune_error err = {0};
-    int valid = harness_is_valid(&h, config, &err);
-    cr_assert_geq(valid, 0, "%s: %s", config, err.message);
-    return valid;
-}
+static int is_valid(const char *config) { return plugin_is_valid(&h, config); }
 
 /* ------------------------------------------------------------ small preset */
 
@@ -147,20 +135,7 @@ Test(dedispersion_small, space_size_matches_the_documented_rules)
 
 Test(dedispersion_small, random_configurations_all_verify)
 {
-    /* A kernel build or verification failure of any valid configuration is
-     * a bug in the plugin; a fixed-seed sample of the space checks that. */
-    pcg32 rng;
-    pcg32_seed(&rng, 2014, 7);
-    size_t n = space_param_count(h.space);
-    uint16_t *idx = calloc(n, sizeof *idx);
-    cr_assert_not_null(idx);
-    for (int k = 0; k < 8; k++) {
-        char text[256];
-        space_unrank(h.space, space_sample(h.space, &rng), idx);
-        space_config_text(h.space, idx, text, sizeof text);
-        expect_ok(text);
-    }
-    free(idx);
+    plugin_expect_sample_verifies(&h, 2014, 7, 8, expect_ok);
 }
 
 /* A correct one-output-per-work-item kernel, except that output (3, 17)

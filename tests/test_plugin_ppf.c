@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "plugin_expect.h"
 #include "plugin_harness.h"
 
 #define RUNS 5
@@ -44,35 +45,23 @@ static const measurement_part *find_part(const measurement *m, const char *label
 static void expect_ok(const char *config)
 {
     measurement m;
-    skytune_error err = {0};
-    cr_assert_eq(harness_measure(&h, config, &m, &err), 0, "%s: %s", config, err.message);
-    cr_expect_eq(m.status, MEAS_OK, "%s: status %s: %s (max abs error %g)", config,
-                 measurement_status_name(m.status), m.message ? m.message : "", m.max_abs_error);
-    if (m.status == MEAS_OK) {
-        cr_expect_eq(m.n_samples, RUNS, "%s", config);
-        cr_expect(m.median_ns > 0 && m.gflops > 0 && m.gbs > 0, "%s", config);
-        cr_expect_eq(m.n_parts, 2, "%s: %zu parts", config, m.n_parts);
-        const measurement_part *fir = find_part(&m, "fir");
-        const measurement_part *fft = find_part(&m, "fft");
-        cr_assert_not_null(fir, "%s: no 'fir' part", config);
-        cr_assert_not_null(fft, "%s: no 'fft' part", config);
-        cr_expect(fir->median_ns > 0 && fft->median_ns > 0, "%s: fir %g ns, fft %g ns", config,
-                  fir->median_ns, fft->median_ns);
-        const double sum = fir->median_ns + fft->median_ns;
-        cr_expect(fabs(sum - m.median_ns) <= 0.25 * m.median_ns,
-                  "%s: fir %g + fft %g = %g ns, total median %g ns", config, fir->median_ns,
-                  fft->median_ns, sum, m.median_ns);
+    if (plugin_expect_measured_ok(&h, config, RUNS, &m)) {
+    cr_expect_eq(m.n_parts, 2, "%s: %zu parts", config, m.n_parts);
+    const measurement_part *fir = find_part(&m, "fir");
+    const measurement_part *fft = find_part(&m, "fft");
+    cr_assert_not_null(fir, "%s: no 'fir' part", config);
+    cr_assert_not_null(fft, "%s: no 'fft' part", config);
+    cr_expect(fir->median_ns > 0 && fft->median_ns > 0, "%s: fir %g ns, fft %g ns", config,
+              fir->median_ns, fft->median_ns);
+    const double sum = fir->median_ns + fft->median_ns;
+    cr_expect(fabs(sum - m.median_ns) <= 0.25 * m.median_ns,
+              "%s: fir %g + fft %g = %g ns, total median %g ns", config, fir->median_ns,
+              fft->median_ns, sum, m.median_ns);
     }
     measurement_clear(&m);
 }
 
-static int is_valid(const char *config)
-{
-    skytune_error err = {0};
-    int valid = harness_is_valid(&h, config, &err);
-    cr_assert_geq(valid, 0, "%s: %s", config, err.message);
-    return valid;
-}
+static int is_valid(const char *config) { return plugin_is_valid(&h, config); }
 
 #define COUNT_OF(a) (sizeof(a) / sizeof((a)[0]))
 

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "plugin_expect.h"
 #include "plugin_harness.h"
 
 static plugin_harness h;
@@ -24,13 +25,7 @@ static void close_harness(void) { harness_close(&h); }
 static void expect_ok(const char *config)
 {
     measurement m;
-    skytune_error err = {0};
-    cr_assert_eq(harness_measure(&h, config, &m, &err), 0, "%s: %s", config, err.message);
-    cr_expect_eq(m.status, MEAS_OK, "%s: status %s: %s", config,
-                 measurement_status_name(m.status), m.message ? m.message : "");
-    if (m.status == MEAS_OK) {
-        cr_expect_eq(m.n_samples, 3, "%s", config);
-        cr_expect(m.median_ns > 0, "%s", config);
+    if (plugin_expect_measured_ok(&h, config, 3, &m)) {
         const double n = (double)skytune_int(&h.problem.values, "n");
         cr_expect_float_eq(m.gflops, n / m.median_ns, 1e-9 * n / m.median_ns, "%s", config);
         cr_expect_float_eq(m.gbs, 12.0 * n / m.median_ns, 1e-9 * n / m.median_ns, "%s", config);

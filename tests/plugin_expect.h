@@ -1,0 +1,61 @@
+/* Expectations the plugin tests share, on top of the plugin harness: a
+ * configuration measures as ok, a configuration text is in the space, and a
+ * fixed-seed sample of the space all verifies. Each fails the running
+ * Criterion test itself, so the tests read as the behaviour they check. */
+#ifndef SKYTUNE_TESTS_PLUGIN_EXPECT_H
+#define SKYTUNE_TESTS_PLUGIN_EXPECT_H
+
+#include <criterion/criterion.h>
+
+#include <stdlib.h>
+
+#include "plugin_harness.h"
+
+/* Measure `config` and expect it to pass with `runs` timed runs and a
+ * positive time, GFLOP/s and GB/s. *m is left for further checks; the
+ * caller clears it. Returns whether the status is ok. */
+static inline bool plugin_expect_measured_ok(plugin_harness *h, const char *config, size_t runs,
+                                             measurement *m)
+{
+    skytune_error err = {0};
+    measurement_init(m);
+    cr_assert_eq(harness_measure(h, config, m, &err), 0, "%s: %s", config, err.message);
+    cr_expect_eq(m->status, MEAS_OK, "%s: status %s: %s (max abs error %g)", config,
+                 measurement_status_name(m->status), m->message ? m->message : "",
+                 m->max_abs_error);
+    if (m->status != MEAS_OK) return false;
+    cr_expect_eq(m->n_samples, runs, "%s", config);
+    cr_expect(m->median_ns > 0 && m->gflops > 0 && m->gbs > 0, "%s", config);
+    return true;
+}
+
+/* Whether the configuration written as text is in the harness's space. */
+static inline int plugin_is_valid(const plugin_harness *h, const char *config)
+{
+    skytune_error err = {0};
+    int valid = harness_is_valid(h, config, &err);
+    cr_assert_geq(valid, 0, "%s: %s", config, err.message);
+    return valid;
+}
+
+/* A kernel build or verification failure of any valid configuration is a
+ * bug in the plugin: `count` configurations drawn with a fixed seed are
+ * each given to `expect_ok`. */
+static inline void plugin_expect_sample_verifies(const plugin_harness *h, uint64_t seed,
+                                                 uint64_t stream, int count,
+                                                 void (*expect_ok)(const char *config))
+{
+    pcg32 rng;
+    pcg32_seed(&rng, seed, stream);
+    uint16_t *idx = calloc(space_param_count(h->space) + 1, sizeof *idx);
+    cr_assert_not_null(idx);
+    for (int k = 0; k < count; k++) {
+        char text[256];
+        space_unrank(h->space, space_sample(h->space, &rng), idx);
+        space_config_text(h->space, idx, text, sizeof text);
+        expect_ok(text);
+    }
+    free(idx);
+}
+
+#endif
