@@ -31,7 +31,8 @@ test-sanitize: deps
 	[ -f $(BUILD)-sanitize/build.ninja ] || meson setup $(BUILD)-sanitize -Db_sanitize=address,undefined -Db_lundef=false
 	ninja -C $(BUILD)-sanitize
 	ASAN_OPTIONS=detect_leaks=1 LSAN_OPTIONS=suppressions=$(CURDIR)/tools/lsan-opencl.supp \
-	    UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 sh tools/run-tests.sh $(BUILD)-sanitize
+	    UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 sh tools/run-tests.sh $(BUILD)-sanitize \
+	    --timeout-multiplier 6
 
 bench: build
 	sh bench/run.sh $(BUILD)

@@ -11,6 +11,7 @@ extern const strategy_ops strategy_hill_climbing;
 extern const strategy_ops strategy_prune;
 extern const strategy_ops strategy_evolutionary;
 extern const strategy_ops strategy_annealing;
+extern const strategy_ops strategy_bayes;
 
 static const strategy_ops *const registry[] = {
     &strategy_random,
@@ -19,6 +20,7 @@ static const strategy_ops *const registry[] = {
     &strategy_evolutionary,
     &strategy_annealing,
     &strategy_prune,
+    &strategy_bayes,
 };
 
 const strategy_ops *const *strategy_registry(size_t *count)

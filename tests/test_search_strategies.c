@@ -12,8 +12,13 @@
 #include "space_fixtures.h"
 #include "strategy.h"
 
-static const char *const searchers[] = {"hill-climbing", "evolutionary", "annealing", "prune"};
+static const char *const searchers[] = {"hill-climbing", "evolutionary", "annealing", "prune",
+                                        "bayes"};
 #define N_SEARCHERS (sizeof searchers / sizeof searchers[0])
+/* The searchers that restart or mutate their way out of a deceptive basin;
+ * bayes is not one of them: its model settles in the wide basin (5 of 10
+ * seeds find the narrow optimum), as docs/strategies.md says. */
+#define N_ESCAPING_SEARCHERS 4
 
 typedef double (*landscape_fn)(const uint16_t *idx, size_t n);
 
@@ -207,7 +212,7 @@ Test(search_strategies, restarts_escape_a_deceptive_local_optimum)
     double optimum = true_optimum(s, deceptive);
     cr_assert_eq(optimum, 1000.0);
     size_t budget = (size_t)(space_count(s) / 4);
-    for (size_t k = 0; k < N_SEARCHERS; k++) {
+    for (size_t k = 0; k < N_ESCAPING_SEARCHERS; k++) {
         size_t found = 0;
         for (uint64_t seed = 1; seed <= 10; seed++)
             found += drive_fresh(searchers[k], s, deceptive, seed, budget, NULL, 0, optimum)

@@ -2,9 +2,13 @@
 # Run the Criterion suite through meson and print one closing line that
 # totals the individual tests of every test program:
 #   "N passed, N failed, N skipped"
+#   usage: tools/run-tests.sh [BUILD_DIR [MESON_TEST_ARGS...]]
 set -u
 build=${1:-build}
-meson test -C "$build" --print-errorlogs --num-processes 2
+shift $(( $# > 0 ? 1 : 0 ))
+# Further arguments go to meson test (e.g. --timeout-multiplier for the
+# sanitizer build, which runs several times slower).
+meson test -C "$build" --print-errorlogs --num-processes 2 "$@"
 status=$?
 python3 - "$build/meson-logs/testlog.json" <<'PY'
 import json, re, sys

@@ -1,0 +1,574 @@
+/* bayes: Bayesian optimisation with a Gaussian process.
+ *
+ * After `initial_samples` random configurations, every proposal comes from a
+ * Gaussian-process model of the times measured so far, or, with probability
+ * `hc_share`, is an untried neighbour of the best configuration found.
+ *
+ * Targets. Kernel times have a heavy tail: the median configuration of a
+ * real space can be tens of times slower than the optimum, and failures are
+ * infinitely slow. A model fitted to raw or even logarithmic times spends
+ * its effort explaining the slow tail. Before each proposal the times are
+ * replaced by their ranks (ties share the mean rank, failures rank last),
+ * mapped to standard normal quantiles: a copula transform. Only the order of
+ * the times matters, so the model is insensitive to the tail and to the
+ * time scale, and a failure is simply the worst result.
+ *
+ * Kernel. Configurations are compared as vectors of value indices. For one
+ * parameter, the similarity of two values is 1 when they are equal and
+ * `adjacent` × `decay`^(steps - 1) otherwise, so neighbouring values (the
+ * lists are ordered) are alike and distant ones hardly. The kernel mixes
+ *   0.4 × the mean similarity over the parameters (main effects),
+ *   0.3 × the mean product over pairs of parameters (interactions, such as a
+ *         work-group size that is only fast with a given tiling), and
+ *   0.3 × the product over all parameters (exact matches),
+ * Parameters with one value are left out. At the default adjacent and decay
+ * each part is a valid kernel, so the sum is one too (other settings can
+ * make it indefinite; the Cholesky update tolerates that). `noise` is the
+ * observation noise variance on the normal scale.
+ *
+ * Proposals. Expected improvement over the best transformed target, on a
+ * set of candidates: every valid configuration when there are at most
+ * `candidates` of them, otherwise a fixed random pool of that many drawn at
+ * creation. EI alone is slow to polish the best region (it keeps spending
+ * evaluations where the model is unsure), which is what the `hc_share` of
+ * steps to untried neighbours of the best, adjacent moves first, make up
+ * for. Nothing in the history is ever proposed; with no candidate left the
+ * strategy falls back to random unvisited configurations.
+ *
+ * Cost. The model grows incrementally: each observation adds a row to a
+ * Cholesky factor and a vector L^-1 k(X, candidates), which update every
+ * candidate's posterior variance at once; each proposal recomputes the
+ * posterior mean from them. Both cost O(observations × candidates): at 200
+ * observations over the default 4,096 candidates, about half a millisecond
+ * each, so a millisecond per evaluation. That is nothing next to a real
+ * evaluation (compiling and timing a kernel takes seconds), but a hundred
+ * times the 10 µs of a replayed one: the strategy is meant for real tuning.
+ * Memory is bounded by `max_points` observations; later ones are not added
+ * to the model (the history still keeps them from being proposed again).
+ * Out of memory, the strategy proposes random unvisited configurations. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "neighbourhood.h"
+#include "strategy.h"
+
+/* Weights of the kernel's parts; they sum to 1, the prior variance. */
+#define WEIGHT_MAIN 0.4
+#define WEIGHT_PAIRS 0.3
+#define WEIGHT_EXACT 0.3
+#define PRIOR_VARIANCE (WEIGHT_MAIN + WEIGHT_PAIRS + WEIGHT_EXACT)
+
+#define INV_SQRT_2PI 0.3989422804014327
+
+/* Draws per candidate before a random pool settles for fewer. */
+#define POOL_TRIES_PER_CANDIDATE 16
+
+typedef struct bayes_state {
+    const space *space;
+    const history *history;
+    pcg32 rng;
+    size_t n_params;
+
+    size_t initial_samples;
+    double hc_share;
+    double noise;
+    size_t max_points;
+
+    /* The kernel. */
+    size_t n_active;
+    size_t *active;            /* parameters with more than one value */
+    double *similarity;        /* by the distance between two value indices */
+
+    /* The candidates EI chooses from. */
+    size_t n_cand;
+    uint16_t *cand_idx;        /* n_cand × n_params */
+    uint64_t *cand_rank;
+    bool *cand_known;          /* found in the history (it only grows) */
+    double *variance;          /* posterior variance */
+    double *mean;              /* posterior mean, recomputed at each EI proposal */
+
+    /* The observations in the model. */
+    size_t n_obs, obs_cap;
+    uint16_t *obs_idx;         /* obs_cap × n_params */
+    double *objective;
+    double *chol;              /* lower Cholesky factor, packed: row i at i(i+1)/2 */
+    double **cross;            /* per observation: row of L^-1 k(X, candidates) */
+    double *scratch;           /* 3 × obs_cap, for one proposal */
+
+    size_t samples_proposed;
+    best_result best;          /* history included */
+    rank_list neighbours;      /* of neighbours_of, in the order they are tried */
+    uint64_t neighbours_of;
+    bool have_neighbours;
+    size_t next_neighbour;
+    bool degraded;             /* out of memory: proposes random configurations */
+} bayes_state;
+
+static const strategy_option bayes_options[] = {
+    {"initial_samples", "10", "random configurations sampled before the model is used"},
+    {"hc_share", "0.3", "share of proposals that are untried neighbours of the best so far"},
+    {"adjacent", "0.3", "kernel: similarity of a parameter's adjacent values"},
+    {"decay", "0.5", "kernel: factor on the similarity per further step between values"},
+    {"noise", "0.01", "noise variance of the normal-scored times"},
+    {"candidates", "4096",
+     "configurations expected improvement scores: all of them in a space no larger, "
+     "otherwise a random pool of this many"},
+    {"max_points", "400", "observations the model holds; later ones only count as evaluated"},
+    {NULL, NULL, NULL},
+};
+
+/* malloc for n items, failing on overflow; never malloc(0), whose NULL would
+ * read as out of memory. */
+static void *array_alloc(size_t n, size_t size)
+{
+    if (n && size > SIZE_MAX / n) return NULL;
+    return malloc(n ? n * size : 1);
+}
+
+/* ------------------------------------------------------------ kernel */
+
+static int kernel_init(bayes_state *s, double adjacent, double decay)
+{
+    size_t widest = 1;
+    s->active = array_alloc(s->n_params, sizeof *s->active);
+    if (!s->active) return -1;
+    for (size_t k = 0; k < s->n_params; k++) {
+        size_t count = space_param(s->space, k)->count;
+        if (count < 2) continue;
+        s->active[s->n_active++] = k;
+        if (count > widest) widest = count;
+    }
+    s->similarity = array_alloc(widest, sizeof *s->similarity);
+    if (!s->similarity) return -1;
+    s->similarity[0] = 1.0;
+    for (size_t d = 1; d < widest; d++)
+        s->similarity[d] = d == 1 ? adjacent : s->similarity[d - 1] * decay;
+    return 0;
+}
+
+static double kernel(const bayes_state *s, const uint16_t *a, const uint16_t *b)
+{
+    size_t p = s->n_active;
+    if (p == 0) return PRIOR_VARIANCE;
+    double sum = 0, sum_sq = 0, product = 1;
+    for (size_t j = 0; j < p; j++) {
+        size_t k = s->active[j];
+        double v = s->similarity[a[k] > b[k] ? a[k] - b[k] : b[k] - a[k]];
+        sum += v;
+        sum_sq += v * v;
+        product *= v;
+    }
+    /* The mean over pairs k < l of v_k v_l, without the double loop. */
+    double pairs = p > 1 ? (sum * sum - sum_sq) / ((double)p * (double)(p - 1)) : 1.0;
+    return WEIGHT_MAIN * sum / (double)p + WEIGHT_PAIRS * pairs + WEIGHT_EXACT * product;
+}
+
+/* -------------------------------------------------------- candidates */
+
+static int candidates_alloc(bayes_state *s, size_t count)
+{
+    s->cand_idx = array_alloc(count, s->n_params * sizeof *s->cand_idx);
+    s->cand_rank = array_alloc(count, sizeof *s->cand_rank);
+    s->cand_known = calloc(count ? count : 1, sizeof *s->cand_known);
+    s->variance = array_alloc(count, sizeof *s->variance);
+    s->mean = array_alloc(count, sizeof *s->mean);
+    if (!s->cand_idx || !s->cand_rank || !s->cand_known || !s->variance || !s->mean) return -1;
+    for (size_t c = 0; c < count; c++) s->variance[c] = PRIOR_VARIANCE;
+    return 0;
+}
+
+static int store_candidate(void *ctx, const uint16_t *idx)
+{
+    bayes_state *s = ctx;
+    memcpy(s->cand_idx + s->n_cand * s->n_params, idx, s->n_params * sizeof *idx);
+    /* Enumeration goes in rank order, and ranks are dense. */
+    s->cand_rank[s->n_cand] = s->n_cand;
+    s->n_cand++;
+    return 0;
+}
+
+/* Distinct random configurations; near the space's size duplicates become
+ * common, and the pool settles for what the bounded draws found. */
+static int draw_pool(bayes_state *s, size_t size)
+{
+    rank_set drawn = {0};
+    uint64_t tries = (uint64_t)size * POOL_TRIES_PER_CANDIDATE;
+    for (uint64_t t = 0; t < tries && s->n_cand < size; t++) {
+        uint64_t rank = space_sample(s->space, &s->rng);
+        int added = rank_set_insert(&drawn, rank);
+        if (added < 0) {
+            rank_set_free(&drawn);
+            return -1;
+        }
+        if (!added) continue;
+        space_unrank(s->space, rank, s->cand_idx + s->n_cand * s->n_params);
+        s->cand_rank[s->n_cand++] = rank;
+    }
+    rank_set_free(&drawn);
+    return 0;
+}
+
+static int candidates_init(bayes_state *s, size_t limit)
+{
+    uint64_t count = space_count(s->space);
+    if (count <= limit) {
+        if (candidates_alloc(s, (size_t)count) != 0) return -1;
+        return space_enumerate(s->space, store_candidate, s) < 0 ? -1 : 0;
+    }
+    if (candidates_alloc(s, limit) != 0) return -1;
+    return draw_pool(s, limit);
+}
+
+/* ------------------------------------------------------------- model */
+
+static int model_grow(bayes_state *s)
+{
+    size_t cap = s->obs_cap ? 2 * s->obs_cap : 64;
+    if (cap > s->max_points) cap = s->max_points;
+    if (cap > SIZE_MAX / (cap + 1)) return -1;
+    /* Each realloc that succeeds is kept, so a failure leaks nothing. */
+    uint16_t *obs_idx = realloc(s->obs_idx, cap * s->n_params * sizeof *obs_idx + 1);
+    if (obs_idx) s->obs_idx = obs_idx;
+    double *objective = realloc(s->objective, cap * sizeof *objective);
+    if (objective) s->objective = objective;
+    double *chol = realloc(s->chol, cap * (cap + 1) / 2 * sizeof *chol);
+    if (chol) s->chol = chol;
+    double **cross = realloc(s->cross, cap * sizeof *cross);
+    if (cross) s->cross = cross;
+    double *scratch = realloc(s->scratch, 3 * cap * sizeof *scratch);
+    if (scratch) s->scratch = scratch;
+    if (!obs_idx || !objective || !chol || !cross || !scratch) return -1;
+    s->obs_cap = cap;
+    return 0;
+}
+
+static const double *chol_row(const bayes_state *s, size_t i)
+{
+    return s->chol + i * (i + 1) / 2;
+}
+
+/* The new observation's row of the Cholesky factor, its diagonal returned. */
+static double extend_cholesky(bayes_state *s, const uint16_t *x)
+{
+    size_t n = s->n_obs, P = s->n_params;
+    double *row = s->chol + n * (n + 1) / 2;
+    for (size_t i = 0; i < n; i++) {
+        const double *li = chol_row(s, i);
+        double v = kernel(s, x, s->obs_idx + i * P);
+        for (size_t j = 0; j < i; j++) v -= li[j] * row[j];
+        row[i] = v / li[i];
+    }
+    double d = kernel(s, x, x) + s->noise;
+    for (size_t j = 0; j < n; j++) d -= row[j] * row[j];
+    /* Rounding, or a kernel made indefinite by extreme adjacent/decay
+     * settings, must not stop the model: clamp to a small pivot. */
+    d = d > 1e-10 ? sqrt(d) : 1e-5;
+    row[n] = d;
+    return d;
+}
+
+/* Adds an observation: its Cholesky row, its cross vector, and what it
+ * takes off every candidate's variance. */
+static int model_add(bayes_state *s, uint64_t rank, double objective)
+{
+    if (s->n_obs == s->max_points) return 0;
+    if (s->n_obs == s->obs_cap && model_grow(s) != 0) return -1;
+    double *v = array_alloc(s->n_cand, sizeof *v);
+    if (!v) return -1;
+    size_t n = s->n_obs, P = s->n_params;
+    uint16_t *x = s->obs_idx + n * P;
+    space_unrank(s->space, rank, x);
+    double d = extend_cholesky(s, x);
+    const double *row = chol_row(s, n);
+    for (size_t c = 0; c < s->n_cand; c++) v[c] = kernel(s, x, s->cand_idx + c * P);
+    for (size_t i = 0; i < n; i++) {
+        const double *vi = s->cross[i];
+        double l = row[i];
+        for (size_t c = 0; c < s->n_cand; c++) v[c] -= l * vi[c];
+    }
+    for (size_t c = 0; c < s->n_cand; c++) {
+        v[c] /= d;
+        s->variance[c] -= v[c] * v[c];
+    }
+    s->cross[n] = v;
+    s->objective[n] = objective;
+    s->n_obs++;
+    return 0;
+}
+
+/* ----------------------------------------------------- the transform */
+
+static int compare_doubles(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* Inverse of the standard normal CDF, P. J. Acklam's rational approximation
+ * (relative error below 1.2e-9), for p in (0, 1). */
+static double inverse_normal(double p)
+{
+    static const double a[] = {-3.969683028665376e+01, 2.209460984245205e+02,
+                               -2.759285104469687e+02, 1.383577518672690e+02,
+                               -3.066479806614716e+01, 2.506628277459239e+00};
+    static const double b[] = {-5.447609879822406e+01, 1.615858368580409e+02,
+                               -1.556989798598866e+02, 6.680131188771972e+01,
+                               -1.328068155288572e+01};
+    static const double c[] = {-7.784894002430293e-03, -3.223964580411365e-01,
+                               -2.400758277161838e+00, -2.549732539343734e+00,
+                               4.374664141464968e+00,  2.938163982698783e+00};
+    static const double d[] = {7.784695709041462e-03, 3.224671290700398e-01,
+                               2.445134137142996e+00, 3.754408661907416e+00};
+    const double tail = 0.02425;
+    if (p < tail || p > 1 - tail) {
+        double q = sqrt(-2 * log(p < tail ? p : 1 - p));
+        double x = (((((c[0] * q + c[1]) * q + c[2]) * q + c[3]) * q + c[4]) * q + c[5]) /
+                   ((((d[0] * q + d[1]) * q + d[2]) * q + d[3]) * q + 1);
+        return p < tail ? x : -x;
+    }
+    double q = p - 0.5, r = q * q;
+    return (((((a[0] * r + a[1]) * r + a[2]) * r + a[3]) * r + a[4]) * r + a[5]) * q /
+           (((((b[0] * r + b[1]) * r + b[2]) * r + b[3]) * r + b[4]) * r + 1);
+}
+
+/* How many of the sorted values are below x (inclusive: not above it). */
+static size_t count_below(const double *sorted, size_t n, double x, bool inclusive)
+{
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (sorted[mid] < x || (inclusive && sorted[mid] == x))
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+/* target[i] = the normal quantile r / (n + 1) of observation i's rank r
+ * (1 to n, ties sharing their mean rank): symmetric, and never 0 or 1.
+ * `sorted` is scratch for n values. */
+static void copula_targets(const bayes_state *s, double *target, double *sorted)
+{
+    size_t n = s->n_obs;
+    memcpy(sorted, s->objective, n * sizeof *sorted);
+    qsort(sorted, n, sizeof *sorted, compare_doubles);
+    for (size_t i = 0; i < n; i++) {
+        size_t below = count_below(sorted, n, s->objective[i], false);
+        size_t upto = count_below(sorted, n, s->objective[i], true);
+        double rank = ((double)below + (double)upto + 1.0) / 2.0;
+        target[i] = inverse_normal(rank / ((double)n + 1.0));
+    }
+}
+
+/* ------------------------------------------------------- posterior */
+
+/* mean = k(candidates, X) K^-1 target = cross^T (L^-1 target); `weights`
+ * is scratch for n values. */
+static void posterior_mean(bayes_state *s, const double *target, double *weights)
+{
+    size_t n = s->n_obs;
+    for (size_t i = 0; i < n; i++) {
+        const double *li = chol_row(s, i);
+        double v = target[i];
+        for (size_t j = 0; j < i; j++) v -= li[j] * weights[j];
+        weights[i] = v / li[i];
+    }
+    memset(s->mean, 0, s->n_cand * sizeof *s->mean);
+    for (size_t i = 0; i < n; i++) {
+        const double *vi = s->cross[i];
+        double w = weights[i];
+        for (size_t c = 0; c < s->n_cand; c++) s->mean[c] += w * vi[c];
+    }
+}
+
+static double normal_cdf(double x)
+{
+    return 0.5 * erfc(-x * 0.7071067811865476);
+}
+
+static double expected_improvement(double improvement, double sd)
+{
+    double z = improvement / sd;
+    return improvement * normal_cdf(z) + sd * INV_SQRT_2PI * exp(-0.5 * z * z);
+}
+
+static bool candidate_known(bayes_state *s, size_t c)
+{
+    if (!s->cand_known[c]) s->cand_known[c] = history_lookup(s->history, s->cand_rank[c], NULL);
+    return s->cand_known[c];
+}
+
+/* The unevaluated candidate of highest expected improvement; false when
+ * every candidate has been evaluated. */
+static bool propose_expected_improvement(bayes_state *s, uint64_t *rank)
+{
+    double *target = s->scratch, *sorted = target + s->obs_cap, *weights = sorted + s->obs_cap;
+    copula_targets(s, target, sorted);
+    double best = target[0];
+    for (size_t i = 1; i < s->n_obs; i++)
+        if (target[i] < best) best = target[i];
+    posterior_mean(s, target, weights);
+    double top = -INFINITY;
+    size_t chosen = s->n_cand;
+    for (size_t c = 0; c < s->n_cand; c++) {
+        if (candidate_known(s, c)) continue;
+        double improvement = best - s->mean[c];
+        double sd = sqrt(fmax(s->variance[c], 1e-12));
+        /* EI <= max(improvement, 0) + sd φ(0): most candidates are
+         * dismissed without the exp and erfc. */
+        if (fmax(improvement, 0.0) + sd * INV_SQRT_2PI <= top) continue;
+        double ei = expected_improvement(improvement, sd);
+        if (ei > top) {
+            top = ei;
+            chosen = c;
+        }
+    }
+    if (chosen == s->n_cand) return false;
+    *rank = s->cand_rank[chosen];
+    return true;
+}
+
+/* ------------------------------------------------------- proposals */
+
+/* An untried neighbour of the best configuration, adjacent moves first:
+ * 1 with *rank set, 0 when there is none, -1 when out of memory. */
+static int propose_near_best(bayes_state *s, uint64_t *rank)
+{
+    if (!s->best.have) return 0;
+    if (!s->have_neighbours || s->neighbours_of != s->best.rank) {
+        if (shuffled_neighbours(s->space, s->best.rank, NEIGHBOURHOOD_ADJACENT_FIRST, &s->rng,
+                                &s->neighbours) != 0)
+            return -1;
+        s->neighbours_of = s->best.rank;
+        s->have_neighbours = true;
+        s->next_neighbour = 0;
+    }
+    /* The history only grows: a neighbour found in it stays skipped. */
+    for (; s->next_neighbour < s->neighbours.count; s->next_neighbour++) {
+        uint64_t next = s->neighbours.items[s->next_neighbour];
+        if (!history_lookup(s->history, next, NULL)) {
+            *rank = next;
+            return 1;
+        }
+    }
+    return 0;
+}
+
+static strategy_answer propose_random(bayes_state *s, uint64_t *rank)
+{
+    return random_unvisited(s->space, s->history, NULL, &s->rng, rank) ? STRATEGY_PROPOSE
+                                                                       : STRATEGY_DONE;
+}
+
+static strategy_answer bayes_ask(void *state, uint64_t *rank)
+{
+    bayes_state *s = state;
+    if (s->degraded) return propose_random(s, rank);
+    /* One observation has no ranks to speak of; the model needs two. */
+    if (s->samples_proposed < s->initial_samples || s->n_obs < 2) {
+        if (s->samples_proposed < s->initial_samples) s->samples_proposed++;
+        return propose_random(s, rank);
+    }
+    if (s->hc_share > 0 && pcg32_double(&s->rng) < s->hc_share) {
+        int found = propose_near_best(s, rank);
+        if (found > 0) return STRATEGY_PROPOSE;
+        if (found < 0) {
+            s->degraded = true;
+            return propose_random(s, rank);
+        }
+    }
+    if (propose_expected_improvement(s, rank)) return STRATEGY_PROPOSE;
+    return propose_random(s, rank);
+}
+
+/* Every result counts as evidence, whoever proposed it. */
+static void bayes_tell(void *state, uint64_t rank, double objective)
+{
+    bayes_state *s = state;
+    objective = objective_or_failure(objective);
+    best_result_note(&s->best, rank, objective);
+    if (!s->degraded && model_add(s, rank, objective) != 0) s->degraded = true;
+}
+
+static void bayes_destroy(void *state)
+{
+    bayes_state *s = state;
+    if (!s) return;
+    free(s->active);
+    free(s->similarity);
+    free(s->cand_idx);
+    free(s->cand_rank);
+    free(s->cand_known);
+    free(s->variance);
+    free(s->mean);
+    for (size_t i = 0; i < s->n_obs; i++) free(s->cross[i]);
+    free(s->cross);
+    free(s->obs_idx);
+    free(s->objective);
+    free(s->chol);
+    free(s->scratch);
+    rank_list_free(&s->neighbours);
+    free(s);
+}
+
+static int check_options(const strategy_options *options, skytune_error *err)
+{
+    double hc_share = strategy_option_double(options, "hc_share");
+    double adjacent = strategy_option_double(options, "adjacent");
+    double decay = strategy_option_double(options, "decay");
+    double noise = strategy_option_double(options, "noise");
+    if (strategy_option_int(options, "initial_samples") < 0)
+        return err_set(err, "option initial_samples must be 0 or more");
+    if (!(hc_share >= 0 && hc_share <= 1)) return err_set(err, "option hc_share must be in 0..1");
+    if (!(adjacent >= 0 && adjacent <= 1)) return err_set(err, "option adjacent must be in 0..1");
+    if (!(decay >= 0 && decay <= 1)) return err_set(err, "option decay must be in 0..1");
+    if (!(noise > 0 && isfinite(noise)))
+        return err_set(err, "option noise must be above 0 (and finite)");
+    if (strategy_option_int(options, "candidates") < 1)
+        return err_set(err, "option candidates must be 1 or more");
+    if (strategy_option_int(options, "max_points") < 2)
+        return err_set(err, "option max_points must be 2 or more");
+    return 0;
+}
+
+static int bayes_create(const strategy_setup *setup, const strategy_options *options,
+                        void **state, skytune_error *err)
+{
+    if (check_options(options, err) != 0) return -1;
+    bayes_state *s = calloc(1, sizeof *s);
+    if (!s) return err_set(err, "out of memory");
+    s->space = setup->space;
+    s->history = setup->history;
+    s->n_params = space_param_count(setup->space);
+    s->initial_samples = (size_t)strategy_option_int(options, "initial_samples");
+    s->hc_share = strategy_option_double(options, "hc_share");
+    s->noise = strategy_option_double(options, "noise");
+    s->max_points = (size_t)strategy_option_int(options, "max_points");
+    pcg32_seed(&s->rng, setup->seed, 0x6261796573ULL /* "bayes" */);
+
+    size_t candidates = (size_t)strategy_option_int(options, "candidates");
+    if (kernel_init(s, strategy_option_double(options, "adjacent"),
+                    strategy_option_double(options, "decay")) != 0 ||
+        candidates_init(s, candidates) != 0)
+        s->degraded = true;
+    /* A resumed campaign's results are evidence, and count as samples. */
+    size_t known = history_count(setup->history);
+    for (size_t k = 0; k < known; k++)
+        bayes_tell(s, history_rank_at(setup->history, k), history_objective_at(setup->history, k));
+    s->samples_proposed = known < s->initial_samples ? known : s->initial_samples;
+    *state = s;
+    return 0;
+}
+
+const strategy_ops strategy_bayes = {
+    .name = "bayes",
+    .summary = "Bayesian optimisation: a Gaussian process over the parameter values, expected "
+               "improvement, and steps around the best",
+    .options = bayes_options,
+    .create = bayes_create,
+    .ask = bayes_ask,
+    .tell = bayes_tell,
+    .destroy = bayes_destroy,
+};
