@@ -27,10 +27,15 @@ test: build
 	sh tools/run-tests.sh $(BUILD)
 
 # The same suite built with AddressSanitizer and UndefinedBehaviorSanitizer.
+# Leaks inside PoCL and LLVM are suppressed (tools/lsan-opencl.supp), and so
+# is new/delete size checking: libclFFT.so.2 deletes the FFT action objects
+# it allocates (selectAction) with another size than it allocated them with,
+# inside the library, which ASan reports as new-delete-type-mismatch.
 test-sanitize: deps
 	[ -f $(BUILD)-sanitize/build.ninja ] || meson setup $(BUILD)-sanitize -Db_sanitize=address,undefined -Db_lundef=false
 	ninja -C $(BUILD)-sanitize
-	ASAN_OPTIONS=detect_leaks=1 LSAN_OPTIONS=suppressions=$(CURDIR)/tools/lsan-opencl.supp \
+	ASAN_OPTIONS=detect_leaks=1:new_delete_type_mismatch=0 \
+	    LSAN_OPTIONS=suppressions=$(CURDIR)/tools/lsan-opencl.supp \
 	    UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 sh tools/run-tests.sh $(BUILD)-sanitize \
 	    --timeout-multiplier 6
 

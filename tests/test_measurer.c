@@ -23,7 +23,8 @@ static void open_measurer(void)
     cr_assert_eq(cl_devices_list(&devices, &n, &err), 0, "%s", err.message);
     cr_assert_eq(cl_device_select(devices, n, NULL, &chosen, &err), 0, "%s", err.message);
     measurer_options opts = {.runs = 4, .seed = 1};
-    skytune_values problem = {0};
+    /* The measurer keeps the problem by reference for the whole suite. */
+    static skytune_values problem = {0};
     cr_assert_eq(measurer_open(&trivial_plugin, &devices[chosen], &problem, &opts, &ms, &err), 0,
                  "%s", err.message);
 }

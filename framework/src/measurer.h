@@ -22,6 +22,8 @@ typedef struct measurer_options {
     uint64_t seed;               /* inputs */
 } measurer_options;
 
+/* `plugin`, `device` and `problem` are kept by reference: they must outlive
+ * the measurer. */
 int measurer_open(const skytune_plugin *plugin, const cl_device_entry *device,
                   const skytune_values *problem, const measurer_options *opts, measurer **out,
                   skytune_error *err);
