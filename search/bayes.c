@@ -16,15 +16,19 @@
  * Kernel. Configurations are compared as vectors of value indices. For one
  * parameter, the similarity of two values is 1 when they are equal and
  * `adjacent` × `decay`^(steps - 1) otherwise, so neighbouring values (the
- * lists are ordered) are alike and distant ones hardly. The kernel mixes
+ * lists are ordered) are alike and distant ones less so. The defaults (0.5,
+ * 0.8) make values several steps apart still informative: a smooth prior
+ * that keeps exploring away from the first good region found, which on the
+ * recorded GPU spaces mattered more than anything else tried. The kernel mixes
  *   0.4 × the mean similarity over the parameters (main effects),
  *   0.3 × the mean product over pairs of parameters (interactions, such as a
  *         work-group size that is only fast with a given tiling), and
  *   0.3 × the product over all parameters (exact matches),
- * Parameters with one value are left out. At the default adjacent and decay
- * each part is a valid kernel, so the sum is one too (other settings can
- * make it indefinite; the Cholesky update tolerates that). `noise` is the
- * observation noise variance on the normal scale.
+ * Parameters with one value are left out. Whenever adjacent <= decay, as at
+ * the defaults, the similarity is (adjacent / decay) × decay^steps plus a
+ * multiple of the identity, each part is a valid kernel and so is the sum
+ * (other settings can make it indefinite; the Cholesky update tolerates
+ * that). `noise` is the observation noise variance on the normal scale.
  *
  * Proposals. Expected improvement over the best transformed target, on a
  * set of candidates: every valid configuration when there are at most
@@ -108,8 +112,8 @@ typedef struct bayes_state {
 static const strategy_option bayes_options[] = {
     {"initial_samples", "10", "random configurations sampled before the model is used"},
     {"hc_share", "0.3", "share of proposals that are untried neighbours of the best so far"},
-    {"adjacent", "0.3", "kernel: similarity of a parameter's adjacent values"},
-    {"decay", "0.5", "kernel: factor on the similarity per further step between values"},
+    {"adjacent", "0.5", "kernel: similarity of a parameter's adjacent values"},
+    {"decay", "0.8", "kernel: factor on the similarity per further step between values"},
     {"noise", "0.01", "noise variance of the normal-scored times"},
     {"candidates", "4096",
      "configurations expected improvement scores: all of them in a space no larger, "

@@ -1,4 +1,4 @@
-/* The search strategies (hill-climbing, evolutionary, annealing, prune) on
+/* The search strategies (hill-climbing, evolutionary, annealing, prune, bayes) on
  * synthetic landscapes whose optimum is known: they find it within modest
  * budgets, propose only valid configurations never evaluated before, repair
  * constrained children, and prune's reduced space keeps the optimum of a

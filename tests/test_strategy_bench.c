@@ -210,7 +210,7 @@ Test(strategy_bench, cli_writes_the_csv_and_refuses_a_bad_option)
     size_t lines = 0;
     for (const char *p = text; *p; p++) lines += *p == '\n';
     cr_assert_eq(lines, 5, "%s", text);
-    cr_assert(strstr(text, "three,hill-climbing,1,3,4,1.000000,"), "%s", text);
+    cr_assert(strstr(text, "three,bayes,1,3,4,1.000000,"), "%s", text);
     cr_assert(strstr(text, "three,exhaustive,0,3,4,1.000000,"), "%s", text);
     free(text);
     cli_result_free(&r);

@@ -11,6 +11,6 @@ skytune=$1 db=$2 preset=$3 budget=$4
 shift 4
 for dms in "$@"; do
   "$skytune" run --plugin dedispersion --preset "$preset" --set dms="$dms" \
-      --budget "$budget" --seed 1 --db "$db" --quiet | tail -n 1
+      --strategy hill-climbing --budget "$budget" --seed 1 --db "$db" --quiet | tail -n 1
 done
 exec "$(dirname "$0")/dedispersion_cross.sh" "$skytune" "$db" "$preset" "$@"
