@@ -646,6 +646,49 @@ Test(replay, skytune_database_campaign)
     free(after);
 }
 
+/* The recorded space holds the four configurations the campaign measured
+ * (the failed one included), not the twelve combinations of their values;
+ * each of them is what a strategy can be offered, and each replays as
+ * recorded. */
+Test(replay, recorded_space_of_a_database_is_its_configurations)
+{
+    const char *path = replay_tmp_path("recorded.db");
+    store *st = NULL;
+    skytune_error err = {0};
+    cr_assert_eq(store_open(path, true, &st, &err), 0, "%s", err.message);
+    record_campaign(st, 1, first_campaign, 4);
+    store_close(st);
+
+    replay_dataset *d = load_dataset(path);
+    space *sp = NULL;
+    cr_assert_eq(replay_recorded_space(d, &sp, &err), 0, "%s", err.message);
+    cr_assert_eq(space_count(sp), 4);
+    replay_evaluator *re = NULL;
+    cr_assert_eq(replay_evaluator_new(d, sp, &re, &err), 0, "%s", err.message);
+    size_t n = space_param_count(sp), failed = 0;
+    uint16_t idx[3];
+    char text[256];
+    for (uint64_t r = 0; r < space_count(sp); r++) {
+        space_unrank(sp, r, idx);
+        space_config_text(sp, idx, text, sizeof text);
+        double t = replay_objective(re, r);
+        if (isinf(t)) {
+            failed++;
+            cr_assert_str_eq(text, "wg=64,mode=tiled,scale=1.5", "only the compile failure fails");
+        }
+    }
+    cr_assert_eq(n, 3);
+    cr_assert_eq(failed, 1);
+    /* Combinations the campaign never measured are not in the space. */
+    idx[0] = 0; /* wg=16 */
+    idx[1] = 1; /* mode=tiled */
+    idx[2] = 1; /* scale=1.5 */
+    cr_assert_not(space_is_valid(sp, idx));
+    replay_evaluator_free(re);
+    space_free(sp);
+    replay_free(d);
+}
+
 Test(replay, skytune_database_with_two_campaigns_needs_an_id)
 {
     const char *path = replay_tmp_path("two.db");

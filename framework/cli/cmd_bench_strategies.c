@@ -10,7 +10,7 @@
 
 static const cli_option options[] = {
     {"replay", "FILE", true, "recorded dataset: Kernel Tuner cache, T4 results (.gz or plain) or skytune database[:CAMPAIGN] (required)"},
-    {"space", "FILE", false, "T1 file with the search space (default: each dataset's own parameter lists)"},
+    {"space", "FILE", false, "T1 file with the search space, or 'recorded': each dataset's configurations (default: each dataset's own parameter lists)"},
     {"strategy", "LIST", false, "all (default), default, or a comma-separated list of strategies"},
     {"budget", "LIST", false, "comma-separated budgets (default 20,50,100,200)"},
     {"budget-unit", "UNIT", false, "evaluations (default) or seconds of recorded compile + benchmark time"},
@@ -189,7 +189,8 @@ int cmd_bench_strategies(int argc, char **argv)
     skytune_error err = {0};
     space *t1_space = NULL;
     const char *space_path = cli_get(&args, "space");
-    if (space_path && t1_load_space(space_path, &t1_space, &err) != 0) {
+    bool recorded = space_path && strcmp(space_path, REPLAY_RECORDED_SPACE) == 0;
+    if (space_path && !recorded && t1_load_space(space_path, &t1_space, &err) != 0) {
         cli_error("%s", err.message);
         return EXIT_FAILED;
     }
@@ -208,7 +209,8 @@ int cmd_bench_strategies(int argc, char **argv)
         space *own_space = NULL;
         replay_evaluator *re = NULL;
         if (replay_load(files[f], &data, &err) != 0 ||
-            (!t1_space && replay_dataset_space(data, &own_space, &err) != 0) ||
+            (!t1_space && (recorded ? replay_recorded_space(data, &own_space, &err)
+                                    : replay_dataset_space(data, &own_space, &err)) != 0) ||
             replay_evaluator_new(data, t1_space ? t1_space : own_space, &re, &err) != 0 ||
             !(names[f] = strdup(data->name))) {
             cli_error("%s", err.message);

@@ -36,7 +36,7 @@ static void *receive_stop_signals(void *arg)
 static const cli_option options[] = {
     {"plugin", "NAME", false, "plugin name or path to its .so (required unless --replay)"},
     {"replay", "FILE", false, "a recorded dataset stands in for the device: Kernel Tuner cache, T4 results (.gz or plain) or skytune database[:CAMPAIGN]"},
-    {"space", "FILE", false, "T1 file: the space of a --replay run, or a narrowing of a plugin's space"},
+    {"space", "FILE", false, "T1 file: the space of a --replay run, or a narrowing of a plugin's space; with --replay, 'recorded' is the configurations the dataset holds"},
     {"plugin-dir", "DIR", true, "search DIR for plugins first"},
     {"preset", "NAME", false, "problem preset of the plugin (see skytune plugins show NAME)"},
     {"set", "NAME=VALUE", true, "set a problem parameter"},

@@ -226,6 +226,7 @@ void replay_free(replay_dataset *d)
     }
     free(d->entries);
     free(d->name);
+    replay_recorded_set_free(d->recorded);
     free(d);
 }
 

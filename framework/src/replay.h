@@ -42,6 +42,7 @@ typedef struct replay_dataset {
                                  declared by it), in the dataset's own order */
     size_t n_entries;
     replay_entry *entries;
+    struct replay_recorded_set *recorded;  /* built by replay_recorded_space */
 } replay_dataset;
 
 /* Load by content: gzip is detected by its magic bytes, the JSON shape says
@@ -68,6 +69,16 @@ int t1_load_space(const char *path, space **out, skytune_error *err);
 /* The space of the dataset's own parameter lists, unconstrained (every
  * combination of recorded values; the unrecorded ones replay as failures). */
 int replay_dataset_space(const replay_dataset *d, space **out, skytune_error *err);
+
+/* The dataset's own parameter lists restricted to the configurations it
+ * holds, ran or failed (`--space recorded`): for a database of an
+ * exhaustive campaign, the plugin's valid space on that device. The space
+ * borrows the dataset, which must be freed after it. */
+int replay_recorded_space(replay_dataset *d, space **out, skytune_error *err);
+void replay_recorded_set_free(struct replay_recorded_set *set);
+
+/* The value of --space that asks for replay_recorded_space. */
+#define REPLAY_RECORDED_SPACE "recorded"
 
 /* Maps every configuration of `sp` to its dataset entry once, so each
  * evaluation is an array lookup. Parameters are matched by name; every

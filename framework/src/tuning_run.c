@@ -297,8 +297,10 @@ static int run_replayed(const tuning_request *rq,
         goto done;
     }
     if (replay_load(rq->replay, &data, err) != 0) goto done;
-    if ((rq->space_file ? t1_load_space(rq->space_file, &base, err)
-                        : replay_dataset_space(data, &base, err)) != 0)
+    if ((!rq->space_file ? replay_dataset_space(data, &base, err)
+         : strcmp(rq->space_file, REPLAY_RECORDED_SPACE) == 0
+             ? replay_recorded_space(data, &base, err)
+             : t1_load_space(rq->space_file, &base, err)) != 0)
         goto done;
     if (space_narrow(base, rq->restricts, rq->n_restricts, rq->only, rq->n_only, &sp, err) != 0)
         goto done;
