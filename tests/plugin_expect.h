@@ -1,6 +1,7 @@
 /* Expectations the plugin tests share, on top of the plugin harness: a
- * configuration measures as ok, a configuration text is in the space, and a
- * fixed-seed sample of the space all verifies. Each fails the running
+ * configuration measures as ok, a configuration text is in the space, a
+ * fixed-seed sample of the space all verifies, and a kernel of the test's
+ * own goes through the plugin's callbacks to its verification report. Each fails the running
  * Criterion test itself, so the tests read as the behaviour they check. */
 #ifndef SKYTUNE_TESTS_PLUGIN_EXPECT_H
 #define SKYTUNE_TESTS_PLUGIN_EXPECT_H
@@ -8,6 +9,7 @@
 #include <criterion/criterion.h>
 
 #include <stdlib.h>
+#include <string.h>
 
 #include "plugin_harness.h"
 
@@ -56,6 +58,41 @@ static inline void plugin_expect_sample_verifies(const plugin_harness *h, uint64
         expect_ok(text);
     }
     free(idx);
+}
+
+/* Drive the plugin's own callbacks for `config_text` with `source` as the
+ * kernel (the plugin's own when NULL), built with `extra_options` (may be
+ * NULL) after the measurer's: setup on the harness context, reference,
+ * build, prepare, poison, one run, verify. Returns what verify reported;
+ * every other step must succeed. */
+static inline skytune_verify_report plugin_verify_with_kernel(const plugin_harness *h,
+                                                              const char *config_text,
+                                                              const char *source,
+                                                              const char *extra_options)
+{
+    const skytune_plugin *pl = h->plugin.desc;
+    skytune_error err = {0};
+    skytune_named_value items[16];
+    skytune_values config;
+    cr_assert_lt(space_param_count(h->space), 16);
+    cr_assert_eq(harness_config(h, config_text, items, &config, &err), 0, "%s", err.message);
+    skytune_setup_context ctx = harness_setup_context(h);
+    void *state = NULL, *launch = NULL;
+    cl_program program = NULL;
+    cr_assert_eq(pl->setup(&ctx, &state, &err), 0, "%s", err.message);
+    cr_assert_eq(pl->reference(state, &err), 0, "%s", err.message);
+    cr_assert_eq(harness_build(h, &config, source, extra_options, &program, &err), 0, "%s",
+                 err.message);
+    cr_assert_eq(pl->prepare(state, program, &config, &launch, &err), 0, "%s", err.message);
+    cr_assert_eq(pl->clear_outputs(state, h->queue, &err), 0, "%s", err.message);
+    cr_assert_eq(harness_run_once(h, launch, &err), 0, "%s", err.message);
+    skytune_verify_report report;
+    memset(&report, 0, sizeof report);
+    cr_assert_eq(pl->verify(state, h->queue, &report, &err), 0, "%s", err.message);
+    pl->release(launch);
+    clReleaseProgram(program);
+    pl->teardown(state);
+    return report;
 }
 
 #endif

@@ -247,29 +247,8 @@ static const char *const plain_correlator =
  * baselines to the remainder pass. */
 static skytune_verify_report verify_with_kernel(const char *source, const char *options)
 {
-    const char *config_text = "cell_width=2,cell_height=2,wg_size=4,use_local=0,block_time=4";
-    const skytune_plugin *pl = h.plugin.desc;
-    skytune_error err = {0};
-    skytune_named_value items[8];
-    skytune_values config;
-    cr_assert_eq(harness_config(&h, config_text, items, &config, &err), 0, "%s", err.message);
-    skytune_setup_context ctx = harness_setup_context(&h);
-    void *state = NULL, *launch = NULL;
-    cl_program program = NULL;
-    cr_assert_eq(pl->setup(&ctx, &state, &err), 0, "%s", err.message);
-    cr_assert_eq(pl->reference(state, &err), 0, "%s", err.message);
-    cr_assert_eq(harness_build(&h, &config, source, options, &program, &err), 0, "%s",
-                 err.message);
-    cr_assert_eq(pl->prepare(state, program, &config, &launch, &err), 0, "%s", err.message);
-    cr_assert_eq(pl->clear_outputs(state, h.queue, &err), 0, "%s", err.message);
-    cr_assert_eq(harness_run_once(&h, launch, &err), 0, "%s", err.message);
-    skytune_verify_report report;
-    memset(&report, 0, sizeof report);
-    cr_assert_eq(pl->verify(state, h.queue, &report, &err), 0, "%s", err.message);
-    pl->release(launch);
-    clReleaseProgram(program);
-    pl->teardown(state);
-    return report;
+    return plugin_verify_with_kernel(
+        &h, "cell_width=2,cell_height=2,wg_size=4,use_local=0,block_time=4", source, options);
 }
 
 #define SMALL_BASELINES 55
