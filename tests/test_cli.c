@@ -683,6 +683,15 @@ Test(cli, only_value_outside_the_space_is_refused)
                        1, CLI_ARGS("wg_size", "48"));
 }
 
+Test(cli, recorded_space_without_replay_is_refused)
+{
+    /* Only a replayed dataset has recorded configurations. */
+    assert_run_refused(NULL,
+                       CLI_ARGS(VECTOR_ADD_SMALL, "--strategy", "exhaustive", "--runs", "1",
+                                "--space", "recorded"),
+                       1, CLI_ARGS("--space recorded", "--replay"));
+}
+
 Test(cli, unknown_preset_is_refused)
 {
     assert_run_refused(NULL,

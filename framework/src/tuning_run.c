@@ -245,6 +245,11 @@ static int run_on_device(const tuning_request *rq,
         .n_only = rq->n_only,
     };
     if (plugin_space_build(&space_rq, &sp, err) != 0) goto done;
+    if (rq->space_file && strcmp(rq->space_file, REPLAY_RECORDED_SPACE) == 0) {
+        err_set(err, "--space recorded: only a --replay dataset has recorded configurations; "
+                     "for a run on a device --space takes a T1 file");
+        goto done;
+    }
     if (rq->space_file && add_t1_narrowing(rq->space_file, &sp, err) != 0) goto done;
     if (space_count(sp) == 0) {
         char what[160];
