@@ -74,17 +74,32 @@ static void small_bench_close(small_bench *b)
     replay_free(b->data);
 }
 
-static bench_cell *run_cells(small_bench *b, const char *const *strategies, size_t n_strategies,
-                             const double *budgets, size_t n_budgets, unsigned runs,
-                             const bench_settings *settings, size_t *n_cells)
+static bench_plan plan_of(const char *const *strategies, size_t n_strategies,
+                          const double *budgets, size_t n_budgets, unsigned runs,
+                          const bench_settings *settings)
+{
+    return (bench_plan){.strategies = strategies, .n_strategies = n_strategies,
+                        .budgets = budgets, .n_budgets = n_budgets,
+                        .unit = BENCH_EVALUATIONS, .runs = runs, .seed_base = 1,
+                        .settings = settings, .threads = 2};
+}
+
+static bench_cell *run_plan(small_bench *b, const bench_plan *plan, size_t *n_cells)
 {
     bench_cell *cells = NULL;
     *n_cells = 0;
     skytune_error err = {0};
-    cr_assert_eq(strategy_bench_dataset(&b->dataset, strategies, n_strategies, budgets, n_budgets,
-                                        BENCH_EVALUATIONS, runs, 1, settings, &cells, n_cells, &err),
-                 0, "%s", err.message);
+    cr_assert_eq(strategy_bench_dataset(&b->dataset, plan, &cells, n_cells, &err), 0, "%s",
+                 err.message);
     return cells;
+}
+
+static bench_cell *run_cells(small_bench *b, const char *const *strategies, size_t n_strategies,
+                             const double *budgets, size_t n_budgets, unsigned runs,
+                             const bench_settings *settings, size_t *n_cells)
+{
+    bench_plan plan = plan_of(strategies, n_strategies, budgets, n_budgets, runs, settings);
+    return run_plan(b, &plan, n_cells);
 }
 
 Test(strategy_bench, exhaustive_with_the_whole_space_always_finds_the_optimum)
@@ -171,12 +186,71 @@ Test(strategy_bench, strategy_options_reach_the_strategy)
     cells = NULL;
     n = 0;
     skytune_error err = {0};
-    cr_assert_neq(strategy_bench_dataset(&b.dataset, strategies, 1, budgets, 1, BENCH_EVALUATIONS,
-                                         5, 1, &settings, &cells, &n, &err),
-                  0);
+    bench_plan plan = plan_of(strategies, 1, budgets, 1, 5, &settings);
+    cr_assert_neq(strategy_bench_dataset(&b.dataset, &plan, &cells, &n, &err), 0);
     cr_assert(strstr(err.message, "improvement") && strstr(err.message, "first, best"), "%s",
               err.message);
     cr_assert_eq(n, 0, "no cell for a strategy that could not start");
+    free(cells);
+    small_bench_close(&b);
+}
+
+Test(strategy_bench, the_figures_do_not_depend_on_the_number_of_threads)
+{
+    small_bench b;
+    small_bench_open(&b);
+    const char *strategies[] = {"random", "hill-climbing", "evolutionary", "bayes"};
+    const double budgets[] = {1, 2};
+    bench_plan plan = plan_of(strategies, 4, budgets, 2, 40, NULL);
+    size_t n_alone, n_shared;
+    plan.threads = 1;
+    bench_cell *alone = run_plan(&b, &plan, &n_alone);
+    plan.threads = 5;
+    bench_cell *shared = run_plan(&b, &plan, &n_shared);
+    cr_assert_eq(n_alone, 8);
+    cr_assert_eq(n_shared, n_alone);
+    for (size_t k = 0; k < n_alone; k++) {
+        cr_assert_str_eq(shared[k].strategy, alone[k].strategy);
+        cr_assert_eq(shared[k].budget, alone[k].budget);
+        cr_assert_eq(shared[k].mean_fraction, alone[k].mean_fraction, "cell %zu", k);
+        cr_assert_eq(shared[k].sd_fraction, alone[k].sd_fraction, "cell %zu", k);
+        cr_assert_eq(shared[k].min_fraction, alone[k].min_fraction, "cell %zu", k);
+        cr_assert_eq(shared[k].mean_evaluations, alone[k].mean_evaluations, "cell %zu", k);
+        cr_assert_eq(shared[k].score, alone[k].score, "cell %zu", k);
+    }
+    /* Budget 1 draws one of the three: the runs differ, so the comparison
+     * above compared something. */
+    cr_assert(alone[0].sd_fraction > 0, "random with one evaluation varies between seeds");
+    free(alone);
+    free(shared);
+    small_bench_close(&b);
+}
+
+Test(strategy_bench, a_budget_in_recorded_seconds)
+{
+    small_bench b;
+    small_bench_open(&b);
+    /* The two configurations that ran each recorded 100 ms of compiling and
+     * 10 ms of benchmarking; the failure recorded nothing. */
+    const char *strategies[] = {"random"};
+    const double budgets[] = {0.05, 1000};
+    bench_plan plan = plan_of(strategies, 1, budgets, 2, 200, NULL);
+    plan.unit = BENCH_SECONDS;
+    size_t n;
+    bench_cell *cells = run_plan(&b, &plan, &n);
+    cr_assert_eq(n, 2);
+    /* 0.05 s is spent by the first configuration that runs: one or two
+     * evaluations (4/3 expected), and 1 ms or 2 ms with even odds. */
+    cr_assert(cells[0].mean_evaluations > 1.1 && cells[0].mean_evaluations < 1.6, "evaluations %g",
+              cells[0].mean_evaluations);
+    cr_assert(cells[0].mean_fraction > 0.6 && cells[0].mean_fraction < 0.9, "fraction %g",
+              cells[0].mean_fraction);
+    cr_assert(cells[0].expected_random > 1.3e6 && cells[0].expected_random < 1.7e6,
+              "random search's reference %g", cells[0].expected_random);
+    /* 1000 s covers the space. */
+    assert_near(cells[1].mean_evaluations, 3.0, "the whole space");
+    assert_near(cells[1].mean_fraction, 1.0, "found");
+    assert_near(cells[1].expected_random, 1e6, "random with the whole space");
     free(cells);
     small_bench_close(&b);
 }

@@ -17,6 +17,7 @@ static const cli_option options[] = {
     {"runs", "N", false, "seeded runs per cell (default 100)"},
     {"seed", "N", false, "first seed (default 1); run r uses seed + r"},
     {"strategy-opt", "KEY=VALUE", true, "option given to every strategy judged (see skytune run --help)"},
+    {"jobs", "N", false, "runs in parallel (default: one per online CPU); the figures do not depend on it"},
     {"csv", "FILE", false, "also write one row per dataset, strategy and budget"},
 };
 
@@ -185,6 +186,14 @@ int cmd_bench_strategies(int argc, char **argv)
         return EXIT_USAGE;
     if (cli_get(&args, "seed") && cli_parse_u64("seed", cli_get(&args, "seed"), &seed) != 0)
         return EXIT_USAGE;
+    unsigned long long jobs = 0;
+    if (cli_get(&args, "jobs")) {
+        if (cli_parse_u64("jobs", cli_get(&args, "jobs"), &jobs) != 0) return EXIT_USAGE;
+        if (jobs == 0 || jobs > 4096) {
+            cli_error("--jobs %llu: expected a number of threads from 1 to 4096", jobs);
+            return EXIT_USAGE;
+        }
+    }
 
     skytune_error err = {0};
     space *t1_space = NULL;
@@ -196,6 +205,17 @@ int cmd_bench_strategies(int argc, char **argv)
     }
     bench_settings settings;
     settings.count = cli_all(&args, "strategy-opt", &settings.items);
+    bench_plan plan = {
+        .strategies = strategies,
+        .n_strategies = n_strategies,
+        .budgets = budgets,
+        .n_budgets = n_budgets,
+        .unit = unit,
+        .runs = (unsigned)runs,
+        .seed_base = seed,
+        .settings = &settings,
+        .threads = (unsigned)jobs,
+    };
     bench_cell *cells = NULL;
     size_t n_cells = 0;
     char *names[MAX_ITEMS] = {NULL};
@@ -218,9 +238,7 @@ int cmd_bench_strategies(int argc, char **argv)
         } else {
             bench_dataset d = {names[f], t1_space ? t1_space : own_space, re};
             size_t first = n_cells;
-            if (strategy_bench_dataset(&d, strategies, n_strategies, budgets, n_budgets, unit,
-                                       (unsigned)runs, seed, &settings, &cells, &n_cells,
-                                       &err) != 0) {
+            if (strategy_bench_dataset(&d, &plan, &cells, &n_cells, &err) != 0) {
                 cli_error("%s: %s", files[f], err.message);
                 rc = EXIT_FAILED;
             } else {

@@ -45,15 +45,27 @@ typedef struct bench_settings {
     size_t count;
 } bench_settings;
 
-/* Runs strategies × budgets on one dataset; cells are appended to *cells
- * (realloc'd). Seeds are seed_base + run, the same for every strategy. A run
- * in which nothing ran counts as the slowest successful time of the dataset,
+/* What to run on each dataset: every strategy × budget, `runs` seeded runs
+ * each (seeds seed_base + run, the same for every strategy). */
+typedef struct bench_plan {
+    const char *const *strategies;
+    size_t n_strategies;
+    const double *budgets;
+    size_t n_budgets;
+    bench_budget_unit unit;
+    unsigned runs;
+    uint64_t seed_base;
+    const bench_settings *settings;  /* NULL: the strategies' defaults */
+    unsigned threads;                /* runs in parallel; 0 = one per online CPU */
+} bench_plan;
+
+/* Runs a plan on one dataset; cells are appended to *cells (realloc'd), in
+ * budget-major, then strategy order. Runs are independent and go to
+ * `threads` worker threads; the cells do not depend on how many. A run in
+ * which nothing ran counts as the slowest successful time of the dataset,
  * both in the strategies' mean and in random search's expectation. */
-int strategy_bench_dataset(const bench_dataset *d, const char *const *strategies,
-                           size_t n_strategies, const double *budgets, size_t n_budgets,
-                           bench_budget_unit unit, unsigned runs, uint64_t seed_base,
-                           const bench_settings *settings, bench_cell **cells, size_t *n_cells,
-                           skytune_error *err);
+int strategy_bench_dataset(const bench_dataset *d, const bench_plan *plan, bench_cell **cells,
+                           size_t *n_cells, skytune_error *err);
 
 /* E[min] of `budget` configurations drawn uniformly without replacement from
  * objectives[0..n) (INFINITY for failures), computed exactly. */
