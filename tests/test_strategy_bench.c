@@ -288,4 +288,9 @@ Test(strategy_bench, cli_writes_the_csv_and_refuses_a_bad_option)
     cr_assert(strstr(text, "three,exhaustive,0,3,4,1.000000,"), "%s", text);
     free(text);
     cli_result_free(&r);
+
+    r = cli_run(CLI_ARGS("bench-strategies", "--replay", data, "--jobs", "0"));
+    cr_assert_neq(r.status, 0, "%s", r.out);
+    cr_assert(strstr(r.err, "--jobs") && strstr(r.err, "1 to 4096"), "%s", r.err);
+    cli_result_free(&r);
 }
