@@ -30,6 +30,23 @@
  * (other settings can make it indefinite; the Cholesky update tolerates
  * that). `noise` is the observation noise variance on the normal scale.
  *
+ * Powers of two. On GPUs a work-group or tile size that is a power of two
+ * often runs far faster than its neighbours in the list (16, 32, 48, 64,
+ * ...): memory accesses align, warps fill. Ordered similarity alone sees
+ * such a value as a needle among slow neighbours. With `pow2`, an integer
+ * parameter whose values mix powers of two and others gets a second column,
+ * "is a power of two", which enters the kernel like one more parameter of
+ * two values; its relevance, like every column's, is then fitted.
+ *
+ * Relevances. Parameters matter unequally, and a kernel that weighs them
+ * alike generalises poorly from few results. With `relevance`, each
+ * column's similarity becomes 1 - r (1 - similarity), r from {0.1, 0.3,
+ * 0.6, 1}, r = 1 being the kernel above and small r a column that hardly
+ * matters (each is still a valid kernel: a constant plus a scaled one).
+ * At 20 results, then 40, 80, ..., one sweep of coordinate ascent picks
+ * each column's r by the marginal likelihood of the normal-scored times,
+ * the others held, and the model is rebuilt under the new kernel.
+ *
  * Proposals. Expected improvement over the best transformed target, on a
  * set of candidates: every valid configuration when there are at most
  * `candidates` of them, otherwise a fixed random pool of that many drawn at
@@ -44,13 +61,14 @@
  * those rows updates every candidate's posterior variance and mean; the
  * proposal then bounds EI from a table and computes it exactly only for
  * the few candidates the bound cannot dismiss. The pass is O(observations
- * × candidates): at the default 4,096 candidates, about 160 µs per
- * evaluation averaged over budgets of 20 to 200. That is nothing next to a
- * real evaluation (compiling and timing a kernel takes seconds), but
- * sixteen times the 10 µs of a replayed one: the strategy is meant for real
- * tuning. Memory is bounded by `max_points` observations; later ones are
- * not added to the model (the history still keeps them from being proposed
- * again).
+ * × candidates), a rebuild after a relevance fit O(observations^2 ×
+ * candidates): at the default 4,096 candidates, about 400 µs per
+ * evaluation averaged over budgets of 20 to 200, 60 % of it rebuilds.
+ * That is nothing next to a real evaluation (compiling and timing a kernel
+ * takes seconds), but forty times the 10 µs of a replayed one: the
+ * strategy is meant for real tuning. Memory is bounded by `max_points`
+ * observations; later ones are not added to the model (the history still
+ * keeps them from being proposed again).
  * Out of memory, the strategy proposes random unvisited configurations. */
 #include <math.h>
 #include <stdlib.h>
@@ -72,6 +90,10 @@
 #define EI_TABLE_STEP (1.0 / 32)
 #define EI_TABLE_SIZE 769
 
+/* Results at which relevances are first fitted; then at twice as many, and
+ * so on. */
+#define FIRST_RELEVANCE_FIT 20
+
 /* Draws per candidate before a random pool settles for fewer. */
 #define POOL_TRIES_PER_CANDIDATE 16
 
@@ -80,6 +102,10 @@ typedef struct bayes_state {
     const history *history;
     pcg32 rng;
     size_t n_params;
+    size_t width;              /* of a configuration's row: n_params + derived features */
+    size_t n_derived;
+    size_t *derived_param;     /* the parameter each derived feature is of */
+    bool **derived_flag;       /* per derived feature: is value i a power of two */
 
     size_t initial_samples;
     double hc_share;
@@ -89,11 +115,19 @@ typedef struct bayes_state {
     /* The kernel. */
     size_t n_active;
     size_t *active;            /* parameters with more than one value */
-    double *similarity;        /* by the distance between two value indices */
+    size_t widest;             /* the most values of any parameter */
+    double *base;              /* similarity by distance between value indices, relevance 1 */
+    double *relevance;         /* per active column */
+    double *similarity;        /* per active column: by distance, at its relevance */
+    bool fit_relevance;
+    size_t next_fit;           /* observations at which relevances are fitted next */
 
     /* The candidates EI chooses from. */
     size_t n_cand;
-    uint16_t *cand_idx;        /* n_cand × n_params */
+    size_t cand_cap;
+    uint16_t *cand_col;        /* column-major: column k of the rows at k × cand_cap */
+    uint16_t *row;             /* width, scratch for one row */
+    double *to_x;              /* widest, scratch for kernel_block */
     uint64_t *cand_rank;
     bool *cand_known;          /* found in the history (it only grows) */
     double *variance;          /* posterior variance */
@@ -103,7 +137,8 @@ typedef struct bayes_state {
 
     /* The observations in the model. */
     size_t n_obs, obs_cap;
-    uint16_t *obs_idx;         /* obs_cap × n_params */
+    uint16_t *obs_idx;         /* obs_cap × width */
+    uint64_t *obs_rank;
     double *objective;
     double best_target;        /* the lowest normal-scored time */
     double *chol;              /* lower Cholesky factor, packed: row i at i(i+1)/2 */
@@ -124,6 +159,12 @@ static const strategy_option bayes_options[] = {
     {"hc_share", "0.3", "share of proposals that are untried neighbours of the best so far"},
     {"adjacent", "0.5", "kernel: similarity of a parameter's adjacent values"},
     {"decay", "0.8", "kernel: factor on the similarity per further step between values"},
+    {"relevance", "1",
+     "fit each parameter's relevance by marginal likelihood at 20, 40, 80, ... results (1) "
+     "or weigh all parameters alike (0)"},
+    {"pow2", "1",
+     "give an integer parameter whose values mix powers of two and others a second column: "
+     "whether its value is a power of two (1), or not (0)"},
     {"noise", "0.01", "noise variance of the normal-scored times"},
     {"candidates", "4096",
      "configurations expected improvement scores: all of them in a space no larger, "
@@ -142,23 +183,71 @@ static void *array_alloc(size_t n, size_t size)
 
 /* ------------------------------------------------------------ kernel */
 
-static int kernel_init(bayes_state *s, double adjacent, double decay)
+static bool is_power_of_two(int64_t v)
 {
-    size_t widest = 1;
-    s->active = array_alloc(s->n_params, sizeof *s->active);
-    if (!s->active) return -1;
+    return v > 0 && (v & (v - 1)) == 0;
+}
+
+/* A derived column for parameter k when it is an integer parameter whose
+ * values mix powers of two and others: 0 if none is needed, -1 when out of
+ * memory. */
+static int add_power_of_two_column(bayes_state *s, size_t k)
+{
+    const param_def *d = space_param(s->space, k);
+    if (d->type != SKYTUNE_INT || d->count < 2) return 0;
+    size_t powers = 0;
+    for (size_t i = 0; i < d->count; i++) powers += is_power_of_two(d->values[i].i);
+    if (powers == 0 || powers == d->count) return 0;
+    bool *flag = array_alloc(d->count, sizeof *flag);
+    if (!flag) return -1;
+    for (size_t i = 0; i < d->count; i++) flag[i] = is_power_of_two(d->values[i].i);
+    s->derived_param[s->n_derived] = k;
+    s->derived_flag[s->n_derived] = flag;
+    s->active[s->n_active++] = s->n_params + s->n_derived;
+    s->n_derived++;
+    return 0;
+}
+
+static void set_relevance(bayes_state *s, size_t j, double relevance)
+{
+    s->relevance[j] = relevance;
+    double *table = s->similarity + j * s->widest;
+    for (size_t d = 0; d < s->widest; d++)
+        table[d] = relevance == 1.0 ? s->base[d] : 1.0 - relevance * (1.0 - s->base[d]);
+}
+
+static int kernel_init(bayes_state *s, double adjacent, double decay, bool powers_of_two)
+{
+    size_t widest = 2; /* derived columns have two values */
+    s->active = array_alloc(2 * s->n_params, sizeof *s->active);
+    s->derived_param = array_alloc(s->n_params, sizeof *s->derived_param);
+    s->derived_flag = calloc(s->n_params ? s->n_params : 1, sizeof *s->derived_flag);
+    if (!s->active || !s->derived_param || !s->derived_flag) return -1;
     for (size_t k = 0; k < s->n_params; k++) {
         size_t count = space_param(s->space, k)->count;
         if (count < 2) continue;
         s->active[s->n_active++] = k;
         if (count > widest) widest = count;
     }
-    s->similarity = array_alloc(widest, sizeof *s->similarity);
-    if (!s->similarity) return -1;
-    s->similarity[0] = 1.0;
-    for (size_t d = 1; d < widest; d++)
-        s->similarity[d] = d == 1 ? adjacent : s->similarity[d - 1] * decay;
+    for (size_t k = 0; powers_of_two && k < s->n_params; k++)
+        if (add_power_of_two_column(s, k) != 0) return -1;
+    s->width = s->n_params + s->n_derived;
+    s->widest = widest;
+    s->base = array_alloc(widest, sizeof *s->base);
+    s->relevance = array_alloc(s->n_active, sizeof *s->relevance);
+    s->similarity = array_alloc(s->n_active, widest * sizeof *s->similarity);
+    if (!s->base || !s->relevance || !s->similarity) return -1;
+    s->base[0] = 1.0;
+    for (size_t d = 1; d < widest; d++) s->base[d] = d == 1 ? adjacent : s->base[d - 1] * decay;
+    for (size_t j = 0; j < s->n_active; j++) set_relevance(s, j, 1.0);
     return 0;
+}
+
+/* A configuration's row: its value indices, then its derived columns. */
+static void fill_derived(const bayes_state *s, uint16_t *row)
+{
+    for (size_t f = 0; f < s->n_derived; f++)
+        row[s->n_params + f] = s->derived_flag[f][row[s->derived_param[f]]];
 }
 
 /* Candidates per block of the model update: a block's sums stay in L1
@@ -181,7 +270,7 @@ static double kernel(const bayes_state *s, const uint16_t *a, const uint16_t *b)
     double sum = 0, sum_sq = 0, product = 1;
     for (size_t j = 0; j < p; j++) {
         size_t k = s->active[j];
-        double v = s->similarity[a[k] > b[k] ? a[k] - b[k] : b[k] - a[k]];
+        double v = s->similarity[j * s->widest + (a[k] > b[k] ? a[k] - b[k] : b[k] - a[k])];
         sum += v;
         sum_sq += v * v;
         product *= v;
@@ -190,24 +279,29 @@ static double kernel(const bayes_state *s, const uint16_t *a, const uint16_t *b)
 }
 
 /* k(x, candidate) for the candidates first .. first + count - 1, the same
- * sums as kernel() taken parameter by parameter over the block, so that
- * the candidates' chains of products do not wait on one another. */
-static void kernel_block(const bayes_state *s, const uint16_t *x, size_t first, size_t count,
+ * sums as kernel() taken column by column over the block (the candidates
+ * are stored by column), so that the candidates' chains of products do not
+ * wait on one another. */
+static void kernel_block(bayes_state *s, const uint16_t *x, size_t first, size_t count,
                          double *out)
 {
-    size_t p = s->n_active, P = s->n_params;
+    size_t p = s->n_active;
     if (p == 0) {
         for (size_t c = 0; c < count; c++) out[c] = PRIOR_VARIANCE;
         return;
     }
     double sum[UPDATE_BLOCK] = {0}, sum_sq[UPDATE_BLOCK] = {0}, product[UPDATE_BLOCK];
     for (size_t c = 0; c < count; c++) product[c] = 1;
-    const uint16_t *cand = s->cand_idx + first * P;
     for (size_t j = 0; j < p; j++) {
         size_t k = s->active[j];
+        /* The similarity of x's value to each value of the column. */
+        const double *by_distance = s->similarity + j * s->widest;
+        double *to_x = s->to_x;
+        for (size_t v = 0; v < s->widest; v++)
+            to_x[v] = by_distance[x[k] > v ? x[k] - v : v - x[k]];
+        const uint16_t *column = s->cand_col + k * s->cand_cap + first;
         for (size_t c = 0; c < count; c++) {
-            uint16_t a = x[k], b = cand[c * P + k];
-            double v = s->similarity[a > b ? a - b : b - a];
+            double v = to_x[column[c]];
             sum[c] += v;
             sum_sq[c] += v * v;
             product[c] *= v;
@@ -220,27 +314,38 @@ static void kernel_block(const bayes_state *s, const uint16_t *x, size_t first, 
 
 static int candidates_alloc(bayes_state *s, size_t count)
 {
-    s->cand_idx = array_alloc(count, s->n_params * sizeof *s->cand_idx);
+    s->cand_cap = count;
+    s->cand_col = array_alloc(count, s->width * sizeof *s->cand_col);
+    s->row = array_alloc(s->width, sizeof *s->row);
+    s->to_x = array_alloc(s->widest, sizeof *s->to_x);
     s->cand_rank = array_alloc(count, sizeof *s->cand_rank);
     s->cand_known = calloc(count ? count : 1, sizeof *s->cand_known);
     s->variance = array_alloc(count, sizeof *s->variance);
     s->mean = array_alloc(count, sizeof *s->mean);
     s->sd = array_alloc(count, sizeof *s->sd);
     s->bound = array_alloc(count, sizeof *s->bound);
-    if (!s->cand_idx || !s->cand_rank || !s->cand_known || !s->variance || !s->mean || !s->sd ||
+    if (!s->cand_col || !s->row || !s->to_x || !s->cand_rank || !s->cand_known || !s->variance || !s->mean || !s->sd ||
         !s->bound)
         return -1;
     for (size_t c = 0; c < count; c++) s->variance[c] = PRIOR_VARIANCE;
     return 0;
 }
 
+/* Appends a candidate: its row (value indices, derived columns filled
+ * here) into the columns. */
+static void add_candidate(bayes_state *s, uint64_t rank, uint16_t *row)
+{
+    fill_derived(s, row);
+    for (size_t k = 0; k < s->width; k++) s->cand_col[k * s->cand_cap + s->n_cand] = row[k];
+    s->cand_rank[s->n_cand++] = rank;
+}
+
 static int store_candidate(void *ctx, const uint16_t *idx)
 {
     bayes_state *s = ctx;
-    memcpy(s->cand_idx + s->n_cand * s->n_params, idx, s->n_params * sizeof *idx);
+    memcpy(s->row, idx, s->n_params * sizeof *idx);
     /* Enumeration goes in rank order, and ranks are dense. */
-    s->cand_rank[s->n_cand] = s->n_cand;
-    s->n_cand++;
+    add_candidate(s, s->n_cand, s->row);
     return 0;
 }
 
@@ -258,8 +363,8 @@ static int draw_pool(bayes_state *s, size_t size)
             return -1;
         }
         if (!added) continue;
-        space_unrank(s->space, rank, s->cand_idx + s->n_cand * s->n_params);
-        s->cand_rank[s->n_cand++] = rank;
+        space_unrank(s->space, rank, s->row);
+        add_candidate(s, rank, s->row);
     }
     rank_set_free(&drawn);
     return 0;
@@ -284,8 +389,11 @@ static int model_grow(bayes_state *s)
     if (cap > s->max_points) cap = s->max_points;
     if (cap > SIZE_MAX / (cap + 1)) return -1;
     /* Each realloc that succeeds is kept, so a failure leaks nothing. */
-    uint16_t *obs_idx = realloc(s->obs_idx, cap * s->n_params * sizeof *obs_idx + 1);
+    uint16_t *obs_idx = realloc(s->obs_idx, cap * s->width * sizeof *obs_idx + 1);
     if (obs_idx) s->obs_idx = obs_idx;
+    uint64_t *obs_rank = realloc(s->obs_rank, cap * sizeof *obs_rank);
+    if (obs_rank) s->obs_rank = obs_rank;
+    if (!obs_rank) return -1;
     double *objective = realloc(s->objective, cap * sizeof *objective);
     if (objective) s->objective = objective;
     double *chol = realloc(s->chol, cap * (cap + 1) / 2 * sizeof *chol);
@@ -307,7 +415,7 @@ static const double *chol_row(const bayes_state *s, size_t i)
 /* The new observation's row of the Cholesky factor, its diagonal returned. */
 static double extend_cholesky(bayes_state *s, const uint16_t *x)
 {
-    size_t n = s->n_obs, P = s->n_params;
+    size_t n = s->n_obs, P = s->width;
     double *row = s->chol + n * (n + 1) / 2;
     for (size_t i = 0; i < n; i++) {
         const double *li = chol_row(s, i);
@@ -435,12 +543,14 @@ static int model_add(bayes_state *s, uint64_t rank, double objective)
     float *fresh = array_alloc(padded, sizeof *fresh);
     if (!fresh) return -1;
     memset(fresh + s->n_cand, 0, (padded - s->n_cand) * sizeof *fresh);
-    size_t n = s->n_obs, P = s->n_params;
+    size_t n = s->n_obs, P = s->width;
     uint16_t *x = s->obs_idx + n * P;
     space_unrank(s->space, rank, x);
+    fill_derived(s, x);
     double d = extend_cholesky(s, x);
     const double *row = chol_row(s, n);
     s->objective[n] = objective;
+    s->obs_rank[n] = rank;
 
     double *target = s->scratch, *sorted = target + s->obs_cap, *weights = sorted + s->obs_cap;
     copula_targets(s->objective, n + 1, target, sorted);
@@ -611,6 +721,85 @@ static strategy_answer bayes_ask(void *state, uint64_t *rank)
     return propose_random(s, rank);
 }
 
+/* ------------------------------------------------------ relevances */
+
+/* The log marginal likelihood of the targets y under the kernel at the
+ * current relevances, less its constant: -y^T K^-1 y / 2 - log det L.
+ * `factor` (n × n) and `solved` (n) are scratch. */
+static double log_marginal_likelihood(const bayes_state *s, const double *y, double *factor,
+                                      double *solved)
+{
+    size_t n = s->n_obs, P = s->width;
+    for (size_t i = 0; i < n; i++) {
+        double *li = factor + i * n;
+        for (size_t j = 0; j <= i; j++) {
+            const double *lj = factor + j * n;
+            double v = kernel(s, s->obs_idx + i * P, s->obs_idx + j * P);
+            for (size_t k = 0; k < j; k++) v -= li[k] * lj[k];
+            if (j < i) {
+                li[j] = v / lj[j];
+            } else {
+                v += s->noise;
+                li[i] = v > 1e-10 ? sqrt(v) : 1e-5; /* as extend_cholesky */
+            }
+        }
+    }
+    double log_likelihood = 0;
+    for (size_t i = 0; i < n; i++) {
+        const double *li = factor + i * n;
+        double v = y[i];
+        for (size_t k = 0; k < i; k++) v -= li[k] * solved[k];
+        solved[i] = v / li[i];
+        log_likelihood -= 0.5 * solved[i] * solved[i] + log(li[i]);
+    }
+    return log_likelihood;
+}
+
+/* The relevances tried for each column, 1 being the kernel as configured. */
+static const double relevance_grid[] = {0.1, 0.3, 0.6, 1.0};
+
+/* One sweep of coordinate ascent over the columns' relevances, each chosen
+ * from the grid by marginal likelihood with the others held; then, if any
+ * changed, the model is rebuilt under the new kernel. */
+static int fit_relevances(bayes_state *s)
+{
+    size_t n = s->n_obs;
+    double *factor = array_alloc(n * n, sizeof *factor);
+    double *y = array_alloc(3 * n, sizeof *y);
+    if (!factor || !y) {
+        free(factor);
+        free(y);
+        return -1;
+    }
+    double *solved = y + n, *sorted = y + 2 * n;
+    copula_targets(s->objective, n, y, sorted);
+    double best = log_marginal_likelihood(s, y, factor, solved);
+    bool changed = false;
+    for (size_t j = 0; j < s->n_active; j++) {
+        double held = s->relevance[j], chosen = held;
+        for (size_t g = 0; g < sizeof relevance_grid / sizeof *relevance_grid; g++) {
+            if (relevance_grid[g] == held) continue;
+            set_relevance(s, j, relevance_grid[g]);
+            double likelihood = log_marginal_likelihood(s, y, factor, solved);
+            if (likelihood > best + 1e-9) {
+                best = likelihood;
+                chosen = relevance_grid[g];
+            }
+        }
+        set_relevance(s, j, chosen);
+        changed |= chosen != held;
+    }
+    free(factor);
+    free(y);
+    if (!changed) return 0;
+    for (size_t i = 0; i < n; i++) free(s->cross[i]);
+    s->n_obs = 0;
+    for (size_t c = 0; c < s->n_cand; c++) s->variance[c] = PRIOR_VARIANCE;
+    for (size_t i = 0; i < n; i++)
+        if (model_add(s, s->obs_rank[i], s->objective[i]) != 0) return -1;
+    return 0;
+}
+
 /* Every result counts as evidence, whoever proposed it. */
 static void bayes_tell(void *state, uint64_t rank, double objective)
 {
@@ -618,6 +807,13 @@ static void bayes_tell(void *state, uint64_t rank, double objective)
     objective = objective_or_failure(objective);
     best_result_note(&s->best, rank, objective);
     if (!s->degraded && model_add(s, rank, objective) != 0) s->degraded = true;
+    /* Relevances are refitted as the results double: often enough to
+     * follow what the results say, rarely enough that the rebuilds, each
+     * O(observations^2 × candidates), cost about as much as the updates. */
+    if (!s->degraded && s->fit_relevance && s->n_obs >= s->next_fit) {
+        s->next_fit *= 2;
+        if (fit_relevances(s) != 0) s->degraded = true;
+    }
 }
 
 static void bayes_destroy(void *state)
@@ -625,8 +821,16 @@ static void bayes_destroy(void *state)
     bayes_state *s = state;
     if (!s) return;
     free(s->active);
+    for (size_t f = 0; f < s->n_derived; f++) free(s->derived_flag[f]);
+    free(s->derived_flag);
+    free(s->derived_param);
     free(s->similarity);
-    free(s->cand_idx);
+    free(s->base);
+    free(s->relevance);
+    free(s->obs_rank);
+    free(s->cand_col);
+    free(s->row);
+    free(s->to_x);
     free(s->cand_rank);
     free(s->cand_known);
     free(s->variance);
@@ -660,6 +864,10 @@ static int check_options(const strategy_options *options, skytune_error *err)
         return err_set(err, "option candidates must be 1 or more");
     if (strategy_option_int(options, "max_points") < 2)
         return err_set(err, "option max_points must be 2 or more");
+    for (const char *const *name = (const char *const[]){"relevance", "pow2", NULL}; *name; name++) {
+        int64_t v = strategy_option_int(options, *name);
+        if (v != 0 && v != 1) return err_set(err, "option %s must be 0 or 1", *name);
+    }
     return 0;
 }
 
@@ -675,13 +883,16 @@ static int bayes_create(const strategy_setup *setup, const strategy_options *opt
     s->initial_samples = (size_t)strategy_option_int(options, "initial_samples");
     s->hc_share = strategy_option_double(options, "hc_share");
     s->noise = strategy_option_double(options, "noise");
+    s->fit_relevance = strategy_option_int(options, "relevance") != 0;
+    s->next_fit = FIRST_RELEVANCE_FIT;
     s->max_points = (size_t)strategy_option_int(options, "max_points");
     pcg32_seed(&s->rng, setup->seed, 0x6261796573ULL /* "bayes" */);
     ei_table_init(s);
 
     size_t candidates = (size_t)strategy_option_int(options, "candidates");
     if (kernel_init(s, strategy_option_double(options, "adjacent"),
-                    strategy_option_double(options, "decay")) != 0 ||
+                    strategy_option_double(options, "decay"),
+                    strategy_option_int(options, "pow2") != 0) != 0 ||
         candidates_init(s, candidates) != 0)
         s->degraded = true;
     /* A resumed campaign's results are evidence, and count as samples. */

@@ -15,10 +15,6 @@
 static const char *const searchers[] = {"hill-climbing", "evolutionary", "annealing", "prune",
                                         "bayes"};
 #define N_SEARCHERS (sizeof searchers / sizeof searchers[0])
-/* The searchers that restart or mutate their way out of a deceptive basin;
- * bayes is not one of them: its model settles in the wide basin (5 of 10
- * seeds find the narrow optimum), as docs/strategies.md says. */
-#define N_ESCAPING_SEARCHERS 4
 
 typedef double (*landscape_fn)(const uint16_t *idx, size_t n);
 
@@ -212,7 +208,7 @@ Test(search_strategies, restarts_escape_a_deceptive_local_optimum)
     double optimum = true_optimum(s, deceptive);
     cr_assert_eq(optimum, 1000.0);
     size_t budget = (size_t)(space_count(s) / 4);
-    for (size_t k = 0; k < N_ESCAPING_SEARCHERS; k++) {
+    for (size_t k = 0; k < N_SEARCHERS; k++) {
         size_t found = 0;
         for (uint64_t seed = 1; seed <= 10; seed++)
             found += drive_fresh(searchers[k], s, deceptive, seed, budget, NULL, 0, optimum)
@@ -228,6 +224,42 @@ Test(search_strategies, restarts_escape_a_deceptive_local_optimum)
                              optimum)
                      .found_at != 0;
     cr_assert_geq(found, 7, "restart=random: %zu of 10", found);
+    space_free(s);
+}
+
+/* Values 0..15 of p0 where only the powers of two run fast (three times
+ * faster than the rest, 8 the best of them), and a smooth bowl in p1 and
+ * p2: the optimum is a needle among slow neighbours unless powers of two
+ * are seen as alike. */
+static double powers_of_two_fast(const uint16_t *idx, size_t n)
+{
+    (void)n;
+    unsigned v = idx[0];
+    bool power = v > 0 && (v & (v - 1)) == 0;
+    double alignment = power ? 1.0 + 0.05 * fabs(log2((double)v) - 3.0) : 3.0;
+    double d1 = (double)idx[1] - 5.0, d2 = (double)idx[2] - 10.0;
+    return 1000.0 * alignment * (1.0 + 0.1 * d1 * d1 + 0.1 * d2 * d2);
+}
+
+Test(search_strategies, bayes_sees_powers_of_two_as_alike)
+{
+    space *s = fixture_space(3, 16, NULL, 0);
+    double optimum = true_optimum(s, powers_of_two_fast);
+    cr_assert_eq(optimum, 1000.0);
+    static const char *const with[] = {"pow2=1", "hc_share=0"};
+    static const char *const without[] = {"pow2=0", "hc_share=0"};
+    size_t found_with = 0, found_without = 0, budget = 25;
+    for (uint64_t seed = 1; seed <= 20; seed++) {
+        found_with +=
+            drive_fresh("bayes", s, powers_of_two_fast, seed, budget, with, 2, optimum).found_at != 0;
+        found_without +=
+            drive_fresh("bayes", s, powers_of_two_fast, seed, budget, without, 2, optimum)
+                .found_at != 0;
+    }
+    cr_log_info("optimum found for %zu of 20 seeds with the power-of-two column, %zu without",
+                found_with, found_without);
+    cr_assert_geq(found_with, found_without + 5,
+                  "with the power-of-two column %zu of 20, without %zu", found_with, found_without);
     space_free(s);
 }
 
@@ -410,6 +442,10 @@ Test(search_strategies, bad_option_values_are_refused_naming_the_valid_ones)
         {"evolutionary", "mutation=2", "mutation"},
         {"prune", "second=simplex", "hill-climbing, best-first, random"},
         {"prune", "threshold=0.5", "threshold"},
+        {"bayes", "hc_share=1.5", "hc_share must be in 0..1"},
+        {"bayes", "relevance=2", "relevance must be 0 or 1"},
+        {"bayes", "pow2=-1", "pow2 must be 0 or 1"},
+        {"bayes", "noise=0", "noise must be above 0"},
     };
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
         skytune_error err = {0};
