@@ -60,15 +60,17 @@
  * Cholesky factor and a row of L^-1 k(X, candidates), and one pass over
  * those rows updates every candidate's posterior variance and mean; the
  * proposal then bounds EI from a table and computes it exactly only for
- * the few candidates the bound cannot dismiss. The pass is O(observations
- * × candidates), a rebuild after a relevance fit O(observations^2 ×
- * candidates): at the default 4,096 candidates, about 400 µs per
- * evaluation averaged over budgets of 20 to 200, 60 % of it rebuilds.
- * That is nothing next to a real evaluation (compiling and timing a kernel
- * takes seconds), but forty times the 10 µs of a replayed one: the
- * strategy is meant for real tuning. Memory is bounded by `max_points`
- * observations; later ones are not added to the model (the history still
- * keeps them from being proposed again).
+ * the few candidates the bound cannot dismiss. k(x, candidates) takes one
+ * lookup per group of parameters in tables made for x. The pass is
+ * O(observations × candidates), a rebuild after a relevance fit
+ * O(observations^2 × candidates) but done a block of candidates at a time,
+ * in cache: at the default 4,096 candidates, about 200 µs per evaluation
+ * averaged over budgets of 20 to 200. That is nothing next to a real
+ * evaluation (compiling and timing a kernel takes seconds), but twenty
+ * times the 10 µs of a replayed one: the strategy is meant for real
+ * tuning. Memory is bounded by `max_points` observations; later ones are
+ * not added to the model (the history still keeps them from being
+ * proposed again).
  * Out of memory, the strategy proposes random unvisited configurations. */
 #include <math.h>
 #include <stdlib.h>
@@ -122,12 +124,22 @@ typedef struct bayes_state {
     bool fit_relevance;
     size_t next_fit;           /* observations at which relevances are fitted next */
 
+    /* The kernel against candidates, by groups of parameters: a group's
+     * columns' sum, sum of squares and product of similarities to one
+     * configuration x, tabulated over the group's value combinations (its
+     * keys), so that k(x, candidate) takes one lookup per group. */
+    size_t n_groups;
+    size_t *group_of;          /* per parameter: its group (active parameters only) */
+    size_t *stride;            /* per parameter: its place value in its group's key */
+    size_t *group_keys;        /* per group: its value combinations */
+    size_t *group_table;       /* per group: where its entries start in the tables */
+    double *table_sum, *table_sum_sq, *table_product;
+
     /* The candidates EI chooses from. */
     size_t n_cand;
     size_t cand_cap;
-    uint16_t *cand_col;        /* column-major: column k of the rows at k × cand_cap */
+    uint32_t *cand_key;        /* group-major: group g's keys of the candidates at g × cand_cap */
     uint16_t *row;             /* width, scratch for one row */
-    double *to_x;              /* widest, scratch for kernel_block */
     uint64_t *cand_rank;
     bool *cand_known;          /* found in the history (it only grows) */
     double *variance;          /* posterior variance */
@@ -216,6 +228,63 @@ static void set_relevance(bayes_state *s, size_t j, double relevance)
         table[d] = relevance == 1.0 ? s->base[d] : 1.0 - relevance * (1.0 - s->base[d]);
 }
 
+/* The parameter a column is of: itself, or the one a derived column is
+ * derived from. */
+static size_t column_param(const bayes_state *s, size_t k)
+{
+    return k < s->n_params ? k : s->derived_param[k - s->n_params];
+}
+
+/* Active parameters, in order, fill a group until one more would take its
+ * value combinations past GROUP_KEYS (a parameter with more values than
+ * that has a group of its own). Two or three groups cover the usual space,
+ * and their tables stay in L1 cache. */
+#define GROUP_KEYS 256
+
+static int kernel_groups_init(bayes_state *s)
+{
+    size_t P = s->n_params;
+    s->group_of = array_alloc(P, sizeof *s->group_of);
+    s->stride = array_alloc(P, sizeof *s->stride);
+    s->group_keys = array_alloc(P, sizeof *s->group_keys);
+    s->group_table = array_alloc(P, sizeof *s->group_table);
+    if (!s->group_of || !s->stride || !s->group_keys || !s->group_table)
+        return -1;
+    for (size_t k = 0; k < P; k++) {
+        size_t count = space_param(s->space, k)->count;
+        if (count < 2) continue;
+        size_t g = s->n_groups;
+        if (g > 0 && s->group_keys[g - 1] * count <= GROUP_KEYS) {
+            g--;
+        } else {
+            s->group_keys[g] = 1;
+            s->n_groups++;
+        }
+        s->group_of[k] = g;
+        s->stride[k] = s->group_keys[g];
+        s->group_keys[g] *= count;
+    }
+    size_t total = 0;
+    for (size_t g = 0; g < s->n_groups; g++) {
+        s->group_table[g] = total;
+        total += s->group_keys[g];
+    }
+    s->table_sum = array_alloc(total, 3 * sizeof *s->table_sum);
+    if (!s->table_sum) return -1;
+    s->table_sum_sq = s->table_sum + total;
+    s->table_product = s->table_sum_sq + total;
+    return 0;
+}
+
+/* A candidate's key in each group, from its value indices. */
+static void candidate_keys(bayes_state *s, size_t c, const uint16_t *row)
+{
+    for (size_t g = 0; g < s->n_groups; g++) s->cand_key[g * s->cand_cap + c] = 0;
+    for (size_t k = 0; k < s->n_params; k++)
+        if (space_param(s->space, k)->count > 1)
+            s->cand_key[s->group_of[k] * s->cand_cap + c] += (uint32_t)(row[k] * s->stride[k]);
+}
+
 static int kernel_init(bayes_state *s, double adjacent, double decay, bool powers_of_two)
 {
     size_t widest = 2; /* derived columns have two values */
@@ -240,7 +309,7 @@ static int kernel_init(bayes_state *s, double adjacent, double decay, bool power
     s->base[0] = 1.0;
     for (size_t d = 1; d < widest; d++) s->base[d] = d == 1 ? adjacent : s->base[d - 1] * decay;
     for (size_t j = 0; j < s->n_active; j++) set_relevance(s, j, 1.0);
-    return 0;
+    return kernel_groups_init(s);
 }
 
 /* A configuration's row: its value indices, then its derived columns. */
@@ -259,8 +328,10 @@ static void fill_derived(const bayes_state *s, uint16_t *row)
 static double kernel_combine(size_t p, double sum, double sum_sq, double product)
 {
     /* The mean over pairs k < l of v_k v_l, without the double loop. */
-    double pairs = p > 1 ? (sum * sum - sum_sq) / ((double)p * (double)(p - 1)) : 1.0;
-    return WEIGHT_MAIN * sum / (double)p + WEIGHT_PAIRS * pairs + WEIGHT_EXACT * product;
+    /* Multiplications by reciprocals, which stay out of the loops this is
+     * inlined into, rather than two divisions per kernel value. */
+    double pairs = p > 1 ? (sum * sum - sum_sq) * (1.0 / ((double)p * (double)(p - 1))) : 1.0;
+    return WEIGHT_MAIN / (double)p * sum + WEIGHT_PAIRS * pairs + WEIGHT_EXACT * product;
 }
 
 static double kernel(const bayes_state *s, const uint16_t *a, const uint16_t *b)
@@ -278,36 +349,76 @@ static double kernel(const bayes_state *s, const uint16_t *a, const uint16_t *b)
     return kernel_combine(p, sum, sum_sq, product);
 }
 
-/* k(x, candidate) for the candidates first .. first + count - 1, the same
- * sums as kernel() taken column by column over the block (the candidates
- * are stored by column), so that the candidates' chains of products do not
- * wait on one another. */
-static void kernel_block(bayes_state *s, const uint16_t *x, size_t first, size_t count,
-                         double *out)
+/* Tabulates, for configuration x, each group's sum, sum of squares and
+ * product of its columns' similarities over every key of the group. A
+ * group's table is grown parameter by parameter: the entries for value v
+ * of the next parameter are those so far plus (times, for the product)
+ * that parameter's own columns' terms at v. */
+static void kernel_tables(bayes_state *s, const uint16_t *x)
+{
+    for (size_t g = 0; g < s->n_groups; g++) {
+        double *t_sum = s->table_sum + s->group_table[g];
+        double *t_sum_sq = s->table_sum_sq + s->group_table[g];
+        double *t_product = s->table_product + s->group_table[g];
+        t_sum[0] = 0;
+        t_sum_sq[0] = 0;
+        t_product[0] = 1;
+        size_t size = 1;
+        for (size_t k = 0; k < s->n_params; k++) {
+            size_t count = space_param(s->space, k)->count;
+            if (count < 2 || s->group_of[k] != g) continue;
+            /* From the last value down, so that value 0 updates in place last. */
+            for (size_t v = count; v-- > 0;) {
+                double sum = 0, sum_sq = 0, product = 1;
+                for (size_t j = 0; j < s->n_active; j++) {
+                    size_t column = s->active[j];
+                    if (column_param(s, column) != k) continue;
+                    size_t value = column == k ? v : s->derived_flag[column - s->n_params][v];
+                    double sim = s->similarity[j * s->widest + (x[column] > value
+                                                                    ? x[column] - value
+                                                                    : value - x[column])];
+                    sum += sim;
+                    sum_sq += sim * sim;
+                    product *= sim;
+                }
+                for (size_t key = 0; key < size; key++) {
+                    t_sum[v * size + key] = t_sum[key] + sum;
+                    t_sum_sq[v * size + key] = t_sum_sq[key] + sum_sq;
+                    t_product[v * size + key] = t_product[key] * product;
+                }
+            }
+            size *= count;
+        }
+    }
+}
+
+/* k(x, candidate) for the candidates first .. first + count - 1 from the
+ * tables kernel_tables made for x: one lookup per group, the groups taken
+ * one after the other over the block (the keys are stored by group) so
+ * that the candidates' chains of sums and products do not wait on one
+ * another. */
+static void kernel_block(const bayes_state *s, size_t first, size_t count, float *out)
 {
     size_t p = s->n_active;
     if (p == 0) {
-        for (size_t c = 0; c < count; c++) out[c] = PRIOR_VARIANCE;
+        for (size_t c = 0; c < count; c++) out[c] = (float)PRIOR_VARIANCE;
         return;
     }
     double sum[UPDATE_BLOCK] = {0}, sum_sq[UPDATE_BLOCK] = {0}, product[UPDATE_BLOCK];
     for (size_t c = 0; c < count; c++) product[c] = 1;
-    for (size_t j = 0; j < p; j++) {
-        size_t k = s->active[j];
-        /* The similarity of x's value to each value of the column. */
-        const double *by_distance = s->similarity + j * s->widest;
-        double *to_x = s->to_x;
-        for (size_t v = 0; v < s->widest; v++)
-            to_x[v] = by_distance[x[k] > v ? x[k] - v : v - x[k]];
-        const uint16_t *column = s->cand_col + k * s->cand_cap + first;
+    for (size_t g = 0; g < s->n_groups; g++) {
+        const uint32_t *key = s->cand_key + g * s->cand_cap + first;
+        size_t at = s->group_table[g];
+        const double *t_sum = s->table_sum + at, *t_sum_sq = s->table_sum_sq + at,
+                     *t_product = s->table_product + at;
         for (size_t c = 0; c < count; c++) {
-            double v = to_x[column[c]];
-            sum[c] += v;
-            sum_sq[c] += v * v;
-            product[c] *= v;
+            sum[c] += t_sum[key[c]];
+            sum_sq[c] += t_sum_sq[key[c]];
+            product[c] *= t_product[key[c]];
         }
     }
-    for (size_t c = 0; c < count; c++) out[c] = kernel_combine(p, sum[c], sum_sq[c], product[c]);
+    for (size_t c = 0; c < count; c++)
+        out[c] = (float)kernel_combine(p, sum[c], sum_sq[c], product[c]);
 }
 
 /* -------------------------------------------------------- candidates */
@@ -315,28 +426,25 @@ static void kernel_block(bayes_state *s, const uint16_t *x, size_t first, size_t
 static int candidates_alloc(bayes_state *s, size_t count)
 {
     s->cand_cap = count;
-    s->cand_col = array_alloc(count, s->width * sizeof *s->cand_col);
+    s->cand_key = array_alloc(count, (s->n_groups ? s->n_groups : 1) * sizeof *s->cand_key);
     s->row = array_alloc(s->width, sizeof *s->row);
-    s->to_x = array_alloc(s->widest, sizeof *s->to_x);
     s->cand_rank = array_alloc(count, sizeof *s->cand_rank);
     s->cand_known = calloc(count ? count : 1, sizeof *s->cand_known);
     s->variance = array_alloc(count, sizeof *s->variance);
     s->mean = array_alloc(count, sizeof *s->mean);
     s->sd = array_alloc(count, sizeof *s->sd);
     s->bound = array_alloc(count, sizeof *s->bound);
-    if (!s->cand_col || !s->row || !s->to_x || !s->cand_rank || !s->cand_known || !s->variance || !s->mean || !s->sd ||
+    if (!s->cand_key || !s->row || !s->cand_rank || !s->cand_known || !s->variance || !s->mean || !s->sd ||
         !s->bound)
         return -1;
     for (size_t c = 0; c < count; c++) s->variance[c] = PRIOR_VARIANCE;
     return 0;
 }
 
-/* Appends a candidate: its row (value indices, derived columns filled
- * here) into the columns. */
-static void add_candidate(bayes_state *s, uint64_t rank, uint16_t *row)
+/* Appends a candidate, given its value indices. */
+static void add_candidate(bayes_state *s, uint64_t rank, const uint16_t *row)
 {
-    fill_derived(s, row);
-    for (size_t k = 0; k < s->width; k++) s->cand_col[k * s->cand_cap + s->n_cand] = row[k];
+    candidate_keys(s, s->n_cand, row);
     s->cand_rank[s->n_cand++] = rank;
 }
 
@@ -509,19 +617,94 @@ static void solve_lower(const bayes_state *s, size_t n, const double *target, do
     }
 }
 
-/* by_row += Σ l[r] v_r and by_weight += Σ w[r] v_r over one block. Four
- * rows at a time make a quarter of the loads and stores of the sums. The
- * function is kept out of line: inlined, GCC's -O3 loop interchange makes
- * the rows the inner loop, and the sums scalar, at half the speed. */
+/* by_row += Σ l[r] v_r, and by_weight += Σ w[r] v_r unless by_weight is
+ * NULL, over one block. Four rows at a time make a quarter of the loads and
+ * stores of the sums. The function is kept out of line: inlined, GCC's -O3
+ * loop interchange makes the rows the inner loop, and the sums scalar, at
+ * half the speed. */
 __attribute__((noinline)) static void accumulate_four_rows(
     const float *restrict v0, const float *restrict v1, const float *restrict v2,
     const float *restrict v3, const float *restrict l, const float *restrict w,
     float *restrict by_row, float *restrict by_weight)
 {
+    if (!by_weight) {
+        for (size_t c = 0; c < UPDATE_BLOCK; c++)
+            by_row[c] += (l[0] * v0[c] + l[1] * v1[c]) + (l[2] * v2[c] + l[3] * v3[c]);
+        return;
+    }
     for (size_t c = 0; c < UPDATE_BLOCK; c++) {
         by_row[c] += (l[0] * v0[c] + l[1] * v1[c]) + (l[2] * v2[c] + l[3] * v3[c]);
         by_weight[c] += (w[0] * v0[c] + w[1] * v1[c]) + (w[2] * v2[c] + w[3] * v3[c]);
     }
+}
+
+/* Over the block of candidates at c0: by_row = Σ row[i] v_i over the first
+ * `count` cross rows v_i, and by_weight = Σ weight[i] v_i unless weight is
+ * NULL. */
+static void combine_rows(const bayes_state *s, size_t count, size_t c0, const double *row,
+                         const double *weight, float *by_row, float *by_weight)
+{
+    float *by_weight_or_null = weight ? by_weight : NULL;
+    memset(by_row, 0, UPDATE_BLOCK * sizeof *by_row);
+    if (weight) memset(by_weight, 0, UPDATE_BLOCK * sizeof *by_weight);
+    size_t i = 0;
+    for (; i + 4 <= count; i += 4) {
+        float l[4], w[4] = {0};
+        for (size_t r = 0; r < 4; r++) {
+            l[r] = (float)row[i + r];
+            if (weight) w[r] = (float)weight[i + r];
+        }
+        accumulate_four_rows(s->cross[i] + c0, s->cross[i + 1] + c0, s->cross[i + 2] + c0,
+                             s->cross[i + 3] + c0, l, w, by_row, by_weight_or_null);
+    }
+    for (; i < count; i++) {
+        const float *vi = s->cross[i] + c0;
+        float l = (float)row[i];
+        for (size_t c = 0; c < UPDATE_BLOCK; c++) by_row[c] += l * vi[c];
+        if (!weight) continue;
+        float w = (float)weight[i];
+        for (size_t c = 0; c < UPDATE_BLOCK; c++) by_weight[c] += w * vi[c];
+    }
+}
+
+/* k(x, candidates) into row, padding left alone. */
+static void prior_row(bayes_state *s, const uint16_t *x, float *row)
+{
+    kernel_tables(s, x);
+    for (size_t c0 = 0; c0 < s->n_cand; c0 += UPDATE_BLOCK)
+        kernel_block(s, c0, s->n_cand - c0 < UPDATE_BLOCK ? s->n_cand - c0 : UPDATE_BLOCK,
+                     row + c0);
+}
+
+/* Turns observation n's row over the block of candidates at c0 from its
+ * prior k(x_n, candidates) into its cross row, given the sums of the rows
+ * before it by its Cholesky row (diagonal d): what it takes off each
+ * candidate's variance, and, given the weights L^-1 target of all n + 1
+ * observations, the posterior mean. */
+static void finish_block(bayes_state *s, size_t n, size_t c0, double d, const float *by_row,
+                         const double *weights, const float *by_weight, float *row)
+{
+    size_t len = s->n_cand - c0 < UPDATE_BLOCK ? s->n_cand - c0 : UPDATE_BLOCK;
+    double inverse_d = 1 / d;
+    for (size_t c = 0; c < len; c++) {
+        double v = ((double)row[c] - by_row[c]) * inverse_d;
+        s->variance[c0 + c] -= v * v;
+        if (weights) s->mean[c0 + c] = by_weight[c] + weights[n] * v;
+        row[c] = (float)v;
+    }
+}
+
+/* The normal-scored targets of the observations, L^-1 of them (weights, in
+ * s->scratch, returned) and the best of them. */
+static double *model_weights(bayes_state *s, size_t n)
+{
+    double *target = s->scratch, *sorted = target + s->obs_cap, *weights = sorted + s->obs_cap;
+    copula_targets(s->objective, n, target, sorted);
+    solve_lower(s, n, target, weights);
+    s->best_target = target[0];
+    for (size_t i = 1; i < n; i++)
+        if (target[i] < s->best_target) s->best_target = target[i];
+    return weights;
 }
 
 /* Adds an observation and brings the posterior up to date in one pass over
@@ -548,51 +731,48 @@ static int model_add(bayes_state *s, uint64_t rank, double objective)
     space_unrank(s->space, rank, x);
     fill_derived(s, x);
     double d = extend_cholesky(s, x);
-    const double *row = chol_row(s, n);
     s->objective[n] = objective;
     s->obs_rank[n] = rank;
+    const double *weights = model_weights(s, n + 1);
 
-    double *target = s->scratch, *sorted = target + s->obs_cap, *weights = sorted + s->obs_cap;
-    copula_targets(s->objective, n + 1, target, sorted);
-    solve_lower(s, n + 1, target, weights);
-    s->best_target = target[0];
-    for (size_t i = 1; i <= n; i++)
-        if (target[i] < s->best_target) s->best_target = target[i];
-
+    prior_row(s, x, fresh);
     float by_row[UPDATE_BLOCK], by_weight[UPDATE_BLOCK];
-    double prior[UPDATE_BLOCK];
     for (size_t c0 = 0; c0 < s->n_cand; c0 += UPDATE_BLOCK) {
-        size_t len = s->n_cand - c0 < UPDATE_BLOCK ? s->n_cand - c0 : UPDATE_BLOCK;
-        memset(by_row, 0, sizeof by_row);
-        memset(by_weight, 0, sizeof by_weight);
-        size_t i = 0;
-        for (; i + 4 <= n; i += 4) {
-            float l[4], w[4];
-            for (size_t r = 0; r < 4; r++) {
-                l[r] = (float)row[i + r];
-                w[r] = (float)weights[i + r];
-            }
-            accumulate_four_rows(s->cross[i] + c0, s->cross[i + 1] + c0, s->cross[i + 2] + c0,
-                                 s->cross[i + 3] + c0, l, w, by_row, by_weight);
-        }
-        for (; i < n; i++) {
-            const float *vi = s->cross[i] + c0;
-            float l = (float)row[i], w = (float)weights[i];
-            for (size_t c = 0; c < UPDATE_BLOCK; c++) {
-                by_row[c] += l * vi[c];
-                by_weight[c] += w * vi[c];
-            }
-        }
-        kernel_block(s, x, c0, len, prior);
-        for (size_t c = 0; c < len; c++) {
-            double v = (prior[c] - by_row[c]) / d;
-            s->variance[c0 + c] -= v * v;
-            s->mean[c0 + c] = by_weight[c] + weights[n] * v;
-            fresh[c0 + c] = (float)v;
-        }
+        combine_rows(s, n, c0, chol_row(s, n), weights, by_row, by_weight);
+        finish_block(s, n, c0, d, by_row, weights, by_weight, fresh + c0);
     }
     s->cross[n] = fresh;
     s->n_obs++;
+    return 0;
+}
+
+/* The model over the same observations under a changed kernel. It gives
+ * the numbers that adding them again one by one would, but goes block by
+ * block of candidates, every observation's row within a block before the
+ * next block: a block's rows stay in cache, where adding them one by one
+ * would stream all of them from memory for each observation. */
+static int model_rebuild(bayes_state *s)
+{
+    size_t n = s->n_obs, P = s->width;
+    double *d = array_alloc(n, sizeof *d);
+    if (!d) return -1;
+    for (s->n_obs = 0; s->n_obs < n; s->n_obs++) {
+        const uint16_t *x = s->obs_idx + s->n_obs * P;
+        d[s->n_obs] = extend_cholesky(s, x);
+        prior_row(s, x, s->cross[s->n_obs]);
+    }
+    const double *weights = model_weights(s, n);
+    float by_row[UPDATE_BLOCK], by_weight[UPDATE_BLOCK];
+    for (size_t c0 = 0; c0 < s->n_cand; c0 += UPDATE_BLOCK) {
+        size_t len = s->n_cand - c0 < UPDATE_BLOCK ? s->n_cand - c0 : UPDATE_BLOCK;
+        for (size_t c = 0; c < len; c++) s->variance[c0 + c] = PRIOR_VARIANCE;
+        for (size_t i = 0; i < n; i++) {
+            const double *w = i + 1 == n ? weights : NULL;
+            combine_rows(s, i, c0, chol_row(s, i), w, by_row, by_weight);
+            finish_block(s, i, c0, d[i], by_row, w, by_weight, s->cross[i] + c0);
+        }
+    }
+    free(d);
     return 0;
 }
 
@@ -723,21 +903,120 @@ static strategy_answer bayes_ask(void *state, uint64_t *rank)
 
 /* ------------------------------------------------------ relevances */
 
-/* The log marginal likelihood of the targets y under the kernel at the
- * current relevances, less its constant: -y^T K^-1 y / 2 - log det L.
- * `factor` (n × n) and `solved` (n) are scratch. */
-static double log_marginal_likelihood(const bayes_state *s, const double *y, double *factor,
-                                      double *solved)
+/* a · b over n, in four independent sums: a single running sum waits on
+ * each addition, and the fits' factorisations are mostly these. */
+static double dot(const double *a, const double *b, size_t n)
+{
+    double s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+    size_t k = 0;
+    for (; k + 4 <= n; k += 4) {
+        s0 += a[k] * b[k];
+        s1 += a[k + 1] * b[k + 1];
+        s2 += a[k + 2] * b[k + 2];
+        s3 += a[k + 3] * b[k + 3];
+    }
+    for (; k < n; k++) s0 += a[k] * b[k];
+    return (s0 + s1) + (s2 + s3);
+}
+
+/* What a relevance fit works on. The kernel between two observations is
+ * the same combination of the columns' similarities as kernel()'s; while
+ * one column's relevance is tried, the other columns' sums and product
+ * over every pair are held, so that a trial costs a lookup per pair before
+ * its factorisation. Pairs are packed lower triangles, row i at i(i+1)/2. */
+typedef struct relevance_fit {
+    size_t n, pairs;
+    uint16_t *distance;                 /* n_active × pairs: value-index distances */
+    double *rest_sum, *rest_sum_sq, *rest_product; /* pairs: over the other columns */
+    double *matrix;                     /* pairs: the kernel under trial */
+    double *factor;                     /* n × n, scratch */
+    double *y, *solved, *sorted;        /* n each */
+} relevance_fit;
+
+static void relevance_fit_free(relevance_fit *f)
+{
+    free(f->distance);
+    free(f->rest_sum);
+    free(f->matrix);
+    free(f->factor);
+    free(f->y);
+}
+
+static int relevance_fit_init(const bayes_state *s, relevance_fit *f)
 {
     size_t n = s->n_obs, P = s->width;
+    *f = (relevance_fit){.n = n, .pairs = n * (n + 1) / 2};
+    f->distance = array_alloc(f->pairs, s->n_active * sizeof *f->distance);
+    f->rest_sum = array_alloc(f->pairs, 3 * sizeof *f->rest_sum);
+    f->matrix = array_alloc(f->pairs, sizeof *f->matrix);
+    f->factor = array_alloc(n * n, sizeof *f->factor);
+    f->y = array_alloc(n, 3 * sizeof *f->y);
+    if (!f->distance || !f->rest_sum || !f->matrix || !f->factor || !f->y) {
+        relevance_fit_free(f);
+        return -1;
+    }
+    f->rest_sum_sq = f->rest_sum + f->pairs;
+    f->rest_product = f->rest_sum_sq + f->pairs;
+    f->solved = f->y + n;
+    f->sorted = f->solved + n;
+    copula_targets(s->objective, n, f->y, f->sorted);
+    for (size_t j = 0; j < s->n_active; j++) {
+        size_t k = s->active[j];
+        uint16_t *distance = f->distance + j * f->pairs;
+        for (size_t i = 0, at = 0; i < n; i++) {
+            const uint16_t *a = s->obs_idx + i * P;
+            for (size_t l = 0; l <= i; l++, at++) {
+                uint16_t b = s->obs_idx[l * P + k];
+                distance[at] = (uint16_t)(a[k] > b ? a[k] - b : b - a[k]);
+            }
+        }
+    }
+    return 0;
+}
+
+/* Holds every column's similarity but column j's. */
+static void relevance_fit_hold(const bayes_state *s, relevance_fit *f, size_t j)
+{
+    for (size_t at = 0; at < f->pairs; at++) {
+        f->rest_sum[at] = 0;
+        f->rest_sum_sq[at] = 0;
+        f->rest_product[at] = 1;
+    }
+    for (size_t k = 0; k < s->n_active; k++) {
+        if (k == j) continue;
+        const uint16_t *distance = f->distance + k * f->pairs;
+        const double *similarity = s->similarity + k * s->widest;
+        for (size_t at = 0; at < f->pairs; at++) {
+            double v = similarity[distance[at]];
+            f->rest_sum[at] += v;
+            f->rest_sum_sq[at] += v * v;
+            f->rest_product[at] *= v;
+        }
+    }
+}
+
+/* The log marginal likelihood of the normal-scored times with column j at
+ * its current relevance and the others as held, less its constant:
+ * -y^T K^-1 y / 2 - log det L. */
+static double relevance_fit_likelihood(const bayes_state *s, relevance_fit *f, size_t j)
+{
+    size_t n = f->n, p = s->n_active;
+    const uint16_t *distance = f->distance + j * f->pairs;
+    const double *similarity = s->similarity + j * s->widest;
+    for (size_t at = 0; at < f->pairs; at++) {
+        double v = similarity[distance[at]];
+        f->matrix[at] = kernel_combine(p, f->rest_sum[at] + v, f->rest_sum_sq[at] + v * v,
+                                       f->rest_product[at] * v);
+    }
+    double *factor = f->factor;
     for (size_t i = 0; i < n; i++) {
         double *li = factor + i * n;
-        for (size_t j = 0; j <= i; j++) {
-            const double *lj = factor + j * n;
-            double v = kernel(s, s->obs_idx + i * P, s->obs_idx + j * P);
-            for (size_t k = 0; k < j; k++) v -= li[k] * lj[k];
-            if (j < i) {
-                li[j] = v / lj[j];
+        const double *ki = f->matrix + i * (i + 1) / 2;
+        for (size_t l = 0; l <= i; l++) {
+            const double *ll = factor + l * n;
+            double v = ki[l] - dot(li, ll, l);
+            if (l < i) {
+                li[l] = v / ll[l];
             } else {
                 v += s->noise;
                 li[i] = v > 1e-10 ? sqrt(v) : 1e-5; /* as extend_cholesky */
@@ -747,10 +1026,8 @@ static double log_marginal_likelihood(const bayes_state *s, const double *y, dou
     double log_likelihood = 0;
     for (size_t i = 0; i < n; i++) {
         const double *li = factor + i * n;
-        double v = y[i];
-        for (size_t k = 0; k < i; k++) v -= li[k] * solved[k];
-        solved[i] = v / li[i];
-        log_likelihood -= 0.5 * solved[i] * solved[i] + log(li[i]);
+        f->solved[i] = (f->y[i] - dot(li, f->solved, i)) / li[i];
+        log_likelihood -= 0.5 * f->solved[i] * f->solved[i] + log(li[i]);
     }
     return log_likelihood;
 }
@@ -763,24 +1040,19 @@ static const double relevance_grid[] = {0.1, 0.3, 0.6, 1.0};
  * changed, the model is rebuilt under the new kernel. */
 static int fit_relevances(bayes_state *s)
 {
-    size_t n = s->n_obs;
-    double *factor = array_alloc(n * n, sizeof *factor);
-    double *y = array_alloc(3 * n, sizeof *y);
-    if (!factor || !y) {
-        free(factor);
-        free(y);
-        return -1;
-    }
-    double *solved = y + n, *sorted = y + 2 * n;
-    copula_targets(s->objective, n, y, sorted);
-    double best = log_marginal_likelihood(s, y, factor, solved);
+    if (s->n_active == 0) return 0;
+    relevance_fit f;
+    if (relevance_fit_init(s, &f) != 0) return -1;
+    double best = 0;
     bool changed = false;
     for (size_t j = 0; j < s->n_active; j++) {
+        relevance_fit_hold(s, &f, j);
+        if (j == 0) best = relevance_fit_likelihood(s, &f, j);
         double held = s->relevance[j], chosen = held;
         for (size_t g = 0; g < sizeof relevance_grid / sizeof *relevance_grid; g++) {
             if (relevance_grid[g] == held) continue;
             set_relevance(s, j, relevance_grid[g]);
-            double likelihood = log_marginal_likelihood(s, y, factor, solved);
+            double likelihood = relevance_fit_likelihood(s, &f, j);
             if (likelihood > best + 1e-9) {
                 best = likelihood;
                 chosen = relevance_grid[g];
@@ -789,15 +1061,8 @@ static int fit_relevances(bayes_state *s)
         set_relevance(s, j, chosen);
         changed |= chosen != held;
     }
-    free(factor);
-    free(y);
-    if (!changed) return 0;
-    for (size_t i = 0; i < n; i++) free(s->cross[i]);
-    s->n_obs = 0;
-    for (size_t c = 0; c < s->n_cand; c++) s->variance[c] = PRIOR_VARIANCE;
-    for (size_t i = 0; i < n; i++)
-        if (model_add(s, s->obs_rank[i], s->objective[i]) != 0) return -1;
-    return 0;
+    relevance_fit_free(&f);
+    return changed ? model_rebuild(s) : 0;
 }
 
 /* Every result counts as evidence, whoever proposed it. */
@@ -828,9 +1093,13 @@ static void bayes_destroy(void *state)
     free(s->base);
     free(s->relevance);
     free(s->obs_rank);
-    free(s->cand_col);
+    free(s->cand_key);
     free(s->row);
-    free(s->to_x);
+    free(s->group_of);
+    free(s->stride);
+    free(s->group_keys);
+    free(s->group_table);
+    free(s->table_sum);
     free(s->cand_rank);
     free(s->cand_known);
     free(s->variance);
