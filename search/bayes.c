@@ -56,6 +56,18 @@
  * for. Nothing in the history is ever proposed; with no candidate left the
  * strategy falls back to random unvisited configurations.
  *
+ * Balance. A switch such as "use shared memory" splits the space into two
+ * halves whose best configurations differ in every other parameter. From
+ * the first results EI judges one half the better and then seldom returns
+ * to the other, where one good result would need several others around it
+ * before the model believed in it; on the recorded GPU spaces that half
+ * often held the optimum. So every `balance`-th model proposal, from 20
+ * results on, looks for a value that covers at least 40 % of the
+ * candidates (in practice a side of a two-way switch) but has a smaller
+ * share of the results, and if there is one proposes the candidate of
+ * highest EI among those with that value: each side keeps its share of
+ * the evaluations, and EI still chooses within it.
+ *
  * Cost. The model grows incrementally: each observation adds a row to a
  * Cholesky factor and a row of L^-1 k(X, candidates), and one pass over
  * those rows updates every candidate's posterior variance and mean; the
@@ -98,6 +110,11 @@
 
 /* Draws per candidate before a random pool settles for fewer. */
 #define POOL_TRIES_PER_CANDIDATE 16
+
+/* Balance: values covering at least BALANCE_SHARE of the candidates are
+ * kept at that share of the results, from BALANCE_FROM results on. */
+#define BALANCE_SHARE 0.4
+#define BALANCE_FROM 20
 
 typedef struct bayes_state {
     const space *space;
@@ -158,6 +175,10 @@ typedef struct bayes_state {
     double *scratch;           /* 3 × obs_cap, for one update */
 
     size_t samples_proposed;
+    size_t balance;            /* every this many model proposals; 0 = never */
+    size_t model_proposals;
+    size_t *value_first;       /* per parameter: where its values start in value_candidates */
+    size_t *value_candidates;  /* per parameter and value: candidates with that value */
     best_result best;          /* history included */
     rank_list neighbours;      /* of neighbours_of, in the order they are tried */
     uint64_t neighbours_of;
@@ -177,6 +198,9 @@ static const strategy_option bayes_options[] = {
     {"pow2", "1",
      "give an integer parameter whose values mix powers of two and others a second column: "
      "whether its value is a power of two (1), or not (0)"},
+    {"balance", "2",
+     "every this many model proposals, keep each value that covers 40 % or more of the "
+     "candidates at its share of the results (0: never)"},
     {"noise", "0.01", "noise variance of the normal-scored times"},
     {"candidates", "4096",
      "configurations expected improvement scores: all of them in a space no larger, "
@@ -487,6 +511,34 @@ static int candidates_init(bayes_state *s, size_t limit)
     }
     if (candidates_alloc(s, limit) != 0) return -1;
     return draw_pool(s, limit);
+}
+
+/* The value index of parameter k (active) in candidate c. */
+static size_t candidate_value(const bayes_state *s, size_t c, size_t k)
+{
+    return s->cand_key[s->group_of[k] * s->cand_cap + c] / s->stride[k] %
+           space_param(s->space, k)->count;
+}
+
+/* How many candidates have each value of each active parameter. */
+static int count_candidate_values(bayes_state *s)
+{
+    s->value_first = array_alloc(s->n_params + 1, sizeof *s->value_first);
+    if (!s->value_first) return -1;
+    size_t total = 0;
+    for (size_t k = 0; k < s->n_params; k++) {
+        s->value_first[k] = total;
+        total += space_param(s->space, k)->count;
+    }
+    s->value_first[s->n_params] = total;
+    s->value_candidates = calloc(total ? total : 1, sizeof *s->value_candidates);
+    if (!s->value_candidates) return -1;
+    for (size_t k = 0; k < s->n_params; k++) {
+        if (space_param(s->space, k)->count < 2) continue;
+        for (size_t c = 0; c < s->n_cand; c++)
+            s->value_candidates[s->value_first[k] + candidate_value(s, c, k)]++;
+    }
+    return 0;
 }
 
 /* ------------------------------------------------------------- model */
@@ -811,9 +863,11 @@ static bool candidate_known(bayes_state *s, size_t c)
     return s->cand_known[c];
 }
 
-/* The unevaluated candidate of highest expected improvement; false when
- * every candidate has been evaluated. */
-static bool propose_expected_improvement(bayes_state *s, uint64_t *rank)
+/* The unevaluated candidate of highest expected improvement, among those
+ * whose parameter `only_param` has value `only_value` unless only_param is
+ * SIZE_MAX; false when every such candidate has been evaluated. */
+static bool propose_expected_improvement(bayes_state *s, size_t only_param, size_t only_value,
+                                         uint64_t *rank)
 {
     double best = s->best_target;
     /* A bound on every candidate's EI from the table; the candidate of the
@@ -822,7 +876,8 @@ static bool propose_expected_improvement(bayes_state *s, uint64_t *rank)
     size_t chosen = s->n_cand;
     double highest = -INFINITY;
     for (size_t c = 0; c < s->n_cand; c++) {
-        if (candidate_known(s, c)) {
+        if (candidate_known(s, c) ||
+            (only_param != SIZE_MAX && candidate_value(s, c, only_param) != only_value)) {
             s->bound[c] = -INFINITY;
             continue;
         }
@@ -880,6 +935,35 @@ static strategy_answer propose_random(bayes_state *s, uint64_t *rank)
                                                                        : STRATEGY_DONE;
 }
 
+/* The value, among those covering BALANCE_SHARE of the candidates or more,
+ * whose share of the results falls furthest below its share of the
+ * candidates, as a fraction of it (see "Balance" above); false when none
+ * falls below. */
+static bool under_explored_value(const bayes_state *s, size_t *param, size_t *value)
+{
+    if (s->n_obs < BALANCE_FROM) return false;
+    double lowest = 1.0;
+    bool found = false;
+    for (size_t k = 0; k < s->n_params; k++) {
+        size_t count = space_param(s->space, k)->count;
+        if (count < 2) continue;
+        for (size_t v = 0; v < count; v++) {
+            double share = (double)s->value_candidates[s->value_first[k] + v] / (double)s->n_cand;
+            if (share < BALANCE_SHARE) continue;
+            size_t results = 0;
+            for (size_t i = 0; i < s->n_obs; i++) results += s->obs_idx[i * s->width + k] == v;
+            double ratio = (double)results / (double)s->n_obs / share;
+            if (ratio < lowest) {
+                lowest = ratio;
+                *param = k;
+                *value = v;
+                found = true;
+            }
+        }
+    }
+    return found;
+}
+
 static strategy_answer bayes_ask(void *state, uint64_t *rank)
 {
     bayes_state *s = state;
@@ -897,7 +981,13 @@ static strategy_answer bayes_ask(void *state, uint64_t *rank)
             return propose_random(s, rank);
         }
     }
-    if (propose_expected_improvement(s, rank)) return STRATEGY_PROPOSE;
+    s->model_proposals++;
+    size_t param, value;
+    if (s->balance > 0 && s->model_proposals % s->balance == 0 &&
+        under_explored_value(s, &param, &value) &&
+        propose_expected_improvement(s, param, value, rank))
+        return STRATEGY_PROPOSE;
+    if (propose_expected_improvement(s, SIZE_MAX, 0, rank)) return STRATEGY_PROPOSE;
     return propose_random(s, rank);
 }
 
@@ -1094,6 +1184,8 @@ static void bayes_destroy(void *state)
     free(s->relevance);
     free(s->obs_rank);
     free(s->cand_key);
+    free(s->value_first);
+    free(s->value_candidates);
     free(s->row);
     free(s->group_of);
     free(s->stride);
@@ -1129,6 +1221,8 @@ static int check_options(const strategy_options *options, skytune_error *err)
     if (!(decay >= 0 && decay <= 1)) return err_set(err, "option decay must be in 0..1");
     if (!(noise > 0 && isfinite(noise)))
         return err_set(err, "option noise must be above 0 (and finite)");
+    if (strategy_option_int(options, "balance") < 0)
+        return err_set(err, "option balance must be 0 or more");
     if (strategy_option_int(options, "candidates") < 1)
         return err_set(err, "option candidates must be 1 or more");
     if (strategy_option_int(options, "max_points") < 2)
@@ -1151,6 +1245,7 @@ static int bayes_create(const strategy_setup *setup, const strategy_options *opt
     s->n_params = space_param_count(setup->space);
     s->initial_samples = (size_t)strategy_option_int(options, "initial_samples");
     s->hc_share = strategy_option_double(options, "hc_share");
+    s->balance = (size_t)strategy_option_int(options, "balance");
     s->noise = strategy_option_double(options, "noise");
     s->fit_relevance = strategy_option_int(options, "relevance") != 0;
     s->next_fit = FIRST_RELEVANCE_FIT;
@@ -1162,7 +1257,7 @@ static int bayes_create(const strategy_setup *setup, const strategy_options *opt
     if (kernel_init(s, strategy_option_double(options, "adjacent"),
                     strategy_option_double(options, "decay"),
                     strategy_option_int(options, "pow2") != 0) != 0 ||
-        candidates_init(s, candidates) != 0)
+        candidates_init(s, candidates) != 0 || count_candidate_values(s) != 0)
         s->degraded = true;
     /* A resumed campaign's results are evidence, and count as samples. */
     size_t known = history_count(setup->history);

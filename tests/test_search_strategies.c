@@ -263,6 +263,57 @@ Test(search_strategies, bayes_sees_powers_of_two_as_alike)
     space_free(s);
 }
 
+/* A two-way switch and three parameters of 8 values. Switched on, a broad
+ * bowl bottoms at 1300; switched off, times fall from 3500 towards a
+ * narrow basin around (6, 1, 5), and only within two steps of it do they
+ * beat the other half, down to 1000. Expected improvement learns early
+ * that the switch is better on and stays there; keeping each half at its
+ * share of the results finds the basin. */
+static double switch_with_a_hidden_basin(const uint16_t *idx, size_t n)
+{
+    (void)n;
+    double a = idx[1], b = idx[2], c = idx[3];
+    if (idx[0] == 1) return 1300.0 + 20.0 * ((a - 2) * (a - 2) + (b - 5) * (b - 5) + (c - 3) * (c - 3));
+    double d = fabs(a - 6) + fabs(b - 1) + fabs(c - 5);
+    return d <= 2 ? 1000.0 + 150.0 * d : 1600.0 + 100.0 * d;
+}
+
+Test(search_strategies, bayes_keeps_both_halves_of_a_switch_in_play)
+{
+    skytune_tuning_param specs[] = {
+        {.name = "switch", .kind = SKYTUNE_LIST, .list = "0,1"},
+        {.name = "a", .kind = SKYTUNE_RANGE, .from = 0, .to = 7, .step = 1},
+        {.name = "b", .kind = SKYTUNE_RANGE, .from = 0, .to = 7, .step = 1},
+        {.name = "c", .kind = SKYTUNE_RANGE, .from = 0, .to = 7, .step = 1},
+    };
+    param_def params[4];
+    skytune_error err = {0};
+    for (size_t k = 0; k < 4; k++)
+        cr_assert_eq(param_expand(&specs[k], &params[k], &err), 0, "%s", err.message);
+    space_spec spec = {.params = params, .n_params = 4};
+    space *s;
+    cr_assert_eq(space_build(&spec, &s, &err), 0, "%s", err.message);
+    for (size_t k = 0; k < 4; k++) param_free(&params[k]);
+    double optimum = true_optimum(s, switch_with_a_hidden_basin);
+    cr_assert_eq(optimum, 1000.0);
+    static const char *const with[] = {"balance=2"};
+    static const char *const without[] = {"balance=0"};
+    size_t found_with = 0, found_without = 0, budget = 60;
+    for (uint64_t seed = 1; seed <= 20; seed++) {
+        found_with += drive_fresh("bayes", s, switch_with_a_hidden_basin, seed, budget, with, 1,
+                                  optimum)
+                          .found_at != 0;
+        found_without += drive_fresh("bayes", s, switch_with_a_hidden_basin, seed, budget,
+                                     without, 1, optimum)
+                             .found_at != 0;
+    }
+    cr_log_info("optimum found for %zu of 20 seeds with the balance, %zu without", found_with,
+                found_without);
+    cr_assert_geq(found_with, found_without + 5, "with the balance %zu of 20, without %zu",
+                  found_with, found_without);
+    space_free(s);
+}
+
 /* A bowl over a parameter of 300 values, two of 4 and 3 values and one of a
  * single value: bayes tabulates its kernel by groups of parameters of at
  * most 256 value combinations, so the wide parameter has a group of its
@@ -486,6 +537,7 @@ Test(search_strategies, bad_option_values_are_refused_naming_the_valid_ones)
         {"bayes", "hc_share=1.5", "hc_share must be in 0..1"},
         {"bayes", "relevance=2", "relevance must be 0 or 1"},
         {"bayes", "pow2=-1", "pow2 must be 0 or 1"},
+        {"bayes", "balance=-1", "balance must be 0 or more"},
         {"bayes", "noise=0", "noise must be above 0"},
     };
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
