@@ -355,8 +355,8 @@ static void fill_derived(const bayes_state *s, uint16_t *row)
  * product over the p active parameters. */
 static double kernel_combine(size_t p, double sum, double sum_sq, double product)
 {
-    /* The mean over pairs k < l of v_k v_l, without the double loop. */
-    /* Multiplications by reciprocals, which stay out of the loops this is
+    /* The mean over pairs k < l of v_k v_l, without the double loop; and
+     * multiplications by reciprocals, which stay out of the loops this is
      * inlined into, rather than two divisions per kernel value. */
     double pairs = p > 1 ? (sum * sum - sum_sq) * (1.0 / ((double)p * (double)(p - 1))) : 1.0;
     return WEIGHT_MAIN / (double)p * sum + WEIGHT_PAIRS * pairs + WEIGHT_EXACT * product;
