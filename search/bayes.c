@@ -57,7 +57,7 @@
  * strategy falls back to random unvisited configurations.
  *
  * Balance. A switch such as "use shared memory" splits the space into two
- * halves whose best configurations differ in every other parameter. From
+ * halves whose best configurations differ in most other parameters. From
  * the first results EI judges one half the better and then seldom returns
  * to the other, where one good result would need several others around it
  * before the model believed in it; on the recorded GPU spaces that half
