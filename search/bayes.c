@@ -462,8 +462,8 @@ static int candidates_alloc(bayes_state *s, size_t count)
     s->mean = array_alloc(count, sizeof *s->mean);
     s->sd = array_alloc(count, sizeof *s->sd);
     s->bound = array_alloc(count, sizeof *s->bound);
-    if (!s->cand_key || !s->row || !s->cand_rank || !s->cand_known || !s->variance || !s->mean || !s->sd ||
-        !s->bound)
+    if (!s->cand_key || !s->row || !s->cand_rank || !s->cand_known || !s->variance || !s->mean ||
+        !s->sd || !s->bound)
         return -1;
     for (size_t c = 0; c < count; c++) s->variance[c] = PRIOR_VARIANCE;
     return 0;

@@ -273,7 +273,8 @@ static double switch_with_a_hidden_basin(const uint16_t *idx, size_t n)
 {
     (void)n;
     double a = idx[1], b = idx[2], c = idx[3];
-    if (idx[0] == 1) return 1300.0 + 20.0 * ((a - 2) * (a - 2) + (b - 5) * (b - 5) + (c - 3) * (c - 3));
+    if (idx[0] == 1)
+        return 1300.0 + 20.0 * ((a - 2) * (a - 2) + (b - 5) * (b - 5) + (c - 3) * (c - 3));
     double d = fabs(a - 6) + fabs(b - 1) + fabs(c - 5);
     return d <= 2 ? 1000.0 + 150.0 * d : 1600.0 + 100.0 * d;
 }
@@ -286,14 +287,7 @@ Test(search_strategies, bayes_keeps_both_halves_of_a_switch_in_play)
         {.name = "b", .kind = SKYTUNE_RANGE, .from = 0, .to = 7, .step = 1},
         {.name = "c", .kind = SKYTUNE_RANGE, .from = 0, .to = 7, .step = 1},
     };
-    param_def params[4];
-    skytune_error err = {0};
-    for (size_t k = 0; k < 4; k++)
-        cr_assert_eq(param_expand(&specs[k], &params[k], &err), 0, "%s", err.message);
-    space_spec spec = {.params = params, .n_params = 4};
-    space *s;
-    cr_assert_eq(space_build(&spec, &s, &err), 0, "%s", err.message);
-    for (size_t k = 0; k < 4; k++) param_free(&params[k]);
+    space *s = fixture_space_of(specs, sizeof specs / sizeof specs[0], NULL, 0);
     double optimum = true_optimum(s, switch_with_a_hidden_basin);
     cr_assert_eq(optimum, 1000.0);
     static const char *const with[] = {"balance=2"};
@@ -334,14 +328,7 @@ Test(search_strategies, bayes_models_a_parameter_wider_than_its_kernel_tables)
         {.name = "one", .kind = SKYTUNE_LIST, .list = "7"},
         {.name = "three", .kind = SKYTUNE_LIST, .list = "0,1,2"},
     };
-    param_def params[4];
-    skytune_error err = {0};
-    for (size_t k = 0; k < 4; k++)
-        cr_assert_eq(param_expand(&specs[k], &params[k], &err), 0, "%s", err.message);
-    space_spec spec = {.params = params, .n_params = 4};
-    space *s;
-    cr_assert_eq(space_build(&spec, &s, &err), 0, "%s", err.message);
-    for (size_t k = 0; k < 4; k++) param_free(&params[k]);
+    space *s = fixture_space_of(specs, sizeof specs / sizeof specs[0], NULL, 0);
     cr_assert_eq(space_count(s), 3600);
     double optimum = true_optimum(s, wide_bowl);
     /* 60 evaluations, 1.7 % of the space; random search finds the single
