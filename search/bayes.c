@@ -157,7 +157,7 @@ typedef struct bayes_state {
     size_t n_cand;
     size_t cand_cap;
     uint32_t *cand_key;        /* group-major: group g's keys of the candidates at g × cand_cap */
-    uint16_t *row;             /* width, scratch for one row */
+    uint16_t *row;             /* n_params, scratch for one drawn configuration */
     uint64_t *cand_rank;
     bool *cand_known;          /* found in the history (it only grows) */
     double *variance;          /* posterior variance */
@@ -455,7 +455,7 @@ static int candidates_alloc(bayes_state *s, size_t count)
 {
     s->cand_cap = count;
     s->cand_key = array_alloc(count, (s->n_groups ? s->n_groups : 1) * sizeof *s->cand_key);
-    s->row = array_alloc(s->width, sizeof *s->row);
+    s->row = array_alloc(s->n_params, sizeof *s->row);
     s->cand_rank = array_alloc(count, sizeof *s->cand_rank);
     s->cand_known = calloc(count ? count : 1, sizeof *s->cand_known);
     s->variance = array_alloc(count, sizeof *s->variance);
@@ -479,9 +479,8 @@ static void add_candidate(bayes_state *s, uint64_t rank, const uint16_t *row)
 static int store_candidate(void *ctx, const uint16_t *idx)
 {
     bayes_state *s = ctx;
-    memcpy(s->row, idx, s->n_params * sizeof *idx);
     /* Enumeration goes in rank order, and ranks are dense. */
-    add_candidate(s, s->n_cand, s->row);
+    add_candidate(s, s->n_cand, idx);
     return 0;
 }
 
@@ -527,14 +526,13 @@ static size_t candidate_value(const bayes_state *s, size_t c, size_t k)
 /* How many candidates have each value of each active parameter. */
 static int count_candidate_values(bayes_state *s)
 {
-    s->value_first = array_alloc(s->n_params + 1, sizeof *s->value_first);
+    s->value_first = array_alloc(s->n_params, sizeof *s->value_first);
     if (!s->value_first) return -1;
     size_t total = 0;
     for (size_t k = 0; k < s->n_params; k++) {
         s->value_first[k] = total;
         total += space_param(s->space, k)->count;
     }
-    s->value_first[s->n_params] = total;
     s->value_candidates = calloc(total ? total : 1, sizeof *s->value_candidates);
     if (!s->value_candidates) return -1;
     for (size_t k = 0; k < s->n_params; k++) {
