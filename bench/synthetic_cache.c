@@ -83,7 +83,16 @@ int main(int argc, char **argv)
         fprintf(stderr, "usage: synthetic_cache OUTPUT.json [seed]\n");
         return 2;
     }
-    uint64_t seed = argc > 2 ? strtoull(argv[2], NULL, 10) : 1;
+    uint64_t seed = 1;
+    if (argc > 2) {
+        char *end;
+        seed = strtoull(argv[2], &end, 10);
+        if (argv[2][0] == '\0' || argv[2][0] == '-' || *end != '\0') {
+            fprintf(stderr, "synthetic_cache: seed '%s' is not a whole number 0 or more\n",
+                    argv[2]);
+            return 2;
+        }
+    }
     FILE *out = fopen(argv[1], "w");
     if (!out) {
         perror(argv[1]);
