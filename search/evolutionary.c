@@ -285,6 +285,7 @@ const strategy_ops strategy_evolutionary = {
     .name = "evolutionary",
     .summary = "genetic algorithm: tournament selection, uniform crossover, mutation, repair",
     .options = evolution_options,
+    .reads_budget = true, /* population=0 sizes the population from it */
     .create = evolution_create,
     .ask = evolution_ask,
     .tell = evolution_tell,

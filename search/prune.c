@@ -505,6 +505,7 @@ const strategy_ops strategy_prune = {
     .name = "prune",
     .summary = "tune each parameter alone, drop slow values, search the reduced space (Kis)",
     .options = prune_options,
+    .reads_budget = true, /* whether the reduced space fits in what is left */
     .create = prune_create,
     .ask = prune_ask,
     .tell = prune_tell,

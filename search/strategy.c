@@ -38,6 +38,12 @@ const strategy_ops *strategy_find(const char *name)
 
 /* bayes: the highest mean fraction of the optimum at 100 and 200 evaluations
  * on the recorded GPU spaces (docs/strategies.md, "Choosing the default"). */
+bool strategy_reads_budget(const char *name)
+{
+    const strategy_ops *ops = strategy_find(name);
+    return !ops || ops->reads_budget;
+}
+
 const char *strategy_default_name(void)
 {
     return "bayes";

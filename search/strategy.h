@@ -74,6 +74,10 @@ typedef struct strategy_ops {
     const char *name;
     const char *summary;               /* one line for --help */
     const strategy_option *options;    /* ends with a NULL name; may be NULL */
+    /* Its proposals depend on setup->budget. When false, a run with a
+     * smaller budget is exactly a prefix of one with a larger budget, and a
+     * strategy benchmark reads every budget off one run. */
+    bool reads_budget;
     int (*create)(const strategy_setup *setup, const strategy_options *options, void **state,
                   skytune_error *err);
     strategy_answer (*ask)(void *state, uint64_t *rank);
@@ -84,6 +88,9 @@ typedef struct strategy_ops {
 /* The registry, in the order `--help` lists them. */
 const strategy_ops *const *strategy_registry(size_t *count);
 const strategy_ops *strategy_find(const char *name);
+/* Whether the named strategy's proposals depend on its budget (true for a
+ * name that is not a strategy). */
+bool strategy_reads_budget(const char *name);
 /* The strategy `run` uses when none is named. */
 const char *strategy_default_name(void);
 

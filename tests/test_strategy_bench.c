@@ -12,6 +12,7 @@
 #include "replay_fixtures.h"
 #include "space.h"
 #include "cli_harness.h"
+#include "strategy.h"
 #include "strategy_bench.h"
 
 TestSuite(strategy_bench, .init = replay_make_tmp_dir, .fini = replay_remove_tmp_dir);
@@ -55,16 +56,58 @@ typedef struct small_bench {
     bench_dataset dataset;
 } small_bench;
 
-static void small_bench_open(small_bench *b)
+static void bench_open(small_bench *b, const char *name, const char *cache_text)
 {
-    const char *path = replay_tmp_path("three.cache.json");
-    replay_write_text(path, three_configurations);
+    char file[64];
+    snprintf(file, sizeof file, "%s.cache.json", name);
+    const char *path = replay_tmp_path(file);
+    replay_write_text(path, cache_text);
     b->data = load_dataset(path);
     skytune_error err = {0};
     cr_assert_eq(replay_dataset_space(b->data, &b->space, &err), 0, "%s", err.message);
     cr_assert_eq(replay_evaluator_new(b->data, b->space, &b->evaluator, &err), 0, "%s",
                  err.message);
-    b->dataset = (bench_dataset){"three", b->space, b->evaluator};
+    b->dataset = (bench_dataset){name, b->space, b->evaluator};
+}
+
+static void small_bench_open(small_bench *b)
+{
+    bench_open(b, "three", three_configurations);
+}
+
+/* An 8 x 8 space with a basin off the corners, a ripple that makes local
+ * optima, a failing corner and recorded times that differ by configuration,
+ * so that strategies and budgets of either kind take different paths. */
+static char *grid_cache_text(void)
+{
+    size_t cap = 64 * 160 + 256, used = 0;
+    char *text = malloc(cap);
+    cr_assert_not_null(text);
+    used += (size_t)snprintf(text + used, cap - used,
+                             "{\"device_name\": \"Test\", \"tune_params_keys\": [\"a\", \"b\"],\n"
+                             "\"tune_params\": {\"a\": [1, 2, 3, 4, 5, 6, 7, 8], "
+                             "\"b\": [1, 2, 3, 4, 5, 6, 7, 8]},\n"
+                             "\"objective\": \"time\", \"cache\": {\n");
+    for (int a = 1; a <= 8; a++)
+        for (int b = 1; b <= 8; b++) {
+            const char *sep = a == 8 && b == 8 ? "" : ",";
+            if (a == 8 && b < 3)
+                used += (size_t)snprintf(text + used, cap - used,
+                                         "\"%d,%d\": {\"a\": %d, \"b\": %d, "
+                                         "\"time\": \"CompilationFailedConfig\"}%s\n",
+                                         a, b, a, b, sep);
+            else
+                used += (size_t)snprintf(
+                    text + used, cap - used,
+                    "\"%d,%d\": {\"a\": %d, \"b\": %d, \"time\": %.3f, "
+                    "\"compile_time\": %d, \"benchmark_time\": 10}%s\n",
+                    a, b, a, b,
+                    1.0 + 0.3 * (a - 5) * (a - 5) + 0.2 * (b - 3) * (b - 3) +
+                        0.4 * ((a * 7 + b * 3) % 5),
+                    100 + 40 * a, sep);
+        }
+    snprintf(text + used, cap - used, "}}\n");
+    return text;
 }
 
 static void small_bench_close(small_bench *b)
@@ -255,6 +298,67 @@ Test(strategy_bench, a_budget_in_recorded_seconds)
     small_bench_close(&b);
 }
 
+static void assert_same_cell(const bench_cell *a, const bench_cell *b, const char *what)
+{
+    cr_assert_str_eq(a->strategy, b->strategy, "%s", what);
+    cr_assert_eq(a->budget, b->budget, "%s", what);
+    cr_assert_eq(a->mean_fraction, b->mean_fraction, "%s: fraction", what);
+    cr_assert_eq(a->sd_fraction, b->sd_fraction, "%s: spread", what);
+    cr_assert_eq(a->min_fraction, b->min_fraction, "%s: worst run", what);
+    cr_assert_eq(a->found_optimum, b->found_optimum, "%s: found", what);
+    cr_assert_eq(a->mean_evaluations, b->mean_evaluations, "%s: evaluations", what);
+    cr_assert_eq(a->expected_random, b->expected_random, "%s: random's reference", what);
+    cr_assert_eq(a->score, b->score, "%s: score", what);
+}
+
+/* Strategies that do not read their budget are run once per seed, at the
+ * largest budget, and the smaller budgets are read off that run; those that
+ * do are run once per budget. Either way every cell must be what a plan of
+ * that budget alone gives. evolutionary sizes its population from the
+ * budget (8 at 5 and 30 evaluations, 20 at 400), so reading its smaller
+ * budgets off the longest run would change them. */
+Test(strategy_bench, each_budget_is_judged_as_if_it_were_run_alone)
+{
+    char *text = grid_cache_text();
+    small_bench b;
+    bench_open(&b, "grid", text);
+    free(text);
+    size_t n_strategies;
+    const strategy_ops *const *all = strategy_registry(&n_strategies);
+    const bench_budget_unit units[] = {BENCH_EVALUATIONS, BENCH_SECONDS};
+    const double budgets[2][3] = {{5, 30, 400}, {0.5, 3, 1e4}};
+    for (size_t u = 0; u < 2; u++)
+        for (size_t s = 0; s < n_strategies; s++) {
+            const char *strategies[] = {all[s]->name};
+            bench_plan plan = plan_of(strategies, 1, budgets[u], 3, 15, NULL);
+            plan.unit = units[u];
+            size_t n_together;
+            bench_cell *together = run_plan(&b, &plan, &n_together);
+            cr_assert_eq(n_together, 3);
+            for (size_t k = 0; k < 3; k++) {
+                bench_plan single = plan_of(strategies, 1, &budgets[u][k], 1, 15, NULL);
+                single.unit = units[u];
+                size_t n_alone;
+                bench_cell *alone = run_plan(&b, &single, &n_alone);
+                cr_assert_eq(n_alone, 1);
+                char what[96];
+                snprintf(what, sizeof what, "%s at %g %s", all[s]->name, budgets[u][k],
+                         u ? "seconds" : "evaluations");
+                assert_same_cell(&together[k], &alone[0], what);
+                free(alone);
+            }
+            /* The budgets were told apart: the smallest cannot cover the
+             * 64 configurations that the largest does. */
+            cr_assert(together[0].mean_evaluations < together[2].mean_evaluations, "%s",
+                      all[s]->name);
+            free(together);
+        }
+    cr_assert(strategy_reads_budget("evolutionary") && strategy_reads_budget("prune"));
+    cr_assert(!strategy_reads_budget("bayes") && !strategy_reads_budget("hill-climbing"));
+    cr_assert(strategy_reads_budget("no-such-strategy"), "an unknown name is taken to read it");
+    small_bench_close(&b);
+}
+
 /* ------------------------------------------------------------------- CLI */
 
 Test(strategy_bench, cli_writes_the_csv_and_refuses_a_bad_option)
@@ -292,5 +396,18 @@ Test(strategy_bench, cli_writes_the_csv_and_refuses_a_bad_option)
     r = cli_run(CLI_ARGS("bench-strategies", "--replay", data, "--jobs", "0"));
     cr_assert_neq(r.status, 0, "%s", r.out);
     cr_assert(strstr(r.err, "--jobs") && strstr(r.err, "1 to 4096"), "%s", r.err);
+    cli_result_free(&r);
+
+    /* Half an evaluation would have been no limit at all; in seconds it is
+     * a budget. */
+    r = cli_run(CLI_ARGS("bench-strategies", "--replay", data, "--budget", "2,0.5", "--csv", csv));
+    cr_assert_neq(r.status, 0, "%s", r.out);
+    cr_assert(strstr(r.err, "'0.5'") && strstr(r.err, "whole number") &&
+                  strstr(r.err, "--budget-unit seconds"),
+              "%s", r.err);
+    cli_result_free(&r);
+    r = cli_run(CLI_ARGS("bench-strategies", "--replay", data, "--budget", "0.5", "--budget-unit",
+                         "seconds", "--runs", "2"));
+    cr_assert_eq(r.status, 0, "%s", r.err);
     cli_result_free(&r);
 }

@@ -181,6 +181,12 @@ int cmd_bench_strategies(int argc, char **argv)
         cli_error("--budget-unit '%s' is not one of: evaluations, seconds", unit_text);
         return EXIT_USAGE;
     }
+    for (size_t k = 0; k < n_budgets && unit == BENCH_EVALUATIONS; k++)
+        if (budgets[k] != floor(budgets[k]) || budgets[k] > 1e15) {
+            cli_error("--budget: '%s' is not a whole number of evaluations (a budget in recorded "
+                      "seconds takes --budget-unit seconds)", budget_items[k]);
+            return EXIT_USAGE;
+        }
     unsigned long long runs = 100, seed = 1;
     if (cli_get(&args, "runs") && (cli_parse_u64("runs", cli_get(&args, "runs"), &runs) != 0 || runs == 0))
         return EXIT_USAGE;

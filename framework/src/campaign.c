@@ -26,6 +26,20 @@ const char *campaign_stop_name(campaign_stop s)
     return "unknown";
 }
 
+bool campaign_budget_spent(const campaign_limits *l, uint64_t evaluated, double device_s,
+                           campaign_stop *why)
+{
+    if (l->max_evaluations && evaluated >= l->max_evaluations) {
+        *why = CAMPAIGN_BUDGET;
+        return true;
+    }
+    if (l->device_time_s > 0 && device_s >= l->device_time_s) {
+        *why = CAMPAIGN_DEVICE_TIME;
+        return true;
+    }
+    return false;
+}
+
 static double now_s(void)
 {
     struct timespec ts;
@@ -182,17 +196,11 @@ int campaign_run(const campaign_config *cfg, campaign_result *res, skytune_error
             res->stop = CAMPAIGN_INTERRUPTED;
             break;
         }
-        if (cfg->limits.max_evaluations && res->evaluated >= cfg->limits.max_evaluations) {
-            res->stop = CAMPAIGN_BUDGET;
+        if (campaign_budget_spent(&cfg->limits, res->evaluated,
+                                  res->build_s + res->verify_s + res->bench_s, &res->stop))
             break;
-        }
         if (cfg->limits.time_limit_s > 0 && now_s() - start >= cfg->limits.time_limit_s) {
             res->stop = CAMPAIGN_TIME_LIMIT;
-            break;
-        }
-        if (cfg->limits.device_time_s > 0 &&
-            res->build_s + res->verify_s + res->bench_s >= cfg->limits.device_time_s) {
-            res->stop = CAMPAIGN_DEVICE_TIME;
             break;
         }
         double iteration_start = now_s();
@@ -279,6 +287,7 @@ int campaign_run(const campaign_config *cfg, campaign_result *res, skytune_error
                 .best_ns = res->best_ns,
                 .best_text = best_text,
                 .elapsed_s = now_s() - start,
+                .device_s = res->build_s + res->verify_s + res->bench_s,
             };
             cfg->on_event(cfg->event_ctx, &ev);
         }

@@ -37,6 +37,14 @@ typedef enum campaign_stop {
 
 const char *campaign_stop_name(campaign_stop s);
 
+/* Whether a campaign under `l` that has evaluated `evaluated` configurations
+ * with `device_s` seconds of their own time (build + verify + bench) is out
+ * of budget: CAMPAIGN_BUDGET or CAMPAIGN_DEVICE_TIME in *why. The loop asks
+ * this before every proposal; a strategy benchmark asks it to read what a
+ * smaller budget would have found off one longer run. */
+bool campaign_budget_spent(const campaign_limits *l, uint64_t evaluated, double device_s,
+                           campaign_stop *why);
+
 /* Reported after every evaluation. */
 typedef struct campaign_event {
     uint64_t evaluated;        /* distinct configurations evaluated so far */
@@ -48,6 +56,7 @@ typedef struct campaign_event {
     double best_ns;
     const char *best_text;
     double elapsed_s;
+    double device_s;           /* build + verify + bench seconds so far */
 } campaign_event;
 
 typedef struct campaign_config {

@@ -48,17 +48,50 @@ typedef struct run_outcome {
     uint64_t evaluated;
 } run_outcome;
 
-static int run_once(const bench_dataset *d, const char *strategy_name, double budget,
-                    bench_budget_unit unit, uint64_t seed, const bench_settings *settings,
-                    run_outcome *out, skytune_error *err)
+static campaign_limits limits_for(double budget, bench_budget_unit unit)
 {
-    history *h = history_new();
-    if (!h) return err_set(err, "out of memory");
     campaign_limits limits = {0};
     if (unit == BENCH_EVALUATIONS)
         limits.max_evaluations = (uint64_t)budget;
     else
         limits.device_time_s = budget;
+    return limits;
+}
+
+/* The budgets one run answers for, smallest to largest or not, and where
+ * each one's outcome goes. The run itself has the largest. */
+typedef struct budget_watch {
+    const double *budgets;
+    size_t n;
+    bench_budget_unit unit;
+    run_outcome *const *outcomes;
+    bool *settled;
+} budget_watch;
+
+/* After each evaluation: a budget that is now spent would have stopped its
+ * campaign here, so what the run has found so far is that budget's outcome. */
+static void settle_spent_budgets(void *ctx, const campaign_event *ev)
+{
+    budget_watch *w = ctx;
+    for (size_t k = 0; k < w->n; k++) {
+        if (w->settled[k]) continue;
+        campaign_limits limits = limits_for(w->budgets[k], w->unit);
+        campaign_stop why;
+        if (!campaign_budget_spent(&limits, ev->evaluated, ev->device_s, &why)) continue;
+        *w->outcomes[k] = (run_outcome){ev->have_best ? ev->best_ns : INFINITY, ev->evaluated};
+        w->settled[k] = true;
+    }
+}
+
+static int run_once(const bench_dataset *d, const char *strategy_name, uint64_t seed,
+                    const bench_settings *settings, budget_watch *watch, skytune_error *err)
+{
+    double largest = watch->budgets[0];
+    for (size_t k = 1; k < watch->n; k++)
+        if (watch->budgets[k] > largest) largest = watch->budgets[k];
+    campaign_limits limits = limits_for(largest, watch->unit);
+    history *h = history_new();
+    if (!h) return err_set(err, "out of memory");
     strategy_setup setup = {.space = d->space, .history = h, .seed = seed,
                             .budget = limits.max_evaluations};
     strategy *st;
@@ -73,11 +106,16 @@ static int run_once(const bench_dataset *d, const char *strategy_name, double bu
         .history = h,
         .eval = replay_evaluator_as_evaluator(d->evaluator),
         .limits = limits,
+        .on_event = watch->n > 1 ? settle_spent_budgets : NULL,
+        .event_ctx = watch,
     };
     campaign_result r;
     int rc = campaign_run(&cfg, &r, err);
-    out->best_ns = r.have_best ? r.best_ns : INFINITY;
-    out->evaluated = r.evaluated;
+    /* Budgets the run did not spend: the strategy ran out first, or this is
+     * the largest. */
+    for (size_t k = 0; k < watch->n; k++)
+        if (!watch->settled[k])
+            *watch->outcomes[k] = (run_outcome){r.have_best ? r.best_ns : INFINITY, r.evaluated};
     strategy_free(st);
     history_free(h);
     return rc;
@@ -85,20 +123,41 @@ static int run_once(const bench_dataset *d, const char *strategy_name, double bu
 
 /* ------------------------------------------------------ parallel runs */
 
-/* One seeded run. The dataset's space and evaluator are only read, and each
- * run has its own strategy and history, so runs can go on in any order on
- * any thread. */
-typedef struct bench_job {
+/* What is run: a strategy with its seeds, one row of the outcome table. */
+typedef struct bench_row {
     const char *strategy;
-    double budget;
-    uint64_t seed;
+    uint64_t seed_base;
     const bench_settings *settings;
-    run_outcome outcome;
+    bool one_run_per_budget;  /* its proposals depend on the budget */
+} bench_row;
+
+/* One seeded run of a row, answering for budgets [first_budget,
+ * first_budget + n_budgets). The dataset's space and evaluator are only
+ * read, each run has its own strategy and history, and writes only its own
+ * outcomes, so runs can go on in any order on any thread. */
+typedef struct bench_job {
+    size_t row;
+    unsigned run;
+    size_t first_budget, n_budgets;
 } bench_job;
+
+/* Outcomes are kept budget-major, then row, then run. */
+typedef struct outcome_table {
+    run_outcome *items;
+    size_t n_rows;
+    unsigned runs;
+} outcome_table;
+
+static run_outcome *outcome_at(const outcome_table *t, size_t budget, size_t row, unsigned run)
+{
+    return &t->items[(budget * t->n_rows + row) * t->runs + run];
+}
 
 typedef struct job_queue {
     const bench_dataset *dataset;
-    bench_budget_unit unit;
+    const bench_plan *plan;
+    const bench_row *rows;
+    outcome_table *outcomes;
     bench_job *jobs;
     size_t n_jobs;
     pthread_mutex_t lock;
@@ -106,6 +165,19 @@ typedef struct job_queue {
     size_t failed;          /* the first job that failed, n_jobs if none */
     skytune_error err;      /* its error */
 } job_queue;
+
+static int run_job(const job_queue *q, const bench_job *j, skytune_error *err)
+{
+    const bench_row *row = &q->rows[j->row];
+    run_outcome *outcomes[MAX_BENCH_BUDGETS];
+    bool settled[MAX_BENCH_BUDGETS] = {false};
+    for (size_t k = 0; k < j->n_budgets; k++)
+        outcomes[k] = outcome_at(q->outcomes, j->first_budget + k, j->row, j->run);
+    budget_watch watch = {q->plan->budgets + j->first_budget, j->n_budgets, q->plan->unit,
+                          outcomes, settled};
+    return run_once(q->dataset, row->strategy, row->seed_base + j->run, row->settings, &watch,
+                    err);
+}
 
 static void *work(void *arg)
 {
@@ -119,10 +191,8 @@ static void *work(void *arg)
         if (!stop) q->next++;
         pthread_mutex_unlock(&q->lock);
         if (stop) return NULL;
-        bench_job *j = &q->jobs[k];
         skytune_error err = {0};
-        if (run_once(q->dataset, j->strategy, j->budget, q->unit, j->seed, j->settings,
-                     &j->outcome, &err) != 0) {
+        if (run_job(q, &q->jobs[k], &err) != 0) {
             pthread_mutex_lock(&q->lock);
             if (k < q->failed) {
                 q->failed = k;
@@ -141,25 +211,24 @@ static unsigned online_cpus(void)
 
 /* Runs every job; the calling thread works too. A thread that cannot be
  * started only leaves the work to fewer. */
-static int run_jobs(const bench_dataset *d, bench_budget_unit unit, bench_job *jobs, size_t n_jobs,
-                    unsigned threads, skytune_error *err)
+static int run_jobs(job_queue *q, unsigned threads, skytune_error *err)
 {
-    job_queue q = {.dataset = d, .unit = unit, .jobs = jobs, .n_jobs = n_jobs, .failed = n_jobs};
-    if (pthread_mutex_init(&q.lock, NULL) != 0) return err_set(err, "cannot create a mutex");
+    q->failed = q->n_jobs;
+    if (pthread_mutex_init(&q->lock, NULL) != 0) return err_set(err, "cannot create a mutex");
     if (threads == 0) threads = online_cpus();
-    if (threads > n_jobs) threads = n_jobs ? (unsigned)n_jobs : 1;
+    if (threads > q->n_jobs) threads = q->n_jobs ? (unsigned)q->n_jobs : 1;
     pthread_t *helpers = threads > 1 ? malloc((threads - 1) * sizeof *helpers) : NULL;
     unsigned started = 0;
     for (unsigned t = 0; helpers && t + 1 < threads; t++) {
-        if (pthread_create(&helpers[started], NULL, work, &q) != 0) break;
+        if (pthread_create(&helpers[started], NULL, work, q) != 0) break;
         started++;
     }
-    work(&q);
+    work(q);
     for (unsigned t = 0; t < started; t++) pthread_join(helpers[t], NULL);
     free(helpers);
-    pthread_mutex_destroy(&q.lock);
-    if (q.failed < n_jobs) {
-        *err = q.err;
+    pthread_mutex_destroy(&q->lock);
+    if (q->failed < q->n_jobs) {
+        *err = q->err;
         return -1;
     }
     return 0;
@@ -174,13 +243,13 @@ typedef struct cell_reference {
     double optimum, worst, expected_random;
 } cell_reference;
 
-static bench_cell judge_cell(const bench_dataset *d, const bench_job *runs, unsigned n_runs,
-                             const cell_reference *ref)
+static bench_cell judge_cell(const bench_dataset *d, const char *strategy_name, double budget,
+                             const run_outcome *runs, unsigned n_runs, const cell_reference *ref)
 {
     double optimum = ref->optimum, expected_random = ref->expected_random;
     double sum = 0, sum_sq = 0, min_fraction = INFINITY, found = 0, evaluations = 0, sum_best = 0;
     for (unsigned r = 0; r < n_runs; r++) {
-        const run_outcome *o = &runs[r].outcome;
+        const run_outcome *o = &runs[r];
         double fraction = isinf(o->best_ns) ? 0.0 : optimum / o->best_ns;
         sum += fraction;
         sum_sq += fraction * fraction;
@@ -193,8 +262,8 @@ static bench_cell judge_cell(const bench_dataset *d, const bench_job *runs, unsi
     double mean_best = sum_best / n_runs;
     return (bench_cell){
         .dataset = d->name,
-        .strategy = runs[0].strategy,
-        .budget = runs[0].budget,
+        .strategy = strategy_name,
+        .budget = budget,
         .runs = n_runs,
         .mean_fraction = mean,
         .sd_fraction =
@@ -210,26 +279,40 @@ static bench_cell judge_cell(const bench_dataset *d, const bench_job *runs, unsi
     };
 }
 
-/* The jobs of a plan: for a seconds budget first random search's reference
- * runs (budget-major), then budget × strategy × run. */
-static bench_job *plan_jobs(const bench_plan *p, size_t *n_jobs)
+/* The rows of a plan: for a seconds budget first random search's reference
+ * runs, then the strategies. A row whose strategy reads its budget is run
+ * once per budget; any other is run once, at the largest budget, and the
+ * smaller ones are read off that run: the same result for the same seed,
+ * at less than half the cost for the usual budgets. Under a seconds budget
+ * no strategy is told a budget, so every row is run once. */
+static size_t plan_rows(const bench_plan *p, bench_row *rows)
 {
-    size_t per_budget = (p->unit == BENCH_SECONDS ? 1 : 0) + p->n_strategies;
-    if (p->runs && per_budget > SIZE_MAX / p->runs / (p->n_budgets ? p->n_budgets : 1))
-        return NULL;
-    *n_jobs = p->n_budgets * per_budget * p->runs;
-    bench_job *jobs = malloc((*n_jobs ? *n_jobs : 1) * sizeof *jobs);
+    size_t n = 0;
+    if (p->unit == BENCH_SECONDS)
+        rows[n++] = (bench_row){"random", p->seed_base + RANDOM_REFERENCE_SEED_OFFSET, NULL, false};
+    for (size_t s = 0; s < p->n_strategies; s++)
+        rows[n++] = (bench_row){p->strategies[s], p->seed_base, p->settings,
+                                p->unit == BENCH_EVALUATIONS &&
+                                    strategy_reads_budget(p->strategies[s])};
+    return n;
+}
+
+static bench_job *plan_jobs(const bench_plan *p, const bench_row *rows, size_t n_rows,
+                            size_t *n_jobs)
+{
+    size_t most = n_rows * p->n_budgets;
+    if (p->runs && most > SIZE_MAX / sizeof(bench_job) / p->runs) return NULL;
+    size_t at_most = most * p->runs;
+    bench_job *jobs = malloc((at_most ? at_most : 1) * sizeof *jobs);
     if (!jobs) return NULL;
     size_t k = 0;
-    for (size_t b = 0; b < p->n_budgets && p->unit == BENCH_SECONDS; b++)
-        for (unsigned r = 0; r < p->runs; r++)
-            jobs[k++] = (bench_job){"random", p->budgets[b],
-                                    p->seed_base + RANDOM_REFERENCE_SEED_OFFSET + r, NULL, {0, 0}};
-    for (size_t b = 0; b < p->n_budgets; b++)
-        for (size_t s = 0; s < p->n_strategies; s++)
+    for (size_t row = 0; row < n_rows; row++) {
+        size_t per_run = rows[row].one_run_per_budget ? p->n_budgets : 1;
+        for (size_t b = 0; b < per_run; b++)
             for (unsigned r = 0; r < p->runs; r++)
-                jobs[k++] = (bench_job){p->strategies[s], p->budgets[b], p->seed_base + r,
-                                        p->settings, {0, 0}};
+                jobs[k++] = (bench_job){row, r, b, rows[row].one_run_per_budget ? 1 : p->n_budgets};
+    }
+    *n_jobs = k;
     return jobs;
 }
 
@@ -240,16 +323,25 @@ int strategy_bench_dataset(const bench_dataset *d, const bench_plan *plan, bench
     if (!replay_optimum(d->evaluator, &optimum))
         return err_set(err, "dataset %s: no configuration of the space ran successfully", d->name);
     if (plan->runs == 0) return err_set(err, "at least one run per cell is needed");
+    if (plan->n_budgets == 0 || plan->n_budgets > MAX_BENCH_BUDGETS)
+        return err_set(err, "between 1 and %d budgets are needed, not %zu", MAX_BENCH_BUDGETS,
+                       plan->n_budgets);
+    bench_row *rows = malloc((plan->n_strategies + 1) * sizeof *rows);
+    size_t n_rows = rows ? plan_rows(plan, rows) : 0;
     uint64_t count = space_count(d->space);
     double *objectives = malloc((count ? count : 1) * sizeof *objectives);
     size_t n_jobs = 0;
-    bench_job *jobs = plan_jobs(plan, &n_jobs);
+    bench_job *jobs = rows ? plan_jobs(plan, rows, n_rows, &n_jobs) : NULL;
+    outcome_table outcomes = {calloc(plan->n_budgets * n_rows * plan->runs + 1, sizeof(run_outcome)),
+                              n_rows, plan->runs};
     bench_cell *grown = realloc(*cells, (*n_cells + plan->n_budgets * plan->n_strategies + 1) *
                                             sizeof *grown);
     if (grown) *cells = grown;
-    if (!objectives || !jobs || !grown) {
+    if (!rows || !objectives || !jobs || !outcomes.items || !grown) {
+        free(rows);
         free(objectives);
         free(jobs);
+        free(outcomes.items);
         return err_set(err, "out of memory");
     }
     double worst = optimum;
@@ -261,24 +353,29 @@ int strategy_bench_dataset(const bench_dataset *d, const bench_plan *plan, bench
     for (uint64_t k = 0; k < count; k++)
         if (isinf(objectives[k])) objectives[k] = worst;
 
-    int rc = run_jobs(d, plan->unit, jobs, n_jobs, plan->threads, err);
-    const bench_job *next = jobs;
-    const bench_job *reference = jobs;
-    if (plan->unit == BENCH_SECONDS) next += plan->n_budgets * plan->runs;
+    job_queue q = {.dataset = d, .plan = plan, .rows = rows, .outcomes = &outcomes,
+                   .jobs = jobs, .n_jobs = n_jobs};
+    int rc = run_jobs(&q, plan->threads, err);
+    size_t first_strategy = plan->unit == BENCH_SECONDS ? 1 : 0;
     for (size_t b = 0; b < plan->n_budgets && rc == 0; b++) {
         double expected = 0;
         if (plan->unit == BENCH_EVALUATIONS) {
             expected = expected_random_best(objectives, count, (uint64_t)plan->budgets[b]);
         } else {
-            for (unsigned r = 0; r < plan->runs; r++, reference++)
-                expected += isinf(reference->outcome.best_ns) ? worst : reference->outcome.best_ns;
+            for (unsigned r = 0; r < plan->runs; r++) {
+                double best = outcome_at(&outcomes, b, 0, r)->best_ns;
+                expected += isinf(best) ? worst : best;
+            }
             expected /= plan->runs;
         }
         cell_reference ref = {optimum, worst, expected};
-        for (size_t s = 0; s < plan->n_strategies; s++, next += plan->runs)
-            (*cells)[(*n_cells)++] = judge_cell(d, next, plan->runs, &ref);
+        for (size_t row = first_strategy; row < n_rows; row++)
+            (*cells)[(*n_cells)++] = judge_cell(d, rows[row].strategy, plan->budgets[b],
+                                                outcome_at(&outcomes, b, row, 0), plan->runs, &ref);
     }
+    free(rows);
     free(jobs);
+    free(outcomes.items);
     free(objectives);
     return rc;
 }

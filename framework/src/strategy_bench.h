@@ -45,6 +45,9 @@ typedef struct bench_settings {
     size_t count;
 } bench_settings;
 
+/* The most budgets a plan may hold. */
+#define MAX_BENCH_BUDGETS 64
+
 /* What to run on each dataset: every strategy × budget, `runs` seeded runs
  * each (seeds seed_base + run, the same for every strategy). */
 typedef struct bench_plan {
