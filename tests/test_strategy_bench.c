@@ -406,6 +406,10 @@ Test(strategy_bench, cli_writes_the_csv_and_refuses_a_bad_option)
                   strstr(r.err, "--budget-unit seconds"),
               "%s", r.err);
     cli_result_free(&r);
+    r = cli_run(CLI_ARGS("bench-strategies", "--replay", data, "--budget", ","));
+    cr_assert_neq(r.status, 0, "%s", r.out);
+    cr_assert(strstr(r.err, "--budget") && strstr(r.err, "no budget"), "%s", r.err);
+    cli_result_free(&r);
     r = cli_run(CLI_ARGS("bench-strategies", "--replay", data, "--budget", "0.5", "--budget-unit",
                          "seconds", "--runs", "2"));
     cr_assert_eq(r.status, 0, "%s", r.err);

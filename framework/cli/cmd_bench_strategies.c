@@ -163,6 +163,10 @@ int cmd_bench_strategies(int argc, char **argv)
     char *budget_items[MAX_ITEMS];
     size_t n_budgets = split_list(budget_text, budget_items);
     double budgets[MAX_ITEMS];
+    if (n_budgets == 0) {
+        cli_error("--budget: no budget given; expected a comma-separated list such as 20,50,100,200");
+        return EXIT_USAGE;
+    }
     for (size_t k = 0; k < n_budgets; k++) {
         char *end;
         budgets[k] = strtod(budget_items[k], &end);
@@ -183,8 +187,8 @@ int cmd_bench_strategies(int argc, char **argv)
     }
     for (size_t k = 0; k < n_budgets && unit == BENCH_EVALUATIONS; k++)
         if (budgets[k] != floor(budgets[k]) || budgets[k] > 1e15) {
-            cli_error("--budget: '%s' is not a whole number of evaluations (a budget in recorded "
-                      "seconds takes --budget-unit seconds)", budget_items[k]);
+            cli_error("--budget: '%s' is not a whole number of evaluations from 1 to 10^15 (a "
+                      "budget in recorded seconds takes --budget-unit seconds)", budget_items[k]);
             return EXIT_USAGE;
         }
     unsigned long long runs = 100, seed = 1;

@@ -58,8 +58,8 @@ static campaign_limits limits_for(double budget, bench_budget_unit unit)
     return limits;
 }
 
-/* The budgets one run answers for, smallest to largest or not, and where
- * each one's outcome goes. The run itself has the largest. */
+/* The budgets one run answers for, in the plan's order, and where each
+ * one's outcome goes; the run itself goes on to the largest. */
 typedef struct budget_watch {
     const double *budgets;
     size_t n;
