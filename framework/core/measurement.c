@@ -22,6 +22,22 @@ int measurement_status_parse(const char *name)
     return -1;
 }
 
+static const char *const stage_names[STAGE_COUNT] = {
+    "", "build", "prepare", "verify", "warm_up", "timed", "release",
+};
+
+const char *measure_stage_name(measure_stage s)
+{
+    return (unsigned)s < STAGE_COUNT ? stage_names[s] : "unknown";
+}
+
+int measure_stage_parse(const char *name)
+{
+    for (int k = 0; k < STAGE_COUNT; k++)
+        if (strcmp(name, stage_names[k]) == 0) return k;
+    return -1;
+}
+
 void measurement_init(measurement *m)
 {
     memset(m, 0, sizeof *m);

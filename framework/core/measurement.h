@@ -22,6 +22,24 @@ const char *measurement_status_name(measurement_status s);
 /* Inverse of the above; -1 when unknown. */
 int measurement_status_parse(const char *name);
 
+/* Where in measuring a configuration something happened: the stage a
+ * crashed or timed-out configuration was in. */
+typedef enum measure_stage {
+    STAGE_NONE = 0,
+    STAGE_BUILD = 1,        /* source generation and the OpenCL compiler */
+    STAGE_PREPARE = 2,      /* the plugin's prepare */
+    STAGE_VERIFY = 3,       /* clear outputs, one run, read back and compare */
+    STAGE_WARM_UP = 4,      /* the untimed run before the timed ones */
+    STAGE_TIMED = 5,        /* the timed runs */
+    STAGE_RELEASE = 6,      /* the plugin's release */
+    STAGE_COUNT = 7
+} measure_stage;
+
+/* "", "build", "prepare", "verify", "warm_up", "timed", "release". */
+const char *measure_stage_name(measure_stage s);
+/* Inverse of the above; -1 when unknown. */
+int measure_stage_parse(const char *name);
+
 #define MEAS_MAX_PARTS 16
 
 typedef struct measurement_part {
@@ -48,6 +66,11 @@ typedef struct measurement {
     int64_t first_mismatch; /* -1 when none */
     char *message;          /* owned (malloc) or NULL: build log or error text */
     bool replayed;          /* taken from a recorded dataset, not measured */
+    /* crash and timeout: the stage the worker was in */
+    measure_stage stage;
+    /* Measured while the device failed its health check after a fault, so
+     * its time may not be the device's own. */
+    bool degraded;
 } measurement;
 
 void measurement_init(measurement *m);

@@ -25,6 +25,11 @@ struct measurer {
     void *state;
 };
 
+static void enter_stage(measurer *ms, measure_stage stage)
+{
+    if (ms->opts.on_stage) ms->opts.on_stage(ms->opts.stage_ctx, stage);
+}
+
 static double now_s(void)
 {
     struct timespec ts;
@@ -284,16 +289,19 @@ int measurer_measure(measurer *ms, const skytune_values *config, measurement *m,
     int rc = 0;
 
     double t0 = now_s();
+    enter_stage(ms, STAGE_BUILD);
     int built = build_program(ms, config, &program, m);
     m->build_s = now_s() - t0;
     if (built != 0) return 0;
 
     double t1 = now_s();
+    enter_stage(ms, STAGE_PREPARE);
     if (pl->prepare(ms->state, program, config, &launch, &perr) != 0) {
         fail(m, MEAS_LAUNCH, "prepare: %s [%s]", perr.message,
              perr.cl_error ? cl_error_name(perr.cl_error) : "no OpenCL error code");
         goto done;
     }
+    enter_stage(ms, STAGE_VERIFY);
     if (pl->clear_outputs(ms->state, ms->queue, &perr) != 0) {
         fail(m, MEAS_LAUNCH, "clear_outputs: %s", perr.message);
         goto done;
@@ -325,8 +333,10 @@ int measurer_measure(measurer *ms, const skytune_values *config, measurement *m,
         rc = err_set(err, "out of memory for %u timed runs", ms->opts.runs);
         goto done;
     }
+    enter_stage(ms, STAGE_WARM_UP);
     run_times warm_up;
     if (run_once(ms, launch, &warm_up, m) != 0) goto done;
+    enter_stage(ms, STAGE_TIMED);
     for (unsigned r = 0; r < ms->opts.runs; r++) {
         if (run_once(ms, launch, &runs[r], m) != 0) goto done;
         samples[r] = runs[r].total_ns;
@@ -344,7 +354,10 @@ int measurer_measure(measurer *ms, const skytune_values *config, measurement *m,
     }
 
 done:
-    if (launch) pl->release(launch);
+    if (launch) {
+        enter_stage(ms, STAGE_RELEASE);
+        pl->release(launch);
+    }
     if (program) clReleaseProgram(program);
     free(runs);
     free(samples);

@@ -20,6 +20,12 @@ typedef struct measurer measurer;
 typedef struct measurer_options {
     unsigned runs;               /* timed runs per configuration (>= 1) */
     uint64_t seed;               /* inputs */
+    /* Called as each stage of a measurement begins (may be NULL). A
+     * measuring worker reports stages to its supervisor, so that a crash or
+     * a hang is attributed to one, and waits in STAGE_WARM_UP until the
+     * timed window may start (a CPU device's compile workers paused). */
+    void (*on_stage)(void *ctx, measure_stage stage);
+    void *stage_ctx;
 } measurer_options;
 
 /* `plugin`, `device` and `problem` are kept by reference: they must outlive
