@@ -113,6 +113,47 @@ static void annealing_destroy(void *state)
     free(s);
 }
 
+static void *annealing_copy(const void *state, const history *layer)
+{
+    const annealing_state *s = state;
+    annealing_state *copy = malloc(sizeof *copy);
+    if (!copy) return NULL;
+    *copy = *s;
+    if (local_walk_copy(&copy->walk, &s->walk, layer) != 0) {
+        free(copy);
+        return NULL;
+    }
+    return copy;
+}
+
+static const simulation_ops annealing_simulation = {annealing_copy, annealing_ask,
+                                                    annealing_tell, annealing_destroy};
+
+/* Relative slowdown of the result assumed for a slower neighbour that the
+ * walk accepts: small enough that the Metropolis draw accepts it at any
+ * temperature a campaign uses. */
+#define BARELY_SLOWER 1e-12
+
+/* The walk's next proposals by simulation, one run per way the pending
+ * proposal can turn out: slower and refused (the common case, one draw of
+ * the generator), faster (accepted without a draw), and for a neighbour,
+ * slower but accepted (a draw, then the move). Each names the next proposal
+ * exactly for its case, short of a failed neighbour (refused without a
+ * draw) followed by a restart. Later proposals are assumed slower and
+ * refused: the neighbours left, in the walk's order. */
+static size_t annealing_upcoming(void *state, uint64_t *ranks, size_t max)
+{
+    const annealing_state *s = state;
+    const local_walk *w = &s->walk;
+    double outcomes[3] = {SIMULATED_SLOW, SIMULATED_FAST};
+    size_t n_outcomes = 2;
+    if (w->pending == WALK_NEIGHBOUR && isfinite(w->current_objective))
+        outcomes[n_outcomes++] = w->current_objective * (1 + BARELY_SLOWER);
+    const uint64_t *pending = w->pending != WALK_NONE ? &w->pending_rank : NULL;
+    return simulate_upcoming(s, w->history, &annealing_simulation, pending, outcomes, n_outcomes,
+                             ranks, max);
+}
+
 static int annealing_create(const strategy_setup *setup, const strategy_options *options,
                             void **state, skytune_error *err)
 {
@@ -141,4 +182,5 @@ const strategy_ops strategy_annealing = {
     .ask = annealing_ask,
     .tell = annealing_tell,
     .destroy = annealing_destroy,
+    .upcoming = annealing_upcoming,
 };

@@ -186,6 +186,8 @@ typedef struct bayes_state {
     bool have_neighbours;
     size_t next_neighbour;
     bool degraded;             /* out of memory: proposes random configurations */
+    bool awaiting_tell;        /* the last ask proposed pending_rank, not told yet */
+    uint64_t pending_rank;
 } bayes_state;
 
 static const strategy_option bayes_options[] = {
@@ -974,9 +976,8 @@ static bool under_explored_value(const bayes_state *s, size_t *param, size_t *va
     return found;
 }
 
-static strategy_answer bayes_ask(void *state, uint64_t *rank)
+static strategy_answer choose_proposal(bayes_state *s, uint64_t *rank)
 {
-    bayes_state *s = state;
     if (s->degraded) return propose_random(s, rank);
     /* One observation has no ranks to speak of; the model needs two. */
     if (s->samples_proposed < s->initial_samples || s->n_obs < 2) {
@@ -999,6 +1000,311 @@ static strategy_answer bayes_ask(void *state, uint64_t *rank)
         return STRATEGY_PROPOSE;
     if (propose_expected_improvement(s, SIZE_MAX, 0, rank)) return STRATEGY_PROPOSE;
     return propose_random(s, rank);
+}
+
+static strategy_answer bayes_ask(void *state, uint64_t *rank)
+{
+    bayes_state *s = state;
+    strategy_answer answer = choose_proposal(s, rank);
+    /* Only bayes_upcoming reads these. */
+    s->awaiting_tell = answer == STRATEGY_PROPOSE;
+    if (s->awaiting_tell) s->pending_rank = *rank;
+    return answer;
+}
+
+/* ------------------------------------------------------- upcoming */
+
+typedef struct scored_candidate {
+    double score;
+    size_t c;
+} scored_candidate;
+
+/* Whether x ranks before y: higher score, ties to the lower candidate, as
+ * propose_expected_improvement breaks them. */
+static bool scored_before(scored_candidate x, scored_candidate y)
+{
+    return x.score > y.score || (x.score == y.score && x.c < y.c);
+}
+
+/* Puts x in its place among the `*count` of `top` (at most k, best first),
+ * dropping the last when full. */
+static void keep_top(scored_candidate *top, size_t *count, size_t k, scored_candidate x)
+{
+    size_t at = *count;
+    while (at > 0 && scored_before(x, top[at - 1])) at--;
+    if (at >= k) return;
+    size_t moved = (*count < k ? *count : k - 1) - at;
+    memmove(top + at + 1, top + at, moved * sizeof *top);
+    top[at] = x;
+    if (*count < k) (*count)++;
+}
+
+static double candidate_sd(const bayes_state *s, size_t c)
+{
+    return sqrt(fmax(s->variance[c], 1e-12));
+}
+
+/* Whether candidate c may be named: not evaluated (the lazily kept
+ * cand_known, then the history, which may have grown since the last model
+ * proposal) and not in `taken`. */
+static bool candidate_open(const bayes_state *s, size_t c, const rank_set *taken)
+{
+    return !s->cand_known[c] && !history_lookup(s->history, s->cand_rank[c], NULL) &&
+           !rank_set_contains(taken, s->cand_rank[c]);
+}
+
+/* Whether x would enter a top list of k that holds `count`. */
+static bool enters_top(const scored_candidate *top, size_t count, size_t k, scored_candidate x)
+{
+    return count < k || scored_before(x, top[k - 1]);
+}
+
+/* The k candidates of highest expected improvement under the model as it
+ * stands, best first, among those not evaluated and not in `taken` (and,
+ * unless only_param is SIZE_MAX, with parameter only_param at only_value).
+ * As in propose_expected_improvement, the table's bounds (into `bound`,
+ * one per candidate) dismiss nearly every candidate without computing its
+ * EI: the k highest bounds are scored exactly, and then only candidates
+ * whose bound reaches the k-th score. Only candidates that would enter the
+ * list are looked up in the history. */
+static size_t top_candidates(const bayes_state *s, size_t only_param, size_t only_value,
+                             const rank_set *taken, double *bound, scored_candidate *top,
+                             size_t k)
+{
+    double best = s->best_target;
+    size_t count = 0;
+    for (size_t c = 0; c < s->n_cand; c++) {
+        bound[c] = -INFINITY;
+        if (s->cand_known[c] ||
+            (only_param != SIZE_MAX && candidate_value(s, c, only_param) != only_value))
+            continue;
+        double b = ei_bound(s, best - s->mean[c], candidate_sd(s, c));
+        scored_candidate x = {b, c};
+        if (!enters_top(top, count, k, x)) {
+            bound[c] = b;
+            continue;
+        }
+        if (!candidate_open(s, c, taken)) continue;
+        bound[c] = b;
+        keep_top(top, &count, k, x);
+    }
+    /* The list, scored exactly, and put back in order (insertion sort: it
+     * holds a few dozen). */
+    for (size_t j = 0; j < count; j++) {
+        scored_candidate x = top[j];
+        x.score = expected_improvement(best - s->mean[x.c], candidate_sd(s, x.c));
+        size_t at = j;
+        for (; at > 0 && scored_before(x, top[at - 1]); at--) top[at] = top[at - 1];
+        top[at] = x;
+    }
+    double threshold = count == k ? top[k - 1].score : -INFINITY;
+    for (size_t c = 0; c < s->n_cand; c++) {
+        if (bound[c] == -INFINITY || bound[c] < threshold) continue;
+        bool present = false;
+        for (size_t j = 0; j < count && !present; j++) present = top[j].c == c;
+        if (present) continue;
+        scored_candidate x = {expected_improvement(best - s->mean[c], candidate_sd(s, c)), c};
+        if (enters_top(top, count, k, x) && candidate_open(s, c, taken))
+            keep_top(top, &count, k, x);
+    }
+    return count;
+}
+
+/* What bayes_upcoming builds its forecast from. */
+typedef struct forecast {
+    const bayes_state *s;
+    pcg32 rng;                 /* a copy: the strategy's own is only read */
+    rank_set named;            /* the pending proposal and every rank named */
+    uint64_t *ranks;
+    size_t n, max;
+    size_t listed;             /* candidates each list of top candidates holds */
+    bool failed;               /* out of memory: what is named so far stands */
+    rank_list best_neighbours; /* when the strategy's own list is of another best */
+    bool shuffled;
+    size_t next_neighbour;
+    double *bound;
+    scored_candidate *by_ei, *balanced;
+    size_t n_by_ei, n_balanced, next_by_ei, next_balanced;
+    bool have_by_ei, have_balanced;
+    int balance_value_found;   /* under_explored_value's answer: -1 not asked yet */
+    size_t balanced_param, balanced_value;
+} forecast;
+
+/* Names a rank (once); false when it was named before. */
+static bool forecast_name(forecast *f, uint64_t rank)
+{
+    if (f->n >= f->max) return false;
+    int added = rank_set_insert(&f->named, rank);
+    if (added < 0) f->failed = true;
+    if (added <= 0) return false;
+    f->ranks[f->n++] = rank;
+    return true;
+}
+
+static bool forecast_unvisited(const forecast *f, uint64_t rank)
+{
+    return !history_lookup(f->s->history, rank, NULL) && !rank_set_contains(&f->named, rank);
+}
+
+/* The next untried neighbour of the best so far, in the order
+ * propose_near_best tries them; false when none is left. */
+static bool forecast_near_best(forecast *f, uint64_t *rank)
+{
+    const bayes_state *s = f->s;
+    if (!s->best.have) return false;
+    const rank_list *list = &s->neighbours;
+    if (!s->have_neighbours || s->neighbours_of != s->best.rank) {
+        if (!f->shuffled) {
+            if (shuffled_neighbours(s->space, s->best.rank, NEIGHBOURHOOD_ADJACENT_FIRST, &f->rng,
+                                    &f->best_neighbours) != 0) {
+                f->failed = true;
+                return false;
+            }
+            f->shuffled = true;
+            f->next_neighbour = 0;
+        }
+        list = &f->best_neighbours;
+    } else if (f->next_neighbour < s->next_neighbour) {
+        f->next_neighbour = s->next_neighbour;
+    }
+    for (; f->next_neighbour < list->count; f->next_neighbour++)
+        if (forecast_unvisited(f, list->items[f->next_neighbour])) {
+            *rank = list->items[f->next_neighbour++];
+            return true;
+        }
+    return false;
+}
+
+/* The first untried neighbour of the pending proposal, were it the new
+ * best: the list the next near-best step would shuffle, from a copy of
+ * the generator as it will be then. */
+static bool forecast_near_pending(forecast *f, uint64_t *rank)
+{
+    const bayes_state *s = f->s;
+    if (!s->awaiting_tell || (s->best.have && s->best.rank == s->pending_rank)) return false;
+    pcg32 rng = f->rng;
+    rank_list list = {0};
+    bool found = false;
+    if (shuffled_neighbours(s->space, s->pending_rank, NEIGHBOURHOOD_ADJACENT_FIRST, &rng, &list) !=
+        0)
+        f->failed = true;
+    for (size_t k = 0; !found && k < list.count; k++)
+        if (forecast_unvisited(f, list.items[k])) {
+            *rank = list.items[k];
+            found = true;
+        }
+    rank_list_free(&list);
+    return found;
+}
+
+/* The next of the model's top candidates (restricted to a value for a
+ * balance step) not named yet; false when none is left. */
+static bool forecast_model(forecast *f, bool balance, uint64_t *rank)
+{
+    const bayes_state *s = f->s;
+    if (s->n_obs == 0) return false; /* no posterior yet */
+    if (!f->bound) {
+        f->bound = array_alloc(s->n_cand, sizeof *f->bound);
+        f->by_ei = array_alloc(f->listed, sizeof *f->by_ei);
+        f->balanced = array_alloc(f->listed, sizeof *f->balanced);
+        if (!f->bound || !f->by_ei || !f->balanced) {
+            f->failed = true;
+            return false;
+        }
+    }
+    scored_candidate *list = f->by_ei;
+    size_t *count = &f->n_by_ei, *next = &f->next_by_ei;
+    if (balance) {
+        if (!f->have_balanced) {
+            f->n_balanced = top_candidates(s, f->balanced_param, f->balanced_value, &f->named,
+                                           f->bound, f->balanced, f->listed);
+            f->have_balanced = true;
+        }
+        list = f->balanced;
+        count = &f->n_balanced;
+        next = &f->next_balanced;
+    } else if (!f->have_by_ei) {
+        f->n_by_ei = top_candidates(s, SIZE_MAX, 0, &f->named, f->bound, f->by_ei, f->listed);
+        f->have_by_ei = true;
+    }
+    while (*next < *count) {
+        uint64_t r = s->cand_rank[list[(*next)++].c];
+        if (!rank_set_contains(&f->named, r)) {
+            *rank = r;
+            return true;
+        }
+    }
+    return false;
+}
+
+/* What bayes will probably propose next, each step forecast as bayes_ask
+ * would take it, from copies of its generator:
+ *  - while sampling (and out of memory), random configurations, exactly;
+ *  - then, step by step, a draw decides between a neighbour of the best and
+ *    the model, as it will in bayes_ask. For the first step the draw is
+ *    exact, and for a neighbour step both the next neighbour of the best so
+ *    far and the first of the pending proposal's (were it the new best) are
+ *    named, so the next proposal is named whatever the pending result.
+ *    Later draws assume the steps between took no draws of their own.
+ *  - A model step names the next of the candidates of highest expected
+ *    improvement under the model as it stands, which the results to come
+ *    will shift: they are what bayes would propose if nothing changed.
+ * It scores candidates as a proposal does, a fraction of a step's cost
+ * (no model update), and changes nothing of the state. */
+static size_t bayes_upcoming(void *state, uint64_t *ranks, size_t max)
+{
+    const bayes_state *s = state;
+    /* Twice as many top candidates as ranks asked for: neighbour steps may
+     * name some of them, and a list that ran out would read as no
+     * candidate left. */
+    forecast f = {.s = s, .rng = s->rng, .ranks = ranks, .max = max,
+                  .listed = max < SIZE_MAX / 2 ? 2 * max : max, .balance_value_found = -1};
+    if (s->awaiting_tell && rank_set_insert(&f.named, s->pending_rank) < 0) return 0;
+    size_t samples = s->samples_proposed;
+    size_t observations = s->n_obs + (s->awaiting_tell && s->n_obs < s->max_points);
+    size_t model_proposals = s->model_proposals;
+    bool first_step = true;
+    while (f.n < max && !f.failed) {
+        uint64_t rank;
+        if (s->degraded || samples < s->initial_samples || observations < 2) {
+            if (samples < s->initial_samples) samples++;
+            if (!random_unvisited(s->space, s->history, &f.named, &f.rng, &rank)) break;
+            forecast_name(&f, rank);
+            observations++;
+            continue;
+        }
+        size_t before = f.n;
+        bool near = s->hc_share > 0 && pcg32_double(&f.rng) < s->hc_share;
+        if (near) {
+            uint64_t pending_next = 0;
+            bool if_pending_best = first_step && forecast_near_pending(&f, &pending_next);
+            bool near_best = forecast_near_best(&f, &rank);
+            if (near_best) forecast_name(&f, rank);
+            if (if_pending_best) forecast_name(&f, pending_next);
+            near = near_best;
+        }
+        first_step = false;
+        if (!near) {
+            model_proposals++;
+            bool balance = s->balance > 0 && model_proposals % s->balance == 0;
+            /* The model is as it stands for every step: one answer serves all. */
+            if (balance && f.balance_value_found < 0)
+                f.balance_value_found =
+                    under_explored_value(s, &f.balanced_param, &f.balanced_value);
+            balance = balance && f.balance_value_found;
+            if ((balance && forecast_model(&f, true, &rank)) || forecast_model(&f, false, &rank))
+                forecast_name(&f, rank);
+            else if (random_unvisited(s->space, s->history, &f.named, &f.rng, &rank))
+                forecast_name(&f, rank);
+        }
+        if (f.n == before) break;
+    }
+    rank_set_free(&f.named);
+    rank_list_free(&f.best_neighbours);
+    free(f.bound);
+    free(f.by_ei);
+    free(f.balanced);
+    return f.n;
 }
 
 /* ------------------------------------------------------ relevances */
@@ -1169,6 +1475,7 @@ static int fit_relevances(bayes_state *s)
 static void bayes_tell(void *state, uint64_t rank, double objective)
 {
     bayes_state *s = state;
+    s->awaiting_tell = false;
     objective = objective_or_failure(objective);
     best_result_note(&s->best, rank, objective);
     if (!s->degraded && model_add(s, rank, objective) != 0) s->degraded = true;
@@ -1288,4 +1595,5 @@ const strategy_ops strategy_bayes = {
     .ask = bayes_ask,
     .tell = bayes_tell,
     .destroy = bayes_destroy,
+    .upcoming = bayes_upcoming,
 };

@@ -224,6 +224,54 @@ static void evolution_destroy(void *state)
     free(s);
 }
 
+/* A duplicate of n items of `size` bytes, or NULL when out of memory. */
+static void *duplicate(const void *items, size_t n, size_t size)
+{
+    void *copy = calloc(n ? n : 1, size);
+    if (copy && n) memcpy(copy, items, n * size);
+    return copy;
+}
+
+static void *evolution_copy(const void *state, const history *layer)
+{
+    const evolution_state *s = state;
+    evolution_state *copy = malloc(sizeof *copy);
+    if (!copy) return NULL;
+    *copy = *s;
+    copy->history = layer;
+    copy->population = duplicate(s->population, s->population_size, sizeof *s->population);
+    copy->children = duplicate(s->children, s->population_size, sizeof *s->children);
+    copy->child = calloc(s->n_params + 1, sizeof *copy->child);
+    copy->other = calloc(s->n_params + 1, sizeof *copy->other);
+    bool copied = rank_set_copy(&copy->children_ranks, &s->children_ranks) == 0;
+    if (!copied || !copy->population || !copy->children || !copy->child || !copy->other) {
+        evolution_destroy(copy);
+        return NULL;
+    }
+    return copy;
+}
+
+static const simulation_ops evolution_simulation = {evolution_copy, evolution_ask, evolution_tell,
+                                                    evolution_destroy};
+
+/* The rest of the generation by simulation: its parents are fixed, so its
+ * children follow from the generator and the history alone, whatever
+ * their results, and are named exactly. The next generation's parents
+ * depend on those results, which are known by then except the pending
+ * child's and the ones still to come: one run assumes the pending child is
+ * slower than any, another that it is faster than any, and both that the
+ * rest are slower, so the next generation is named only as far as that
+ * holds. */
+static size_t evolution_upcoming(void *state, uint64_t *ranks, size_t max)
+{
+    const evolution_state *s = state;
+    static const double outcomes[] = {SIMULATED_SLOW, SIMULATED_FAST};
+    const uint64_t *pending =
+        s->awaiting_tell && s->children_count > 0 ? &s->children[s->children_count - 1].rank : NULL;
+    return simulate_upcoming(s, s->history, &evolution_simulation, pending, outcomes, 2, ranks,
+                             max);
+}
+
 static size_t auto_population(uint64_t budget)
 {
     if (budget == 0) return AUTO_POPULATION_UNKNOWN_BUDGET;
@@ -290,4 +338,5 @@ const strategy_ops strategy_evolutionary = {
     .ask = evolution_ask,
     .tell = evolution_tell,
     .destroy = evolution_destroy,
+    .upcoming = evolution_upcoming,
 };

@@ -35,6 +35,18 @@ static void exhaustive_tell(void *state, uint64_t rank, double objective)
 {
 }
 
+/* Exactly the next proposals: the ranks from the next one on that the
+ * history does not hold. The one just proposed is below s->next. */
+static size_t exhaustive_upcoming(void *state, uint64_t *ranks, size_t max)
+{
+    const exhaustive_state *s = state;
+    uint64_t count = space_count(s->space);
+    size_t n = 0;
+    for (uint64_t r = s->next; r < count && n < max; r++)
+        if (!history_lookup(s->history, r, NULL)) ranks[n++] = r;
+    return n;
+}
+
 static void exhaustive_destroy(void *state)
 {
     free(state);
@@ -48,4 +60,5 @@ const strategy_ops strategy_exhaustive = {
     .ask = exhaustive_ask,
     .tell = exhaustive_tell,
     .destroy = exhaustive_destroy,
+    .upcoming = exhaustive_upcoming,
 };

@@ -110,6 +110,38 @@ static void hill_destroy(void *state)
     free(s);
 }
 
+static void *hill_copy(const void *state, const history *layer)
+{
+    const hill_state *s = state;
+    hill_state *copy = malloc(sizeof *copy);
+    if (!copy) return NULL;
+    copy->best_improvement = s->best_improvement;
+    if (local_walk_copy(&copy->walk, &s->walk, layer) != 0) {
+        free(copy);
+        return NULL;
+    }
+    return copy;
+}
+
+static const simulation_ops hill_simulation = {hill_copy, hill_ask, hill_tell, hill_destroy};
+
+/* The climb's next proposals by simulation. What follows the pending
+ * proposal depends on its result only through whether it is faster (than
+ * the configuration the climb is at; for a sample, than the best so far):
+ * one run assumes it is not, one that it is, so the next proposal is named
+ * whichever it turns out to be, short of a restart whose kick or random
+ * start follows from a best the runs do not share. Every later proposal is
+ * assumed slower, as most neighbours of a climb are: the neighbours left,
+ * in the order the climb will try them. */
+static size_t hill_upcoming(void *state, uint64_t *ranks, size_t max)
+{
+    const hill_state *s = state;
+    static const double outcomes[] = {SIMULATED_SLOW, SIMULATED_FAST};
+    const uint64_t *pending = s->walk.pending != WALK_NONE ? &s->walk.pending_rank : NULL;
+    return simulate_upcoming(s, s->walk.history, &hill_simulation, pending, outcomes, 2, ranks,
+                             max);
+}
+
 static int hill_create(const strategy_setup *setup, const strategy_options *options,
                        void **state, skytune_error *err)
 {
@@ -135,4 +167,5 @@ const strategy_ops strategy_hill_climbing = {
     .ask = hill_ask,
     .tell = hill_tell,
     .destroy = hill_destroy,
+    .upcoming = hill_upcoming,
 };

@@ -12,7 +12,13 @@
  * keeping a copy in the table costs no consistency.
  *
  * An empty slot is marked by the rank UINT64_MAX. That rank is still a valid
- * key for callers, so it is stored beside the table instead of inside it. */
+ * key for callers, so it is stored beside the table instead of inside it.
+ *
+ * A layer (history_new_layer) is a history whose own entries come after a
+ * base history's: every query reads through to the base first. That lets a
+ * strategy simulate its next proposals against results it only assumes,
+ * without copying a history that may hold hundreds of thousands of entries
+ * or touching the campaign's own. */
 #include "strategy.h"
 
 #include <math.h>
@@ -52,6 +58,10 @@ struct history {
      * only when has_best. */
     bool has_best;
     size_t best_index;
+
+    /* A layer's base, whose entries come before this history's own; NULL
+     * for an ordinary history. */
+    const history *base;
 };
 
 /* SplitMix64's finaliser (Stafford's Mix13 variant): every input bit affects
@@ -99,6 +109,13 @@ history *history_new(void)
     h->entry_capacity = INITIAL_ENTRIES;
     h->slot_count = INITIAL_SLOTS;
     h->slot_mask = INITIAL_SLOTS - 1;
+    return h;
+}
+
+history *history_new_layer(const history *base)
+{
+    history *h = history_new();
+    if (h) h->base = base;
     return h;
 }
 
@@ -187,6 +204,7 @@ static void append_entry(history *h, uint64_t rank, double objective)
 
 int history_add(history *h, uint64_t rank, double objective)
 {
+    if (h->base && history_lookup(h->base, rank, NULL)) return 0;
     if (rank == EMPTY_SLOT_RANK) {
         if (h->has_marker_rank) return 0;
         if (reserve_entry(h) != 0) return -1;
@@ -216,6 +234,7 @@ int history_add(history *h, uint64_t rank, double objective)
 bool history_lookup(const history *h, uint64_t rank, double *objective)
 {
     if (!h) return false;
+    if (h->base && history_lookup(h->base, rank, objective)) return true;
     double found;
     if (rank == EMPTY_SLOT_RANK) {
         if (!h->has_marker_rank) return false;
@@ -231,7 +250,7 @@ bool history_lookup(const history *h, uint64_t rank, double *objective)
 
 size_t history_count(const history *h)
 {
-    return h ? h->count : 0;
+    return h ? history_count(h->base) + h->count : 0;
 }
 
 /* An index past the end is a caller's bug; answer values that cannot be
@@ -239,20 +258,34 @@ size_t history_count(const history *h)
  * arrays. */
 uint64_t history_rank_at(const history *h, size_t k)
 {
-    if (!h || k >= h->count) return EMPTY_SLOT_RANK;
-    return h->ranks[k];
+    size_t below = h ? history_count(h->base) : 0;
+    if (k < below) return history_rank_at(h->base, k);
+    if (!h || k - below >= h->count) return EMPTY_SLOT_RANK;
+    return h->ranks[k - below];
 }
 
 double history_objective_at(const history *h, size_t k)
 {
-    if (!h || k >= h->count) return NAN;
-    return h->objectives[k];
+    size_t below = h ? history_count(h->base) : 0;
+    if (k < below) return history_objective_at(h->base, k);
+    if (!h || k - below >= h->count) return NAN;
+    return h->objectives[k - below];
 }
 
 bool history_best(const history *h, uint64_t *rank, double *objective)
 {
-    if (!h || !h->has_best) return false;
-    if (rank) *rank = h->ranks[h->best_index];
-    if (objective) *objective = h->objectives[h->best_index];
+    if (!h) return false;
+    uint64_t base_rank;
+    double base_objective;
+    bool base_has = history_best(h->base, &base_rank, &base_objective);
+    /* The base's entries come first: on a tie its best stays the earliest. */
+    if (h->has_best && (!base_has || h->objectives[h->best_index] < base_objective)) {
+        base_rank = h->ranks[h->best_index];
+        base_objective = h->objectives[h->best_index];
+        base_has = true;
+    }
+    if (!base_has) return false;
+    if (rank) *rank = base_rank;
+    if (objective) *objective = base_objective;
     return true;
 }

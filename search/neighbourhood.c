@@ -51,6 +51,18 @@ int rank_set_insert(rank_set *set, uint64_t rank)
     return 1;
 }
 
+int rank_set_copy(rank_set *copy, const rank_set *set)
+{
+    *copy = (rank_set){0};
+    if (set->capacity == 0) return 0;
+    copy->slots = malloc(set->capacity * sizeof *copy->slots);
+    if (!copy->slots) return -1;
+    memcpy(copy->slots, set->slots, set->capacity * sizeof *copy->slots);
+    copy->capacity = set->capacity;
+    copy->count = set->count;
+    return 0;
+}
+
 bool rank_set_contains(const rank_set *set, uint64_t rank)
 {
     if (!set || set->count == 0) return false;
@@ -87,6 +99,16 @@ int rank_list_push(rank_list *list, uint64_t rank)
 {
     if (rank_list_reserve(list, list->count + 1) != 0) return -1;
     list->items[list->count++] = rank;
+    return 0;
+}
+
+int rank_list_copy(rank_list *copy, const rank_list *list)
+{
+    *copy = (rank_list){0};
+    if (list->count == 0) return 0;
+    if (rank_list_reserve(copy, list->count) != 0) return -1;
+    memcpy(copy->items, list->items, list->count * sizeof *copy->items);
+    copy->count = list->count;
     return 0;
 }
 
@@ -407,6 +429,13 @@ void local_walk_free(local_walk *w)
     rank_list_free(&w->neighbours);
 }
 
+int local_walk_copy(local_walk *copy, const local_walk *w, const history *layer)
+{
+    *copy = *w;
+    copy->history = layer;
+    return rank_list_copy(&copy->neighbours, &w->neighbours);
+}
+
 void local_walk_move(local_walk *w, uint64_t rank, double objective)
 {
     w->walking = true;
@@ -472,4 +501,89 @@ walk_proposal local_walk_told(local_walk *w, uint64_t rank, double objective)
     if (kind != WALK_NEIGHBOUR) best_result_note(&w->best, rank, objective);
     if (kind == WALK_START) local_walk_move(w, rank, objective);
     return kind;
+}
+
+/* ------------------------------------------------------------ simulation */
+
+/* Proposals the history already holds that one simulated run lets pass
+ * (each is told its known result for free, as the campaign does) before
+ * it stops: a strategy that keeps proposing known ones makes no progress. */
+#define SIMULATION_KNOWN_PROPOSALS 256
+
+/* One copy of the strategy and the layer it reads. */
+typedef struct simulated_run {
+    history *layer;
+    void *copy;
+    bool over;                 /* done proposing, or out of memory */
+} simulated_run;
+
+/* A run's next proposal not in the history: false when there is none. */
+static bool simulated_step(simulated_run *run, const simulation_ops *ops, uint64_t *rank)
+{
+    size_t known_proposals = 0;
+    while (!run->over) {
+        double known;
+        if (ops->ask(run->copy, rank) != STRATEGY_PROPOSE) break;
+        if (history_lookup(run->layer, *rank, &known)) {
+            ops->tell(run->copy, *rank, known);
+            if (++known_proposals >= SIMULATION_KNOWN_PROPOSALS) break;
+            continue;
+        }
+        if (history_add(run->layer, *rank, SIMULATED_SLOW) != 0) break;
+        ops->tell(run->copy, *rank, SIMULATED_SLOW);
+        return true;
+    }
+    run->over = true;
+    return false;
+}
+
+/* The runs take their steps in turn, so that each is simulated only as far
+ * as the list needs it. */
+size_t simulate_upcoming(const void *state, const history *evaluated, const simulation_ops *ops,
+                         const uint64_t *pending, const double *outcomes, size_t n_outcomes,
+                         uint64_t *ranks, size_t max)
+{
+    double known;
+    if (pending && history_lookup(evaluated, *pending, &known)) {
+        /* The campaign tells a known configuration its recorded result. */
+        outcomes = &known;
+        n_outcomes = 1;
+    }
+    if (!pending || n_outcomes == 0) {
+        pending = NULL;
+        n_outcomes = 1;
+    }
+    simulated_run *runs = calloc(n_outcomes, sizeof *runs);
+    if (!runs) return 0;
+    for (size_t r = 0; r < n_outcomes; r++) {
+        simulated_run *run = &runs[r];
+        run->layer = history_new_layer(evaluated);
+        run->copy = run->layer ? ops->copy(state, run->layer) : NULL;
+        run->over = !run->copy ||
+                    (pending && history_add(run->layer, *pending, outcomes[r]) != 0);
+        if (!run->over && pending) ops->tell(run->copy, *pending, outcomes[r]);
+    }
+    rank_set named = {0};
+    size_t n = 0, running = n_outcomes;
+    while (n < max && running > 0) {
+        running = 0;
+        for (size_t r = 0; r < n_outcomes && n < max; r++) {
+            uint64_t rank;
+            if (!simulated_step(&runs[r], ops, &rank)) continue;
+            running++;
+            int added = rank_set_insert(&named, rank);
+            if (added < 0) {
+                running = 0;
+                break;
+            }
+            if (added) ranks[n++] = rank;
+        }
+    }
+    for (size_t r = 0; r < n_outcomes; r++) {
+        if (runs[r].copy) ops->destroy(runs[r].copy);
+        history_free(runs[r].layer);
+    }
+    free(runs);
+    rank_set_free(&named);
+    return n;
 }

@@ -29,6 +29,9 @@ typedef struct rank_set {
 
 /* 1 when added, 0 when already present, -1 when out of memory. */
 int rank_set_insert(rank_set *set, uint64_t rank);
+/* `copy` (uninitialised) becomes a set of its own with the same ranks; -1
+ * when out of memory (copy is then empty). */
+int rank_set_copy(rank_set *copy, const rank_set *set);
 bool rank_set_contains(const rank_set *set, uint64_t rank);
 void rank_set_clear(rank_set *set);
 void rank_set_free(rank_set *set);
@@ -43,6 +46,8 @@ typedef struct rank_list {
 } rank_list;
 
 int rank_list_push(rank_list *list, uint64_t rank); /* -1 when out of memory */
+/* As rank_set_copy, for lists. */
+int rank_list_copy(rank_list *copy, const rank_list *list);
 void rank_list_free(rank_list *list);
 
 /* Fisher–Yates shuffle. */
@@ -237,6 +242,10 @@ typedef struct local_walk {
 int local_walk_init(local_walk *w, const strategy_setup *setup, const strategy_options *options,
                     uint64_t stream, skytune_error *err);
 void local_walk_free(local_walk *w);
+/* `copy` becomes the walk as it is, with a neighbour list of its own,
+ * reading `layer` as its history: for a simulation (see
+ * simulate_upcoming). -1 when out of memory, with nothing to free. */
+int local_walk_copy(local_walk *copy, const local_walk *w, const history *layer);
 
 /* Walk on from `rank`: its neighbours, shuffled, are tried next. */
 void local_walk_move(local_walk *w, uint64_t rank, double objective);
@@ -259,5 +268,40 @@ strategy_answer local_walk_restart(local_walk *w, uint64_t *out);
  * start moves the walk there and every result updates the best; a
  * neighbour's result is left to the strategy. */
 walk_proposal local_walk_told(local_walk *w, uint64_t rank, double objective);
+
+/* ------------------------------------------------------------ simulation */
+
+/* The results a simulation assumes: slower than anything seen (it ran, and
+ * no rule moves to it: what most evaluations of a search turn out to be),
+ * and faster than anything seen (every rule moves to it). */
+#define SIMULATED_SLOW 1e300
+#define SIMULATED_FAST 1e-300
+
+/* A strategy as a simulation drives it: `copy` makes a copy of the state
+ * that reads `layer` instead of the campaign's history and shares nothing
+ * that its ask or tell write with the original (NULL when out of memory);
+ * the others are the strategy's own ops, applied to copies. */
+typedef struct simulation_ops {
+    void *(*copy)(const void *state, const history *layer);
+    strategy_answer (*ask)(void *state, uint64_t *rank);
+    void (*tell)(void *state, uint64_t rank, double objective);
+    void (*destroy)(void *state);
+} simulation_ops;
+
+/* The upcoming op by simulation: what a strategy proposes next, found by
+ * running copies of it. Each copy reads a layer over `evaluated` (see
+ * history_new_layer) and learns one of `outcomes` for `pending`, the
+ * proposal awaiting its tell (NULL: none, and one copy; a known one is
+ * told what the history holds); then the copies ask in turn, as the
+ * campaign would, each proposal assumed SIMULATED_SLOW, and their
+ * proposals are named in that order (the first of each copy in the order
+ * of `outcomes`, most likely first, then the second of each, ...), none
+ * twice, until `max` are named or no copy proposes any more. The
+ * original state is only read, its generator included: the copies draw
+ * from copies of it. Returns how many ranks were written (fewer when
+ * memory runs out). */
+size_t simulate_upcoming(const void *state, const history *evaluated, const simulation_ops *ops,
+                         const uint64_t *pending, const double *outcomes, size_t n_outcomes,
+                         uint64_t *ranks, size_t max);
 
 #endif

@@ -53,6 +53,10 @@ extern const strategy_ops strategy_hill_climbing;
 /* Random draws from a reduced space too large to list before giving up on
  * it (all recent draws were invalid or already evaluated). */
 #define PRUNE_SAMPLE_TRIES 1000
+/* Cartesian combinations a simulation (prune_upcoming) walks to list a
+ * reduced space; past that it stops rather than spend, on every evaluation
+ * near the end of the sweeps, what the real listing spends once. */
+#define PRUNE_SIMULATION_MAX_WALKED ((uint64_t)1 << 16)
 
 typedef enum prune_phase {
     PHASE_BASELINE = 0,
@@ -98,10 +102,14 @@ typedef struct prune_state {
     rank_list reduced;         /* listed reduced space, in search order */
     size_t reduced_next;
     bool reduced_sampled;      /* too large to list: sampled instead */
+    bool reduced_borrowed;     /* a simulation's copy reading the original's list */
 
     strategy *climber;
     bool degraded;             /* out of memory: random proposals */
     bool awaiting_tell;
+    uint64_t pending_rank;     /* the proposal awaiting its tell, when awaiting_tell */
+    bool simulation;           /* a copy that prune_upcoming drives */
+    bool simulation_stopped;   /* it reached a reduced space too large to list cheaply */
     size_t pending_param;      /* the sweep value a proposal measures, */
     uint16_t pending_value;    /* when phase is PHASE_SWEEP */
     uint16_t *idx;
@@ -134,6 +142,7 @@ static void observe(prune_state *s, uint64_t rank, double objective)
 static strategy_answer propose(prune_state *s, uint64_t rank, uint64_t *out)
 {
     s->awaiting_tell = true;
+    s->pending_rank = rank;
     *out = rank;
     return STRATEGY_PROPOSE;
 }
@@ -276,6 +285,10 @@ static void build_reduced_space(prune_state *s)
             kept += s->kept[s->offset[k] + v];
         product = kept && product > PRUNE_MAX_WALKED / kept ? PRUNE_MAX_WALKED + 1 : product * kept;
     }
+    if (s->simulation && product > PRUNE_SIMULATION_MAX_WALKED) {
+        s->simulation_stopped = true;
+        return;
+    }
     if (product > PRUNE_MAX_WALKED) {
         s->reduced_sampled = s->second != SECOND_HILL_CLIMBING;
         return;
@@ -382,6 +395,7 @@ static strategy_answer prune_ask(void *state, uint64_t *rank)
             if (next_sweep_configuration(s, rank)) return propose(s, *rank, rank);
             if (s->degraded) continue;
             build_reduced_space(s);
+            if (s->simulation_stopped) return STRATEGY_DONE;
             s->phase = PHASE_REDUCED;
             continue;
         case PHASE_REDUCED:
@@ -426,11 +440,70 @@ static void prune_destroy(void *state)
     free(s->offset);
     free(s->sweep_time);
     free(s->log_slowdown);
-    rank_list_free(&s->reduced);
+    if (!s->reduced_borrowed) rank_list_free(&s->reduced);
     free(s->kept);
     free(s->idx);
     free(s->scratch);
     free(s);
+}
+
+/* A duplicate of n items of `size` bytes, or NULL when out of memory. */
+static void *duplicate(const void *items, size_t n, size_t size)
+{
+    void *copy = calloc(n ? n : 1, size);
+    if (copy && n) memcpy(copy, items, n * size);
+    return copy;
+}
+
+/* A copy before the climb (the climb's proposals are the climber's). The
+ * reduced space's list is only read once it is built, so a copy made after
+ * that reads the original's instead of duplicating up to
+ * PRUNE_MAX_LISTED ranks on every evaluation. */
+static void *prune_copy(const void *state, const history *layer)
+{
+    const prune_state *s = state;
+    prune_state *copy = malloc(sizeof *copy);
+    if (!copy) return NULL;
+    *copy = *s;
+    copy->history = layer;
+    copy->simulation = true;
+    copy->climber = NULL;
+    size_t n_values = s->offset[s->n_params];
+    copy->offset = duplicate(s->offset, s->n_params + 1, sizeof *s->offset);
+    copy->sweep_time = duplicate(s->sweep_time, n_values + 1, sizeof *s->sweep_time);
+    copy->log_slowdown = duplicate(s->log_slowdown, n_values + 1, sizeof *s->log_slowdown);
+    copy->kept = duplicate(s->kept, n_values + 1, sizeof *s->kept);
+    copy->idx = duplicate(s->idx, s->n_params + 1, sizeof *s->idx);
+    copy->scratch = duplicate(s->scratch, s->n_params + 1, sizeof *s->scratch);
+    copy->reduced_borrowed = s->phase == PHASE_REDUCED;
+    if (!copy->reduced_borrowed) copy->reduced = (rank_list){0};
+    if (!copy->offset || !copy->sweep_time || !copy->log_slowdown || !copy->kept || !copy->idx ||
+        !copy->scratch) {
+        prune_destroy(copy);
+        return NULL;
+    }
+    return copy;
+}
+
+static const simulation_ops prune_simulation = {prune_copy, prune_ask, prune_tell, prune_destroy};
+
+/* Prune's next proposals: in the climb, the climber's; before it, by
+ * simulation. The baseline samples, each sweep (the nearest valid
+ * configurations around a fixed baseline) and the reduced space's order
+ * follow from the generator and the history alone and are named exactly.
+ * Where a phase ends the pending result matters: the last sample or the
+ * best of a sweep may become the baseline, so one run assumes it is
+ * slower than any and another faster than any, and the baseline the next
+ * sweep goes around is one of theirs. Which values the reduced space
+ * keeps depends on every sweep result, and is named only as far as the
+ * assumption that the results to come are slower holds. */
+static size_t prune_upcoming(void *state, uint64_t *ranks, size_t max)
+{
+    prune_state *s = state;
+    if (s->phase == PHASE_CLIMB) return strategy_upcoming(s->climber, ranks, max);
+    static const double outcomes[] = {SIMULATED_SLOW, SIMULATED_FAST};
+    return simulate_upcoming(s, s->history, &prune_simulation,
+                             s->awaiting_tell ? &s->pending_rank : NULL, outcomes, 2, ranks, max);
 }
 
 static int prune_create(const strategy_setup *setup, const strategy_options *options,
@@ -510,4 +583,5 @@ const strategy_ops strategy_prune = {
     .ask = prune_ask,
     .tell = prune_tell,
     .destroy = prune_destroy,
+    .upcoming = prune_upcoming,
 };

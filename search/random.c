@@ -105,6 +105,54 @@ static void random_tell(void *state, uint64_t rank, double objective)
 {
 }
 
+/* Draws a prediction makes per rank it may name: a resumed campaign's
+ * ranks are drawn and passed over without being proposed. */
+#define UPCOMING_DRAWS_PER_RANK 8
+#define UPCOMING_EXTRA_DRAWS 64
+
+/* The value at `position` with the swaps of a prediction (in `overlay`)
+ * over the stored ones. */
+static uint64_t overlaid_value(const random_state *s, swap_entry *overlay, size_t capacity,
+                               uint64_t position)
+{
+    swap_entry *e = find_slot(overlay, capacity, position);
+    return e->key ? e->value : value_at(s, position);
+}
+
+/* Exactly the next proposals: the shuffle's next draws replayed on a copy
+ * of the generator, their swaps kept in a table of their own so that the
+ * stored permutation is only read. Draws of ranks the history holds are
+ * passed over as ask passes them over; up to UPCOMING_DRAWS_PER_RANK draws
+ * per rank asked for, so a prediction deep in a resumed campaign may name
+ * fewer. */
+static size_t random_upcoming(void *state, uint64_t *ranks, size_t max)
+{
+    const random_state *s = state;
+    uint64_t count = space_count(s->space);
+    if (s->drawn >= count) return 0;
+    size_t limit = SIZE_MAX / 4 / sizeof(swap_entry);
+    size_t draws = max < (limit - UPCOMING_EXTRA_DRAWS) / UPCOMING_DRAWS_PER_RANK
+                       ? max * UPCOMING_DRAWS_PER_RANK + UPCOMING_EXTRA_DRAWS
+                       : limit;
+    if (draws > count - s->drawn) draws = (size_t)(count - s->drawn);
+    size_t capacity = 64;
+    while (capacity < 2 * draws) capacity *= 2;
+    swap_entry *overlay = calloc(capacity, sizeof *overlay);
+    if (!overlay) return 0;
+    pcg32 rng = s->rng;
+    size_t n = 0;
+    for (uint64_t i = s->drawn; i < s->drawn + draws && n < max; i++) {
+        uint64_t j = i + pcg32_bounded64(&rng, count - i);
+        uint64_t chosen = overlaid_value(s, overlay, capacity, j);
+        uint64_t moved = overlaid_value(s, overlay, capacity, i);
+        swap_entry *e = find_slot(overlay, capacity, j);
+        *e = (swap_entry){.key = j + 1, .value = moved};
+        if (!history_lookup(s->history, chosen, NULL)) ranks[n++] = chosen;
+    }
+    free(overlay);
+    return n;
+}
+
 static void random_destroy(void *state)
 {
     random_state *s = state;
@@ -120,4 +168,5 @@ const strategy_ops strategy_random = {
     .ask = random_ask,
     .tell = random_tell,
     .destroy = random_destroy,
+    .upcoming = random_upcoming,
 };

@@ -180,6 +180,12 @@ void strategy_tell(strategy *s, uint64_t rank, double objective)
     s->ops->tell(s->state, rank, objective);
 }
 
+size_t strategy_upcoming(strategy *s, uint64_t *ranks, size_t max)
+{
+    if (!s->ops->upcoming || max == 0) return 0;
+    return s->ops->upcoming(s->state, ranks, max);
+}
+
 const char *strategy_name(const strategy *s)
 {
     return s->ops->name;

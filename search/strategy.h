@@ -26,6 +26,12 @@
 typedef struct history history;
 
 history *history_new(void);
+/* A history that reads through to `base`: lookups, counts, the insertion
+ * order (the base's entries first) and the best cover both, and adds go to
+ * the layer alone (a rank the base holds is not added again). For
+ * simulating a strategy against assumed results; `base` must outlive the
+ * layer and not change while it is in use. NULL when out of memory. */
+history *history_new_layer(const history *base);
 void history_free(history *h);
 /* Record an evaluation; returns -1 when out of memory. Re-adding a rank
  * keeps the first objective. */
@@ -83,6 +89,18 @@ typedef struct strategy_ops {
     strategy_answer (*ask)(void *state, uint64_t *rank);
     void (*tell)(void *state, uint64_t rank, double objective);
     void (*destroy)(void *state);
+    /* Optional (NULL: the strategy names nothing). Up to `max` ranks of
+     * valid configurations the strategy will probably propose soon, the
+     * most likely first, none twice, none the history holds and not the
+     * one just proposed: what a compile pool builds while the device
+     * measures. Called after an ask and before its tell, it names what
+     * comes after that proposal.
+     *
+     * It must leave every proposal as it would have been: it draws only
+     * from copies of the strategy's generator and changes nothing a later
+     * ask or tell reads, so that a resumed campaign still retraces its
+     * steps whether or not (and however often) it was called. */
+    size_t (*upcoming)(void *state, uint64_t *ranks, size_t max);
 } strategy_ops;
 
 /* The registry, in the order `--help` lists them. */
@@ -103,6 +121,9 @@ int strategy_create(const char *name, const strategy_setup *setup, const char *c
                     size_t n_settings, strategy **out, skytune_error *err);
 strategy_answer strategy_ask(strategy *s, uint64_t *rank);
 void strategy_tell(strategy *s, uint64_t rank, double objective);
+/* The strategy's upcoming op (see strategy_ops): how many ranks it wrote
+ * to `ranks`, at most `max`; 0 for a strategy that names none. */
+size_t strategy_upcoming(strategy *s, uint64_t *ranks, size_t max);
 void strategy_free(strategy *s);
 const char *strategy_name(const strategy *s);
 /* Canonical "k=v,k=v" of every option (defaults included), for the store. */

@@ -359,3 +359,79 @@ Test(history, matches_sorted_array_sequential_ranks)
 {
     check_against_sorted_array(100000, sequential_rank, 4);
 }
+
+/* ---------------------------------------------------------------- layers */
+
+Test(history, a_layer_reads_through_to_its_base_and_leaves_it_alone)
+{
+    history *base = new_history_or_fail();
+    cr_assert_eq(history_add(base, 10, 300.0), 0);
+    cr_assert_eq(history_add(base, 20, 200.0), 0);
+    history *layer = history_new_layer(base);
+    cr_assert_not_null(layer);
+    cr_expect_eq(history_count(layer), 2);
+
+    /* A rank the base holds keeps the base's objective and is not added. */
+    cr_assert_eq(history_add(layer, 20, 1.0), 0);
+    cr_assert_eq(history_add(layer, 30, 250.0), 0);
+    cr_assert_eq(history_add(layer, UINT64_MAX, 400.0), 0);
+    cr_expect_eq(history_count(layer), 4);
+    double objective = 0.0;
+    cr_expect(history_lookup(layer, 10, &objective));
+    cr_expect_eq(objective, 300.0);
+    cr_expect(history_lookup(layer, 20, &objective));
+    cr_expect_eq(objective, 200.0);
+    cr_expect(history_lookup(layer, 30, &objective));
+    cr_expect_eq(objective, 250.0);
+    cr_expect(history_lookup(layer, UINT64_MAX, &objective));
+    cr_expect_eq(objective, 400.0);
+    cr_expect_not(history_lookup(layer, 40, NULL));
+
+    /* The base's entries first, then the layer's. */
+    static const uint64_t order[] = {10, 20, 30, UINT64_MAX};
+    static const double objectives[] = {300.0, 200.0, 250.0, 400.0};
+    for (size_t k = 0; k < 4; k++) {
+        cr_expect_eq(history_rank_at(layer, k), order[k], "entry %zu", k);
+        cr_expect_eq(history_objective_at(layer, k), objectives[k], "entry %zu", k);
+    }
+    cr_expect(isnan(history_objective_at(layer, 4)));
+
+    /* The base knows nothing of what the layer holds. */
+    cr_expect_eq(history_count(base), 2);
+    cr_expect_not(history_lookup(base, 30, NULL));
+    cr_expect_not(history_lookup(base, UINT64_MAX, NULL));
+    history_free(layer);
+    cr_expect_eq(history_count(base), 2);
+    history_free(base);
+}
+
+Test(history, a_layers_best_is_the_earliest_lowest_of_both)
+{
+    history *base = new_history_or_fail();
+    history *layer = history_new_layer(base);
+    cr_assert_not_null(layer);
+    uint64_t rank;
+    double objective;
+    cr_expect_not(history_best(layer, &rank, &objective));
+    cr_assert_eq(history_add(layer, 5, INFINITY), 0);
+    cr_expect_not(history_best(layer, &rank, &objective), "a failure is no best");
+    cr_assert_eq(history_add(layer, 6, 70.0), 0);
+    cr_expect(history_best(layer, &rank, &objective));
+    cr_expect_eq(rank, 6, "the layer's own best when the base has none");
+    history_free(layer);
+
+    cr_assert_eq(history_add(base, 1, 50.0), 0);
+    layer = history_new_layer(base);
+    cr_assert_not_null(layer);
+    cr_assert_eq(history_add(layer, 2, 50.0), 0);
+    cr_expect(history_best(layer, &rank, &objective));
+    cr_expect_eq(rank, 1, "a tie keeps the base's, which came first");
+    cr_assert_eq(history_add(layer, 3, 40.0), 0);
+    cr_expect(history_best(layer, &rank, &objective));
+    cr_expect_eq(rank, 3);
+    cr_expect_eq(objective, 40.0);
+    cr_expect(history_best(base, &rank, &objective));
+    cr_expect_eq(rank, 1, "the base's best is its own");
+    history_free(layer);
+    history_free(base);
+}
