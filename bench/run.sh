@@ -49,3 +49,13 @@ done
 echo "== the whole table on the 10^4-configuration space, budgets together"
 timed --strategy all --budget 20,50,100,200 --runs 100
 echo "  $seconds s"
+echo "== what strategies name ahead (strategy_upcoming) on the recorded convolution spaces"
+D=../shared/data/replay/convolution
+if [ -f "$D/space.t1.json" ]; then
+    ninja -C "$build" bench/bench_upcoming
+    "$build/bench/bench_upcoming" "$D/space.t1.json" 20 200 "$D/A100.cache.json.gz" \
+        "$D/A4000.cache.json.gz" "$D/A6000.cache.json.gz" "$D/MI250X.cache.json.gz" \
+        "$D/W6600.cache.json.gz" "$D/W7800.cache.json.gz"
+else
+    echo "  skipped: $D is missing"
+fi
