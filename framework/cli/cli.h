@@ -61,5 +61,6 @@ int cmd_export(int argc, char **argv);
 int cmd_bench_strategies(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_query(int argc, char **argv);
+int cmd_cache(int argc, char **argv);
 
 #endif

@@ -17,6 +17,7 @@ static const struct {
     {"report", cmd_report, "write an HTML report (and CSV data) of a result database"},
     {"query", cmd_query, "run one of the report's named queries: table, CSV or JSON"},
     {"bench-strategies", cmd_bench_strategies, "judge search strategies on recorded search spaces (replay)"},
+    {"cache", cmd_cache, "the on-disk cache of compiled programs: its size; `cache clear` empties it"},
 };
 
 static void usage(FILE *f)

@@ -2,6 +2,7 @@
 
 #include <math.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -78,7 +79,7 @@ int measurer_open(const skytune_plugin *plugin, const cl_device_entry *device,
         return err_set(err, "plugin %s could not set up the problem on %s: %s", plugin->name,
                        device->info.name, perr.message);
     }
-    if (plugin->reference(ms->state, &perr) != 0) {
+    if (!opts->skip_reference && plugin->reference(ms->state, &perr) != 0) {
         measurer_close(ms);
         return err_set(err, "plugin %s could not compute the CPU reference: %s", plugin->name,
                        perr.message);
@@ -147,9 +148,144 @@ static void fail(measurement *m, measurement_status status, const char *fmt, ...
     measurement_set_message(m, text);
 }
 
-static int build_program(measurer *ms, const skytune_values *config, cl_program *program,
-                         measurement *m)
+/* The same text whether the failure was just seen or comes from the
+ * cache. */
+static void fail_compile(measurement *m, cl_int status, const char *options, const char *log)
 {
+    fail(m, MEAS_COMPILE, "%s with options '%s'\n%s", cl_error_name(status), options,
+         log ? log : "");
+}
+
+/* The first BUILD_LOG_LIMIT bytes of the build log, malloc'd; NULL when out
+ * of memory. */
+static char *read_build_log(measurer *ms, cl_program program)
+{
+    size_t log_size = 0;
+    clGetProgramBuildInfo(program, ms->device->device, CL_PROGRAM_BUILD_LOG, 0, NULL, &log_size);
+    if (log_size > BUILD_LOG_LIMIT) log_size = BUILD_LOG_LIMIT;
+    char *log = malloc(log_size + 1);
+    if (!log) return NULL;
+    log[0] = '\0';
+    if (log_size > 0) {
+        /* A truncated read fails on some drivers; fall back to no log. */
+        char *full = NULL;
+        size_t full_size = 0;
+        clGetProgramBuildInfo(program, ms->device->device, CL_PROGRAM_BUILD_LOG, 0, NULL,
+                              &full_size);
+        full = malloc(full_size + 1);
+        if (full && clGetProgramBuildInfo(program, ms->device->device, CL_PROGRAM_BUILD_LOG,
+                                          full_size, full, NULL) == CL_SUCCESS) {
+            memcpy(log, full, log_size);
+            log[log_size] = '\0';
+        }
+        free(full);
+    }
+    return log;
+}
+
+/* Failures that the same source, options and driver would repeat. Others
+ * (no memory or resources, no compiler) say nothing about the
+ * configuration and are never cached. */
+static bool failure_repeats(cl_int status)
+{
+    return status == CL_BUILD_PROGRAM_FAILURE || status == CL_INVALID_BUILD_OPTIONS;
+}
+
+/* A cache that cannot store counts it among its own errors; the
+ * measurement goes on without it. */
+static void store_program_binary(measurer *ms, cl_program program, const binary_cache_key *key)
+{
+    size_t size = 0;
+    if (clGetProgramInfo(program, CL_PROGRAM_BINARY_SIZES, sizeof size, &size, NULL) !=
+            CL_SUCCESS ||
+        size == 0)
+        return;
+    unsigned char *binary = malloc(size);
+    if (!binary) return;
+    if (clGetProgramInfo(program, CL_PROGRAM_BINARIES, sizeof binary, &binary, NULL) ==
+        CL_SUCCESS)
+        binary_cache_store_binary(ms->opts.cache, key, binary, size, NULL);
+    free(binary);
+}
+
+/* Compile from source; with a key, leave the binary or a failure that would
+ * repeat in the cache. */
+static int compile_source(measurer *ms, const char *source, const char *options,
+                          const binary_cache_key *key, cl_program *program, measurement *m)
+{
+    cl_int rc;
+    *program = clCreateProgramWithSource(ms->context, 1, &source, NULL, &rc);
+    if (rc != CL_SUCCESS) {
+        *program = NULL;
+        fail(m, MEAS_COMPILE, "clCreateProgramWithSource: %s", cl_error_name(rc));
+        return -1;
+    }
+    rc = clBuildProgram(*program, 1, &ms->device->device, options, NULL, NULL);
+    if (rc == CL_SUCCESS) {
+        if (key) store_program_binary(ms, *program, key);
+        return 0;
+    }
+    char *log = read_build_log(ms, *program);
+    fail_compile(m, rc, options, log);
+    if (key && log && failure_repeats(rc))
+        binary_cache_store_failure(ms->opts.cache, key, rc, log, NULL);
+    free(log);
+    clReleaseProgram(*program);
+    *program = NULL;
+    return -1;
+}
+
+/* OpenCL asks for clBuildProgram even on a binary; for a binary it is
+ * quick. Returns -1 when the driver refuses the binary. */
+static int program_from_binary(measurer *ms, const binary_cache_entry *entry,
+                               const char *options, cl_program *program)
+{
+    const unsigned char *binary = entry->binary;
+    cl_int rc, binary_status = CL_SUCCESS;
+    *program = clCreateProgramWithBinary(ms->context, 1, &ms->device->device,
+                                         &entry->binary_size, &binary, &binary_status, &rc);
+    if (rc != CL_SUCCESS) {
+        *program = NULL;
+        return -1;
+    }
+    if (binary_status == CL_SUCCESS &&
+        clBuildProgram(*program, 1, &ms->device->device, options, NULL, NULL) == CL_SUCCESS)
+        return 0;
+    clReleaseProgram(*program);
+    *program = NULL;
+    return -1;
+}
+
+/* need_program false (a compile worker): a cached binary is enough, the
+ * driver is not asked to load it. */
+static int build_cached(measurer *ms, const char *source, const char *options,
+                        const binary_cache_key *key, bool need_program, cl_program *program,
+                        measurement *m)
+{
+    binary_cache_entry entry;
+    int found = binary_cache_load(ms->opts.cache, key, &entry, NULL);
+    if (found == BINARY_CACHE_FAILURE) {
+        fail_compile(m, entry.build_status, options, entry.build_log);
+        binary_cache_entry_clear(&entry);
+        return -1;
+    }
+    if (found == BINARY_CACHE_BINARY) {
+        int loaded = need_program ? program_from_binary(ms, &entry, options, program) : 0;
+        binary_cache_entry_clear(&entry);
+        if (loaded == 0) return 0;
+        binary_cache_note_rejected(ms->opts.cache);
+    }
+    /* A miss, an unreadable cache, or a binary the driver refused: the
+     * compiler decides, and what it makes replaces the entry. */
+    return compile_source(ms, source, options, key, program, m);
+}
+
+/* *program is NULL afterwards only when it failed, or when need_program is
+ * false and the cache held the binary. */
+static int build_program(measurer *ms, const skytune_values *config, bool need_program,
+                         cl_program *program, measurement *m)
+{
+    *program = NULL;
     char *generated = NULL;
     const char *source = ms->plugin->kernel_source;
     skytune_error perr = {0};
@@ -166,42 +302,18 @@ static int build_program(measurer *ms, const skytune_values *config, cl_program 
         fail(m, MEAS_COMPILE, "build options do not fit in %zu bytes", sizeof options);
         return -1;
     }
-    cl_int rc;
-    *program = clCreateProgramWithSource(ms->context, 1, &source, NULL, &rc);
+    binary_cache_key key;
+    int rc;
+    /* Without memory for the key, compiling is still possible. */
+    if (ms->opts.cache &&
+        binary_cache_key_make(&ms->device->info, source, options, &key, NULL) == 0) {
+        rc = build_cached(ms, source, options, &key, need_program, program, m);
+        binary_cache_key_clear(&key);
+    } else {
+        rc = compile_source(ms, source, options, NULL, program, m);
+    }
     free(generated);
-    if (rc != CL_SUCCESS) {
-        fail(m, MEAS_COMPILE, "clCreateProgramWithSource: %s", cl_error_name(rc));
-        return -1;
-    }
-    rc = clBuildProgram(*program, 1, &ms->device->device, options, NULL, NULL);
-    if (rc == CL_SUCCESS) return 0;
-
-    size_t log_size = 0;
-    clGetProgramBuildInfo(*program, ms->device->device, CL_PROGRAM_BUILD_LOG, 0, NULL, &log_size);
-    if (log_size > BUILD_LOG_LIMIT) log_size = BUILD_LOG_LIMIT;
-    char *log = malloc(log_size + 1);
-    if (log) {
-        log[0] = '\0';
-        if (log_size > 0) {
-            /* A truncated read fails on some drivers; fall back to no log. */
-            char *full = NULL;
-            size_t full_size = 0;
-            clGetProgramBuildInfo(*program, ms->device->device, CL_PROGRAM_BUILD_LOG, 0, NULL,
-                                  &full_size);
-            full = malloc(full_size + 1);
-            if (full && clGetProgramBuildInfo(*program, ms->device->device, CL_PROGRAM_BUILD_LOG,
-                                              full_size, full, NULL) == CL_SUCCESS) {
-                memcpy(log, full, log_size);
-                log[log_size] = '\0';
-            }
-            free(full);
-        }
-    }
-    fail(m, MEAS_COMPILE, "%s with options '%s'\n%s", cl_error_name(rc), options, log ? log : "");
-    free(log);
-    clReleaseProgram(*program);
-    *program = NULL;
-    return -1;
+    return rc;
 }
 
 /* The times of one run: every event's duration and their sum. */
@@ -276,10 +388,27 @@ static void summarise_parts(const run_times *runs, unsigned n_runs, measurement 
     free(column);
 }
 
+int measurer_compile(measurer *ms, const skytune_values *config, measurement *m,
+                     skytune_error *err)
+{
+    measurement_init(m);
+    cl_program program = NULL;
+    double t0 = now_s();
+    enter_stage(ms, STAGE_BUILD);
+    build_program(ms, config, false, &program, m);
+    if (program) clReleaseProgram(program);
+    m->build_s = now_s() - t0;
+    return 0;
+}
+
 int measurer_measure(measurer *ms, const skytune_values *config, measurement *m,
                      skytune_error *err)
 {
     measurement_init(m);
+    if (ms->opts.skip_reference)
+        return err_set(err, "this measurer was opened to compile only (skip_reference), without "
+                            "the CPU reference that verification needs; open one without "
+                            "skip_reference to measure");
     const skytune_plugin *pl = ms->plugin;
     skytune_error perr = {0};
     cl_program program = NULL;
@@ -290,7 +419,7 @@ int measurer_measure(measurer *ms, const skytune_values *config, measurement *m,
 
     double t0 = now_s();
     enter_stage(ms, STAGE_BUILD);
-    int built = build_program(ms, config, &program, m);
+    int built = build_program(ms, config, true, &program, m);
     m->build_s = now_s() - t0;
     if (built != 0) return 0;
 

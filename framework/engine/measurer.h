@@ -5,12 +5,18 @@
  * plugin's setup and reference once. Each measurement then builds the
  * program with the configuration's -D defines, prepares, clears the outputs,
  * runs once and verifies, runs once to warm up, and runs `runs` more times,
- * each timed with OpenCL profiling events (all of a run's events summed). */
+ * each timed with OpenCL profiling events (all of a run's events summed).
+ *
+ * With a binary cache, a configuration's program comes from the cache when
+ * an earlier build left it there, and a build from source leaves its
+ * binary (or its failure) there for the next time. */
 #ifndef SKYTUNE_MEASURER_H
 #define SKYTUNE_MEASURER_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
+#include "binary_cache.h"
 #include "cl_device.h"
 #include "error.h"
 #include "measurement.h"
@@ -26,6 +32,13 @@ typedef struct measurer_options {
      * timed window may start (a CPU device's compile workers paused). */
     void (*on_stage)(void *ctx, measure_stage stage);
     void *stage_ctx;
+    /* Program binaries on disk (NULL: always compile). Kept by reference:
+     * it must outlive the measurer, and is used from its thread only. */
+    binary_cache *cache;
+    /* For a compile worker, which only builds (measurer_compile): no CPU
+     * reference. The plugin's setup still runs, since its `defines`
+     * callback reads the setup state. Such a measurer refuses to measure. */
+    bool skip_reference;
 } measurer_options;
 
 /* `plugin`, `device` and `problem` are kept by reference: they must outlive
@@ -38,6 +51,15 @@ void measurer_close(measurer *ms);
 /* Measure one configuration. Failures of the configuration are statuses in
  * *m (return 0); -1 only when the device itself is unusable. */
 int measurer_measure(measurer *ms, const skytune_values *config, measurement *m,
+                     skytune_error *err);
+
+/* Build one configuration's program and nothing more, ahead of the
+ * device: from the cache when it holds the binary (or the failure),
+ * otherwise compiled and stored there. m->status is MEAS_OK or
+ * MEAS_COMPILE (with the same message measurer_measure gives), and
+ * m->build_s the time it took. Failures of the configuration are statuses
+ * in *m (return 0). */
+int measurer_compile(measurer *ms, const skytune_values *config, measurement *m,
                      skytune_error *err);
 
 /* The build options a configuration gets, for `plugins show` and logs. */
