@@ -1,0 +1,432 @@
+/*
+ * hostile — a test plugin that misbehaves on purpose, on the configurations
+ * it is told to, in the callback it is told to.
+ *
+ * The kernel is trivial (out[i] = 2 * in[i]) and correct, so every
+ * configuration that is not chosen to misbehave passes verification. The
+ * end-to-end isolation tests use it to show that no plugin callback and no
+ * kernel can end a campaign: whatever a configuration does, the engine
+ * records it and goes on.
+ *
+ * Problem parameters choose the misbehaviour:
+ *   fault   none | segv | abort | exit | stack | oob | loop | hang
+ *   where   the callback that misbehaves (host faults): defines, prepare,
+ *           clear_outputs, enqueue, verify, release, flops
+ *   bad     the value of x that misbehaves
+ *   bad2    a second value of x that misbehaves (-1: none)
+ *   nth     which enqueue of the configuration misbehaves (1 is the
+ *           verification run, 2 the warm-up, 3 and on the timed runs); it
+ *           applies to where=enqueue and to the kernel faults
+ *   values  how many configurations: x takes 0 .. values-1
+ *   n       elements the kernel doubles
+ *
+ * Host faults happen in the callback `where` names, on its first call for
+ * a bad configuration (for enqueue, its nth call):
+ *   segv    a write through an invalid pointer
+ *   abort   abort()
+ *   exit    exit(3)
+ *   stack   unbounded recursion, each frame holding a volatile array
+ *   hang    the callback never returns
+ * Kernel faults ignore `where` and happen in the kernel itself on its nth
+ * run for a bad configuration:
+ *   oob     one work-item writes 2^40 elements past the output buffer
+ *   loop    one work-item loops forever, writing to global memory
+ *
+ * The plugin is built by tests/meson.build, never installed.
+ */
+#include <stdint.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include <skytune/plugin.h>
+#include <skytune/plugin_checks.h>
+
+/* The engine builds the kernel with -D for every parameter, strings as bare
+ * tokens: -D fault=loop -D bad=2 -D x=2 ... The kernel faults are chosen in
+ * the preprocessor: pasting the `fault` token onto a prefix yields a macro
+ * that is defined only for the two kernel faults, and every other fault
+ * name pastes into an undefined identifier, which #if reads as 0. The far
+ * index is a ulong, so it is not truncated to 32 bits, and the loop writes
+ * through a volatile pointer, so the compiler can remove neither. `call`
+ * counts the enqueues of the configuration from 1, which picks the run. */
+static const char hostile_kernel_source[] =
+    "#define HOSTILE_PASTE_(a, b) a##b\n"
+    "#define HOSTILE_PASTE(a, b) HOSTILE_PASTE_(a, b)\n"
+    "#define HOSTILE_KERNEL_FAULT_oob 1\n"
+    "#define HOSTILE_KERNEL_FAULT_loop 2\n"
+    "#define HOSTILE_KERNEL_FAULT HOSTILE_PASTE(HOSTILE_KERNEL_FAULT_, fault)\n"
+    "#define HOSTILE_BAD (x == bad || x == bad2)\n"
+    "\n"
+    "__kernel void twice(__global const float *in, __global float *out, const uint call)\n"
+    "{\n"
+    "    const size_t i = get_global_id(0);\n"
+    "#if HOSTILE_KERNEL_FAULT == 1 && HOSTILE_BAD\n"
+    "    if (i == 0 && call == nth) {\n"
+    "        const ulong far = (ulong)i + ((ulong)1 << 40);\n"
+    "        out[far] = 1.0f;\n"
+    "    }\n"
+    "#elif HOSTILE_KERNEL_FAULT == 2 && HOSTILE_BAD\n"
+    "    if (i == 0 && call == nth) {\n"
+    "        volatile __global float *spin = out;\n"
+    "        for (uint k = 0;; k++) spin[0] = (float)k;\n"
+    "    }\n"
+    "#endif\n"
+    "    if (i < n) out[i] = 2.0f * in[i];\n"
+    "}\n";
+
+typedef enum hostile_fault {
+    FAULT_NONE,
+    FAULT_SEGV,
+    FAULT_ABORT,
+    FAULT_EXIT,
+    FAULT_STACK,
+    FAULT_OOB,
+    FAULT_LOOP,
+    FAULT_HANG
+} hostile_fault;
+
+typedef enum hostile_callback {
+    AT_DEFINES,
+    AT_PREPARE,
+    AT_CLEAR_OUTPUTS,
+    AT_ENQUEUE,
+    AT_VERIFY,
+    AT_RELEASE,
+    AT_FLOPS
+} hostile_callback;
+
+static const char *const fault_names[] = {"none", "segv",  "abort", "exit",
+                                          "stack", "oob", "loop", "hang"};
+static const char *const callback_names[] = {"defines", "prepare", "clear_outputs", "enqueue",
+                                             "verify",  "release", "flops"};
+
+/* -1 when the name is not in the list; the problem checks make that
+ * impossible for a problem the engine accepted. */
+static int index_of(const char *name, const char *const *names, size_t count)
+{
+    for (size_t k = 0; k < count; k++)
+        if (strcmp(name, names[k]) == 0) return (int)k;
+    return -1;
+}
+
+/* What the problem asks for, read once per problem (and by flops, which
+ * sees only the problem and the configuration). */
+typedef struct hostile_plan {
+    int fault;              /* hostile_fault */
+    int where;              /* hostile_callback */
+    int64_t bad, bad2, nth;
+} hostile_plan;
+
+static hostile_plan read_plan(const skytune_values *problem)
+{
+    hostile_plan plan = {
+        .fault = index_of(skytune_string(problem, "fault"), fault_names,
+                          sizeof fault_names / sizeof fault_names[0]),
+        .where = index_of(skytune_string(problem, "where"), callback_names,
+                          sizeof callback_names / sizeof callback_names[0]),
+        .bad = skytune_int(problem, "bad"),
+        .bad2 = skytune_int(problem, "bad2"),
+        .nth = skytune_int(problem, "nth"),
+    };
+    return plan;
+}
+
+static int plan_targets(const hostile_plan *plan, const skytune_values *config)
+{
+    const int64_t x = skytune_int(config, "x");
+    return x == plan->bad || x == plan->bad2;
+}
+
+/* ------------------------------------------------------------ misbehaving */
+
+/* Each frame keeps a volatile array alive across the recursive call, and
+ * the call's result is used after it returns, so the recursion can be
+ * neither turned into a loop nor given a smaller frame. The exit test reads
+ * the volatile array, which the compiler cannot know, so the function has a
+ * way out on paper and no way out in practice. */
+__attribute__((noinline)) static int overflow_stack(int depth)
+{
+    volatile unsigned char frame[4096];
+    frame[0] = 0;
+    frame[sizeof frame - 1] = (unsigned char)depth;
+    if (frame[0] != 0) return depth;
+    return overflow_stack(depth + 1) + frame[(unsigned)depth % sizeof frame];
+}
+
+/* Host faults; the kernel faults (oob, loop) do nothing here. */
+static void misbehave(int fault)
+{
+    switch (fault) {
+    case FAULT_SEGV: {
+        /* The address is read from a volatile object, so the compiler cannot
+         * see that it is invalid and must emit the store as written. */
+        volatile int *volatile target = (volatile int *)(uintptr_t)16;
+        *target = 1;
+        break;
+    }
+    case FAULT_ABORT:
+        abort();
+    case FAULT_EXIT:
+        exit(3);
+    case FAULT_STACK:
+        overflow_stack(1);
+        break;
+    case FAULT_HANG:
+        for (;;) pause();
+    default:
+        break;
+    }
+}
+
+/* ------------------------------------------------------------ state */
+
+typedef struct hostile_state {
+    hostile_plan plan;
+    int64_t n;
+    int current_is_bad;     /* the configuration between prepare and release */
+    float *input, *expected, *result;
+    cl_mem in_buf, out_buf;
+} hostile_state;
+
+typedef struct hostile_launch {
+    hostile_state *state;
+    cl_kernel kernel;
+    int is_bad;
+    cl_uint enqueues;       /* of this configuration so far */
+    size_t global_size;
+} hostile_launch;
+
+static void hostile_teardown(void *opaque);
+
+static int hostile_setup(const skytune_setup_context *ctx, void **state_out, skytune_error *err)
+{
+    const int64_t n = skytune_int(ctx->problem, "n");
+    const size_t bytes = (size_t)n * sizeof(float);
+    hostile_state *s = calloc(1, sizeof *s);
+    if (!s) return skytune_error_set(err, SKYTUNE_ERR_MEMORY, "out of memory for the state");
+    s->plan = read_plan(ctx->problem);
+    s->n = n;
+    if (s->plan.fault < 0 || s->plan.where < 0) {
+        hostile_teardown(s);
+        return skytune_error_set(err, SKYTUNE_ERR_PROBLEM, "unknown fault '%s' or where '%s'",
+                                 skytune_string(ctx->problem, "fault"),
+                                 skytune_string(ctx->problem, "where"));
+    }
+    s->input = malloc(bytes);
+    s->expected = malloc(bytes);
+    s->result = malloc(bytes);
+    if (!s->input || !s->expected || !s->result) {
+        hostile_teardown(s);
+        return skytune_error_set(err, SKYTUNE_ERR_MEMORY, "out of memory for %lld floats",
+                                 (long long)n);
+    }
+    /* Inputs vary with the seed so that a stale output cannot pass. */
+    for (int64_t i = 0; i < n; i++)
+        s->input[i] = (float)((uint64_t)i * 2654435761u % 1000u + ctx->seed % 7u) * 0.25f;
+
+    cl_int status = CL_SUCCESS;
+    s->in_buf = clCreateBuffer(ctx->context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, bytes,
+                               s->input, &status);
+    if (status == CL_SUCCESS)
+        s->out_buf = clCreateBuffer(ctx->context, CL_MEM_WRITE_ONLY, bytes, NULL, &status);
+    if (status != CL_SUCCESS) {
+        hostile_teardown(s);
+        return skytune_opencl_failure(err, SKYTUNE_ERR_SETUP, status, "clCreateBuffer (in, out)");
+    }
+    *state_out = s;
+    return SKYTUNE_OK;
+}
+
+static int hostile_reference(void *opaque, skytune_error *err)
+{
+    (void)err;
+    hostile_state *s = opaque;
+    for (int64_t i = 0; i < s->n; i++) s->expected[i] = 2.0f * s->input[i];
+    return SKYTUNE_OK;
+}
+
+static int hostile_defines(void *opaque, const skytune_values *config, char *buf, size_t len)
+{
+    hostile_state *s = opaque;
+    if (s->plan.where == AT_DEFINES && plan_targets(&s->plan, config)) misbehave(s->plan.fault);
+    /* The parameters' own -D defines are all the kernel needs. */
+    if (len > 0) buf[0] = '\0';
+    return 0;
+}
+
+static int hostile_prepare(void *opaque, cl_program program, const skytune_values *config,
+                           void **launch_out, skytune_error *err)
+{
+    hostile_state *s = opaque;
+    s->current_is_bad = plan_targets(&s->plan, config);
+    if (s->plan.where == AT_PREPARE && s->current_is_bad) misbehave(s->plan.fault);
+
+    hostile_launch *l = calloc(1, sizeof *l);
+    if (!l) return skytune_error_set(err, SKYTUNE_ERR_MEMORY, "out of memory for the launch");
+    l->state = s;
+    l->is_bad = s->current_is_bad;
+    cl_int status = CL_SUCCESS;
+    l->kernel = clCreateKernel(program, "twice", &status);
+    if (status != CL_SUCCESS) {
+        free(l);
+        return skytune_opencl_failure(err, SKYTUNE_ERR_LAUNCH, status, "clCreateKernel(twice)");
+    }
+    status = clSetKernelArg(l->kernel, 0, sizeof(cl_mem), &s->in_buf);
+    if (status == CL_SUCCESS) status = clSetKernelArg(l->kernel, 1, sizeof(cl_mem), &s->out_buf);
+    if (status != CL_SUCCESS) {
+        clReleaseKernel(l->kernel);
+        free(l);
+        return skytune_opencl_failure(err, SKYTUNE_ERR_LAUNCH, status, "clSetKernelArg");
+    }
+    l->global_size = (size_t)s->n;
+    *launch_out = l;
+    return SKYTUNE_OK;
+}
+
+static int hostile_clear_outputs(void *opaque, cl_command_queue queue, skytune_error *err)
+{
+    hostile_state *s = opaque;
+    if (s->plan.where == AT_CLEAR_OUTPUTS && s->current_is_bad) misbehave(s->plan.fault);
+    const float poison = NAN;
+    cl_int status = clEnqueueFillBuffer(queue, s->out_buf, &poison, sizeof poison, 0,
+                                        (size_t)s->n * sizeof(float), 0, NULL, NULL);
+    if (status != CL_SUCCESS)
+        return skytune_opencl_failure(err, SKYTUNE_ERR_LAUNCH, status, "clEnqueueFillBuffer (NaN)");
+    return SKYTUNE_OK;
+}
+
+static int hostile_enqueue(void *opaque, cl_command_queue queue, skytune_events *events,
+                           skytune_error *err)
+{
+    hostile_launch *l = opaque;
+    const hostile_plan *plan = &l->state->plan;
+    l->enqueues++;
+    if (plan->where == AT_ENQUEUE && l->is_bad && l->enqueues == (cl_uint)plan->nth)
+        misbehave(plan->fault);
+    cl_int status = clSetKernelArg(l->kernel, 2, sizeof(cl_uint), &l->enqueues);
+    if (status != CL_SUCCESS)
+        return skytune_opencl_failure(err, SKYTUNE_ERR_LAUNCH, status, "clSetKernelArg (call)");
+    cl_event done = NULL;
+    /* The implementation picks the work-group size: x changes nothing but
+     * the configuration's identity. */
+    status = clEnqueueNDRangeKernel(queue, l->kernel, 1, NULL, &l->global_size, NULL, 0, NULL,
+                                    &done);
+    if (status != CL_SUCCESS)
+        return skytune_opencl_failure(err, SKYTUNE_ERR_LAUNCH, status, "clEnqueueNDRangeKernel");
+    if (skytune_events_add(events, done, "twice") != 0)
+        return skytune_error_set(err, SKYTUNE_ERR_LAUNCH, "too many events in one run");
+    return SKYTUNE_OK;
+}
+
+static int hostile_verify(void *opaque, cl_command_queue queue, skytune_verify_report *report,
+                          skytune_error *err)
+{
+    hostile_state *s = opaque;
+    if (s->plan.where == AT_VERIFY && s->current_is_bad) misbehave(s->plan.fault);
+    cl_int status = clEnqueueReadBuffer(queue, s->out_buf, CL_TRUE, 0,
+                                        (size_t)s->n * sizeof(float), s->result, 0, NULL, NULL);
+    if (status != CL_SUCCESS)
+        return skytune_opencl_failure(err, SKYTUNE_ERR_LAUNCH, status, "clEnqueueReadBuffer (out)");
+    /* Doubling is exact in binary floating point. */
+    skytune_compare_floats(s->result, s->expected, (size_t)s->n, 0.0, 0.0, report);
+    return SKYTUNE_OK;
+}
+
+static void hostile_release(void *opaque)
+{
+    hostile_launch *l = opaque;
+    if (!l) return;
+    if (l->state->plan.where == AT_RELEASE && l->is_bad) misbehave(l->state->plan.fault);
+    l->state->current_is_bad = 0;
+    if (l->kernel) clReleaseKernel(l->kernel);
+    free(l);
+}
+
+static void hostile_teardown(void *opaque)
+{
+    hostile_state *s = opaque;
+    if (!s) return;
+    if (s->in_buf) clReleaseMemObject(s->in_buf);
+    if (s->out_buf) clReleaseMemObject(s->out_buf);
+    free(s->input);
+    free(s->expected);
+    free(s->result);
+    free(s);
+}
+
+static double hostile_flops(const skytune_values *problem, const skytune_values *config)
+{
+    hostile_plan plan = read_plan(problem);
+    if (plan.where == AT_FLOPS && plan_targets(&plan, config)) misbehave(plan.fault);
+    return (double)skytune_int(problem, "n");
+}
+
+static double hostile_bytes(const skytune_values *problem, const skytune_values *config)
+{
+    (void)config;
+    return 8.0 * (double)skytune_int(problem, "n");
+}
+
+/* ------------------------------------------------------------ description */
+
+static const skytune_problem_param hostile_problem_params[] = {
+    {"fault", SKYTUNE_STRING, "none",
+     "none, segv, abort, exit, stack (host faults in the callback `where`), oob, loop (kernel "
+     "faults), hang (the callback `where` never returns)"},
+    {"where", SKYTUNE_STRING, "prepare",
+     "the callback a host fault happens in: defines, prepare, clear_outputs, enqueue, verify, "
+     "release, flops"},
+    {"bad", SKYTUNE_INT, "2", "the value of x that misbehaves"},
+    {"bad2", SKYTUNE_INT, "-1", "a second value of x that misbehaves (-1: none)"},
+    {"nth", SKYTUNE_INT, "1",
+     "which enqueue of a bad configuration misbehaves (where=enqueue and kernel faults): 1 "
+     "verification, 2 warm-up, 3 and on timed runs"},
+    {"values", SKYTUNE_INT, "6", "configurations in the space: x = 0 .. values-1"},
+    {"n", SKYTUNE_INT, "1024", "elements the kernel doubles"},
+    {NULL, 0, NULL, NULL}
+};
+
+static const skytune_problem_check hostile_problem_checks[] = {
+    {"fault == 'none' or fault == 'segv' or fault == 'abort' or fault == 'exit' or "
+     "fault == 'stack' or fault == 'oob' or fault == 'loop' or fault == 'hang'",
+     "fault must be one of none, segv, abort, exit, stack, oob, loop, hang"},
+    {"where == 'defines' or where == 'prepare' or where == 'clear_outputs' or "
+     "where == 'enqueue' or where == 'verify' or where == 'release' or where == 'flops'",
+     "where must be one of defines, prepare, clear_outputs, enqueue, verify, release, flops"},
+    {"nth >= 1", "nth must be at least 1 (the first enqueue)"},
+    {"1 <= values <= 4096", "values must be between 1 and 4096"},
+    {"1 <= n <= 16777216", "n must be between 1 and 16777216"},
+    {NULL, NULL}
+};
+
+static const skytune_tuning_param hostile_tuning_params[] = {
+    {"x", SKYTUNE_RANGE, NULL, 0, 4095, 1, "identifies the configuration; changes nothing else"},
+    {NULL, 0, NULL, 0, 0, 0, NULL}
+};
+
+static const char *const hostile_constraints[] = {"x < values", NULL};
+
+static const skytune_plugin hostile_plugin = {
+    .abi_version = SKYTUNE_PLUGIN_ABI_VERSION,
+    .name = "hostile",
+    .version = "1",
+    .description = "out = 2 * in, misbehaving on chosen configurations (a test plugin)",
+    .problem_params = hostile_problem_params,
+    .problem_checks = hostile_problem_checks,
+    .tuning_params = hostile_tuning_params,
+    .constraints = hostile_constraints,
+    .kernel_source = hostile_kernel_source,
+    .defines = hostile_defines,
+    .setup = hostile_setup,
+    .reference = hostile_reference,
+    .prepare = hostile_prepare,
+    .clear_outputs = hostile_clear_outputs,
+    .enqueue = hostile_enqueue,
+    .verify = hostile_verify,
+    .release = hostile_release,
+    .teardown = hostile_teardown,
+    .flops = hostile_flops,
+    .bytes = hostile_bytes,
+};
+
+SKYTUNE_DEFINE_PLUGIN(hostile_plugin)
