@@ -8,7 +8,14 @@
  * warm-up, timed runs, store transaction, history — minus the measured
  * build, verification and timed-run phases, is the engine's overhead.
  *
- * usage: bench_overhead [CONFIGURATIONS [RUNS]]   (defaults 1000 and 10) */
+ * With --isolated, configurations are measured as `skytune run` measures
+ * them by default: in a supervised worker process (the skytune executable
+ * EXE, loading the same kernel from the plugin module MODULE), so the
+ * difference between the two modes is the cost of isolation: the messages,
+ * the worker's side of them and the supervisor's waiting.
+ *
+ * usage: bench_overhead [CONFIGURATIONS [RUNS [--isolated EXE MODULE]]]
+ *        (defaults 1000 and 10) */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,6 +28,7 @@
 #include "measurer.h"
 #include "plugin_space.h"
 #include "stats.h"
+#include "supervisor.h"
 #include "trivial_plugin.h"
 
 typedef struct turn_log {
@@ -75,8 +83,10 @@ int main(int argc, char **argv)
 {
     unsigned long configs = argc > 1 ? strtoul(argv[1], NULL, 10) : 1000;
     unsigned runs = argc > 2 ? (unsigned)strtoul(argv[2], NULL, 10) : 10;
-    if (configs < 2 || configs > 1000 || runs < 1) {
-        fprintf(stderr, "usage: bench_overhead [CONFIGURATIONS (2..1000) [RUNS]]\n");
+    bool isolated = argc == 6 && strcmp(argv[3], "--isolated") == 0;
+    if (configs < 2 || configs > 1000 || runs < 1 || (argc > 3 && !isolated)) {
+        fprintf(stderr, "usage: bench_overhead [CONFIGURATIONS (2..1000) [RUNS [--isolated EXE "
+                        "MODULE]]]\n");
         return 2;
     }
     skytune_error err;
@@ -102,11 +112,33 @@ int main(int argc, char **argv)
     close(fd);
     unlink(db_path);
     store *st;
-    measurer *ms;
-    measurer_options mopts = {.runs = runs, .seed = 1};
+    measurer *ms = NULL;
+    supervisor *sup = NULL;
+    evaluator eval;
+    bench_evaluator be = {.space = sp};
     if (store_open(db_path, true, &st, &err) != 0) return fail(&err);
-    if (measurer_open(&trivial_plugin, &devices[chosen], &no_problem, &mopts, &ms, &err) != 0)
-        return fail(&err);
+    if (isolated) {
+        supervisor_options so = {
+            .worker_exe = argv[4],
+            .setup = {.plugin_path = argv[5],
+                      .platform_index = devices[chosen].platform_index,
+                      .device_index = devices[chosen].device_index,
+                      .device_name = devices[chosen].info.name,
+                      .problem = &no_problem,
+                      .runs = runs,
+                      .seed = 1},
+        };
+        supervisor_limits_default(&so.limits);
+        supervisor_health_default(&so.health);
+        if (supervisor_open(&so, sp, &sup, &err) != 0) return fail(&err);
+        eval = supervisor_evaluator(sup);
+    } else {
+        measurer_options mopts = {.runs = runs, .seed = 1};
+        if (measurer_open(&trivial_plugin, &devices[chosen], &no_problem, &mopts, &ms, &err) != 0)
+            return fail(&err);
+        be.ms = ms;
+        eval = (evaluator){.ctx = &be, .evaluate = evaluate};
+    }
     int64_t dev_id, plugin_id, problem_id, campaign_id;
     bool resumed;
     const char *names[] = {"wg", "MODE", "variant"};
@@ -124,9 +156,8 @@ int main(int argc, char **argv)
     turn_log log = {.overhead_s = calloc(configs, sizeof(double)),
                     .build_s = calloc(configs, sizeof(double)),
                     .kernel_s = calloc(configs, sizeof(double))};
-    bench_evaluator be = {.space = sp, .ms = ms};
     campaign_config cc = {.space = sp, .strategy = strat, .history = h,
-                          .eval = {.ctx = &be, .evaluate = evaluate}, .store = st,
+                          .eval = eval, .store = st,
                           .campaign_id = campaign_id, .on_event = on_event, .event_ctx = &log};
     campaign_result r;
     log.last_s = now_s();
@@ -136,7 +167,9 @@ int main(int argc, char **argv)
     stats_summarise(log.overhead_s, log.n, &over);
     stats_summarise(log.build_s, log.n, &build);
     stats_summarise(log.kernel_s, log.n, &kernel);
-    printf("device: %s — %s\n", devices[chosen].info.platform, devices[chosen].info.name);
+    printf("device: %s — %s; measured %s\n", devices[chosen].info.platform,
+           devices[chosen].info.name,
+           isolated ? "in a supervised worker process" : "in this process");
     printf("configurations: %llu evaluated (%llu ok), %u timed runs each, %zu turns measured\n",
            (unsigned long long)r.evaluated, (unsigned long long)r.by_status[MEAS_OK], runs, log.n);
     printf("engine overhead per configuration: median %.1f us, mean %.1f us, min %.1f us, max %.1f us\n",
@@ -148,6 +181,7 @@ int main(int argc, char **argv)
     strategy_free(strat);
     history_free(h);
     measurer_close(ms);
+    supervisor_close(sup);
     store_close(st);
     space_free(sp);
     free(devices);

@@ -1,8 +1,8 @@
--- skytune result database, schema version 1.
+-- skytune result database, schema version 2.
 --
 -- This script creates a fresh database. The store runs it in one transaction
 -- together with PRAGMA application_id = 0x534B5954 ("SKYT") and
--- PRAGMA user_version = 1; a database made by an older skytune is brought
+-- PRAGMA user_version = 2; a database made by an older skytune is brought
 -- forward by the migration steps in db/store.c instead. docs/schema.md
 -- describes every column and has example queries.
 --
@@ -147,6 +147,11 @@ CREATE TABLE measurements (
     message          TEXT,     -- build log or error text
     replayed         INTEGER NOT NULL DEFAULT 0 CHECK (replayed IN (0, 1)), -- from a recorded dataset
     measured_at      TEXT    NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%SZ', 'now')),
+    -- crash and timeout: the stage the measuring worker was in (NULL otherwise).
+    stage            TEXT    CHECK (stage IS NULL OR stage IN
+                                    ('build', 'prepare', 'verify', 'warm_up', 'timed', 'release')),
+    -- 1: measured while the device failed its health check after a fault.
+    degraded         INTEGER NOT NULL DEFAULT 0 CHECK (degraded IN (0, 1)),
     -- plugin_id first: the same index then serves the per-plugin views as
     -- well as looking up a campaign's (plugin, device, problem).
     UNIQUE (plugin_id, device_id, problem_id, configuration_id)
@@ -174,6 +179,23 @@ CREATE TABLE measurement_parts (
     label          TEXT    NOT NULL,
     median_ns      REAL    NOT NULL,
     PRIMARY KEY (measurement_id, part)
+) WITHOUT ROWID;
+
+-- Configurations a run is measuring now, so that runs sharing the database
+-- never measure one twice: a run claims a configuration before measuring
+-- it, another run that meets the claim waits for the measurement, and the
+-- claim goes in the transaction that records the measurement. pid and host
+-- say whose claim it is; a claim whose process is gone is taken over.
+CREATE TABLE claims (
+    plugin_id   INTEGER NOT NULL REFERENCES plugins (id),
+    device_id   INTEGER NOT NULL REFERENCES devices (id),
+    problem_id  INTEGER NOT NULL REFERENCES problems (id),
+    config_text TEXT    NOT NULL,
+    campaign_id INTEGER NOT NULL REFERENCES campaigns (id),
+    pid         INTEGER NOT NULL,
+    host        TEXT    NOT NULL,
+    claimed_at  REAL    NOT NULL,  -- Unix time, seconds
+    PRIMARY KEY (plugin_id, device_id, problem_id, config_text)
 ) WITHOUT ROWID;
 
 -- A campaign's evaluations in the order the strategy proposed them (seq
@@ -205,7 +227,9 @@ SELECT e.campaign_id    AS campaign_id,
        m.gflops         AS gflops,
        m.gbs            AS gbs,
        e.cached         AS cached,
-       m.id             AS measurement_id
+       m.id             AS measurement_id,
+       m.stage          AS stage,
+       m.degraded       AS degraded
 FROM evaluations e
 JOIN measurements m    ON m.id = e.measurement_id
 JOIN plugins p         ON p.id = m.plugin_id

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -27,7 +28,33 @@ typedef struct store_migration {
 } store_migration;
 
 static const store_migration store_migrations[] = {
-    /* { 1, "ALTER TABLE devices ADD COLUMN ...;" }, would bring 1 to 2 */
+    /* 2: the stage of a crash or timeout, the degraded flag, claims of
+     * runs sharing the database; the results view shows the new columns. */
+    { 1, "ALTER TABLE measurements ADD COLUMN stage TEXT CHECK (stage IS NULL OR stage IN"
+         " ('build', 'prepare', 'verify', 'warm_up', 'timed', 'release'));"
+         "ALTER TABLE measurements ADD COLUMN degraded INTEGER NOT NULL DEFAULT 0"
+         " CHECK (degraded IN (0, 1));"
+         "CREATE TABLE claims ("
+         " plugin_id INTEGER NOT NULL REFERENCES plugins (id),"
+         " device_id INTEGER NOT NULL REFERENCES devices (id),"
+         " problem_id INTEGER NOT NULL REFERENCES problems (id),"
+         " config_text TEXT NOT NULL,"
+         " campaign_id INTEGER NOT NULL REFERENCES campaigns (id),"
+         " pid INTEGER NOT NULL, host TEXT NOT NULL, claimed_at REAL NOT NULL,"
+         " PRIMARY KEY (plugin_id, device_id, problem_id, config_text)) WITHOUT ROWID;"
+         "DROP VIEW results;"
+         "CREATE VIEW results AS"
+         " SELECT e.campaign_id AS campaign_id, e.seq AS seq, p.name AS plugin,"
+         " p.version AS plugin_version, d.name AS device, pr.text AS problem,"
+         " c.text AS configuration, m.status AS status, m.median_ns AS median_ns,"
+         " m.gflops AS gflops, m.gbs AS gbs, e.cached AS cached, m.id AS measurement_id,"
+         " m.stage AS stage, m.degraded AS degraded"
+         " FROM evaluations e"
+         " JOIN measurements m ON m.id = e.measurement_id"
+         " JOIN plugins p ON p.id = m.plugin_id"
+         " JOIN devices d ON d.id = m.device_id"
+         " JOIN problems pr ON pr.id = m.problem_id"
+         " JOIN configurations c ON c.id = m.configuration_id;" },
     { 0, NULL } /* end */
 };
 
@@ -48,6 +75,15 @@ enum hot_statement {
     HOT_PART_INSERT,
     HOT_EVALUATION_INSERT,
     HOT_CACHED_INSERT,
+    HOT_EVALUATION_FIND,
+    HOT_MEASUREMENT_STATUS,
+    HOT_MEASUREMENT_UPDATE,
+    HOT_SAMPLES_DELETE,
+    HOT_PARTS_DELETE,
+    HOT_KNOWN_BY_TEXT,
+    HOT_CLAIM_FIND,
+    HOT_CLAIM_PUT,
+    HOT_CLAIM_DELETE,
     HOT_COUNT
 };
 
@@ -69,9 +105,9 @@ static const char *const hot_sql[HOT_COUNT] = {
         "INSERT INTO measurements (device_id, plugin_id, problem_id, configuration_id,"
         " campaign_id, status, median_ns, min_ns, max_ns, mean_ns, stddev_ns, gflops, gbs,"
         " n_samples, build_s, verify_s, bench_s, overhead_s, max_abs_error, max_rel_error,"
-        " first_mismatch, message, replayed)"
+        " first_mismatch, message, replayed, stage, degraded)"
         " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17,"
-        " ?18, ?19, ?20, ?21, ?22, ?23)",
+        " ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25)",
     [HOT_MEASUREMENT_FIND] =
         "SELECT id FROM measurements WHERE plugin_id = ?1 AND device_id = ?2"
         " AND problem_id = ?3 AND configuration_id = ?4",
@@ -80,17 +116,53 @@ static const char *const hot_sql[HOT_COUNT] = {
     [HOT_PART_INSERT] =
         "INSERT INTO measurement_parts (measurement_id, part, label, median_ns)"
         " VALUES (?1, ?2, ?3, ?4)",
+    /* Runs sharing a campaign (the same command twice) number their own
+     * evaluations: a number another run took already moves to the end, and
+     * an evaluation the campaign holds already is not added twice. */
     [HOT_EVALUATION_INSERT] =
-        "INSERT INTO evaluations (campaign_id, seq, measurement_id, cached)"
-        " VALUES (?1, ?2, ?3, 0)",
+        "INSERT OR IGNORE INTO evaluations (campaign_id, seq, measurement_id, cached)"
+        " VALUES (?1, CASE WHEN EXISTS (SELECT 1 FROM evaluations WHERE campaign_id = ?1"
+        " AND seq = ?2) THEN (SELECT MAX(seq) + 1 FROM evaluations WHERE campaign_id = ?1)"
+        " ELSE ?2 END, ?3, ?4)",
     /* Only a measurement under the campaign's own key may be reused; the
      * join makes a mismatch insert nothing, which the caller reports. */
     [HOT_CACHED_INSERT] =
-        "INSERT INTO evaluations (campaign_id, seq, measurement_id, cached)"
-        " SELECT k.id, ?2, m.id, 1 FROM campaigns k"
+        "INSERT OR IGNORE INTO evaluations (campaign_id, seq, measurement_id, cached)"
+        " SELECT k.id, CASE WHEN EXISTS (SELECT 1 FROM evaluations WHERE campaign_id = ?1"
+        " AND seq = ?2) THEN (SELECT MAX(seq) + 1 FROM evaluations WHERE campaign_id = ?1)"
+        " ELSE ?2 END, m.id, 1 FROM campaigns k"
         " JOIN measurements m ON m.id = ?3 AND m.plugin_id = k.plugin_id"
         " AND m.device_id = k.device_id AND m.problem_id = k.problem_id"
         " WHERE k.id = ?1",
+    [HOT_EVALUATION_FIND] =
+        "SELECT 1 FROM evaluations WHERE measurement_id = ?2 AND campaign_id = ?1",
+    [HOT_MEASUREMENT_STATUS] = "SELECT status FROM measurements WHERE id = ?1",
+    /* --retry-failed: the new result replaces a failed one in its row, so
+     * every campaign's evaluations of it still point at it. */
+    [HOT_MEASUREMENT_UPDATE] =
+        "UPDATE measurements SET campaign_id = ?2, status = ?3, median_ns = ?4, min_ns = ?5,"
+        " max_ns = ?6, mean_ns = ?7, stddev_ns = ?8, gflops = ?9, gbs = ?10, n_samples = ?11,"
+        " build_s = ?12, verify_s = ?13, bench_s = ?14, overhead_s = ?15, max_abs_error = ?16,"
+        " max_rel_error = ?17, first_mismatch = ?18, message = ?19, replayed = ?20, stage = ?21,"
+        " degraded = ?22, measured_at = strftime('%Y-%m-%dT%H:%M:%SZ', 'now') WHERE id = ?1",
+    [HOT_SAMPLES_DELETE] = "DELETE FROM samples WHERE measurement_id = ?1",
+    [HOT_PARTS_DELETE] = "DELETE FROM measurement_parts WHERE measurement_id = ?1",
+    [HOT_KNOWN_BY_TEXT] =
+        "SELECT m.id, m.status, m.median_ns, m.gflops, m.gbs,"
+        " EXISTS (SELECT 1 FROM evaluations e WHERE e.measurement_id = m.id"
+        " AND e.campaign_id = ?5)"
+        " FROM configurations c JOIN measurements m ON m.configuration_id = c.id"
+        " AND m.plugin_id = ?2 AND m.device_id = ?3 AND m.problem_id = ?4"
+        " WHERE c.plugin_name = ?1 AND c.text = ?6",
+    [HOT_CLAIM_FIND] =
+        "SELECT pid, host, claimed_at FROM claims WHERE plugin_id = ?1 AND device_id = ?2"
+        " AND problem_id = ?3 AND config_text = ?4",
+    [HOT_CLAIM_PUT] =
+        "INSERT OR REPLACE INTO claims (plugin_id, device_id, problem_id, config_text,"
+        " campaign_id, pid, host, claimed_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+    [HOT_CLAIM_DELETE] =
+        "DELETE FROM claims WHERE plugin_id = ?1 AND device_id = ?2 AND problem_id = ?3"
+        " AND config_text = ?4",
 };
 
 /* The (device, plugin build, problem) of a campaign and its plugin's name. */
@@ -107,6 +179,8 @@ struct store {
     /* The key of the campaign last recorded to: a campaign records many
      * measurements in a row, and its key never changes. */
     campaign_key key;
+    /* --retry-failed: a failed measurement is measured again, not reused. */
+    bool retry_failed;
 };
 
 /* ------------------------------------------------------------ helpers */
@@ -1008,19 +1082,17 @@ static int configuration_id(store *st, const char *config_text, uint64_t config_
     return 0;
 }
 
-/* The measurement row. Values that do not exist for its status go in as
- * NULL (see schema.sql). */
-static int insert_measurement(store *st, int64_t campaign_id, int64_t config_id,
-                              const measurement *m, int64_t *id, skytune_error *err)
+/* A measurement's own columns, status through degraded, in the order both
+ * the insert (from ?6) and the in-place update (from ?3) bind them. Values
+ * that do not exist for its status go in as NULL (see schema.sql). */
+#define MEASUREMENT_VALUES 20
+
+static void measurement_values(const measurement *m, sql_arg *v)
 {
     bool ok = m->status == MEAS_OK;
     bool verified = ok || m->status == MEAS_WRONG_RESULT;
-    const sql_arg row[] = {
-        ARG_INT(st->key.device_id),
-        ARG_INT(st->key.plugin_id),
-        ARG_INT(st->key.problem_id),
-        ARG_INT(config_id),
-        ARG_INT(campaign_id),
+    bool faulted = m->status == MEAS_CRASH || m->status == MEAS_TIMEOUT;
+    const sql_arg values[MEASUREMENT_VALUES] = {
         ARG_TEXT(measurement_status_name(m->status)),
         ARG_REAL_IF(ok, m->median_ns),
         ARG_REAL_IF(ok, m->min_ns),
@@ -1039,7 +1111,26 @@ static int insert_measurement(store *st, int64_t campaign_id, int64_t config_id,
         m->first_mismatch >= 0 ? ARG_INT(m->first_mismatch) : ARG_TEXT(NULL),
         ARG_TEXT(m->message),
         ARG_INT(m->replayed ? 1 : 0),
+        ARG_TEXT(faulted && m->stage != STAGE_NONE ? measure_stage_name(m->stage) : NULL),
+        ARG_INT(m->degraded ? 1 : 0),
     };
+    memcpy(v, values, sizeof values);
+}
+
+/* Insert the measurement row: 0 with *id, or 1 when the key has one
+ * already (another run recorded it since this one claimed it, or no claim
+ * was taken), with its id in *id; -1 on an error. */
+static int insert_measurement(store *st, int64_t campaign_id, int64_t config_id,
+                              const measurement *m, int64_t *id, skytune_error *err)
+{
+    sql_arg row[5 + MEASUREMENT_VALUES] = {
+        ARG_INT(st->key.device_id),
+        ARG_INT(st->key.plugin_id),
+        ARG_INT(st->key.problem_id),
+        ARG_INT(config_id),
+        ARG_INT(campaign_id),
+    };
+    measurement_values(m, row + 5);
     sqlite3_stmt *s = st->hot[HOT_MEASUREMENT_INSERT];
     int rc = bind_args(s, row, N_ARGS(row));
     if (rc == SQLITE_OK) rc = sqlite3_step(s);
@@ -1051,18 +1142,52 @@ static int insert_measurement(store *st, int64_t campaign_id, int64_t config_id,
     bool duplicate = rc == SQLITE_CONSTRAINT_UNIQUE;
     fail_sqlite(st, err, "inserting the measurement");
     sqlite3_reset(s);
-    if (duplicate) {
-        int64_t existing = 0;
-        bool found = false;
-        const sql_arg key[] = { row[1], row[0], row[2], row[3] };
-        skytune_error lookup_err;
-        if (stmt_int64(st, st->hot[HOT_MEASUREMENT_FIND], key, N_ARGS(key), &existing, &found,
-                       &lookup_err, "looking up the measurement") == 0 && found)
-            err_set(err, "it is already measured on this device for this plugin build and "
-                         "problem (measurement %lld); reuse it with store_record_cached",
-                    (long long)existing);
+    if (!duplicate) return -1;
+    bool found = false;
+    const sql_arg key[] = { row[1], row[0], row[2], row[3] };
+    if (stmt_int64(st, st->hot[HOT_MEASUREMENT_FIND], key, N_ARGS(key), id, &found, err,
+                   "looking up the measurement") != 0)
+        return -1;
+    if (!found) return err_set(err, "the measurement's key is taken, yet no row holds it");
+    return 1;
+}
+
+/* --retry-failed: write the new result over a failed one, samples and parts
+ * replaced, its id kept. */
+static int replace_measurement(store *st, int64_t campaign_id, int64_t id, const measurement *m,
+                               skytune_error *err)
+{
+    sql_arg row[2 + MEASUREMENT_VALUES] = { ARG_INT(id), ARG_INT(campaign_id) };
+    measurement_values(m, row + 2);
+    const sql_arg which[] = { ARG_INT(id) };
+    if (stmt_exec(st, st->hot[HOT_MEASUREMENT_UPDATE], row, N_ARGS(row), err,
+                  "replacing the failed measurement") != 0 ||
+        stmt_exec(st, st->hot[HOT_SAMPLES_DELETE], which, 1, err, "removing old samples") != 0 ||
+        stmt_exec(st, st->hot[HOT_PARTS_DELETE], which, 1, err, "removing old parts") != 0)
+        return -1;
+    return 0;
+}
+
+/* Whether the measurement's status is anything but ok. */
+static int measurement_failed(store *st, int64_t id, bool *failed, skytune_error *err)
+{
+    sqlite3_stmt *s = st->hot[HOT_MEASUREMENT_STATUS];
+    int rc = sqlite3_bind_int64(s, 1, id);
+    if (rc == SQLITE_OK) rc = sqlite3_step(s);
+    if (rc != SQLITE_ROW) {
+        fail_sqlite(st, err, "reading the measurement's status");
+        sqlite3_reset(s);
+        return -1;
     }
-    return -1;
+    const char *status = (const char *)sqlite3_column_text(s, 0);
+    *failed = !status || strcmp(status, "ok") != 0;
+    sqlite3_reset(s);
+    return 0;
+}
+
+void store_set_retry_failed(store *st, bool on)
+{
+    st->retry_failed = on;
 }
 
 int store_record_measurement(store *st, int64_t campaign_id, int64_t seq, const char *config_text,
@@ -1092,23 +1217,41 @@ int store_record_measurement(store *st, int64_t campaign_id, int64_t seq, const 
     if (configuration_id(st, config_text, config_hash, names, values, n_params, &config_id,
                          err) != 0)
         goto fail;
-    if (insert_measurement(st, campaign_id, config_id, m, &id, err) != 0) goto fail;
-    for (size_t k = 0; k < m->n_samples; k++) {
+    int inserted = insert_measurement(st, campaign_id, config_id, m, &id, err);
+    if (inserted < 0) goto fail;
+    /* Measured already under this key: this campaign's evaluation reuses
+     * that row, unless failures are being measured again. */
+    bool reused = inserted == 1;
+    if (reused && st->retry_failed) {
+        bool failed = false;
+        if (measurement_failed(st, id, &failed, err) != 0) goto fail;
+        if (failed) {
+            if (replace_measurement(st, campaign_id, id, m, err) != 0) goto fail;
+            reused = false;
+        }
+    }
+    for (size_t k = 0; !reused && k < m->n_samples; k++) {
         const sql_arg sample[] = { ARG_INT(id), ARG_INT(k), ARG_REAL(m->samples_ns[k]) };
         if (stmt_exec(st, st->hot[HOT_SAMPLE_INSERT], sample, N_ARGS(sample), err,
                       "inserting the samples") != 0)
             goto fail;
     }
-    for (size_t k = 0; k < m->n_parts; k++) {
+    for (size_t k = 0; !reused && k < m->n_parts; k++) {
         const sql_arg part[] = { ARG_INT(id), ARG_INT(k), ARG_CHARS(m->parts[k].label),
                                  ARG_REAL(m->parts[k].median_ns) };
         if (stmt_exec(st, st->hot[HOT_PART_INSERT], part, N_ARGS(part), err,
                       "inserting the parts") != 0)
             goto fail;
     }
-    const sql_arg evaluation[] = { ARG_INT(campaign_id), ARG_INT(seq), ARG_INT(id) };
+    const sql_arg evaluation[] = { ARG_INT(campaign_id), ARG_INT(seq), ARG_INT(id),
+                                   ARG_INT(reused ? 1 : 0) };
     if (stmt_exec(st, st->hot[HOT_EVALUATION_INSERT], evaluation, N_ARGS(evaluation), err,
                   "inserting the evaluation") != 0)
+        goto fail;
+    const sql_arg claim[] = { ARG_INT(st->key.plugin_id), ARG_INT(st->key.device_id),
+                              ARG_INT(st->key.problem_id), ARG_TEXT(config_text) };
+    if (stmt_exec(st, st->hot[HOT_CLAIM_DELETE], claim, N_ARGS(claim), err,
+                  "removing the claim") != 0)
         goto fail;
     if (commit(st, err) != 0) goto fail;
     if (measurement_id) *measurement_id = id;
@@ -1128,6 +1271,15 @@ int store_record_cached(store *st, int64_t campaign_id, int64_t seq, int64_t mea
                   "inserting the evaluation") != 0)
         goto fail;
     if (sqlite3_changes(st->db) == 0) {
+        /* Nothing added: the campaign holds this evaluation already (a run
+         * sharing it got there first), or the measurement is not its. */
+        bool held = false;
+        int64_t one;
+        const sql_arg pair[] = { ARG_INT(campaign_id), ARG_INT(measurement_id) };
+        if (stmt_int64(st, st->hot[HOT_EVALUATION_FIND], pair, N_ARGS(pair), &one, &held, err,
+                       "looking up the evaluation") != 0)
+            goto fail;
+        if (held) return 0;
         err_set(err, "the measurement is not under the campaign's device, plugin build and "
                      "problem, or one of them does not exist");
         goto fail;
@@ -1137,4 +1289,121 @@ fail:
     return err_prefix(err, "%s: cannot record measurement %lld as evaluation %lld of campaign %lld",
                       st->path, (long long)measurement_id, (long long)seq,
                       (long long)campaign_id);
+}
+
+/* ------------------------------------------------------------ claims */
+
+static double unix_time_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* What the key holds for config_text: *found, and if so the known fields. */
+static int known_by_text(store *st, int64_t campaign_id, const char *config_text, bool *found,
+                         store_known *known, skytune_error *err)
+{
+    sqlite3_stmt *s = st->hot[HOT_KNOWN_BY_TEXT];
+    const sql_arg args[] = { ARG_TEXT(st->key.plugin_name), ARG_INT(st->key.plugin_id),
+                             ARG_INT(st->key.device_id), ARG_INT(st->key.problem_id),
+                             ARG_INT(campaign_id), ARG_TEXT(config_text) };
+    int rc = bind_args(s, args, N_ARGS(args));
+    if (rc == SQLITE_OK) rc = sqlite3_step(s);
+    *found = rc == SQLITE_ROW;
+    if (rc != SQLITE_ROW && rc != SQLITE_DONE) {
+        fail_sqlite(st, err, "looking up the configuration's measurement");
+        sqlite3_reset(s);
+        return -1;
+    }
+    if (*found) {
+        const char *status_text = (const char *)sqlite3_column_text(s, 1);
+        int status = status_text ? measurement_status_parse(status_text) : -1;
+        if (status < 0) {
+            sqlite3_reset(s);
+            return err_set(err, "measurement %lld has an unknown status",
+                           (long long)sqlite3_column_int64(s, 0));
+        }
+        *known = (store_known){
+            .measurement_id = sqlite3_column_int64(s, 0),
+            .status = (measurement_status)status,
+            .median_ns = sqlite3_column_double(s, 2),
+            .gflops = sqlite3_column_double(s, 3),
+            .gbs = sqlite3_column_double(s, 4),
+            .in_campaign = sqlite3_column_int64(s, 5) != 0,
+        };
+    }
+    sqlite3_reset(s);
+    return 0;
+}
+
+int store_claim(store *st, int64_t campaign_id, const char *config_text, uint64_t config_hash,
+                int64_t my_pid, const char *my_host, double stale_after_s,
+                bool (*holder_alive)(void *ctx, int64_t pid, const char *host), void *alive_ctx,
+                store_claim_result *out, skytune_error *err)
+{
+    (void)config_hash;
+    memset(out, 0, sizeof *out);
+    if (!config_text || !my_host)
+        return err_set(err, "%s: store_claim: no configuration or host given", st->path);
+    if (load_campaign_key(st, campaign_id, err) != 0) goto fail_outside;
+    /* IMMEDIATE: the look and the claim are one step for every run. */
+    if (begin_write(st, err) != 0) goto fail;
+    bool measured = false;
+    if (known_by_text(st, campaign_id, config_text, &measured, &out->known, err) != 0) goto fail;
+    if (measured && (out->known.status == MEAS_OK || !st->retry_failed)) {
+        out->kind = STORE_CLAIM_MEASURED;
+        if (commit(st, err) != 0) goto fail;
+        return 0;
+    }
+    const sql_arg key[] = { ARG_INT(st->key.plugin_id), ARG_INT(st->key.device_id),
+                            ARG_INT(st->key.problem_id), ARG_TEXT(config_text) };
+    sqlite3_stmt *s = st->hot[HOT_CLAIM_FIND];
+    int rc = bind_args(s, key, N_ARGS(key));
+    if (rc == SQLITE_OK) rc = sqlite3_step(s);
+    if (rc != SQLITE_ROW && rc != SQLITE_DONE) {
+        fail_sqlite(st, err, "looking up claims");
+        sqlite3_reset(s);
+        goto fail;
+    }
+    double now = unix_time_s();
+    if (rc == SQLITE_ROW) {
+        int64_t pid = sqlite3_column_int64(s, 0);
+        const char *host = (const char *)sqlite3_column_text(s, 1);
+        double claimed_at = sqlite3_column_double(s, 2);
+        snprintf(out->holder_host, sizeof out->holder_host, "%s", host ? host : "");
+        out->holder_pid = pid;
+        bool ours = pid == my_pid && strcmp(out->holder_host, my_host) == 0;
+        bool live = !ours && now - claimed_at < stale_after_s &&
+                    (!holder_alive || holder_alive(alive_ctx, pid, out->holder_host));
+        sqlite3_reset(s);
+        if (live) {
+            out->kind = STORE_CLAIM_BUSY;
+            if (commit(st, err) != 0) goto fail;
+            return 0;
+        }
+    } else {
+        sqlite3_reset(s);
+    }
+    const sql_arg row[] = { key[0], key[1], key[2], key[3], ARG_INT(campaign_id),
+                            ARG_INT(my_pid), ARG_TEXT(my_host), ARG_REAL(now) };
+    if (stmt_exec(st, st->hot[HOT_CLAIM_PUT], row, N_ARGS(row), err, "claiming it") != 0)
+        goto fail;
+    if (commit(st, err) != 0) goto fail;
+    out->kind = STORE_CLAIM_OURS;
+    return 0;
+fail:
+    rollback(st);
+fail_outside:
+    return err_prefix(err, "%s: cannot claim configuration '%s' for campaign %lld", st->path,
+                      config_text, (long long)campaign_id);
+}
+
+int store_release_claims(store *st, int64_t my_pid, const char *my_host, skytune_error *err)
+{
+    const sql_arg args[] = { ARG_INT(my_pid), ARG_TEXT(my_host) };
+    if (sql_exec(st, "DELETE FROM claims WHERE pid = ?1 AND host = ?2", args, N_ARGS(args), err,
+                 "removing claims") != 0)
+        return err_prefix(err, "%s: cannot give up this run's claims", st->path);
+    return 0;
 }

@@ -22,7 +22,7 @@
 #include "measurement.h"
 
 #define STORE_APPLICATION_ID 0x534B5954 /* "SKYT" */
-#define STORE_SCHEMA_VERSION 1
+#define STORE_SCHEMA_VERSION 2
 
 typedef struct store store;
 
@@ -98,8 +98,44 @@ int store_record_measurement(store *st, int64_t campaign_id, int64_t seq, const 
                              const char *const *values, size_t n_params, const measurement *m,
                              int64_t *measurement_id, skytune_error *err);
 
-/* The campaign evaluated a configuration measured before under the same key. */
+/* The campaign evaluated a configuration measured before under the same key.
+ * An evaluation the campaign holds already is not added again (runs sharing
+ * a campaign retrace each other). seq, here and above, is the caller's next
+ * evaluation number; one another run took already moves to the end. */
 int store_record_cached(store *st, int64_t campaign_id, int64_t seq, int64_t measurement_id,
                         skytune_error *err);
+
+/* --retry-failed: a failed measurement (any status but ok) counts as not
+ * measured for store_claim and is replaced by store_record_measurement. */
+void store_set_retry_failed(store *st, bool on);
+
+/* ------------------------------------------------- runs sharing a database */
+
+typedef enum store_claim_kind {
+    STORE_CLAIM_OURS = 0,      /* claimed for this process: measure it */
+    STORE_CLAIM_MEASURED = 1,  /* recorded already under the key: known holds it */
+    STORE_CLAIM_BUSY = 2       /* another live run is measuring it */
+} store_claim_kind;
+
+typedef struct store_claim_result {
+    store_claim_kind kind;
+    store_known known;         /* MEASURED (config_text NULL, seq unset) */
+    int64_t holder_pid;        /* BUSY: whose claim */
+    char holder_host[256];
+} store_claim_result;
+
+/* In one IMMEDIATE transaction: MEASURED if the campaign's key has a
+ * measurement of config_text; BUSY if another process's claim holds it and
+ * that process is alive (holder_alive, given pid and host; NULL: assume so)
+ * and claimed it less than stale_after_s ago; otherwise the claim becomes
+ * this process's (my_pid on my_host) and the answer is OURS. */
+int store_claim(store *st, int64_t campaign_id, const char *config_text, uint64_t config_hash,
+                int64_t my_pid, const char *my_host, double stale_after_s,
+                bool (*holder_alive)(void *ctx, int64_t pid, const char *host), void *alive_ctx,
+                store_claim_result *out, skytune_error *err);
+
+/* Remove every claim of this process (my_pid on my_host): configurations
+ * it claimed and did not record, on a stop or an error. */
+int store_release_claims(store *st, int64_t my_pid, const char *my_host, skytune_error *err);
 
 #endif

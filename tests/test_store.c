@@ -442,8 +442,10 @@ Test(store, data_survive_close_and_reopen_without_create)
 
 /* ------------------------------------------------------------ one per key */
 
-Test(store, second_record_of_the_same_key_is_refused_and_writes_nothing)
+Test(store, second_record_of_the_same_key_reuses_the_first)
 {
+    /* Another run recorded it meanwhile: the second result is not a second
+     * row; the campaign's evaluation points at the first, marked cached. */
     fixture f = open_fixture("dup.db");
     skytune_error err = { 0 };
     measurement m;
@@ -451,24 +453,59 @@ Test(store, second_record_of_the_same_key_is_refused_and_writes_nothing)
     test_config c = make_config(64, "tiled", "1.5");
     int64_t first = 0;
     cr_assert_eq(record(&f, f.campaign_id, 0, &c, &m, &first, &err), 0, "%s", err.message);
-
-    int64_t before[6], after[6];
-    table_counts(f.db, before);
+    measurement other;
+    ok_measurement(&other, 500.0);
     int64_t second = -7;
-    cr_assert_eq(record(&f, f.campaign_id, 1, &c, &m, &second, &err), -1);
-    cr_expect_eq(second, -7, "no id comes back from a refused record");
-    char expected[64];
-    snprintf(expected, sizeof expected, "(measurement %lld)", (long long)first);
-    cr_expect(strstr(err.message, "already measured") != NULL, "%s", err.message);
-    cr_expect(strstr(err.message, expected) != NULL, "%s", err.message);
-    cr_expect(strstr(err.message, "store_record_cached") != NULL, "%s", err.message);
-    cr_expect(strstr(err.message, tmp_path("dup.db")) != NULL, "%s", err.message);
-    cr_expect(strstr(err.message, c.text) != NULL, "%s", err.message);
-    table_counts(f.db, after);
-    for (int k = 0; k < 6; k++) cr_expect_eq(after[k], before[k], "table %d changed", k);
+    cr_assert_eq(record(&f, f.campaign_id, 1, &c, &other, &second, &err), 0, "%s", err.message);
+    cr_expect_eq(second, first);
+    cr_expect_eq(query_int(f.db, "SELECT count(*) FROM measurements"), 1);
+    cr_expect_eq(query_int(f.db, "SELECT count(*) FROM samples"), 10, "no second set of samples");
+    cr_expect_eq(query_int(f.db, "SELECT CAST(median_ns AS INTEGER) FROM measurements"), 845,
+                 "the first result stands");
+    cr_expect_eq(query_int(f.db, "SELECT count(*) FROM evaluations"), 1,
+                 "the campaign holds that evaluation once");
     cr_expect(sqlite3_get_autocommit(f.db), "no transaction left open");
-
     measurement_clear(&m);
+    measurement_clear(&other);
+    store_close(f.st);
+}
+
+Test(store, retry_failed_replaces_a_failed_measurement_in_place)
+{
+    fixture f = open_fixture("retry.db");
+    skytune_error err = { 0 };
+    measurement crashed;
+    measurement_init(&crashed);
+    crashed.status = MEAS_CRASH;
+    crashed.stage = STAGE_VERIFY;
+    measurement_set_message(&crashed, "crash in stage verify");
+    test_config c = make_config(64, "tiled", "1.5");
+    int64_t first = 0;
+    cr_assert_eq(record(&f, f.campaign_id, 0, &c, &crashed, &first, &err), 0, "%s", err.message);
+    cr_expect_eq(query_int(f.db, "SELECT count(*) FROM measurements WHERE stage = 'verify'"), 1);
+
+    measurement good;
+    ok_measurement(&good, 700.0);
+    int64_t again = 0;
+    /* Without --retry-failed the failure stands. */
+    cr_assert_eq(record(&f, f.campaign_id, 1, &c, &good, &again, &err), 0, "%s", err.message);
+    cr_expect_eq(query_int(f.db, "SELECT count(*) FROM measurements WHERE status = 'crash'"), 1);
+    store_set_retry_failed(f.st, true);
+    cr_assert_eq(record(&f, f.campaign_id, 1, &c, &good, &again, &err), 0, "%s", err.message);
+    cr_expect_eq(again, first, "the row keeps its id");
+    cr_expect_eq(query_int(f.db, "SELECT count(*) FROM measurements"), 1);
+    cr_expect_eq(query_int(f.db, "SELECT count(*) FROM measurements WHERE status = 'ok' AND "
+                                 "stage IS NULL AND message IS NULL"),
+                 1);
+    cr_expect_eq(query_int(f.db, "SELECT count(*) FROM samples"), 10);
+    /* An ok measurement is never replaced. */
+    measurement later;
+    ok_measurement(&later, 100.0);
+    cr_assert_eq(record(&f, f.campaign_id, 2, &c, &later, NULL, &err), 0, "%s", err.message);
+    cr_expect_eq(query_int(f.db, "SELECT CAST(median_ns AS INTEGER) FROM measurements"), 745);
+    measurement_clear(&crashed);
+    measurement_clear(&good);
+    measurement_clear(&later);
     store_close(f.st);
 }
 
@@ -481,17 +518,24 @@ Test(store, a_record_that_fails_late_rolls_everything_back)
     test_config c1 = make_config(64, "tiled", "1.5");
     cr_assert_eq(record(&f, f.campaign_id, 0, &c1, &m, NULL, &err), 0, "%s", err.message);
 
-    /* seq 0 is taken: the evaluation, written last, fails, and the new
-     * configuration, measurement, samples and parts must go with it. */
+    /* The evaluation, written after the configuration, measurement,
+     * samples and parts, is refused: they must go with it. */
+    cr_assert_eq(sqlite3_exec(f.db,
+                              "CREATE TRIGGER refuse_evaluations BEFORE INSERT ON evaluations "
+                              "BEGIN SELECT RAISE(ABORT, 'evaluations refused by the test'); END",
+                              NULL, NULL, NULL),
+                 SQLITE_OK);
     int64_t before[6], after[6];
     table_counts(f.db, before);
     test_config c2 = make_config(256, "naive", "3.0");
-    cr_assert_eq(record(&f, f.campaign_id, 0, &c2, &m, NULL, &err), -1);
-    cr_expect(strstr(err.message, "evaluation") != NULL, "%s", err.message);
+    cr_assert_eq(record(&f, f.campaign_id, 1, &c2, &m, NULL, &err), -1);
+    cr_expect(strstr(err.message, "evaluations refused by the test") != NULL, "%s", err.message);
     table_counts(f.db, after);
     for (int k = 0; k < 6; k++) cr_expect_eq(after[k], before[k], "table %d changed", k);
 
     /* And the store is usable afterwards. */
+    cr_assert_eq(sqlite3_exec(f.db, "DROP TRIGGER refuse_evaluations", NULL, NULL, NULL),
+                 SQLITE_OK);
     cr_assert_eq(record(&f, f.campaign_id, 1, &c2, &m, NULL, &err), 0, "%s", err.message);
     measurement_clear(&m);
     store_close(f.st);
@@ -556,12 +600,16 @@ Test(store, record_cached_reuses_a_measurement_in_another_campaign)
     cr_expect_eq(list.items[1].measurement_id, id_a);
     cr_expect_not(list.items[1].in_campaign);
 
-    /* Twice the same measurement, or a seq already used, is refused. */
-    cr_expect_eq(store_record_cached(f.st, second, 1, id_b, &err), -1);
-    cr_expect(strstr(err.message, "UNIQUE") != NULL, "%s", err.message);
-    cr_expect_eq(store_record_cached(f.st, second, 0, id_a, &err), -1);
-    cr_expect(strstr(err.message, "evaluation 0 of campaign") != NULL, "%s", err.message);
+    /* Twice the same measurement adds nothing (a run sharing the campaign
+     * got there first); a seq another run used moves to the end. */
+    cr_expect_eq(store_record_cached(f.st, second, 1, id_b, &err), 0, "%s", err.message);
     cr_expect_eq(query_int(f.db, "SELECT count(*) FROM evaluations"), 3);
+    cr_expect_eq(store_record_cached(f.st, second, 0, id_a, &err), 0, "%s", err.message);
+    cr_expect_eq(query_int(f.db, "SELECT count(*) FROM evaluations"), 4);
+    cr_expect_eq(query_int(f.db, "SELECT seq FROM evaluations WHERE campaign_id = "
+                                 "(SELECT max(id) FROM campaigns) AND measurement_id = "
+                                 "(SELECT min(id) FROM measurements)"),
+                 1);
     /* A measurement that does not exist. */
     cr_expect_eq(store_record_cached(f.st, second, 5, 12345, &err), -1);
     cr_expect(strstr(err.message, "not under the campaign's") != NULL, "%s", err.message);
@@ -854,7 +902,10 @@ Test(store, refuses_a_schema_version_no_migration_leads_from)
     cr_assert_eq(store_open(path, true, &st, &err), 0, "%s", err.message);
     store_close(st);
     make_sqlite_file(path, "PRAGMA user_version = 0;");
-    expect_refused(path, "no migration leads from schema version 0 to 1");
+    char expected[128];
+    snprintf(expected, sizeof expected, "no migration leads from schema version 0 to %d",
+             STORE_SCHEMA_VERSION);
+    expect_refused(path, expected);
 }
 
 Test(store, refuses_a_newer_schema)
@@ -869,7 +920,8 @@ Test(store, refuses_a_newer_schema)
     make_sqlite_file(path, "PRAGMA wal_checkpoint(TRUNCATE);");
     char expected[512];
     snprintf(expected, sizeof expected,
-             "%s has schema version 99, newer than this skytune (1): upgrade skytune", path);
+             "%s has schema version 99, newer than this skytune (%d): upgrade skytune", path,
+             STORE_SCHEMA_VERSION);
     expect_refused(path, expected);
 }
 

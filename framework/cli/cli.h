@@ -27,12 +27,13 @@ typedef struct cli_option {
 } cli_option;
 
 #define CLI_MAX_VALUES 64
+#define CLI_MAX_OPTIONS 48
 
 typedef struct cli_args {
     const cli_option *options;
     size_t n_options;
-    size_t counts[32];
-    const char *values[32][CLI_MAX_VALUES];
+    size_t counts[CLI_MAX_OPTIONS];
+    const char *values[CLI_MAX_OPTIONS][CLI_MAX_VALUES];
     const char *positional[8];
     size_t n_positional;
 } cli_args;
@@ -56,6 +57,7 @@ void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 int cmd_devices(int argc, char **argv);
 int cmd_plugins(int argc, char **argv);
 int cmd_run(int argc, char **argv);
+int cmd_worker(int argc, char **argv);
 int cmd_best(int argc, char **argv);
 int cmd_export(int argc, char **argv);
 int cmd_bench_strategies(int argc, char **argv);

@@ -35,6 +35,10 @@ int cli_parse(const char *command, const char *summary, const cli_option *option
               cli_args *out)
 {
     memset(out, 0, sizeof *out);
+    if (n > CLI_MAX_OPTIONS) {
+        cli_error("%s: %zu options are more than the parser's %d", command, n, CLI_MAX_OPTIONS);
+        return EXIT_FAILED;
+    }
     out->options = options;
     out->n_options = n;
     for (int k = 0; k < argc; k++) {

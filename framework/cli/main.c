@@ -47,6 +47,8 @@ int main(int argc, char **argv)
     }
     for (size_t k = 0; k < sizeof commands / sizeof commands[0]; k++)
         if (strcmp(argv[1], commands[k].name) == 0) return commands[k].run(argc - 2, argv + 2);
+    /* Not listed: the engine starts its own worker processes this way. */
+    if (strcmp(argv[1], "worker") == 0) return cmd_worker(argc - 2, argv + 2);
     cli_error("unknown command '%s'", argv[1]);
     usage(stderr);
     return EXIT_USAGE;

@@ -59,6 +59,7 @@ void progress_event(void *ctx, const campaign_event *ev)
     format_duration_ns(ev->m->median_ns, time_text, sizeof time_text);
     if (!p->terminal) {
         const char *status = measurement_status_name(ev->m->status);
+        if (ev->label) fprintf(p->out, "[%s] ", ev->label);
         fprintf(p->out, "[%llu/%llu] %-12s %10s %8.2f GFLOP/s%s  %s\n",
                 (unsigned long long)ev->evaluated, (unsigned long long)ev->planned, status,
                 ev->m->status == MEAS_OK ? time_text : "-", ev->m->gflops,
@@ -92,4 +93,13 @@ void progress_finish(progress *p)
         fflush(p->out);
         p->drawn = false;
     }
+}
+
+void progress_notice(void *ctx, const char *text)
+{
+    progress *p = ctx;
+    progress_finish(p);
+    fflush(p->out);
+    fprintf(stderr, "skytune: %s\n", text);
+    fflush(stderr);
 }

@@ -19,6 +19,9 @@ typedef struct progress {
 void progress_init(progress *p, FILE *out, bool quiet);
 /* campaign_config.on_event */
 void progress_event(void *ctx, const campaign_event *ev);
+/* A line about the campaign (a fault, the device's health) on standard
+ * error, even when quiet: tuning_request.on_notice. */
+void progress_notice(void *ctx, const char *text);
 /* Clear the bar before printing anything else. */
 void progress_finish(progress *p);
 

@@ -154,6 +154,25 @@ static void config_strings_free(config_strings *cs)
     free(cs->buffer);
 }
 
+/* Tell the evaluator what the strategy will probably ask after `rank`,
+ * leaving out what is evaluated already or recorded in the store, so that a
+ * compile pool can build it while the device measures. */
+static void hint_upcoming(const campaign_config *cfg, known_set *known, uint64_t rank,
+                          uint64_t *ranks, size_t depth)
+{
+    size_t n = strategy_upcoming(cfg->strategy, ranks, depth);
+    size_t kept = 0;
+    double seen;
+    for (size_t k = 0; k < n; k++) {
+        const known_entry *e = find_known(known, ranks[k]);
+        if (ranks[k] == rank || history_lookup(cfg->history, ranks[k], &seen) ||
+            (e && (e->status == MEAS_OK || !cfg->retry_failed)))
+            continue;
+        ranks[kept++] = ranks[k];
+    }
+    cfg->eval.prefetch(cfg->eval.ctx, ranks, kept);
+}
+
 int campaign_run(const campaign_config *cfg, campaign_result *res, skytune_error *err)
 {
     memset(res, 0, sizeof *res);
@@ -166,8 +185,11 @@ int campaign_run(const campaign_config *cfg, campaign_result *res, skytune_error
     known_set known = {.space = sp, .idx = calloc(n_params + 1, sizeof(uint16_t)), .max_seq = -1};
     config_strings strings = {0};
     store_writer *writer = NULL;
+    size_t prefetch_depth = cfg->eval.prefetch ? cfg->eval.prefetch_depth : 0;
+    uint64_t *upcoming = prefetch_depth ? calloc(prefetch_depth, sizeof *upcoming) : NULL;
     int rc = 0;
-    if (!idx || !text || !best_text || !known.idx || config_strings_init(&strings, sp) != 0) {
+    if (!idx || !text || !best_text || !known.idx || config_strings_init(&strings, sp) != 0 ||
+        (prefetch_depth && !upcoming)) {
         rc = err_set(err, "out of memory starting the campaign");
         goto done;
     }
@@ -219,6 +241,34 @@ int campaign_run(const campaign_config *cfg, campaign_result *res, skytune_error
         measurement m;
         measurement_init(&m);
         known_entry *k = cfg->store ? find_known(&known, rank) : NULL;
+        if (k && k->status != MEAS_OK && cfg->retry_failed) k = NULL;
+        if (!k && prefetch_depth) hint_upcoming(cfg, &known, rank, upcoming, prefetch_depth);
+        /* Another run on the same database may have measured it since this
+         * one started, or be measuring it now. */
+        known_entry from_other;
+        if (!k && cfg->claims) {
+            claim_outcome claim;
+            store_known other;
+            if (claim_configuration(cfg->claims, cfg->campaign_id, text, space_text_hash(text),
+                                    &claim, &other, err) != 0)
+                goto fail;
+            if (claim == CLAIM_STOPPED) {
+                res->stop = CAMPAIGN_INTERRUPTED;
+                break;
+            }
+            if (claim == CLAIM_REUSE) {
+                from_other = (known_entry){
+                    .rank = rank,
+                    .measurement_id = other.measurement_id,
+                    .status = other.status,
+                    .objective = other.status == MEAS_OK ? other.median_ns : INFINITY,
+                    .gflops = other.gflops,
+                    .gbs = other.gbs,
+                    .in_campaign = other.in_campaign,
+                };
+                k = &from_other;
+            }
+        }
         bool cached = k != NULL;
         double objective;
         if (k) {
@@ -227,6 +277,7 @@ int campaign_run(const campaign_config *cfg, campaign_result *res, skytune_error
             m.gflops = k->gflops;
             m.gbs = k->gbs;
             objective = k->objective;
+            if (cfg->eval.learn) cfg->eval.learn(cfg->eval.ctx, idx, &m);
             if (!k->in_campaign) {
                 if (store_writer_record_cached(writer, cfg->campaign_id, next_seq,
                                                k->measurement_id, err) != 0)
@@ -288,6 +339,7 @@ int campaign_run(const campaign_config *cfg, campaign_result *res, skytune_error
                 .best_text = best_text,
                 .elapsed_s = now_s() - start,
                 .device_s = res->build_s + res->verify_s + res->bench_s,
+                .label = cfg->label,
             };
             cfg->on_event(cfg->event_ctx, &ev);
         }
@@ -309,6 +361,7 @@ int campaign_run(const campaign_config *cfg, campaign_result *res, skytune_error
             break;
         }
     }
+    if (cfg->claims) claims_release(cfg->claims);
     if (store_writer_finish(writer, err) != 0) {
         writer = NULL;
         goto fail;
@@ -323,6 +376,7 @@ fail:
     {
         /* The campaign's own error is the one to report. */
         skytune_error ignored;
+        if (cfg->claims) claims_release(cfg->claims);
         store_writer_finish(writer, &ignored);
     }
 done:
@@ -331,6 +385,7 @@ done:
     free(best_text);
     free(known.idx);
     free(known.items);
+    free(upcoming);
     config_strings_free(&strings);
     return rc;
 }

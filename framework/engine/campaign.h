@@ -9,6 +9,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "claims.h"
 #include "evaluator.h"
 #include "measurement.h"
 #include "space.h"
@@ -57,6 +58,7 @@ typedef struct campaign_event {
     const char *best_text;
     double elapsed_s;
     double device_s;           /* build + verify + bench seconds so far */
+    const char *label;         /* campaign_config.label */
 } campaign_event;
 
 typedef struct campaign_config {
@@ -68,8 +70,17 @@ typedef struct campaign_config {
     int64_t campaign_id;
     campaign_limits limits;
     volatile sig_atomic_t *stop_requested; /* may be NULL */
+    /* Configurations that failed before (any status but ok) are measured
+     * again instead of being reused from the store. */
+    bool retry_failed;
+    /* Other runs may share the store: each configuration is claimed before
+     * it is measured (see claims.h). NULL: this run is alone. */
+    claimant *claims;
     void (*on_event)(void *ctx, const campaign_event *ev);
     void *event_ctx;
+    /* Names this campaign in its events where several run at once (the
+     * device); NULL otherwise. */
+    const char *label;
 } campaign_config;
 
 typedef struct campaign_result {

@@ -492,3 +492,15 @@ done:
     free(samples);
     return rc;
 }
+
+bool measurer_device_usable(measurer *ms)
+{
+    cl_int rc;
+    cl_mem probe = clCreateBuffer(ms->context, CL_MEM_READ_WRITE, sizeof(cl_int), NULL, &rc);
+    if (rc != CL_SUCCESS) return false;
+    cl_int value = 1;
+    rc = clEnqueueWriteBuffer(ms->queue, probe, CL_TRUE, 0, sizeof value, &value, 0, NULL, NULL);
+    if (rc == CL_SUCCESS) rc = clFinish(ms->queue);
+    clReleaseMemObject(probe);
+    return rc == CL_SUCCESS;
+}

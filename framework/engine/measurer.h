@@ -28,8 +28,8 @@ typedef struct measurer_options {
     uint64_t seed;               /* inputs */
     /* Called as each stage of a measurement begins (may be NULL). A
      * measuring worker reports stages to its supervisor, so that a crash or
-     * a hang is attributed to one, and waits in STAGE_WARM_UP until the
-     * timed window may start (a CPU device's compile workers paused). */
+     * a hang is attributed to one, and waits in STAGE_PREPARE until the
+     * kernels may run (a CPU device's compile workers paused). */
     void (*on_stage)(void *ctx, measure_stage stage);
     void *stage_ctx;
     /* Program binaries on disk (NULL: always compile). Kept by reference:
@@ -61,6 +61,11 @@ int measurer_measure(measurer *ms, const skytune_values *config, measurement *m,
  * in *m (return 0). */
 int measurer_compile(measurer *ms, const skytune_values *config, measurement *m,
                      skytune_error *err);
+
+/* Whether the device still answers after a configuration failed to launch:
+ * some drivers (NVIDIA's after an illegal memory access) leave the context
+ * unusable for good, and every later configuration would fail with it. */
+bool measurer_device_usable(measurer *ms);
 
 /* The build options a configuration gets, for `plugins show` and logs. */
 int measurer_build_options(const measurer *ms, const skytune_values *config, char *buf,

@@ -5,6 +5,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "binary_cache.h"
 #include "cl_device.h"
 #include "measurer.h"
 #include "plugin_space.h"
@@ -12,21 +13,6 @@
 #include "replay.h"
 #include "value.h"
 #include "store.h"
-
-/* The measurer as the campaign's evaluator. */
-typedef struct device_evaluator {
-    const space *space;
-    measurer *measurer;
-    skytune_named_value *values;
-} device_evaluator;
-
-static int evaluate_on_device(void *ctx, const uint16_t *idx, measurement *m, skytune_error *err)
-{
-    device_evaluator *de = ctx;
-    space_config_values(de->space, idx, de->values);
-    skytune_values config = {.count = space_param_count(de->space), .items = de->values};
-    return measurer_measure(de->measurer, &config, m, err);
-}
 
 /* Everything that shapes the sequence of configurations tried, so that the
  * same command finds its campaign again. Stopping rules (budget, time
@@ -54,6 +40,13 @@ typedef struct recorded_campaign {
     const space *space;
     evaluator eval;
     bool replayed;
+    bool isolated;
+    unsigned compile_jobs;
+    const char *cache_dir;
+    /* Measurements are claimed before they are made, so that runs sharing
+     * the database never make one twice; a claim older than this is a
+     * dead run's. 0: no claims (a replay measures nothing). */
+    double claim_stale_after_s;
 } recorded_campaign;
 
 static int run_recorded(const tuning_request *rq, const recorded_campaign *rc,
@@ -62,7 +55,8 @@ static int run_recorded(const tuning_request *rq, const recorded_campaign *rc,
 {
     history *hist = history_new();
     strategy *strat = NULL;
-    store *st = NULL;
+    store *st = NULL, *claim_store = NULL;
+    claimant claims;
     int64_t campaign_id = 0;
     bool campaign_open = false;
     int status = -1;
@@ -114,6 +108,14 @@ static int run_recorded(const tuning_request *rq, const recorded_campaign *rc,
     bool resumed = false;
     if (store_campaign_open(st, &cspec, &campaign_id, &resumed, err) != 0) goto done;
     campaign_open = true;
+    store_set_retry_failed(st, rq->retry_failed);
+    if (rc->claim_stale_after_s > 0) {
+        /* Claims take a connection of their own: the writer thread holds
+         * the campaign's. */
+        if (store_open(rq->db_path, false, &claim_store, err) != 0) goto done;
+        store_set_retry_failed(claim_store, rq->retry_failed);
+        claimant_init(&claims, claim_store, rc->claim_stale_after_s, rq->stop_requested);
+    }
     out->campaign_id = campaign_id;
 
     if (on_start) {
@@ -127,6 +129,9 @@ static int run_recorded(const tuning_request *rq, const recorded_campaign *rc,
             .space_count = space_count(rc->space),
             .campaign_id = campaign_id,
             .resumed = resumed,
+            .isolated = rc->isolated,
+            .compile_jobs = rc->compile_jobs,
+            .cache_dir = rc->cache_dir,
         };
         on_start(start_ctx, &started);
     }
@@ -139,8 +144,10 @@ static int run_recorded(const tuning_request *rq, const recorded_campaign *rc,
         .campaign_id = campaign_id,
         .limits = rq->limits,
         .stop_requested = rq->stop_requested,
+        .retry_failed = rq->retry_failed,
         .on_event = rq->on_event,
         .event_ctx = rq->event_ctx,
+        .label = rq->label,
     };
     if (campaign_run(&cc, &out->result, err) != 0) goto done;
     if (out->result.have_best) {
@@ -160,6 +167,7 @@ done:
         skytune_error close_err;
         store_campaign_close(st, campaign_id, state, status != 0 ? &close_err : err);
     }
+    store_close(claim_store);
     store_close(st);
     strategy_free(strat);
     history_free(hist);
@@ -217,6 +225,36 @@ static int add_t1_narrowing(const char *path, space **sp, skytune_error *err)
     return rc;
 }
 
+/* Compile workers when none were asked for: on a GPU every core but the
+ * engine's and the measuring worker's compiles, since the device measures
+ * meanwhile; on a CPU device compiling pauses during every timed window, so
+ * half the cores. Never more than there are configurations. */
+static unsigned default_compile_jobs(const skytune_device_info *dev, uint64_t space_count)
+{
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    if (cores < 1) cores = 1;
+    long jobs = dev->is_gpu ? cores - 2 : cores / 2;
+    if (jobs < 1) jobs = 1;
+    if (jobs > 32) jobs = 32;
+    if ((uint64_t)jobs > space_count) jobs = (long)space_count;
+    return (unsigned)jobs;
+}
+
+/* The measurer in this process, unsupervised: for debugging a plugin. */
+typedef struct device_evaluator {
+    const space *space;
+    measurer *measurer;
+    skytune_named_value *values;
+} device_evaluator;
+
+static int evaluate_on_device(void *ctx, const uint16_t *idx, measurement *m, skytune_error *err)
+{
+    device_evaluator *de = ctx;
+    space_config_values(de->space, idx, de->values);
+    skytune_values config = {.count = space_param_count(de->space), .items = de->values};
+    return measurer_measure(de->measurer, &config, m, err);
+}
+
 static int run_on_device(const tuning_request *rq,
                          void (*on_start)(void *ctx, const tuning_started *s), void *start_ctx,
                          tuning_outcome *out, skytune_error *err)
@@ -226,7 +264,9 @@ static int run_on_device(const tuning_request *rq,
     cl_device_entry *devices = NULL;
     size_t n_devices = 0, device_index = 0;
     space *sp = NULL;
+    binary_cache *cache = NULL;
     measurer *ms = NULL;
+    supervisor *sup = NULL;
     device_evaluator de = {0};
     int rc = -1;
 
@@ -258,15 +298,8 @@ static int run_on_device(const tuning_request *rq,
         no_valid_configuration(what, err);
         goto done;
     }
-    measurer_options mopts = {.runs = rq->runs, .seed = rq->seed};
-    if (measurer_open(plugin.desc, dev, &prob.values, &mopts, &ms, err) != 0) goto done;
-    de.space = sp;
-    de.measurer = ms;
-    de.values = calloc(space_param_count(sp) + 1, sizeof *de.values);
-    if (!de.values) {
-        err_set(err, "out of memory");
-        goto done;
-    }
+    uint64_t cache_limit = rq->cache_max_bytes ? rq->cache_max_bytes : BINARY_CACHE_DEFAULT_MAX_BYTES;
+    if (!rq->no_cache && binary_cache_open(rq->cache_dir, cache_limit, &cache, err) != 0) goto done;
     recorded_campaign rc_spec = {
         .device = &dev->info,
         .plugin_name = plugin.desc->name,
@@ -274,13 +307,58 @@ static int run_on_device(const tuning_request *rq,
         .source_hash = plugin.source_hash,
         .problem_text = prob.text,
         .space = sp,
-        .eval = {.ctx = &de, .evaluate = evaluate_on_device},
         .replayed = false,
+        .isolated = rq->worker_exe != NULL,
+        .cache_dir = cache ? binary_cache_dir(cache) : NULL,
+        .claim_stale_after_s = rq->watchdog.compile_s + rq->watchdog.cap_s + 60,
     };
+    if (rq->worker_exe) {
+        unsigned jobs = !cache                ? 0
+                        : rq->compile_jobs >= 0 ? (unsigned)rq->compile_jobs
+                                                : default_compile_jobs(&dev->info, space_count(sp));
+        supervisor_options so = {
+            .worker_exe = rq->worker_exe,
+            .setup = {
+                .plugin_path = plugin.path,
+                .platform_index = dev->platform_index,
+                .device_index = dev->device_index,
+                .device_name = dev->info.name,
+                .problem = &prob.values,
+                .runs = rq->runs,
+                .seed = rq->seed,
+                .cache_dir = rc_spec.cache_dir,
+                .cache_max_bytes = cache_limit,
+                .exclusive_timed = !dev->info.is_gpu && jobs > 0,
+            },
+            .limits = rq->watchdog,
+            .health = rq->health,
+            .compile_jobs = jobs,
+            .stop_requested = rq->stop_requested,
+            .on_notice = rq->on_notice,
+            .notice_ctx = rq->notice_ctx,
+        };
+        if (supervisor_open(&so, sp, &sup, err) != 0) goto done;
+        rc_spec.eval = supervisor_evaluator(sup);
+        rc_spec.compile_jobs = jobs;
+    } else {
+        measurer_options mopts = {.runs = rq->runs, .seed = rq->seed, .cache = cache};
+        if (measurer_open(plugin.desc, dev, &prob.values, &mopts, &ms, err) != 0) goto done;
+        de.space = sp;
+        de.measurer = ms;
+        de.values = calloc(space_param_count(sp) + 1, sizeof *de.values);
+        if (!de.values) {
+            err_set(err, "out of memory");
+            goto done;
+        }
+        rc_spec.eval = (evaluator){.ctx = &de, .evaluate = evaluate_on_device};
+    }
     rc = run_recorded(rq, &rc_spec, on_start, start_ctx, out, err);
+    if (sup) supervisor_get_stats(sup, &out->supervision);
 done:
+    supervisor_close(sup);
     free(de.values);
     measurer_close(ms);
+    binary_cache_close(cache);
     space_free(sp);
     free(devices);
     problem_free(&prob);

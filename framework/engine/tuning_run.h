@@ -11,6 +11,7 @@
 
 #include "campaign.h"
 #include "plugin_loader.h"
+#include "supervisor.h"
 
 typedef struct tuning_request {
     const char *plugin;                  /* name or path; NULL with replay */
@@ -31,8 +32,21 @@ typedef struct tuning_request {
     unsigned runs;
     uint64_t seed;
     const char *device;                  /* selector, may be NULL */
+    const char *label;                   /* names the campaign in events (several at once) */
     const char *db_path;
     const char *command;                 /* recorded with the campaign */
+    /* Isolation: the skytune executable that runs `worker measure` and
+     * `worker compile`; NULL measures in this process, unsupervised. */
+    const char *worker_exe;
+    supervisor_limits watchdog;          /* supervisor_limits_default() unless asked */
+    supervisor_health health;            /* supervisor_health_default() unless asked */
+    int compile_jobs;                    /* compile workers; < 0: chosen by the device */
+    bool no_cache;                       /* no on-disk binary cache */
+    const char *cache_dir;               /* NULL: the default */
+    uint64_t cache_max_bytes;            /* 0: the cache's default */
+    bool retry_failed;                   /* measure failed configurations again */
+    void (*on_notice)(void *ctx, const char *text); /* faults, health (may be NULL) */
+    void *notice_ctx;
     volatile sig_atomic_t *stop_requested;
     void (*on_event)(void *ctx, const campaign_event *ev);
     void *event_ctx;
@@ -41,6 +55,9 @@ typedef struct tuning_request {
 /* Facts known once everything is validated, before measuring starts. */
 typedef struct tuning_started {
     const char *plugin, *plugin_version, *problem_text, *device, *platform, *strategy;
+    bool isolated;                       /* measured in a supervised worker */
+    unsigned compile_jobs;               /* compile workers building ahead */
+    const char *cache_dir;               /* NULL: no binary cache */
     uint64_t space_count;
     int64_t campaign_id;
     bool resumed;
@@ -48,9 +65,28 @@ typedef struct tuning_started {
 
 typedef struct tuning_outcome {
     campaign_result result;
+    supervisor_stats supervision;        /* zero without isolation */
     int64_t campaign_id;
     char best_text[4096];
 } tuning_outcome;
+
+/* One campaign per device, all at once, each in a thread of its own with
+ * its own measuring worker and compile workers, recording into the same
+ * database. `devices` is "all" or a comma-separated list of --device
+ * selectors. Callbacks are called from those threads one at a time, with
+ * each event labelled by its device. outcomes[k] and errors[k] are the k-th
+ * device's (*n of them, malloc'd arrays); the call fails as a whole only
+ * when the list itself is bad. */
+typedef struct tuning_device_outcome {
+    char device[300];                    /* "P:D platform device" */
+    int status;                          /* 0, or -1 with error */
+    skytune_error error;
+    tuning_outcome outcome;
+} tuning_device_outcome;
+
+int tuning_run_devices(const tuning_request *rq, const char *devices,
+                       void (*on_start)(void *ctx, const tuning_started *s), void *start_ctx,
+                       tuning_device_outcome **outcomes, size_t *n, skytune_error *err);
 
 /* With rq->replay set, the dataset stands in for the device: the space is
  * the T1 file's (rq->space_file) or the dataset's own parameter lists,

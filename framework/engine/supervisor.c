@@ -1,0 +1,492 @@
+#include "supervisor.h"
+
+#include <errno.h>
+#include <math.h>
+#include <poll.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "compile_pool.h"
+#include "worker_process.h"
+
+/* A measuring worker that dies during its own set-up this many times in a
+ * row is a broken setup, not a bad configuration: the campaign stops. */
+#define MAX_START_FAILURES 3
+/* How often a wait looks at the stop flag, in seconds. */
+#define STOP_POLL_S 0.05
+#define MAX_POLLFDS 256
+
+struct supervisor {
+    supervisor_options o;
+    const space *space;
+    size_t n_params;
+    skytune_named_value *values;
+    worker_process worker;
+    compile_pool *pool;
+    uint64_t next_request;
+    unsigned start_failures;
+    /* The watchdog: the slowest verify + timed seconds of an ok
+     * configuration so far. */
+    double slowest_ok_s;
+    /* The health check's reference: the best configuration so far and its
+     * recorded median, from a measurement taken while healthy. */
+    bool have_reference;
+    uint16_t *reference_idx;
+    double reference_ns;
+    bool check_due;           /* a fault happened since the last check */
+    bool degraded;
+    unsigned since_check;     /* measurements since the last failed check */
+    supervisor_stats stats;
+};
+
+void supervisor_limits_default(supervisor_limits *l)
+{
+    *l = (supervisor_limits){
+        .floor_s = 10, .factor = 10, .cap_s = 600, .compile_s = 300, .stop_grace_s = 3};
+}
+
+void supervisor_health_default(supervisor_health *h)
+{
+    *h = (supervisor_health){.threshold = 0.25, .retries = 3, .wait_s = 2, .every = 10};
+}
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static void notice(supervisor *s, const char *fmt, ...) SKYTUNE_PRINTF(2, 3);
+
+static void notice(supervisor *s, const char *fmt, ...)
+{
+    if (!s->o.on_notice) return;
+    char text[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(text, sizeof text, fmt, ap);
+    va_end(ap);
+    s->o.on_notice(s->o.notice_ctx, text);
+}
+
+static bool stop_requested(const supervisor *s)
+{
+    return s->o.stop_requested && *s->o.stop_requested;
+}
+
+/* Wait until the worker has something to say, `until` (monotonic seconds)
+ * passes, or a stop is requested, keeping the compile pool served meanwhile.
+ * Returns true when the worker's pipe is readable. */
+static bool wait_for_worker(supervisor *s, double until)
+{
+    for (;;) {
+        struct pollfd fds[MAX_POLLFDS];
+        size_t n = 0;
+        if (s->worker.fd >= 0) fds[n++] = (struct pollfd){.fd = s->worker.fd, .events = POLLIN};
+        size_t pool_first = n;
+        if (s->pool) n += compile_pool_pollfds(s->pool, fds + n, MAX_POLLFDS - n);
+        double wake = until;
+        if (s->pool && compile_pool_deadline(s->pool) < wake) wake = compile_pool_deadline(s->pool);
+        double now = now_s();
+        double left = wake - now;
+        if (s->o.stop_requested && left > STOP_POLL_S) left = STOP_POLL_S;
+        int wait_ms = left <= 0 ? 0 : (int)(left * 1e3) + 1;
+        int r = poll(fds, n, wait_ms);
+        if (r < 0 && errno != EINTR) return false;
+        if (s->pool) compile_pool_service(s->pool, fds + pool_first, r > 0 ? n - pool_first : 0);
+        if (r > 0 && pool_first == 1 && (fds[0].revents & (POLLIN | POLLHUP | POLLERR)))
+            return true;
+        if (now_s() >= until || stop_requested(s)) return false;
+    }
+}
+
+static void end_worker(supervisor *s, double grace_s, char *how, size_t len)
+{
+    worker_process_end(&s->worker, grace_s, how, len);
+    if (s->pool) compile_pool_resume(s->pool);
+}
+
+/* Start the measuring worker if none runs, and wait for its READY. 1: ready;
+ * 0: a stop was requested meanwhile; -1: it cannot be started (err). */
+static int ensure_worker(supervisor *s, skytune_error *err)
+{
+    while (s->worker.pid <= 0) {
+        if (worker_process_spawn(s->o.worker_exe, WORKER_ROLE_MEASURE, &s->worker, err) != 0)
+            return -1;
+        worker_message msg;
+        worker_message_init(&msg, WORKER_MSG_SETUP);
+        worker_put_setup(&msg, WORKER_ROLE_MEASURE, &s->o.setup);
+        skytune_error send_err;
+        int sent = worker_process_send(&s->worker, &msg, &send_err);
+        worker_message_free(&msg);
+        double deadline = now_s() + s->o.limits.cap_s;
+        char how[128] = "";
+        if (sent == 0 && wait_for_worker(s, deadline)) {
+            int got = worker_process_receive(&s->worker, 0, &msg, &send_err);
+            if (got == 1 && msg.type == WORKER_MSG_READY) {
+                worker_message_free(&msg);
+                s->start_failures = 0;
+                return 1;
+            }
+            if (got == 1 && msg.type == WORKER_MSG_FAILED) {
+                char *text = worker_get_str(&msg);
+                err_set(err, "the measuring worker could not set up: %s", text ? text : "");
+                free(text);
+                worker_message_free(&msg);
+                end_worker(s, 1.0, NULL, 0);
+                return -1;
+            }
+            if (got == 1) worker_message_free(&msg);
+            end_worker(s, 1.0, how, sizeof how);
+        } else if (stop_requested(s)) {
+            end_worker(s, 0, NULL, 0);
+            return 0;
+        } else {
+            end_worker(s, sent == 0 ? 0 : 1.0, how, sizeof how);
+            if (sent == 0) snprintf(how, sizeof how, "not ready after %.0f s", s->o.limits.cap_s);
+        }
+        if (++s->start_failures >= MAX_START_FAILURES)
+            return err_set(err,
+                           "the measuring worker failed to start %u times in a row (last: %s); "
+                           "the plugin's setup or reference, or the device, is broken",
+                           s->start_failures, how[0] ? how : "no answer");
+        s->stats.restarts++;
+    }
+    return 1;
+}
+
+static double post_build_limit(const supervisor *s)
+{
+    double limit = s->o.limits.floor_s + s->o.limits.factor * s->slowest_ok_s;
+    return limit < s->o.limits.cap_s ? limit : s->o.limits.cap_s;
+}
+
+/* One configuration on the measuring worker. Faults are statuses in *m
+ * (return 0); -1 only when the worker cannot be had at all. */
+static int run_request(supervisor *s, const uint16_t *idx, measurement *m, skytune_error *err)
+{
+    measurement_init(m);
+    int ready = ensure_worker(s, err);
+    if (ready < 0) return -1;
+    if (ready == 0) {
+        m->status = MEAS_CRASH;
+        measurement_set_message(m, "interrupted before the worker was ready");
+        return 0;
+    }
+    space_config_values(s->space, idx, s->values);
+    worker_message msg;
+    worker_message_init(&msg, WORKER_MSG_MEASURE);
+    uint64_t request = ++s->next_request;
+    worker_put_u64(&msg, request);
+    worker_put_values(&msg, s->values, s->n_params);
+    skytune_error io_err;
+    int sent = worker_process_send(&s->worker, &msg, &io_err);
+    worker_message_free(&msg);
+
+    double started = now_s();
+    double build_end = 0;
+    measure_stage stage = STAGE_BUILD;
+    double deadline = started + s->o.limits.compile_s;
+    double limit_s = s->o.limits.compile_s;
+    double stop_deadline = INFINITY;
+    bool timed_out = false, interrupted = false;
+    char how[160] = "";
+    while (sent == 0) {
+        double until = deadline < stop_deadline ? deadline : stop_deadline;
+        if (!wait_for_worker(s, until)) {
+            double now = now_s();
+            if (stop_requested(s) && stop_deadline == INFINITY)
+                stop_deadline = now + s->o.limits.stop_grace_s;
+            if (now >= stop_deadline) {
+                interrupted = true;
+                break;
+            }
+            if (now >= deadline) {
+                timed_out = true;
+                break;
+            }
+            continue;
+        }
+        int got = worker_process_receive(&s->worker, 0, &msg, &io_err);
+        if (got != 1) break;
+        if (msg.type == WORKER_MSG_STAGE) {
+            uint64_t id = worker_get_u64(&msg);
+            uint32_t st = worker_get_u32(&msg);
+            worker_message_free(&msg);
+            if (id != request || st >= STAGE_COUNT) break;
+            stage = (measure_stage)st;
+            if (stage != STAGE_BUILD && build_end == 0) {
+                build_end = now_s();
+                limit_s = post_build_limit(s);
+                deadline = build_end + limit_s;
+            }
+            if (stage == STAGE_PREPARE && s->o.setup.exclusive_timed) {
+                if (s->pool) compile_pool_pause(s->pool);
+                worker_message go;
+                worker_message_init(&go, WORKER_MSG_GO);
+                int rc = worker_process_send(&s->worker, &go, &io_err);
+                worker_message_free(&go);
+                if (rc != 0) break;
+            }
+            continue;
+        }
+        if (msg.type == WORKER_MSG_RESULT) {
+            uint64_t id = worker_get_u64(&msg);
+            int rc = id == request ? worker_get_measurement(&msg, m, &io_err) : -1;
+            bool context_lost = rc == 0 && worker_get_u32(&msg) != 0;
+            worker_message_free(&msg);
+            if (s->pool) compile_pool_resume(s->pool);
+            if (rc != 0) break;
+            if (context_lost) {
+                /* The configuration's own result stands; the device needs a
+                 * fresh context, and a check that it is itself again. */
+                end_worker(s, 1.0, NULL, 0);
+                s->stats.restarts++;
+                s->check_due = true;
+                notice(s, "the device stopped answering after a launch failure; starting a new "
+                          "worker");
+            }
+            return 0;
+        }
+        if (msg.type == WORKER_MSG_FAILED) {
+            char *text = worker_get_str(&msg);
+            err_set(err, "the device cannot go on: %s", text ? text : "");
+            free(text);
+            worker_message_free(&msg);
+            end_worker(s, 1.0, NULL, 0);
+            return -1;
+        }
+        worker_message_free(&msg);
+        break; /* a message out of turn: the worker is not to be trusted */
+    }
+
+    /* The worker died, hung or was stopped: it is ended either way, and the
+     * next configuration gets a fresh one. */
+    double now = now_s();
+    end_worker(s, timed_out || interrupted ? 0 : 1.0, how, sizeof how);
+    s->stats.restarts++;
+    m->build_s = (build_end ? build_end : now) - started;
+    m->verify_s = build_end ? now - build_end : 0;
+    m->stage = stage;
+    char text[1536];
+    if (interrupted) {
+        m->status = MEAS_CRASH;
+        snprintf(text, sizeof text,
+                 "interrupted in stage %s: the worker was stopped %.1f s after the stop request",
+                 measure_stage_name(stage), s->o.limits.stop_grace_s);
+    } else if (timed_out) {
+        m->status = MEAS_TIMEOUT;
+        s->stats.timeouts++;
+        if (stage == STAGE_BUILD)
+            snprintf(text, sizeof text,
+                     "timed out in stage build: no answer within the compile limit of %.3g s; the "
+                     "worker was killed",
+                     limit_s);
+        else
+            snprintf(text, sizeof text,
+                     "timed out in stage %s: no answer within %.3g s after the build (floor "
+                     "%.3g s + %.3g x the slowest ok configuration's %.3g s, cap %.3g s); the "
+                     "worker was killed",
+                     measure_stage_name(stage), limit_s, s->o.limits.floor_s, s->o.limits.factor,
+                     s->slowest_ok_s, s->o.limits.cap_s);
+        s->check_due = true;
+    } else {
+        m->status = MEAS_CRASH;
+        s->stats.crashes++;
+        snprintf(text, sizeof text, "crash in stage %s: the measuring worker was %s%s",
+                 measure_stage_name(stage), how[0] ? "" : "lost: ",
+                 how[0] ? how : io_err.message);
+        /* "was killed by signal 11 (SIGSEGV)" reads; "was exit status 3" does not. */
+        if (strncmp(how, "exit status", 11) == 0)
+            snprintf(text, sizeof text, "crash in stage %s: the measuring worker ended with %s",
+                     measure_stage_name(stage), how);
+        s->check_due = true;
+    }
+    if (measurement_set_message(m, text) != 0) return err_set(err, "out of memory");
+    if (!interrupted) notice(s, "%s", text);
+    return 0;
+}
+
+static void consider_reference(supervisor *s, const uint16_t *idx, const measurement *m)
+{
+    if (m->status != MEAS_OK || m->degraded || !(m->median_ns > 0)) return;
+    if (s->have_reference && m->median_ns >= s->reference_ns) return;
+    memcpy(s->reference_idx, idx, s->n_params * sizeof *idx);
+    s->reference_ns = m->median_ns;
+    s->have_reference = true;
+}
+
+static void pause_interruptibly(supervisor *s, double seconds)
+{
+    double until = now_s() + seconds;
+    while (!stop_requested(s) && now_s() < until) wait_for_worker(s, until);
+}
+
+/* Re-time the reference on the (new) worker until it is within the
+ * threshold of its recorded median or the retries are spent. */
+static int check_health(supervisor *s, skytune_error *err)
+{
+    s->check_due = false;
+    s->since_check = 0;
+    if (!s->have_reference) return 0;
+    char text[256];
+    space_config_text(s->space, s->reference_idx, text, sizeof text);
+    for (unsigned attempt = 0;; attempt++) {
+        measurement m;
+        if (run_request(s, s->reference_idx, &m, err) != 0) return -1;
+        s->stats.health_checks++;
+        double drift = m.status == MEAS_OK ? m.median_ns / s->reference_ns - 1.0 : INFINITY;
+        bool healthy = fabs(drift) <= s->o.health.threshold;
+        measurement_clear(&m);
+        if (stop_requested(s)) return 0;
+        if (healthy) {
+            if (s->degraded) notice(s, "device healthy again: the reference %s is within %.0f %% "
+                                       "of its recorded time",
+                                    text, 100 * s->o.health.threshold);
+            s->degraded = false;
+            return 0;
+        }
+        s->stats.health_failures++;
+        s->degraded = true;
+        if (isfinite(drift))
+            notice(s, "device degraded: the reference %s took %+.0f %% of its recorded time "
+                      "(threshold %.0f %%)",
+                   text, 100 * drift, 100 * s->o.health.threshold);
+        else
+            notice(s, "device degraded: the reference %s no longer measures", text);
+        if (attempt >= s->o.health.retries) {
+            notice(s, "going on after %u checks; measurements are flagged degraded until a "
+                      "check passes",
+                   attempt + 1);
+            return 0;
+        }
+        /* The first re-check follows at once: a fresh worker's first runs
+         * can be slow (a CPU device's thread pool starting) without the
+         * device being at fault. */
+        if (attempt > 0) pause_interruptibly(s, s->o.health.wait_s * ldexp(1.0, (int)attempt - 1));
+    }
+}
+
+static int supervised_evaluate(void *ctx, const uint16_t *idx, measurement *m, skytune_error *err)
+{
+    supervisor *s = ctx;
+    if ((s->check_due || (s->degraded && s->since_check >= s->o.health.every)) &&
+        !stop_requested(s)) {
+        /* The check needs a worker; a fault leaves none. */
+        int ready = ensure_worker(s, err);
+        if (ready < 0) return -1;
+        if (ready > 0 && check_health(s, err) != 0) return -1;
+    }
+    if (s->pool) {
+        /* Being built ahead: the measuring worker then finds it in the cache. */
+        uint64_t rank;
+        if (space_rank(s->space, idx, &rank) == 0) {
+            double until = now_s() + s->o.limits.compile_s;
+            while (compile_pool_building(s->pool, rank) && now_s() < until && !stop_requested(s))
+                wait_for_worker(s, now_s() + STOP_POLL_S);
+        }
+    }
+    if (run_request(s, idx, m, err) != 0) return -1;
+    m->degraded = s->degraded;
+    if (s->degraded) s->since_check++;
+    if (m->status == MEAS_OK) {
+        double spent = m->verify_s + m->bench_s;
+        if (spent > s->slowest_ok_s) s->slowest_ok_s = spent;
+        consider_reference(s, idx, m);
+    }
+    return 0;
+}
+
+static void supervised_prefetch(void *ctx, const uint64_t *ranks, size_t n)
+{
+    supervisor *s = ctx;
+    if (!s->pool) return;
+    compile_pool_hint(s->pool, ranks, n);
+}
+
+static void supervised_learn(void *ctx, const uint16_t *idx, const measurement *m)
+{
+    consider_reference(ctx, idx, m);
+}
+
+evaluator supervisor_evaluator(supervisor *s)
+{
+    return (evaluator){
+        .ctx = s,
+        .evaluate = supervised_evaluate,
+        .prefetch_depth = s->pool ? 2 * (size_t)s->o.compile_jobs + 2 : 0,
+        .prefetch = s->pool ? supervised_prefetch : NULL,
+        .learn = supervised_learn,
+    };
+}
+
+int supervisor_open(const supervisor_options *o, const space *sp, supervisor **out,
+                    skytune_error *err)
+{
+    supervisor *s = calloc(1, sizeof *s);
+    if (!s) return err_set(err, "out of memory");
+    s->o = *o;
+    s->space = sp;
+    s->n_params = space_param_count(sp);
+    s->worker.fd = -1;
+    s->values = calloc(s->n_params + 1, sizeof *s->values);
+    s->reference_idx = calloc(s->n_params + 1, sizeof *s->reference_idx);
+    if (!s->values || !s->reference_idx) {
+        supervisor_close(s);
+        return err_set(err, "out of memory");
+    }
+    if (o->compile_jobs > 0) {
+        compile_pool_options po = {
+            .worker_exe = o->worker_exe,
+            .setup = o->setup,
+            .jobs = o->compile_jobs,
+            .compile_timeout_s = o->limits.compile_s,
+            .setup_timeout_s = o->limits.cap_s,
+        };
+        if (compile_pool_open(&po, sp, &s->pool, err) != 0) {
+            supervisor_close(s);
+            return -1;
+        }
+    }
+    int ready = ensure_worker(s, err);
+    if (ready <= 0) {
+        if (ready == 0) err_set(err, "interrupted while the measuring worker was starting");
+        supervisor_close(s);
+        return -1;
+    }
+    *out = s;
+    return 0;
+}
+
+void supervisor_close(supervisor *s)
+{
+    if (!s) return;
+    if (s->worker.pid > 0) {
+        /* A clean goodbye lets the plugin tear down; a worker that does not
+         * go within a second is killed. */
+        worker_message quit;
+        worker_message_init(&quit, WORKER_MSG_QUIT);
+        skytune_error ignored;
+        worker_process_send(&s->worker, &quit, &ignored);
+        worker_message_free(&quit);
+        worker_process_end(&s->worker, 1.0, NULL, 0);
+    }
+    compile_pool_close(s->pool);
+    free(s->values);
+    free(s->reference_idx);
+    free(s);
+}
+
+void supervisor_get_stats(const supervisor *s, supervisor_stats *out)
+{
+    *out = s->stats;
+    if (s->pool) {
+        compile_pool_stats ps;
+        compile_pool_get_stats(s->pool, &ps);
+        out->compiled_ahead = ps.built;
+    }
+}

@@ -1,0 +1,79 @@
+/* The supervisor: measuring in a worker process that may die or hang
+ * without taking the campaign with it.
+ *
+ * It is the campaign's evaluator for a real device. Each configuration goes
+ * to the measuring worker (`skytune worker measure`), which reports every
+ * stage as it begins. A worker that dies (a signal, exit(), a lost pipe) is
+ * recorded as a `crash` of the configuration in the stage it was in; one
+ * that outlives the watchdog is killed and recorded as a `timeout`. Either
+ * way a new worker is started, and before going on it re-times the best
+ * configuration so far: a device whose time drifted past the threshold is
+ * reported degraded and its measurements are flagged until a check passes.
+ *
+ * The watchdog's limit for a configuration after its build is
+ * min(cap, floor + factor × the slowest ok configuration's verify and timed
+ * seconds so far); the build has its own limit. While the worker measures,
+ * the supervisor also keeps the compile pool (if any) busy. */
+#ifndef SKYTUNE_SUPERVISOR_H
+#define SKYTUNE_SUPERVISOR_H
+
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "error.h"
+#include "evaluator.h"
+#include "space.h"
+#include "worker_protocol.h"
+
+typedef struct supervisor_limits {
+    double floor_s;            /* default 10 s */
+    double factor;             /* default 10 */
+    double cap_s;              /* default 600 s; also a worker's own set-up */
+    double compile_s;          /* the build stage; default 300 s */
+    double stop_grace_s;       /* after a stop request; default 3 s */
+} supervisor_limits;
+
+typedef struct supervisor_health {
+    double threshold;          /* relative drift of the reference's median; default 0.25 */
+    unsigned retries;          /* re-checks while degraded before going on; default 3 */
+    double wait_s;             /* before the second re-check, doubling after; default 2 s */
+    unsigned every;            /* while still degraded, check again after this many
+                                  measurements; default 10 */
+} supervisor_health;
+
+typedef struct supervisor_options {
+    const char *worker_exe;    /* the skytune executable (`EXE worker ROLE`) */
+    worker_setup setup;
+    supervisor_limits limits;
+    supervisor_health health;
+    unsigned compile_jobs;     /* compile workers; 0 = none (needs setup.cache_dir) */
+    volatile sig_atomic_t *stop_requested;   /* may be NULL */
+    /* Lines for the log: faults, health checks (may be NULL). */
+    void (*on_notice)(void *ctx, const char *text);
+    void *notice_ctx;
+} supervisor_options;
+
+void supervisor_limits_default(supervisor_limits *l);
+void supervisor_health_default(supervisor_health *h);
+
+typedef struct supervisor supervisor;
+
+/* Starts the measuring worker and waits until it is ready (its set-up and
+ * the CPU reference done), so that a plugin that cannot set up fails here,
+ * before anything is measured. `space` must outlive the supervisor. */
+int supervisor_open(const supervisor_options *o, const space *sp, supervisor **out,
+                    skytune_error *err);
+void supervisor_close(supervisor *s);
+
+evaluator supervisor_evaluator(supervisor *s);
+
+typedef struct supervisor_stats {
+    uint64_t crashes, timeouts, restarts;
+    uint64_t health_checks, health_failures;
+    uint64_t compiled_ahead;   /* builds the compile pool finished */
+} supervisor_stats;
+
+void supervisor_get_stats(const supervisor *s, supervisor_stats *out);
+
+#endif

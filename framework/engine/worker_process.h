@@ -1,0 +1,61 @@
+/* A worker process as the engine sees it: a child running `skytune worker
+ * ROLE`, joined to the engine by a socket pair (a two-way pipe) on the
+ * child's file descriptor 3, and how it ended when it did.
+ *
+ * The child is killed with the engine (PR_SET_PDEATHSIG), so no worker
+ * outlives a killed campaign, and it inherits no descriptor of the engine's
+ * but its own end of the pipe: a pipe held open by a sibling would hide a
+ * worker's death. Its standard output goes to standard error, so a plugin
+ * that prints cannot corrupt anything. */
+#ifndef SKYTUNE_WORKER_PROCESS_H
+#define SKYTUNE_WORKER_PROCESS_H
+
+#include <stdbool.h>
+#include <sys/types.h>
+
+#include "error.h"
+#include "worker_protocol.h"
+
+/* The descriptor the child talks on. */
+#define WORKER_FD 3
+
+typedef enum worker_role {
+    WORKER_ROLE_MEASURE = 0,   /* builds, verifies and times, one configuration at a time */
+    WORKER_ROLE_COMPILE = 1    /* builds into the binary cache, ahead of the device */
+} worker_role;
+
+const char *worker_role_name(worker_role role); /* "measure", "compile" */
+/* -1 when the name is not a role. */
+int worker_role_parse(const char *name);
+
+typedef struct worker_process {
+    pid_t pid;        /* 0 when not running */
+    int fd;           /* the engine's end of the pipe */
+    worker_role role;
+    bool stopped;     /* SIGSTOPped by worker_process_pause */
+} worker_process;
+
+/* Start `exe worker ROLE`. */
+int worker_process_spawn(const char *exe, worker_role role, worker_process *w,
+                         skytune_error *err);
+
+/* Wait up to timeout_s (< 0: forever) for a message. 1: *msg holds one;
+ * 0: the time passed; -1: the worker is gone or spoke nonsense (err says
+ * which). */
+int worker_process_receive(worker_process *w, double timeout_s, worker_message *msg,
+                           skytune_error *err);
+
+int worker_process_send(worker_process *w, const worker_message *msg, skytune_error *err);
+
+/* Reap the worker, killing it (SIGKILL) if it has not ended within grace_s
+ * (0 for a worker that is being killed: a hung one), and describe how it
+ * ended: "killed by signal 11 (SIGSEGV)", "exit status 3". `how` may be
+ * NULL. */
+void worker_process_end(worker_process *w, double grace_s, char *how, size_t len);
+
+/* SIGSTOP / SIGCONT, so that compiling does not compete with a CPU
+ * device's timed runs. */
+void worker_process_pause(worker_process *w);
+void worker_process_resume(worker_process *w);
+
+#endif
