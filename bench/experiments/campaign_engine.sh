@@ -61,9 +61,9 @@ cp "$work/c-cold.db" "$work/correlator-cold.db"
 unset CUDA_CACHE_DISABLE
 for mode in in-process isolated; do
     if [ $mode = isolated ]; then extra="--isolated $sk $here/bench/trivial.so"; else extra=""; fi
-    echo "== overhead, $mode: bench_overhead 1000 10 $extra" >> "$summary"
+    echo "== overhead, $mode: bench_overhead 300 10 $extra" >> "$summary"
     # shellcheck disable=SC2086
-    SKYTUNE_DEVICE="$gpu" "$here/bench/bench_overhead" 1000 10 $extra >> "$summary" 2>&1
+    SKYTUNE_DEVICE="$gpu" "$here/bench/bench_overhead" 300 10 $extra >> "$summary" 2>&1
 done
 
 # A CPU device: the same space measured with and without compile workers,

@@ -61,6 +61,7 @@ static const cli_option options[] = {
     {"stop-grace", "DURATION", false, "after Ctrl-C, how long the configuration in flight may take before its worker is killed (default 3s)"},
     {"retry-failed", NULL, false, "measure configurations that failed before again (by default a failure is never retried on the same device, driver and plugin build)"},
     {"compile-jobs", "N", false, "compile worker processes building ahead of the device (default: the cores but two on a GPU, half of them on a CPU device; 0: none)"},
+    {"measure-ahead", "N", false, "spare measuring workers that load the next configurations while the device times one (default 4 on a GPU, 0 on a CPU device)"},
     {"cache-dir", "DIR", false, "binary cache directory (default $SKYTUNE_CACHE_DIR, else ~/.cache/skytune/binaries)"},
     {"cache-limit", "SIZE", false, "binary cache size limit, least recently used entries go first, e.g. 500M, 4G (default 1G)"},
     {"no-cache", NULL, false, "compile every configuration from source, keep no binaries (also no compile workers)"},
@@ -126,6 +127,7 @@ static int parse_supervision(const cli_args *args, tuning_request *rq)
     supervisor_limits_default(&rq->watchdog);
     supervisor_health_default(&rq->health);
     rq->compile_jobs = -1;
+    rq->measure_ahead = -1;
     const char *text;
     if ((text = cli_get(args, "timeout-floor")) &&
         parse_positive_duration("timeout-floor", text, &rq->watchdog.floor_s) != 0)
@@ -158,6 +160,15 @@ static int parse_supervision(const cli_args *args, tuning_request *rq)
             return -1;
         }
         rq->compile_jobs = (int)jobs;
+    }
+    if ((text = cli_get(args, "measure-ahead"))) {
+        unsigned long long ahead;
+        if (cli_parse_u64("measure-ahead", text, &ahead) != 0) return -1;
+        if (ahead > 16) {
+            cli_error("--measure-ahead must be between 0 and 16, got %llu", ahead);
+            return -1;
+        }
+        rq->measure_ahead = (int)ahead;
     }
     rq->retry_failed = cli_flag(args, "retry-failed");
     rq->no_cache = cli_flag(args, "no-cache");
@@ -213,8 +224,9 @@ static void print_start(void *ctx, const tuning_started *s)
         fflush(stdout);
         return;
     }
-    printf("  measured %s; %u compile worker%s; binary cache %s\n",
+    printf("  measured %s (%u spare%s); %u compile worker%s; binary cache %s\n",
            s->isolated ? "in a supervised worker" : "in this process (--no-isolation)",
+           s->measure_ahead, s->measure_ahead == 1 ? "" : "s",
            s->compile_jobs, s->compile_jobs == 1 ? "" : "s",
            s->cache_dir ? s->cache_dir : "off");
     fflush(stdout);

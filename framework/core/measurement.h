@@ -71,6 +71,8 @@ typedef struct measurement {
     /* Measured while the device failed its health check after a fault, so
      * its time may not be the device's own. */
     bool degraded;
+    /* Built ahead and then not wanted: nothing ran; never recorded. */
+    bool abandoned;
 } measurement;
 
 void measurement_init(measurement *m);

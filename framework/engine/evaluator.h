@@ -17,11 +17,12 @@ typedef struct evaluator {
      * 0; return -1 only when the campaign cannot go on (device lost, dataset
      * gone). */
     int (*evaluate)(void *ctx, const uint16_t *idx, measurement *m, skytune_error *err);
-    /* Optional: the configurations the strategy will probably ask next,
-     * none of them evaluated yet, most likely first (at most
-     * prefetch_depth), so that they can be compiled ahead. */
+    /* Optional: `next`, the configuration about to be evaluated, and the
+     * ones the strategy will probably ask after it, none of them evaluated
+     * yet, most likely first (at most prefetch_depth), so that they can be
+     * built ahead. */
     size_t prefetch_depth;
-    void (*prefetch)(void *ctx, const uint64_t *ranks, size_t n);
+    void (*prefetch)(void *ctx, uint64_t next, const uint64_t *ranks, size_t n);
     /* Optional: a result the campaign took from the store instead of
      * evaluating it, so the evaluator knows the device's recorded times
      * (the health check re-times the best of them after a fault). */

@@ -26,9 +26,9 @@ struct measurer {
     void *state;
 };
 
-static void enter_stage(measurer *ms, measure_stage stage)
+static bool enter_stage(measurer *ms, measure_stage stage)
 {
-    if (ms->opts.on_stage) ms->opts.on_stage(ms->opts.stage_ctx, stage);
+    return ms->opts.on_stage ? ms->opts.on_stage(ms->opts.stage_ctx, stage) : true;
 }
 
 static double now_s(void)
@@ -423,8 +423,12 @@ int measurer_measure(measurer *ms, const skytune_values *config, measurement *m,
     m->build_s = now_s() - t0;
     if (built != 0) return 0;
 
+    if (!enter_stage(ms, STAGE_PREPARE)) {
+        m->abandoned = true;
+        goto done;
+    }
+    /* After the gate: waiting for the device is nobody's verification. */
     double t1 = now_s();
-    enter_stage(ms, STAGE_PREPARE);
     if (pl->prepare(ms->state, program, config, &launch, &perr) != 0) {
         fail(m, MEAS_LAUNCH, "prepare: %s [%s]", perr.message,
              perr.cl_error ? cl_error_name(perr.cl_error) : "no OpenCL error code");

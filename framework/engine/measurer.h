@@ -29,8 +29,12 @@ typedef struct measurer_options {
     /* Called as each stage of a measurement begins (may be NULL). A
      * measuring worker reports stages to its supervisor, so that a crash or
      * a hang is attributed to one, and waits in STAGE_PREPARE until the
-     * kernels may run (a CPU device's compile workers paused). */
-    void (*on_stage)(void *ctx, measure_stage stage);
+     * device is its to use (the build done, the configuration wanted, a CPU
+     * device's compile workers paused). Returning false there abandons the
+     * measurement before anything runs on the device (a configuration built
+     * ahead that the strategy did not ask for after all); the return is
+     * ignored at every other stage. */
+    bool (*on_stage)(void *ctx, measure_stage stage);
     void *stage_ctx;
     /* Program binaries on disk (NULL: always compile). Kept by reference:
      * it must outlive the measurer, and is used from its thread only. */
@@ -49,7 +53,8 @@ int measurer_open(const skytune_plugin *plugin, const cl_device_entry *device,
 void measurer_close(measurer *ms);
 
 /* Measure one configuration. Failures of the configuration are statuses in
- * *m (return 0); -1 only when the device itself is unusable. */
+ * *m (return 0); -1 only when the device itself is unusable. A measurement
+ * abandoned by on_stage returns 0 with m->abandoned set. */
 int measurer_measure(measurer *ms, const skytune_values *config, measurement *m,
                      skytune_error *err);
 

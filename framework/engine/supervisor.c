@@ -10,6 +10,7 @@
 #include <time.h>
 
 #include "compile_pool.h"
+#include "measure_ahead.h"
 #include "worker_process.h"
 
 /* A measuring worker that dies during its own set-up this many times in a
@@ -26,6 +27,9 @@ struct supervisor {
     skytune_named_value *values;
     worker_process worker;
     compile_pool *pool;
+    measure_ahead *ahead;     /* spare measuring workers; NULL: none */
+    uint64_t *hint;           /* the next configuration and those after it */
+    size_t hint_cap;
     uint64_t next_request;
     unsigned start_failures;
     /* The watchdog: the slowest verify + timed seconds of an ok
@@ -89,15 +93,21 @@ static bool wait_for_worker(supervisor *s, double until)
         if (s->worker.fd >= 0) fds[n++] = (struct pollfd){.fd = s->worker.fd, .events = POLLIN};
         size_t pool_first = n;
         if (s->pool) n += compile_pool_pollfds(s->pool, fds + n, MAX_POLLFDS - n);
+        size_t ahead_first = n;
+        if (s->ahead) n += measure_ahead_pollfds(s->ahead, fds + n, MAX_POLLFDS - n);
         double wake = until;
         if (s->pool && compile_pool_deadline(s->pool) < wake) wake = compile_pool_deadline(s->pool);
+        if (s->ahead && measure_ahead_deadline(s->ahead) < wake)
+            wake = measure_ahead_deadline(s->ahead);
         double now = now_s();
         double left = wake - now;
         if (s->o.stop_requested && left > STOP_POLL_S) left = STOP_POLL_S;
         int wait_ms = left <= 0 ? 0 : (int)(left * 1e3) + 1;
         int r = poll(fds, n, wait_ms);
         if (r < 0 && errno != EINTR) return false;
-        if (s->pool) compile_pool_service(s->pool, fds + pool_first, r > 0 ? n - pool_first : 0);
+        if (s->pool)
+            compile_pool_service(s->pool, fds + pool_first, r > 0 ? ahead_first - pool_first : 0);
+        if (s->ahead) measure_ahead_service(s->ahead, fds + ahead_first, r > 0 ? n - ahead_first : 0);
         if (r > 0 && pool_first == 1 && (fds[0].revents & (POLLIN | POLLHUP | POLLERR)))
             return true;
         if (now_s() >= until || stop_requested(s)) return false;
@@ -165,33 +175,70 @@ static double post_build_limit(const supervisor *s)
     return limit < s->o.limits.cap_s ? limit : s->o.limits.cap_s;
 }
 
+/* Let the measuring worker, waiting at the gate, use the device: on a CPU
+ * device once the compile workers are stopped. */
+static int give_device(supervisor *s, skytune_error *err)
+{
+    if (s->pool && s->o.pause_compile_for_device) compile_pool_pause(s->pool);
+    worker_message go;
+    worker_message_init(&go, WORKER_MSG_GO);
+    int rc = worker_process_send(&s->worker, &go, err);
+    worker_message_free(&go);
+    return rc;
+}
+
 /* One configuration on the measuring worker. Faults are statuses in *m
  * (return 0); -1 only when the worker cannot be had at all. */
 static int run_request(supervisor *s, const uint16_t *idx, measurement *m, skytune_error *err)
 {
     measurement_init(m);
-    int ready = ensure_worker(s, err);
-    if (ready < 0) return -1;
-    if (ready == 0) {
-        m->status = MEAS_CRASH;
-        measurement_set_message(m, "interrupted before the worker was ready");
-        return 0;
-    }
-    space_config_values(s->space, idx, s->values);
     worker_message msg;
-    worker_message_init(&msg, WORKER_MSG_MEASURE);
-    uint64_t request = ++s->next_request;
-    worker_put_u64(&msg, request);
-    worker_put_values(&msg, s->values, s->n_params);
-    skytune_error io_err;
-    int sent = worker_process_send(&s->worker, &msg, &io_err);
-    worker_message_free(&msg);
-
+    skytune_error io_err = {0};
+    uint64_t request;
+    int sent = 0;
     double started = now_s();
     double build_end = 0;
     measure_stage stage = STAGE_BUILD;
+    uint64_t rank;
+    ahead_handover handed;
+    if (s->ahead && space_rank(s->space, idx, &rank) == 0 &&
+        measure_ahead_take(s->ahead, rank, &s->worker, &handed)) {
+        /* Built ahead: its worker becomes the measuring worker, and ours
+         * (idle) takes its place among the spares. */
+        s->worker = handed.proc;
+        request = handed.request;
+        started = handed.started;
+        if (handed.finished) {
+            *m = handed.result;
+            return 0;
+        }
+        if (handed.stage == STAGE_PREPARE) {
+            build_end = handed.build_end ? handed.build_end : now_s();
+            stage = STAGE_PREPARE;
+        }
+    } else {
+        int ready = ensure_worker(s, err);
+        if (ready < 0) return -1;
+        if (ready == 0) {
+            m->status = MEAS_CRASH;
+            measurement_set_message(m, "interrupted before the worker was ready");
+            return 0;
+        }
+        space_config_values(s->space, idx, s->values);
+        worker_message_init(&msg, WORKER_MSG_MEASURE);
+        request = ++s->next_request;
+        worker_put_u64(&msg, request);
+        worker_put_values(&msg, s->values, s->n_params);
+        sent = worker_process_send(&s->worker, &msg, &io_err);
+        worker_message_free(&msg);
+    }
     double deadline = started + s->o.limits.compile_s;
     double limit_s = s->o.limits.compile_s;
+    if (stage == STAGE_PREPARE) {
+        limit_s = post_build_limit(s);
+        deadline = now_s() + limit_s;
+        if (sent == 0 && give_device(s, &io_err) != 0) sent = -1;
+    }
     double stop_deadline = INFINITY;
     bool timed_out = false, interrupted = false;
     char how[160] = "";
@@ -224,14 +271,7 @@ static int run_request(supervisor *s, const uint16_t *idx, measurement *m, skytu
                 limit_s = post_build_limit(s);
                 deadline = build_end + limit_s;
             }
-            if (stage == STAGE_PREPARE && s->o.setup.exclusive_timed) {
-                if (s->pool) compile_pool_pause(s->pool);
-                worker_message go;
-                worker_message_init(&go, WORKER_MSG_GO);
-                int rc = worker_process_send(&s->worker, &go, &io_err);
-                worker_message_free(&go);
-                if (rc != 0) break;
-            }
+            if (stage == STAGE_PREPARE && give_device(s, &io_err) != 0) break;
             continue;
         }
         if (msg.type == WORKER_MSG_RESULT) {
@@ -401,11 +441,21 @@ static int supervised_evaluate(void *ctx, const uint16_t *idx, measurement *m, s
     return 0;
 }
 
-static void supervised_prefetch(void *ctx, const uint64_t *ranks, size_t n)
+static void supervised_prefetch(void *ctx, uint64_t next, const uint64_t *ranks, size_t n)
 {
     supervisor *s = ctx;
-    if (!s->pool) return;
-    compile_pool_hint(s->pool, ranks, n);
+    if (s->pool) compile_pool_hint(s->pool, ranks, n);
+    if (!s->ahead) return;
+    /* The spares keep `next` too: one may hold it already. */
+    if (n + 1 > s->hint_cap) {
+        uint64_t *grown = realloc(s->hint, (n + 1) * sizeof *grown);
+        if (!grown) return;
+        s->hint = grown;
+        s->hint_cap = n + 1;
+    }
+    s->hint[0] = next;
+    if (n) memcpy(s->hint + 1, ranks, n * sizeof *ranks);
+    measure_ahead_hint(s->ahead, s->hint, n + 1);
 }
 
 static void supervised_learn(void *ctx, const uint16_t *idx, const measurement *m)
@@ -418,8 +468,10 @@ evaluator supervisor_evaluator(supervisor *s)
     return (evaluator){
         .ctx = s,
         .evaluate = supervised_evaluate,
-        .prefetch_depth = s->pool ? 2 * (size_t)s->o.compile_jobs + 2 : 0,
-        .prefetch = s->pool ? supervised_prefetch : NULL,
+        .prefetch_depth = s->pool || s->ahead
+                              ? 2 * (size_t)s->o.compile_jobs + s->o.measure_ahead + 2
+                              : 0,
+        .prefetch = s->pool || s->ahead ? supervised_prefetch : NULL,
         .learn = supervised_learn,
     };
 }
@@ -430,6 +482,9 @@ int supervisor_open(const supervisor_options *o, const space *sp, supervisor **o
     supervisor *s = calloc(1, sizeof *s);
     if (!s) return err_set(err, "out of memory");
     s->o = *o;
+    /* The supervisor hands the device out: every measuring worker waits at
+     * the gate for it. */
+    s->o.setup.wait_for_go = true;
     s->space = sp;
     s->n_params = space_param_count(sp);
     s->worker.fd = -1;
@@ -442,12 +497,25 @@ int supervisor_open(const supervisor_options *o, const space *sp, supervisor **o
     if (o->compile_jobs > 0) {
         compile_pool_options po = {
             .worker_exe = o->worker_exe,
-            .setup = o->setup,
+            .setup = s->o.setup,
             .jobs = o->compile_jobs,
             .compile_timeout_s = o->limits.compile_s,
             .setup_timeout_s = o->limits.cap_s,
         };
         if (compile_pool_open(&po, sp, &s->pool, err) != 0) {
+            supervisor_close(s);
+            return -1;
+        }
+    }
+    if (o->measure_ahead > 0) {
+        measure_ahead_options ao = {
+            .worker_exe = o->worker_exe,
+            .setup = s->o.setup,
+            .workers = o->measure_ahead,
+            .compile_timeout_s = o->limits.compile_s,
+            .setup_timeout_s = o->limits.cap_s,
+        };
+        if (measure_ahead_open(&ao, sp, &s->ahead, err) != 0) {
             supervisor_close(s);
             return -1;
         }
@@ -476,6 +544,8 @@ void supervisor_close(supervisor *s)
         worker_process_end(&s->worker, 1.0, NULL, 0);
     }
     compile_pool_close(s->pool);
+    measure_ahead_close(s->ahead);
+    free(s->hint);
     free(s->values);
     free(s->reference_idx);
     free(s);

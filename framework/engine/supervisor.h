@@ -48,6 +48,12 @@ typedef struct supervisor_options {
     supervisor_limits limits;
     supervisor_health health;
     unsigned compile_jobs;     /* compile workers; 0 = none (needs setup.cache_dir) */
+    /* Spare measuring workers that build the next configurations and wait
+     * at the device gate (measure_ahead.h); 0 = none. */
+    unsigned measure_ahead;
+    /* A CPU device: compile workers are stopped while a configuration runs
+     * on it. */
+    bool pause_compile_for_device;
     volatile sig_atomic_t *stop_requested;   /* may be NULL */
     /* Lines for the log: faults, health checks (may be NULL). */
     void (*on_notice)(void *ctx, const char *text);

@@ -42,6 +42,7 @@ typedef struct recorded_campaign {
     bool replayed;
     bool isolated;
     unsigned compile_jobs;
+    unsigned measure_ahead;
     const char *cache_dir;
     /* Measurements are claimed before they are made, so that runs sharing
      * the database never make one twice; a claim older than this is a
@@ -131,6 +132,7 @@ static int run_recorded(const tuning_request *rq, const recorded_campaign *rc,
             .resumed = resumed,
             .isolated = rc->isolated,
             .compile_jobs = rc->compile_jobs,
+            .measure_ahead = rc->measure_ahead,
             .cache_dir = rc->cache_dir,
         };
         on_start(start_ctx, &started);
@@ -226,15 +228,26 @@ static int add_t1_narrowing(const char *path, space **sp, skytune_error *err)
     return rc;
 }
 
+/* Spare measuring workers when none were asked for: on a GPU four, so that
+ * loading a program (NVIDIA's PTX is compiled again by every process) is
+ * done ahead while the device times; on a CPU device none, since a worker
+ * building there would share the cores with the kernels being timed. */
+static unsigned default_measure_ahead(const skytune_device_info *dev, uint64_t space_count)
+{
+    unsigned ahead = dev->is_gpu ? 4 : 0;
+    return space_count < 2 ? 0 : space_count - 1 < ahead ? (unsigned)(space_count - 1) : ahead;
+}
+
 /* Compile workers when none were asked for: on a GPU every core but the
- * engine's and the measuring worker's compiles, since the device measures
- * meanwhile; on a CPU device compiling pauses during every timed window, so
- * half the cores. Never more than there are configurations. */
-static unsigned default_compile_jobs(const skytune_device_info *dev, uint64_t space_count)
+ * engine's, the measuring worker's and the spares', since the device
+ * measures meanwhile; on a CPU device compiling pauses while kernels run,
+ * so half the cores. Never more than there are configurations. */
+static unsigned default_compile_jobs(const skytune_device_info *dev, uint64_t space_count,
+                                     unsigned ahead)
 {
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
     if (cores < 1) cores = 1;
-    long jobs = dev->is_gpu ? cores - 2 : cores / 2;
+    long jobs = dev->is_gpu ? cores - 2 - (long)ahead : cores / 2;
     if (jobs < 1) jobs = 1;
     if (jobs > 32) jobs = 32;
     if ((uint64_t)jobs > space_count) jobs = (long)space_count;
@@ -314,9 +327,13 @@ static int run_on_device(const tuning_request *rq,
         .claim_stale_after_s = rq->watchdog.compile_s + rq->watchdog.cap_s + 60,
     };
     if (rq->worker_exe) {
-        unsigned jobs = !cache                ? 0
+        unsigned ahead = rq->measure_ahead >= 0
+                             ? (unsigned)rq->measure_ahead
+                             : default_measure_ahead(&dev->info, space_count(sp));
+        unsigned jobs = !cache                  ? 0
                         : rq->compile_jobs >= 0 ? (unsigned)rq->compile_jobs
-                                                : default_compile_jobs(&dev->info, space_count(sp));
+                                                : default_compile_jobs(&dev->info, space_count(sp),
+                                                                       ahead);
         supervisor_options so = {
             .worker_exe = rq->worker_exe,
             .setup = {
@@ -329,11 +346,13 @@ static int run_on_device(const tuning_request *rq,
                 .seed = rq->seed,
                 .cache_dir = rc_spec.cache_dir,
                 .cache_max_bytes = cache_limit,
-                .exclusive_timed = !dev->info.is_gpu && jobs > 0,
+                .wait_for_go = true,
             },
             .limits = rq->watchdog,
             .health = rq->health,
             .compile_jobs = jobs,
+            .measure_ahead = ahead,
+            .pause_compile_for_device = !dev->info.is_gpu,
             .stop_requested = rq->stop_requested,
             .on_notice = rq->on_notice,
             .notice_ctx = rq->notice_ctx,
@@ -341,6 +360,7 @@ static int run_on_device(const tuning_request *rq,
         if (supervisor_open(&so, sp, &sup, err) != 0) goto done;
         rc_spec.eval = supervisor_evaluator(sup);
         rc_spec.compile_jobs = jobs;
+        rc_spec.measure_ahead = ahead;
     } else {
         measurer_options mopts = {.runs = rq->runs, .seed = rq->seed, .cache = cache};
         if (measurer_open(plugin.desc, dev, &prob.values, &mopts, &ms, err) != 0) goto done;

@@ -41,6 +41,7 @@ typedef struct tuning_request {
     supervisor_limits watchdog;          /* supervisor_limits_default() unless asked */
     supervisor_health health;            /* supervisor_health_default() unless asked */
     int compile_jobs;                    /* compile workers; < 0: chosen by the device */
+    int measure_ahead;                   /* spare measuring workers; < 0: chosen by the device */
     bool no_cache;                       /* no on-disk binary cache */
     const char *cache_dir;               /* NULL: the default */
     uint64_t cache_max_bytes;            /* 0: the cache's default */
@@ -57,6 +58,7 @@ typedef struct tuning_started {
     const char *plugin, *plugin_version, *problem_text, *device, *platform, *strategy;
     bool isolated;                       /* measured in a supervised worker */
     unsigned compile_jobs;               /* compile workers building ahead */
+    unsigned measure_ahead;              /* spare measuring workers */
     const char *cache_dir;               /* NULL: no binary cache */
     uint64_t space_count;
     int64_t campaign_id;

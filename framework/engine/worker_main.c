@@ -14,7 +14,7 @@
 typedef struct worker_state {
     int fd;
     worker_role role;
-    bool exclusive_timed;
+    bool wait_for_go;
     uint64_t request_id;     /* the request being served, for STAGE messages */
     loaded_plugin plugin;
     cl_device_entry *devices;
@@ -37,7 +37,7 @@ static void send_or_exit(worker_state *ws, const worker_message *msg)
     if (worker_send(ws->fd, msg, &err) != 0) lost_engine();
 }
 
-static void report_stage(void *ctx, measure_stage stage)
+static bool report_stage(void *ctx, measure_stage stage)
 {
     worker_state *ws = ctx;
     worker_message msg;
@@ -46,13 +46,19 @@ static void report_stage(void *ctx, measure_stage stage)
     worker_put_u32(&msg, (uint32_t)stage);
     send_or_exit(ws, &msg);
     worker_message_free(&msg);
-    if (stage != STAGE_PREPARE || !ws->exclusive_timed) return;
-    /* A CPU device: running kernels waits until the engine has paused the
-     * compile workers that share these cores. */
-    worker_message go;
+    if (stage != STAGE_PREPARE || !ws->wait_for_go) return true;
+    /* The device is the engine's to hand out: this configuration may have
+     * been built ahead of its turn, another worker may be timing one, or a
+     * CPU device's compile workers must be paused first. GO, or CANCEL for
+     * a configuration no longer wanted. */
+    worker_message answer;
     skytune_error err;
-    if (worker_receive(ws->fd, &go, &err) != 1 || go.type != WORKER_MSG_GO) lost_engine();
-    worker_message_free(&go);
+    if (worker_receive(ws->fd, &answer, &err) != 1 ||
+        (answer.type != WORKER_MSG_GO && answer.type != WORKER_MSG_CANCEL))
+        lost_engine();
+    bool go = answer.type == WORKER_MSG_GO;
+    worker_message_free(&answer);
+    return go;
 }
 
 static int set_up(worker_state *ws, worker_message *msg, skytune_error *err)
@@ -86,7 +92,7 @@ static int set_up(worker_state *ws, worker_message *msg, skytune_error *err)
     };
     char *cache_dir = worker_get_str(msg);
     uint64_t cache_max = worker_get_u64(msg);
-    ws->exclusive_timed = worker_get_u32(msg) != 0;
+    ws->wait_for_go = worker_get_u32(msg) != 0;
     if (msg->bad) {
         free(cache_dir);
         rc = err_set(err, "malformed setup message");

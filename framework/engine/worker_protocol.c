@@ -153,6 +153,7 @@ void worker_put_measurement(worker_message *msg, const measurement *m)
 {
     worker_put_u32(msg, (uint32_t)m->status);
     worker_put_u32(msg, (uint32_t)m->stage);
+    worker_put_u32(msg, m->abandoned);
     worker_put_f64(msg, m->gflops);
     worker_put_f64(msg, m->gbs);
     worker_put_f64(msg, m->build_s);
@@ -178,6 +179,7 @@ int worker_get_measurement(worker_message *msg, measurement *m, skytune_error *e
     measurement_init(m);
     uint32_t status = worker_get_u32(msg);
     uint32_t stage = worker_get_u32(msg);
+    bool abandoned = worker_get_u32(msg) != 0;
     m->gflops = worker_get_f64(msg);
     m->gbs = worker_get_f64(msg);
     m->build_s = worker_get_f64(msg);
@@ -196,6 +198,7 @@ int worker_get_measurement(worker_message *msg, measurement *m, skytune_error *e
     }
     m->status = (measurement_status)status;
     m->stage = (measure_stage)stage;
+    m->abandoned = abandoned;
     if (has_message) m->message = message;
     else free(message);
     double *samples = NULL;
@@ -245,7 +248,7 @@ void worker_put_setup(worker_message *msg, uint32_t role, const worker_setup *se
     worker_put_u64(msg, setup->seed);
     worker_put_str(msg, setup->cache_dir);
     worker_put_u64(msg, setup->cache_max_bytes);
-    worker_put_u32(msg, setup->exclusive_timed);
+    worker_put_u32(msg, setup->wait_for_go);
 }
 
 static int write_all(int fd, const void *data, size_t n)

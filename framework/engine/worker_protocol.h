@@ -7,7 +7,7 @@
  * so a worker from another build is refused instead of misread.
  *
  * Engine → worker: SETUP once, then MEASURE or COMPILE requests one at a
- * time, GO when a timed window may start, QUIT.
+ * time, GO (or CANCEL) when a measurement may use the device, QUIT.
  * Worker → engine: READY (or FAILED) after SETUP, STAGE as each stage of a
  * request begins, RESULT for each request. */
 #ifndef SKYTUNE_WORKER_PROTOCOL_H
@@ -31,6 +31,7 @@ typedef enum worker_message_type {
     WORKER_MSG_COMPILE = 3,
     WORKER_MSG_GO = 4,
     WORKER_MSG_QUIT = 5,
+    WORKER_MSG_CANCEL = 6,
     WORKER_MSG_READY = 16,
     WORKER_MSG_FAILED = 17,
     WORKER_MSG_STAGE = 18,
@@ -83,11 +84,12 @@ typedef struct worker_setup {
     uint64_t seed;
     const char *cache_dir;             /* NULL: no binary cache */
     uint64_t cache_max_bytes;
-    /* A CPU device: the worker waits for GO before it runs anything on the
-     * device (from prepare to release), so that compiling never shares the
-     * cores with the kernels: a CPU runtime's thread pool slows down many
-     * times over when its cores are oversubscribed. */
-    bool exclusive_timed;
+    /* The worker waits at STAGE_PREPARE for GO (or CANCEL) before it runs
+     * anything on the device: the engine hands the device to one worker at
+     * a time, builds configurations ahead in others, and pauses a CPU
+     * device's compile workers first (a CPU runtime's thread pool slows
+     * down many times over when its cores are oversubscribed). */
+    bool wait_for_go;
 } worker_setup;
 
 /* SETUP for a worker of `role` (a worker_role). */
