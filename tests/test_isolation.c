@@ -389,6 +389,59 @@ Test(isolation, two_crashing_configurations_are_both_recorded)
     free(db);
 }
 
+/* ------------------------------------------------------------ spare measuring workers */
+
+Test(isolation, spare_measuring_workers_hand_over_built_configurations_and_faults_stay_theirs)
+{
+    /* Exhaustive predictions are exact: every configuration after the first
+     * is built by a spare before its turn, the crashing ones included. A
+     * fault in a spare's build (defines) is the configuration's own. */
+    char *db = cli_path(scratch, "spares.db");
+    hostile_args args = hostile_run_args("exhaustive", db);
+    hostile_args_add(&args, CLI_ARGS("--runs", "3", "--seed", "1", "--timeout-floor",
+                                      TIMEOUT_FLOOR, "--compile-timeout", COMPILE_TIMEOUT,
+                                      "--stop-grace", STOP_GRACE, "--measure-ahead", "2",
+                                      "--compile-jobs", "0", "--set", "fault=segv", "--set",
+                                      "where=verify", "--set", "bad=1", "--set", "bad2=4"));
+    cli_result r = hostile_run_ok(&args, "a campaign with spare measuring workers");
+    hostile_summary s = hostile_parse_summary(r.out);
+    cr_assert_eq(s.measured, CONFIGURATIONS, "not every configuration was measured:\n%s", r.out);
+    cli_result_free(&r);
+    const fault_case crash = {.status = "crash", .stage = "verify", .message = SEGV_MESSAGE};
+    const long long bad[] = {1, 4};
+    assert_failed_as(db, 1, &crash);
+    assert_failed_as(db, 4, &crash);
+    assert_others_ok(db, bad, 2);
+    hostile_assert_each_measured_once(db, s.campaign, CONFIGURATIONS);
+    assert_campaign_done(db, s.campaign);
+    hostile_assert_database_sound(db);
+    assert_rerun_measures_nothing(&args, db, s.campaign);
+    free(db);
+}
+
+Test(isolation, spare_measuring_workers_cancel_what_is_no_longer_predicted)
+{
+    /* Hill-climbing's predictions miss often: configurations built ahead
+     * and then not asked for are cancelled at the device gate, so only what
+     * the strategy asked for is recorded, each once. */
+    char *db = cli_path(scratch, "cancel.db");
+    hostile_args args = hostile_run_args("hill-climbing", db);
+    hostile_args_add(&args, CLI_ARGS("--runs", "3", "--seed", "3", "--budget", "12",
+                                      "--measure-ahead", "3", "--compile-jobs", "0", "--set",
+                                      "values=40"));
+    cli_result r = hostile_run_ok(&args, "hill-climbing with spare measuring workers");
+    hostile_summary s = hostile_parse_summary(r.out);
+    cli_result_free(&r);
+    long long rows = cli_db_int(db, "SELECT COUNT(*) FROM measurements");
+    cr_assert_eq(rows, s.measured, "%lld rows for %lld configurations asked for", rows,
+                 s.measured);
+    cr_assert_eq(cli_db_int(db, "SELECT COUNT(*) FROM measurements WHERE status != 'ok'"), 0);
+    cr_assert_eq(cli_db_int(db, "SELECT COUNT(*) FROM evaluations"), rows);
+    assert_campaign_done(db, s.campaign);
+    hostile_assert_database_sound(db);
+    free(db);
+}
+
 Test(isolation, retry_failed_measures_the_crashed_configuration_again_and_nothing_else)
 {
     char *db = cli_path(scratch, "retry.db");
