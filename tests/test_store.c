@@ -1081,3 +1081,128 @@ Test(store, database_is_healthy_and_in_wal_mode)
     measurement_clear(&m);
     store_close(f.st);
 }
+
+/* ------------------------------------------------------------ version 1 */
+
+Test(store, a_version_1_database_is_migrated_with_every_row_kept)
+{
+    /* A real campaign's database from the version 1 days (docs/examples). */
+    const char *source = getenv("SKYTUNE_SOURCE_DIR");
+    cr_assert_not_null(source, "SKYTUNE_SOURCE_DIR is not set: run through meson test");
+    char from[1024], command[2200];
+    snprintf(from, sizeof from, "%s/docs/examples/dedispersion-pocl.db", source);
+    const char *path = tmp_path("v1.db");
+    snprintf(command, sizeof command, "cp '%s' '%s'", from, path);
+    cr_assert_eq(system(command), 0);
+    sqlite3 *db;
+    cr_assert_eq(sqlite3_open(path, &db), SQLITE_OK);
+    cr_assert_eq(query_int(db, "PRAGMA user_version"), 1, "the example is no longer version 1");
+    long long measurements = query_int(db, "SELECT count(*) FROM measurements");
+    long long evaluations = query_int(db, "SELECT count(*) FROM evaluations");
+    long long samples = query_int(db, "SELECT count(*) FROM samples");
+    sqlite3_close(db);
+
+    store *st = NULL;
+    skytune_error err = { 0 };
+    cr_assert_eq(store_open(path, false, &st, &err), 0, "%s", err.message);
+    db = store_handle(st);
+    cr_expect_eq(query_int(db, "PRAGMA user_version"), STORE_SCHEMA_VERSION);
+    cr_expect_eq(query_int(db, "SELECT count(*) FROM measurements"), measurements);
+    cr_expect_eq(query_int(db, "SELECT count(*) FROM evaluations"), evaluations);
+    cr_expect_eq(query_int(db, "SELECT count(*) FROM samples"), samples);
+    cr_expect_eq(query_int(db, "SELECT count(*) FROM measurements WHERE degraded = 0 AND "
+                               "stage IS NULL"),
+                 measurements);
+    cr_expect_eq(query_int(db, "SELECT count(*) FROM results WHERE degraded = 0"), evaluations,
+                 "the results view shows the new columns");
+    cr_expect_eq(query_int(db, "SELECT count(*) FROM claims"), 0);
+    cr_expect_eq(query_int(db, "SELECT count(*) FROM pragma_integrity_check WHERE integrity_check != 'ok'"), 0);
+    store_close(st);
+}
+
+/* ------------------------------------------------------------ claims */
+
+static bool never_alive(void *ctx, int64_t pid, const char *host)
+{
+    (void)ctx, (void)pid, (void)host;
+    return false;
+}
+
+Test(store, claims_are_ours_busy_measured_or_taken_over)
+{
+    fixture f = open_fixture("claims.db");
+    skytune_error err = { 0 };
+    test_config c = make_config(64, "tiled", "1.5");
+    store_claim_result r;
+    cr_assert_eq(store_claim(f.st, f.campaign_id, c.text, 1, 100, "hostA", 60, NULL, NULL, &r,
+                             &err),
+                 0, "%s", err.message);
+    cr_expect_eq(r.kind, STORE_CLAIM_OURS);
+    /* Our own claim again: still ours. */
+    cr_assert_eq(store_claim(f.st, f.campaign_id, c.text, 1, 100, "hostA", 60, NULL, NULL, &r,
+                             &err),
+                 0, "%s", err.message);
+    cr_expect_eq(r.kind, STORE_CLAIM_OURS);
+    /* Another live process: busy, naming the holder. */
+    cr_assert_eq(store_claim(f.st, f.campaign_id, c.text, 1, 200, "hostA", 60, NULL, NULL, &r,
+                             &err),
+                 0, "%s", err.message);
+    cr_expect_eq(r.kind, STORE_CLAIM_BUSY);
+    cr_expect_eq(r.holder_pid, 100);
+    cr_expect_str_eq(r.holder_host, "hostA");
+    /* The holder is gone: taken over. */
+    cr_assert_eq(store_claim(f.st, f.campaign_id, c.text, 1, 200, "hostA", 60, never_alive, NULL,
+                             &r, &err),
+                 0, "%s", err.message);
+    cr_expect_eq(r.kind, STORE_CLAIM_OURS);
+    cr_expect_eq(query_int(f.db, "SELECT pid FROM claims"), 200);
+    /* A claim older than the stale limit is taken over even from a live holder. */
+    cr_assert_eq(store_claim(f.st, f.campaign_id, c.text, 1, 300, "hostB", 0, NULL, NULL, &r,
+                             &err),
+                 0, "%s", err.message);
+    cr_expect_eq(r.kind, STORE_CLAIM_OURS);
+    /* Recording the measurement removes the claim; then it is measured. */
+    measurement m;
+    ok_measurement(&m, 800.0);
+    int64_t id = 0;
+    cr_assert_eq(record(&f, f.campaign_id, 0, &c, &m, &id, &err), 0, "%s", err.message);
+    cr_expect_eq(query_int(f.db, "SELECT count(*) FROM claims"), 0);
+    cr_assert_eq(store_claim(f.st, f.campaign_id, c.text, 1, 400, "hostA", 60, NULL, NULL, &r,
+                             &err),
+                 0, "%s", err.message);
+    cr_expect_eq(r.kind, STORE_CLAIM_MEASURED);
+    cr_expect_eq(r.known.measurement_id, id);
+    cr_expect_eq(r.known.status, MEAS_OK);
+    cr_expect(r.known.in_campaign);
+    /* Releasing removes only the releasing process's claims. */
+    test_config d = make_config(128, "tiled", "1.5");
+    test_config e = make_config(256, "tiled", "1.5");
+    store_claim(f.st, f.campaign_id, d.text, 2, 500, "hostA", 60, NULL, NULL, &r, &err);
+    store_claim(f.st, f.campaign_id, e.text, 3, 600, "hostA", 60, NULL, NULL, &r, &err);
+    cr_assert_eq(store_release_claims(f.st, 500, "hostA", &err), 0, "%s", err.message);
+    cr_expect_eq(query_int(f.db, "SELECT count(*) FROM claims"), 1);
+    cr_expect_eq(query_int(f.db, "SELECT pid FROM claims"), 600);
+    measurement_clear(&m);
+    store_close(f.st);
+}
+
+Test(store, a_failed_measurement_is_claimable_again_only_with_retry_failed)
+{
+    fixture f = open_fixture("claimretry.db");
+    skytune_error err = { 0 };
+    test_config c = make_config(64, "tiled", "1.5");
+    measurement crashed;
+    measurement_init(&crashed);
+    crashed.status = MEAS_TIMEOUT;
+    crashed.stage = STAGE_TIMED;
+    cr_assert_eq(record(&f, f.campaign_id, 0, &c, &crashed, NULL, &err), 0, "%s", err.message);
+    store_claim_result r;
+    cr_assert_eq(store_claim(f.st, f.campaign_id, c.text, 1, 1, "h", 60, NULL, NULL, &r, &err), 0);
+    cr_expect_eq(r.kind, STORE_CLAIM_MEASURED);
+    cr_expect_eq(r.known.status, MEAS_TIMEOUT);
+    store_set_retry_failed(f.st, true);
+    cr_assert_eq(store_claim(f.st, f.campaign_id, c.text, 1, 1, "h", 60, NULL, NULL, &r, &err), 0);
+    cr_expect_eq(r.kind, STORE_CLAIM_OURS);
+    measurement_clear(&crashed);
+    store_close(f.st);
+}
