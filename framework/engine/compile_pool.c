@@ -102,17 +102,8 @@ static void start_slot(compile_pool *p, pool_slot *slot)
     memset(slot, 0, sizeof *slot);
     slot->proc.fd = -1;
     if (p->setup_failures >= MAX_SETUP_FAILURES) return;
-    if (worker_process_spawn(p->o.worker_exe, WORKER_ROLE_COMPILE, &slot->proc, &err) != 0) {
-        p->setup_failures++;
-        return;
-    }
-    worker_message msg;
-    worker_message_init(&msg, WORKER_MSG_SETUP);
-    worker_put_setup(&msg, WORKER_ROLE_COMPILE, &p->o.setup);
-    int rc = worker_process_send(&slot->proc, &msg, &err);
-    worker_message_free(&msg);
-    if (rc != 0) {
-        worker_process_end(&slot->proc, 0, NULL, 0);
+    if (worker_process_start(p->o.worker_exe, WORKER_ROLE_COMPILE, &p->o.setup, &slot->proc,
+                             &err) != 0) {
         p->setup_failures++;
         return;
     }

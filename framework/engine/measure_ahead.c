@@ -52,17 +52,8 @@ static void start_slot(measure_ahead *a, ahead_slot *slot)
     memset(slot, 0, sizeof *slot);
     slot->proc.fd = -1;
     if (a->start_failures >= MAX_START_FAILURES) return;
-    if (worker_process_spawn(a->o.worker_exe, WORKER_ROLE_MEASURE, &slot->proc, &err) != 0) {
-        a->start_failures++;
-        return;
-    }
-    worker_message msg;
-    worker_message_init(&msg, WORKER_MSG_SETUP);
-    worker_put_setup(&msg, WORKER_ROLE_MEASURE, &a->o.setup);
-    int rc = worker_process_send(&slot->proc, &msg, &err);
-    worker_message_free(&msg);
-    if (rc != 0) {
-        worker_process_end(&slot->proc, 0, NULL, 0);
+    if (worker_process_start(a->o.worker_exe, WORKER_ROLE_MEASURE, &a->o.setup, &slot->proc,
+                             &err) != 0) {
         a->start_failures++;
         return;
     }

@@ -126,17 +126,14 @@ static void end_worker(supervisor *s, double grace_s, char *how, size_t len)
 static int ensure_worker(supervisor *s, skytune_error *err)
 {
     while (s->worker.pid <= 0) {
-        if (worker_process_spawn(s->o.worker_exe, WORKER_ROLE_MEASURE, &s->worker, err) != 0)
+        if (worker_process_start(s->o.worker_exe, WORKER_ROLE_MEASURE, &s->o.setup, &s->worker,
+                                 err) != 0)
             return -1;
         worker_message msg;
-        worker_message_init(&msg, WORKER_MSG_SETUP);
-        worker_put_setup(&msg, WORKER_ROLE_MEASURE, &s->o.setup);
         skytune_error send_err;
-        int sent = worker_process_send(&s->worker, &msg, &send_err);
-        worker_message_free(&msg);
         double deadline = now_s() + s->o.limits.cap_s;
         char how[128] = "";
-        if (sent == 0 && wait_for_worker(s, deadline)) {
+        if (wait_for_worker(s, deadline)) {
             int got = worker_process_receive(&s->worker, 0, &msg, &send_err);
             if (got == 1 && msg.type == WORKER_MSG_READY) {
                 worker_message_free(&msg);
@@ -157,8 +154,8 @@ static int ensure_worker(supervisor *s, skytune_error *err)
             end_worker(s, 0, NULL, 0);
             return 0;
         } else {
-            end_worker(s, sent == 0 ? 0 : 1.0, how, sizeof how);
-            if (sent == 0) snprintf(how, sizeof how, "not ready after %.0f s", s->o.limits.cap_s);
+            end_worker(s, 0, how, sizeof how);
+            snprintf(how, sizeof how, "not ready after %.0f s", s->o.limits.cap_s);
         }
         if (++s->start_failures >= MAX_START_FAILURES)
             return err_set(err,

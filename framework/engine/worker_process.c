@@ -60,6 +60,19 @@ int worker_process_spawn(const char *exe, worker_role role, worker_process *w,
     return 0;
 }
 
+int worker_process_start(const char *exe, worker_role role, const worker_setup *setup,
+                         worker_process *w, skytune_error *err)
+{
+    if (worker_process_spawn(exe, role, w, err) != 0) return -1;
+    worker_message msg;
+    worker_message_init(&msg, WORKER_MSG_SETUP);
+    worker_put_setup(&msg, (uint32_t)role, setup);
+    int rc = worker_process_send(w, &msg, err);
+    worker_message_free(&msg);
+    if (rc != 0) worker_process_end(w, 0, NULL, 0);
+    return rc;
+}
+
 static double now_s(void)
 {
     struct timespec ts;

@@ -39,6 +39,11 @@ typedef struct worker_process {
 int worker_process_spawn(const char *exe, worker_role role, worker_process *w,
                          skytune_error *err);
 
+/* Start `exe worker ROLE` and send it its SETUP (READY comes later); on a
+ * failure nothing is left running. */
+int worker_process_start(const char *exe, worker_role role, const worker_setup *setup,
+                         worker_process *w, skytune_error *err);
+
 /* Wait up to timeout_s (< 0: forever) for a message. 1: *msg holds one;
  * 0: the time passed; -1: the worker is gone or spoke nonsense (err says
  * which). */
