@@ -1,8 +1,8 @@
--- skytune result database, schema version 2.
+-- skytune result database, schema version 3.
 --
 -- This script creates a fresh database. The store runs it in one transaction
 -- together with PRAGMA application_id = 0x534B5954 ("SKYT") and
--- PRAGMA user_version = 2; a database made by an older skytune is brought
+-- PRAGMA user_version = 3; a database made by an older skytune is brought
 -- forward by the migration steps in db/store.c instead. docs/schema.md
 -- describes every column and has example queries.
 --
@@ -197,6 +197,60 @@ CREATE TABLE claims (
     claimed_at  REAL    NOT NULL,  -- Unix time, seconds
     PRIMARY KEY (plugin_id, device_id, problem_id, config_text)
 ) WITHOUT ROWID;
+
+-- Merging databases (skytune merge) can meet one configuration measured in
+-- two of them under the same key (device, plugin build, problem): two shards
+-- that overlapped, or the same work repeated on another node. The row
+-- already in the target stays in measurements and every campaign's
+-- evaluation points to it; the other measurement is kept here whole, with
+-- its samples in duplicate_samples, naming the kept row, the campaign that
+-- measured it and the file it came from. Nothing measured is thrown away.
+CREATE TABLE duplicate_measurements (
+    id             INTEGER PRIMARY KEY,
+    kept_id        INTEGER NOT NULL REFERENCES measurements (id) ON DELETE CASCADE,
+    campaign_id    INTEGER NOT NULL REFERENCES campaigns (id), -- the campaign that measured it
+    source         TEXT    NOT NULL,  -- the database file it was merged from
+    source_id      INTEGER NOT NULL,  -- its measurements.id there
+    status         TEXT    NOT NULL,
+    median_ns      REAL,
+    min_ns         REAL,
+    max_ns         REAL,
+    mean_ns        REAL,
+    stddev_ns      REAL,
+    gflops         REAL,
+    gbs            REAL,
+    n_samples      INTEGER NOT NULL,
+    build_s        REAL    NOT NULL,
+    verify_s       REAL    NOT NULL,
+    bench_s        REAL    NOT NULL,
+    overhead_s     REAL    NOT NULL,
+    max_abs_error  REAL,
+    max_rel_error  REAL,
+    first_mismatch INTEGER,
+    message        TEXT,
+    replayed       INTEGER NOT NULL,
+    measured_at    TEXT    NOT NULL,
+    stage          TEXT,
+    degraded       INTEGER NOT NULL
+);
+
+CREATE TABLE duplicate_samples (
+    duplicate_id INTEGER NOT NULL REFERENCES duplicate_measurements (id) ON DELETE CASCADE,
+    run          INTEGER NOT NULL,
+    time_ns      REAL    NOT NULL,
+    PRIMARY KEY (duplicate_id, run)
+) WITHOUT ROWID;
+
+-- One row per database merged in, with what it added.
+CREATE TABLE merges (
+    id           INTEGER PRIMARY KEY,
+    source       TEXT    NOT NULL,
+    merged_at    TEXT    NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%SZ', 'now')),
+    campaigns    INTEGER NOT NULL,  -- campaigns new to this database
+    measurements INTEGER NOT NULL,  -- measurements new to this database
+    duplicates   INTEGER NOT NULL,  -- measurements kept in duplicate_measurements
+    evaluations  INTEGER NOT NULL   -- evaluations added
+);
 
 -- A campaign's evaluations in the order the strategy proposed them (seq
 -- from 0). cached = 1: the measurement existed before and was reused.

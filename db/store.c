@@ -55,6 +55,27 @@ static const store_migration store_migrations[] = {
          " JOIN devices d ON d.id = m.device_id"
          " JOIN problems pr ON pr.id = m.problem_id"
          " JOIN configurations c ON c.id = m.configuration_id;" },
+    /* 3: measurements met twice by a merge, and the merges made. */
+    { 2, "CREATE TABLE duplicate_measurements ("
+         " id INTEGER PRIMARY KEY,"
+         " kept_id INTEGER NOT NULL REFERENCES measurements (id) ON DELETE CASCADE,"
+         " campaign_id INTEGER NOT NULL REFERENCES campaigns (id),"
+         " source TEXT NOT NULL, source_id INTEGER NOT NULL, status TEXT NOT NULL,"
+         " median_ns REAL, min_ns REAL, max_ns REAL, mean_ns REAL, stddev_ns REAL,"
+         " gflops REAL, gbs REAL, n_samples INTEGER NOT NULL, build_s REAL NOT NULL,"
+         " verify_s REAL NOT NULL, bench_s REAL NOT NULL, overhead_s REAL NOT NULL,"
+         " max_abs_error REAL, max_rel_error REAL, first_mismatch INTEGER, message TEXT,"
+         " replayed INTEGER NOT NULL, measured_at TEXT NOT NULL, stage TEXT,"
+         " degraded INTEGER NOT NULL);"
+         "CREATE TABLE duplicate_samples ("
+         " duplicate_id INTEGER NOT NULL REFERENCES duplicate_measurements (id) ON DELETE CASCADE,"
+         " run INTEGER NOT NULL, time_ns REAL NOT NULL,"
+         " PRIMARY KEY (duplicate_id, run)) WITHOUT ROWID;"
+         "CREATE TABLE merges ("
+         " id INTEGER PRIMARY KEY, source TEXT NOT NULL,"
+         " merged_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%SZ', 'now')),"
+         " campaigns INTEGER NOT NULL, measurements INTEGER NOT NULL,"
+         " duplicates INTEGER NOT NULL, evaluations INTEGER NOT NULL);" },
     { 0, NULL } /* end */
 };
 
@@ -617,6 +638,10 @@ int store_open(const char *path, bool create_if_missing, store **out, skytune_er
     }
 
     int flags = SQLITE_OPEN_READWRITE | (create_if_missing ? SQLITE_OPEN_CREATE : 0);
+    /* URI file names, so that merging can attach a source read-only
+     * ("file:...?mode=ro"); a database whose own name starts with "file:"
+     * keeps being a plain path. */
+    if (strncmp(path, "file:", 5) != 0) flags |= SQLITE_OPEN_URI;
     if (sqlite3_open_v2(path, &st->db, flags, NULL) != SQLITE_OK) {
         if (st->db)
             err_set(err, "%s: cannot open: %s", path, sqlite3_errmsg(st->db));

@@ -124,6 +124,14 @@ int strategy_create(const char *name, const strategy_setup *setup, const char *c
         list_strategies(known, sizeof known);
         return err_set(err, "--strategy: unknown strategy '%s'; valid: %s", name, known);
     }
+    bool selects = (setup->parts > 1) || setup->ranks;
+    if (selects && ops != &strategy_exhaustive)
+        return err_set(err, "strategy %s searches the whole space: only exhaustive measures %s",
+                       name, setup->ranks ? "a given list of configurations"
+                                          : "a part of a space (a shard of a campaign)");
+    if (setup->parts > 1 && setup->part >= setup->parts)
+        return err_set(err, "part %u of a space split in %u does not exist (parts count from 0)",
+                       setup->part, setup->parts);
     strategy *s = calloc(1, sizeof *s);
     if (!s) return err_set(err, "out of memory");
     s->ops = ops;

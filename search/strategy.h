@@ -69,6 +69,15 @@ typedef struct strategy_setup {
     const history *history;
     uint64_t seed;
     uint64_t budget;          /* evaluations the campaign may spend; 0 = no limit */
+    /* A selection of the space for exhaustive alone (strategy_create refuses
+     * it for any other strategy, whose search it would change): only the
+     * ranks r with r % parts == part (parts 0 or 1: every rank), and, when
+     * ranks is set, only those n_ranks ranks, in that order. A sharded
+     * campaign splits a space into parts; a cross-measurement step measures
+     * other instances' best configurations. */
+    unsigned part, parts;
+    const uint64_t *ranks;
+    size_t n_ranks;
 } strategy_setup;
 
 typedef enum strategy_answer {

@@ -28,13 +28,14 @@ typedef struct cli_option {
 
 #define CLI_MAX_VALUES 64
 #define CLI_MAX_OPTIONS 48
+#define CLI_MAX_POSITIONAL 1024
 
 typedef struct cli_args {
     const cli_option *options;
     size_t n_options;
     size_t counts[CLI_MAX_OPTIONS];
     const char *values[CLI_MAX_OPTIONS][CLI_MAX_VALUES];
-    const char *positional[8];
+    const char *positional[CLI_MAX_POSITIONAL];
     size_t n_positional;
 } cli_args;
 
@@ -64,5 +65,7 @@ int cmd_bench_strategies(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_query(int argc, char **argv);
 int cmd_cache(int argc, char **argv);
+int cmd_merge(int argc, char **argv);
+int cmd_campaign(int argc, char **argv);
 
 #endif

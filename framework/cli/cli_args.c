@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "quantity.h"
 
 void cli_error(const char *fmt, ...)
 {
@@ -48,7 +49,7 @@ int cli_parse(const char *command, const char *summary, const cli_option *option
             return -1;
         }
         if (strncmp(arg, "--", 2) != 0) {
-            if (out->n_positional >= max_positional || out->n_positional >= 8) {
+            if (out->n_positional >= max_positional || out->n_positional >= CLI_MAX_POSITIONAL) {
                 cli_error("%s: unexpected argument '%s' (see skytune %s --help)", command, arg,
                           command);
                 return EXIT_USAGE;
@@ -135,32 +136,9 @@ bad:
     return -1;
 }
 
-/* "90", "90s", "15m", "8h", "1d", "1h30m" */
 int cli_parse_duration(const char *option, const char *text, double *seconds)
 {
-    double total = 0.0;
-    const char *p = text;
-    if (!*p) goto bad;
-    while (*p) {
-        char *end;
-        errno = 0;
-        double v = strtod(p, &end);
-        if (end == p || errno != 0 || v < 0) goto bad;
-        double unit = 1.0;
-        switch (*end) {
-        case 's': unit = 1.0; end++; break;
-        case 'm': unit = 60.0; end++; break;
-        case 'h': unit = 3600.0; end++; break;
-        case 'd': unit = 86400.0; end++; break;
-        case '\0': break;
-        default: goto bad;
-        }
-        total += v * unit;
-        p = end;
-    }
-    *seconds = total;
-    return 0;
-bad:
-    cli_error("--%s '%s' is not a duration such as 90s, 15m, 8h or 1h30m", option, text);
+    if (quantity_duration(text, seconds) == 0) return 0;
+    cli_error("--%s '%s' is not " QUANTITY_DURATION_HELP, option, text);
     return -1;
 }

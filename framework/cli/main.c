@@ -17,6 +17,8 @@ static const struct {
     {"report", cmd_report, "write an HTML report (and CSV data) of a result database"},
     {"query", cmd_query, "run one of the report's named queries: table, CSV or JSON"},
     {"bench-strategies", cmd_bench_strategies, "judge search strategies on recorded search spaces (replay)"},
+    {"campaign", cmd_campaign, "run a campaign file (a sweep of problems, devices, shards); its status; SLURM scripts"},
+    {"merge", cmd_merge, "merge result databases (a campaign's shards) into one"},
     {"cache", cmd_cache, "the on-disk cache of compiled programs: its size; `cache clear` empties it"},
 };
 

@@ -204,7 +204,7 @@ int campaign_run(const campaign_config *cfg, campaign_result *res, skytune_error
         if (store_writer_start(cfg->store, &writer, err) != 0) goto fail;
     }
     int64_t next_seq = known.max_seq + 1;
-    uint64_t count = space_count(sp);
+    uint64_t count = cfg->selection_count ? cfg->selection_count : space_count(sp);
     uint64_t planned = cfg->limits.max_evaluations && cfg->limits.max_evaluations < count
                            ? cfg->limits.max_evaluations
                            : count;

@@ -63,6 +63,9 @@ typedef struct campaign_event {
 
 typedef struct campaign_config {
     const space *space;
+    /* How many configurations the strategy can propose at most, when it
+     * searches a selection of the space (a part, a list); 0: the space's. */
+    uint64_t selection_count;
     strategy *strategy;        /* created over `history` below */
     history *history;
     evaluator eval;

@@ -24,6 +24,17 @@ static int campaign_settings(const tuning_request *rq, const strategy *st, char 
         used += (size_t)snprintf(buf + used, len - used, ";restrict=%s", rq->restricts[k]);
     for (size_t k = 0; k < rq->n_only && used < len; k++)
         used += (size_t)snprintf(buf + used, len - used, ";only=%s", rq->only[k]);
+    if (rq->space_parts > 1 && used < len)
+        used += (size_t)snprintf(buf + used, len - used, ";part=%u/%u", rq->space_part,
+                                 rq->space_parts);
+    if (rq->configs && used < len) {
+        /* The list itself may be long: its hash tells lists apart. */
+        uint64_t h = 1469598103934665603ull;
+        for (size_t k = 0; k < rq->n_configs; k++)
+            h = h * 1099511628211ull ^ space_text_hash(rq->configs[k]);
+        used += (size_t)snprintf(buf + used, len - used, ";configs=%zu:%016llx", rq->n_configs,
+                                 (unsigned long long)h);
+    }
     if (used < len) {
         used += (size_t)snprintf(buf + used, len - used, ";strategy:");
         if (used < len) used += strategy_settings_text(st, buf + used, len - used);
@@ -50,6 +61,37 @@ typedef struct recorded_campaign {
     double claim_stale_after_s;
 } recorded_campaign;
 
+/* The ranks of the given configurations that lie in the space, in the
+ * order given; those outside it (a value this problem does not allow) are
+ * left out. None at all is an error: there is nothing to measure. */
+static int selected_ranks(const space *sp, const char *const *configs, size_t n,
+                          uint64_t **ranks, size_t *n_ranks, skytune_error *err)
+{
+    uint16_t *idx = calloc(space_param_count(sp) + 1, sizeof *idx);
+    *ranks = calloc(n + 1, sizeof **ranks);
+    *n_ranks = 0;
+    if (!idx || !*ranks) {
+        free(idx);
+        return err_set(err, "out of memory");
+    }
+    for (size_t k = 0; k < n; k++) {
+        skytune_error ignored;
+        uint64_t rank;
+        if (space_parse_config(sp, configs[k], idx, &ignored) != 0 ||
+            space_rank(sp, idx, &rank) != 0)
+            continue;
+        bool seen = false;
+        for (size_t j = 0; j < *n_ranks && !seen; j++) seen = (*ranks)[j] == rank;
+        if (!seen) (*ranks)[(*n_ranks)++] = rank;
+    }
+    free(idx);
+    if (*n_ranks == 0)
+        return err_set(err, "none of the %zu configurations given is valid for this problem "
+                            "and device",
+                       n);
+    return 0;
+}
+
 static int run_recorded(const tuning_request *rq, const recorded_campaign *rc,
                         void (*on_start)(void *ctx, const tuning_started *s), void *start_ctx,
                         tuning_outcome *out, skytune_error *err)
@@ -61,19 +103,36 @@ static int run_recorded(const tuning_request *rq, const recorded_campaign *rc,
     int64_t campaign_id = 0;
     bool campaign_open = false;
     int status = -1;
+    uint64_t *ranks = NULL;
+    size_t n_ranks = 0;
     if (!hist) {
         err_set(err, "out of memory");
         goto done;
     }
     const char *strategy_name = rq->strategy ? rq->strategy : strategy_default_name();
+    if (rq->configs && selected_ranks(rc->space, rq->configs, rq->n_configs, &ranks, &n_ranks,
+                                      err) != 0)
+        goto done;
     strategy_setup setup = {
-        .space = rc->space, .history = hist, .seed = rq->seed, .budget = rq->limits.max_evaluations};
+        .space = rc->space, .history = hist, .seed = rq->seed, .budget = rq->limits.max_evaluations,
+        .part = rq->space_part, .parts = rq->space_parts, .ranks = ranks, .n_ranks = n_ranks};
+    out->space_count = rq->configs ? n_ranks
+                       : rq->space_parts > 1
+                           ? (space_count(rc->space) + rq->space_parts - 1 - rq->space_part) /
+                                 rq->space_parts
+                           : space_count(rc->space);
+    snprintf(out->problem_text, sizeof out->problem_text, "%s", rc->problem_text);
+    snprintf(out->device, sizeof out->device, "%s", rc->device->name);
     if (strategy_create(strategy_name, &setup, rq->strategy_opts, rq->n_strategy_opts, &strat,
                         err) != 0)
         goto done;
     char settings[8192];
     if (campaign_settings(rq, strat, settings, sizeof settings) != 0) {
         err_set(err, "the run's settings (--restrict, --only, --strategy-opt) are too long");
+        goto done;
+    }
+    if (rq->check_only) {
+        status = 0;
         goto done;
     }
 
@@ -127,7 +186,7 @@ static int run_recorded(const tuning_request *rq, const recorded_campaign *rc,
             .device = rc->device->name,
             .platform = rc->device->platform,
             .strategy = strategy_name,
-            .space_count = space_count(rc->space),
+            .space_count = out->space_count,
             .campaign_id = campaign_id,
             .resumed = resumed,
             .isolated = rc->isolated,
@@ -139,6 +198,7 @@ static int run_recorded(const tuning_request *rq, const recorded_campaign *rc,
     }
     campaign_config cc = {
         .space = rc->space,
+        .selection_count = out->space_count,
         .strategy = strat,
         .history = hist,
         .eval = rc->eval,
@@ -174,6 +234,7 @@ done:
     store_close(st);
     strategy_free(strat);
     history_free(hist);
+    free(ranks);
     return status;
 }
 
@@ -310,6 +371,19 @@ static int run_on_device(const tuning_request *rq,
         snprintf(what, sizeof what, "plugin %s (see `skytune plugins show %s`)", plugin.desc->name,
                  plugin.desc->name);
         no_valid_configuration(what, err);
+        goto done;
+    }
+    if (rq->check_only) {
+        /* Nothing is measured: no cache, no workers, no measurer. */
+        recorded_campaign check = {
+            .device = &dev->info,
+            .plugin_name = plugin.desc->name,
+            .plugin_version = plugin.desc->version,
+            .source_hash = plugin.source_hash,
+            .problem_text = prob.text,
+            .space = sp,
+        };
+        rc = run_recorded(rq, &check, NULL, NULL, out, err);
         goto done;
     }
     uint64_t cache_limit = rq->cache_max_bytes ? rq->cache_max_bytes : BINARY_CACHE_DEFAULT_MAX_BYTES;

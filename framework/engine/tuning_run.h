@@ -29,6 +29,18 @@ typedef struct tuning_request {
     const char *const *strategy_opts;
     size_t n_strategy_opts;
     campaign_limits limits;
+    /* A selection for the exhaustive strategy (strategy_setup): part
+     * space_part of space_parts (0 or 1: the whole space), and/or only the
+     * configurations of these canonical texts, in this order (those outside
+     * this problem's space are left out). Each is part of the campaign's
+     * settings, so a part or a list is a campaign of its own. */
+    unsigned space_part, space_parts;
+    const char *const *configs;
+    size_t n_configs;
+    /* Validate everything a run would (plugin, problem, device, space,
+     * strategy) and stop before the database is opened or any worker
+     * starts: outcome's space_count and problem_text tell what was found. */
+    bool check_only;
     unsigned runs;
     uint64_t seed;
     const char *device;                  /* selector, may be NULL */
@@ -66,6 +78,9 @@ typedef struct tuning_started {
 } tuning_started;
 
 typedef struct tuning_outcome {
+    uint64_t space_count;                /* valid configurations (of the selection) */
+    char problem_text[4096];             /* canonical */
+    char device[256];                    /* the device's name */
     campaign_result result;
     supervisor_stats supervision;        /* zero without isolation */
     int64_t campaign_id;

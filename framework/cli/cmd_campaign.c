@@ -1,0 +1,470 @@
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "campaign_check.h"
+#include "campaign_file.h"
+#include "campaign_plan.h"
+#include "campaign_sweep.h"
+#include "cli.h"
+#include "db_open.h"
+#include "plugin_loader.h"
+#include "problem.h"
+#include "progress.h"
+#include "run_common.h"
+#include "slurm_script.h"
+#include "store_campaigns.h"
+#include "strategy.h"
+
+static const cli_option options[] = {
+    {"shard", "I/N", false, "run: only shard I of N (0 <= I < N), into its own database (FILE's database with .shard-I-of-N before the extension, unless --db)"},
+    {"db", "FILE", false, "the result database (default: the file's `database`, else the file's name with .db)"},
+    {"shards", "N", false, "slurm: how many array tasks (shards) to split the campaign into"},
+    {"out", "DIR", false, "slurm: the folder for the scripts and their logs (default: slurm-<file's name> beside the file)"},
+    {"plugin-dir", "DIR", true, "search DIR for plugins first"},
+    {"quiet", NULL, false, "no progress output"},
+};
+
+static const char summary[] =
+    "Campaign files (docs/campaigns.md): `run FILE` runs every instance of the file's sweep on "
+    "its devices (running it again resumes), `status FILE` (or `status --db DB`) shows each "
+    "instance: done, running or remaining, with its best so far, `cross FILE` runs the "
+    "cross-measurement step alone (after merging shards), and `slurm FILE --shards N` writes a "
+    "SLURM job array that runs the shards and merges them.";
+
+/* ------------------------------------------------------------- printing */
+
+typedef struct sweep_printer {
+    progress *prog;
+    const campaign_file *file;
+    size_t shown;              /* units started so far */
+    size_t total;              /* units this invocation runs */
+} sweep_printer;
+
+static void print_unit_started(void *ctx, const campaign_plan *p, size_t unit, bool cross,
+                               const tuning_started *s)
+{
+    sweep_printer *sp = ctx;
+    if (!sp->prog->quiet) {
+        const campaign_instance *in = &p->instances[p->units[unit].instance];
+        if (cross)
+            printf("== cross-measurement in instance %s\n", *in->label ? in->label : "(the one)");
+        else
+            printf("== unit %zu of %zu: instance %zu of %zu%s%s%s\n", ++sp->shown, sp->total,
+                   p->units[unit].instance + 1, p->n_instances, *in->label ? " (" : "",
+                   in->label, *in->label ? ")" : "");
+        if (p->units[unit].parts > 1)
+            printf("   part %u of %u of its space\n", p->units[unit].part + 1,
+                   p->units[unit].parts);
+    }
+    run_print_start(sp->prog, s);
+}
+
+static void print_unit_finished(void *ctx, const campaign_plan *p, size_t unit, bool cross,
+                                const tuning_outcome *out, const skytune_error *error)
+{
+    sweep_printer *sp = ctx;
+    progress_finish(sp->prog);
+    const campaign_instance *in = &p->instances[p->units[unit].instance];
+    if (!out) {
+        cli_error("campaign: instance %s%s: %s", *in->label ? in->label : "(the one)",
+                  cross ? " (cross-measurement)" : "", error->message);
+        return;
+    }
+    if (!sp->prog->quiet) run_print_outcome(out, *in->label ? in->label : NULL);
+    fflush(stdout);
+}
+
+/* ------------------------------------------------------------------ run */
+
+static int load_file(const char *path, campaign_file *f)
+{
+    skytune_error err;
+    if (campaign_file_read(path, f, &err) != 0) {
+        cli_error("campaign: %s", err.message);
+        return -1;
+    }
+    return 0;
+}
+
+static int prepare_base(const cli_args *args, const char *sub, tuning_request *base,
+                        char **worker_exe)
+{
+    memset(base, 0, sizeof *base);
+    base->search.n_dirs = cli_all(args, "plugin-dir", &base->search.dirs);
+    if (run_parse_supervision(args, base) != 0) return EXIT_USAGE;
+    *worker_exe = NULL;
+    if (!cli_flag(args, "no-isolation")) {
+        *worker_exe = run_own_executable();
+        if (!*worker_exe) {
+            cli_error("campaign %s: cannot find this executable to start workers "
+                      "(/proc/self/exe); --no-isolation measures in this process",
+                      sub);
+            return EXIT_FAILED;
+        }
+    }
+    base->worker_exe = *worker_exe;
+    return EXIT_OK;
+}
+
+static int finish_status(const sweep_result *r, const char *path)
+{
+    printf("campaign %s: %zu unit%s done, %zu failed, %zu left%s%s\n", path, r->units_run,
+           r->units_run == 1 ? "" : "s", r->units_failed, r->units_left,
+           r->cross_runs ? ", cross-measurement done" : "",
+           r->limit_reached ? " (the campaign's budget or time limit was reached)" : "");
+    if (r->interrupted) {
+        printf("interrupted: run the same command again to continue\n");
+        return EXIT_INTERRUPTED;
+    }
+    return r->units_failed ? EXIT_FAILED : EXIT_OK;
+}
+
+/* run and cross: check everything, then measure. */
+static int run_or_cross(const cli_args *args, const char *sub, const char *path, bool cross_only,
+                        int argc, char **argv)
+{
+    campaign_file f;
+    if (load_file(path, &f) != 0) return EXIT_FAILED;
+    unsigned shard = 0, shards = 1;
+    skytune_error err;
+    const char *shard_text = cli_get(args, "shard");
+    int status = EXIT_FAILED;
+    campaign_plan plan = {0};
+    char *worker_exe = NULL, *db = NULL, *command = NULL;
+    if (shard_text && campaign_shard_parse(shard_text, &shard, &shards, &err) != 0) {
+        cli_error("campaign %s: %s", sub, err.message);
+        status = EXIT_USAGE;
+        goto done;
+    }
+    if (campaign_plan_build(&f, shards, &plan, &err) != 0) {
+        cli_error("campaign %s: %s", sub, err.message);
+        goto done;
+    }
+    tuning_request base;
+    if ((status = prepare_base(args, sub, &base, &worker_exe)) != EXIT_OK) goto done;
+    status = EXIT_FAILED;
+    db = cli_get(args, "db")    ? strdup(cli_get(args, "db"))
+         : shards > 1           ? campaign_shard_db(f.database, shard, shards)
+                                : strdup(f.database);
+    command = run_join_command("campaign", argc, argv);
+    if (!db || !command) {
+        cli_error("campaign %s: out of memory", sub);
+        goto done;
+    }
+    base.db_path = db;
+    base.command = command;
+    if (campaign_check_file(&f, &base.search, &err) != 0 ||
+        campaign_check_units(&f, &plan, shard, &base, &err) != 0) {
+        cli_error("campaign %s: %s", sub, err.message);
+        goto done;
+    }
+    progress prog;
+    progress_init(&prog, stdout, cli_flag(args, "quiet"));
+    prog.terminal = false; /* units follow one another: a line each */
+    base.on_notice = progress_notice;
+    base.notice_ctx = &prog;
+    base.on_event = progress_event;
+    base.event_ctx = &prog;
+    base.stop_requested = run_catch_stop_signals("campaign");
+    if (!base.stop_requested) goto done;
+    size_t mine = 0;
+    for (size_t u = 0; u < plan.n_units; u++) mine += campaign_plan_in_shard(&plan, u, shard);
+    sweep_printer printer = {.prog = &prog, .file = &f, .total = mine};
+    sweep_events events = {print_unit_started, print_unit_finished, &printer};
+    sweep_result result;
+    int rc = cross_only ? campaign_cross_run(&f, &plan, &base, &events,
+                                             memset(&result, 0, sizeof result), &err)
+                        : campaign_sweep_run(&f, &plan, shard, &base, &events, &result, &err);
+    if (rc != 0) {
+        cli_error("campaign %s: %s", sub, err.message);
+        goto done;
+    }
+    status = finish_status(&result, path);
+done:
+    free(command);
+    free(db);
+    free(worker_exe);
+    campaign_plan_free(&plan);
+    campaign_file_free(&f);
+    return status;
+}
+
+/* --------------------------------------------------------------- status */
+
+typedef struct instance_status {
+    const char *strategy;
+    uint64_t seed;
+    int campaigns, done, running;
+    int64_t evaluated, ok, failed;
+    char best[1024];
+    double best_ns;
+    char devices[512];
+} instance_status;
+
+static int gather_instance(void *ctx, const store_campaign_row *row)
+{
+    instance_status *is = ctx;
+    if (strcmp(row->strategy, is->strategy) != 0 || row->seed != is->seed ||
+        strstr(row->settings, ";configs="))
+        return 0;
+    is->campaigns++;
+    is->done += strcmp(row->status, "done") == 0;
+    is->running += strcmp(row->status, "running") == 0;
+    is->evaluated += row->evaluated;
+    is->ok += row->ok;
+    is->failed += row->failed;
+    if (!strstr(is->devices, row->device) && strlen(is->devices) + strlen(row->device) + 3 <
+                                                 sizeof is->devices)
+        snprintf(is->devices + strlen(is->devices), sizeof is->devices - strlen(is->devices),
+                 "%s%s", *is->devices ? ", " : "", row->device);
+    if (row->best_config && (is->best_ns == 0 || row->best_ns < is->best_ns)) {
+        is->best_ns = row->best_ns;
+        snprintf(is->best, sizeof is->best, "%s", row->best_config);
+    }
+    return 0;
+}
+
+static int status_of_file(const cli_args *args, const char *path)
+{
+    campaign_file f;
+    if (load_file(path, &f) != 0) return EXIT_FAILED;
+    campaign_plan plan;
+    skytune_error err;
+    int status = EXIT_FAILED;
+    loaded_plugin plugin = {0};
+    store *st = NULL;
+    plugin_search search = {0};
+    search.n_dirs = cli_all(args, "plugin-dir", &search.dirs);
+    if (campaign_plan_build(&f, 1, &plan, &err) != 0) {
+        cli_error("campaign status: %s", err.message);
+        campaign_file_free(&f);
+        return EXIT_FAILED;
+    }
+    if (plugin_load(f.plugin.text, &search, &plugin, &err) != 0) {
+        cli_error("campaign status: %s:%d: key 'plugin': %s", f.path, f.plugin.line, err.message);
+        goto done;
+    }
+    const char *db = cli_get(args, "db") ? cli_get(args, "db") : f.database;
+    if (access(db, F_OK) == 0 && !(st = cli_open_existing_db(db))) goto done;
+    printf("campaign %s: plugin %s, %zu instance%s, database %s%s\n", path, f.plugin.text,
+           plan.n_instances, plan.n_instances == 1 ? "" : "s", db,
+           st ? "" : " (not created yet)");
+    size_t counts[3] = {0, 0, 0}; /* done, running, remaining */
+    for (size_t i = 0; i < plan.n_instances; i++) {
+        const campaign_instance *in = &plan.instances[i];
+        problem prob;
+        if (problem_resolve(plugin.desc, f.preset.text, (const char *const *)in->sets,
+                            in->n_sets, &prob, &err) != 0) {
+            cli_error("campaign status: %s:%d: key 'problem': instance %s: %s", f.path,
+                      f.problem_line, in->label, err.message);
+            goto done;
+        }
+        instance_status is = {
+            .strategy = f.strategy.text ? f.strategy.text : strategy_default_name(),
+            .seed = f.seed,
+        };
+        int rc = st ? store_campaigns_find(st, f.plugin.text, prob.text, gather_instance, &is,
+                                           &err)
+                    : 0;
+        problem_free(&prob);
+        if (rc != 0) {
+            cli_error("campaign status: %s", err.message);
+            goto done;
+        }
+        const char *state = is.campaigns == 0  ? "remaining"
+                            : is.running       ? "running"
+                            : is.done == is.campaigns ? "done"
+                                                      : "stopped";
+        counts[is.campaigns == 0 ? 2 : is.running || is.done < is.campaigns ? 1 : 0]++;
+        printf("  %-9s %s\n", state, *in->label ? in->label : "(the one instance)");
+        if (is.campaigns) {
+            printf("            %lld evaluated (%lld ok, %lld failed) on %s\n",
+                   (long long)is.evaluated, (long long)is.ok, (long long)is.failed, is.devices);
+            if (*is.best) {
+                char time[32];
+                format_duration_ns(is.best_ns, time, sizeof time);
+                printf("            best so far %s  (%s)\n", is.best, time);
+            }
+        }
+    }
+    printf("%zu done, %zu running or stopped, %zu remaining\n", counts[0], counts[1], counts[2]);
+    status = EXIT_OK;
+done:
+    store_close(st);
+    plugin_unload(&plugin);
+    campaign_plan_free(&plan);
+    campaign_file_free(&f);
+    return status;
+}
+
+static int list_campaign(void *ctx, const store_campaign_row *row)
+{
+    char time[32] = "-";
+    if (row->best_config) format_duration_ns(row->best_ns, time, sizeof time);
+    printf("%4lld  %-11s %-8s %s on %s, %s, %lld evaluated (%lld ok)\n      problem %s\n",
+           (long long)row->id, row->status, row->plugin, row->strategy, row->device,
+           strstr(row->settings, ";configs=") ? "cross-measurement" : "search",
+           (long long)row->evaluated, (long long)row->ok, row->problem);
+    if (row->best_config) printf("      best %s  (%s)\n", row->best_config, time);
+    return 0;
+}
+
+static int status_of_db(const char *db)
+{
+    store *st = cli_open_existing_db(db);
+    if (!st) return EXIT_FAILED;
+    skytune_error err;
+    int rc = store_campaigns_find(st, NULL, NULL, list_campaign, NULL, &err);
+    store_close(st);
+    if (rc != 0) {
+        cli_error("campaign status: %s", err.message);
+        return EXIT_FAILED;
+    }
+    return EXIT_OK;
+}
+
+/* ---------------------------------------------------------------- slurm */
+
+/* An absolute path for a file that exists (the scripts run elsewhere). */
+static char *absolute(const char *path)
+{
+    char *real = realpath(path, NULL);
+    return real;
+}
+
+/* An absolute path for a file that may not exist yet: its folder's. */
+static char *absolute_new(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    char *dir = slash ? strndup(path, (size_t)(slash - path) + (slash == path)) : strdup(".");
+    char *real = dir ? realpath(dir, NULL) : NULL;
+    free(dir);
+    if (!real) return NULL;
+    const char *base = slash ? slash + 1 : path;
+    size_t len = strlen(real) + strlen(base) + 2;
+    char *out = malloc(len);
+    if (out) snprintf(out, len, "%s/%s", real, base);
+    free(real);
+    return out;
+}
+
+static int write_slurm(const cli_args *args, const char *path)
+{
+    const char *shards_text = cli_get(args, "shards");
+    if (!shards_text) {
+        cli_error("campaign slurm: --shards N is required (how many array tasks)");
+        return EXIT_USAGE;
+    }
+    unsigned long long shards;
+    if (cli_parse_u64("shards", shards_text, &shards) != 0) return EXIT_USAGE;
+    if (shards < 1 || shards > 100000) {
+        cli_error("campaign slurm: --shards must be between 1 and 100000, got %llu", shards);
+        return EXIT_USAGE;
+    }
+    campaign_file f;
+    if (load_file(path, &f) != 0) return EXIT_FAILED;
+    campaign_plan plan;
+    skytune_error err;
+    int status = EXIT_FAILED;
+    char *exe = NULL, *campaign = NULL, *db = NULL, *out_dir = NULL;
+    plugin_search search = {0};
+    search.n_dirs = cli_all(args, "plugin-dir", &search.dirs);
+    bool planned = campaign_plan_build(&f, (unsigned)shards, &plan, &err) == 0;
+    if (!planned || campaign_check_file(&f, &search, &err) != 0) {
+        cli_error("campaign slurm: %s", err.message);
+        goto done;
+    }
+    exe = run_own_executable();
+    campaign = absolute(path);
+    db = absolute_new(cli_get(args, "db") ? cli_get(args, "db") : f.database);
+    if (cli_get(args, "out")) {
+        out_dir = strdup(cli_get(args, "out"));
+    } else {
+        const char *slash = strrchr(path, '/');
+        const char *base = slash ? slash + 1 : path;
+        const char *dot = strrchr(base, '.');
+        size_t len = strlen(path) + 8;
+        out_dir = malloc(len);
+        if (out_dir)
+            snprintf(out_dir, len, "%.*sslurm-%.*s", (int)(base - path), path,
+                     (int)(dot && dot != base ? (size_t)(dot - base) : strlen(base)), base);
+    }
+    if (!exe || !campaign || !db || !out_dir) {
+        cli_error("campaign slurm: cannot resolve the absolute paths the job needs (skytune, %s, "
+                  "its database)",
+                  path);
+        goto done;
+    }
+    if (mkdir(out_dir, 0755) != 0 && access(out_dir, W_OK) != 0) {
+        cli_error("campaign slurm: cannot create %s", out_dir);
+        goto done;
+    }
+    char *abs_out = absolute(out_dir);
+    if (!abs_out) {
+        cli_error("campaign slurm: cannot resolve %s", out_dir);
+        goto done;
+    }
+    slurm_job job = {.skytune = exe, .campaign = campaign, .database = db, .out_dir = abs_out,
+                     .shards = (unsigned)shards};
+    int rc = slurm_write_scripts(&f, &job, &err);
+    if (rc != 0) {
+        cli_error("campaign slurm: %s", err.message);
+        free(abs_out);
+        goto done;
+    }
+    printf("wrote %s/array.sbatch (%llu tasks), %s/merge.sbatch and %s/submit.sh\n"
+           "%zu unit%s of work over %llu shard%s; read them, then submit with:\n  sh %s/submit.sh\n",
+           abs_out, shards, abs_out, abs_out, plan.n_units, plan.n_units == 1 ? "" : "s", shards,
+           shards == 1 ? "" : "s", abs_out);
+    free(abs_out);
+    status = EXIT_OK;
+done:
+    free(exe);
+    free(campaign);
+    free(db);
+    free(out_dir);
+    if (planned) campaign_plan_free(&plan);
+    campaign_file_free(&f);
+    return status;
+}
+
+int cmd_campaign(int argc, char **argv)
+{
+    cli_args args;
+    cli_option all_options[CLI_MAX_OPTIONS];
+    size_t n_options = run_options_with_supervision(options, sizeof options / sizeof options[0],
+                                                    all_options);
+    int rc = cli_parse("campaign", summary, all_options, n_options, 2,
+                       "run|status|cross|slurm FILE", argc, argv, &args);
+    if (rc) return rc < 0 ? EXIT_OK : rc;
+    const char *sub = args.n_positional ? args.positional[0] : NULL;
+    const char *path = args.n_positional > 1 ? args.positional[1] : NULL;
+    if (!sub || (strcmp(sub, "run") && strcmp(sub, "status") && strcmp(sub, "cross") &&
+                 strcmp(sub, "slurm"))) {
+        cli_error("campaign: give one of run, status, cross, slurm and a campaign file, e.g. "
+                  "skytune campaign run sweep.yaml (see skytune campaign --help)");
+        return EXIT_USAGE;
+    }
+    if (strcmp(sub, "status") == 0 && !path) {
+        if (!cli_get(&args, "db")) {
+            cli_error("campaign status: give a campaign file, or --db FILE");
+            return EXIT_USAGE;
+        }
+        return status_of_db(cli_get(&args, "db"));
+    }
+    if (!path) {
+        cli_error("campaign %s: give the campaign file", sub);
+        return EXIT_USAGE;
+    }
+    if (cli_get(&args, "shard") && strcmp(sub, "run") != 0) {
+        cli_error("campaign %s: --shard belongs to campaign run", sub);
+        return EXIT_USAGE;
+    }
+    if (strcmp(sub, "status") == 0) return status_of_file(&args, path);
+    if (strcmp(sub, "slurm") == 0) return write_slurm(&args, path);
+    return run_or_cross(&args, sub, path, strcmp(sub, "cross") == 0, argc, argv);
+}

@@ -1,0 +1,236 @@
+#include "sweep_values.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* A number as a progression sees it: whole when the text is one. */
+typedef struct number {
+    bool whole;
+    long long i;
+    double d;
+} number;
+
+static bool parse_number(const char *text, number *out)
+{
+    char *end;
+    errno = 0;
+    long long i = strtoll(text, &end, 10);
+    if (end != text && *end == '\0' && errno == 0) {
+        *out = (number){true, i, (double)i};
+        return true;
+    }
+    errno = 0;
+    double d = strtod(text, &end);
+    if (end == text || *end != '\0' || errno != 0 || !isfinite(d)) return false;
+    *out = (number){false, 0, d};
+    return true;
+}
+
+void sweep_builder_init(sweep_builder *b)
+{
+    memset(b, 0, sizeof *b);
+}
+
+void sweep_builder_free(sweep_builder *b)
+{
+    for (size_t k = 0; k < b->count; k++) free(b->values[k].text);
+    free(b->values);
+    memset(b, 0, sizeof *b);
+}
+
+located_text *sweep_builder_take(sweep_builder *b, size_t *count)
+{
+    located_text *v = b->values;
+    *count = b->count;
+    if (!v) v = calloc(1, sizeof *v);
+    b->values = NULL;
+    b->count = b->cap = 0;
+    return v;
+}
+
+static int push(sweep_builder *b, const char *text, int line, skytune_error *err)
+{
+    for (size_t k = 0; k < b->count; k++)
+        if (strcmp(b->values[k].text, text) == 0)
+            return err_set(err, "value '%s' is swept twice: each instance would run twice", text);
+    if (b->count >= SWEEP_MAX_VALUES)
+        return err_set(err, "more than %d values in one sweep", SWEEP_MAX_VALUES);
+    if (b->count == b->cap) {
+        size_t cap = b->cap ? b->cap * 2 : 16;
+        located_text *grown = realloc(b->values, cap * sizeof *grown);
+        if (!grown) return err_set(err, "out of memory");
+        b->values = grown;
+        b->cap = cap;
+    }
+    char *copy = strdup(text);
+    if (!copy) return err_set(err, "out of memory");
+    b->values[b->count++] = (located_text){copy, line};
+    return 0;
+}
+
+static int push_number(sweep_builder *b, const number *n, int line, skytune_error *err)
+{
+    char text[64];
+    if (n->whole)
+        snprintf(text, sizeof text, "%lld", n->i);
+    else
+        snprintf(text, sizeof text, "%.15g", n->d);
+    /* Repeated terms of a progression are a duplicate only if the user
+     * wrote them; a generated duplicate cannot happen (strictly monotonic). */
+    return push(b, text, line, err);
+}
+
+/* Terms from `first` by `by` (added, or multiplied) up to `last`: with
+ * exact_end the last term must equal `last`. Terms already in the list
+ * (those given before "...") are not pushed again: start_after is how many
+ * terms to skip. */
+static int progression(sweep_builder *b, number first, number by, bool multiply, number last,
+                       bool exact_end, size_t skip, int line, const char *shown,
+                       skytune_error *err)
+{
+    bool whole = first.whole && by.whole && last.whole;
+    if (multiply ? !(fabs(by.d) > 1.0) : by.d == 0.0)
+        return err_set(err, "%s never reaches %s: the %s must %s", shown,
+                       last.whole ? "its last value" : "its last value",
+                       multiply ? "ratio" : "step",
+                       multiply ? "be larger than 1 (in size)" : "not be 0");
+    if (multiply && !(first.d != 0.0))
+        return err_set(err, "%s starts at 0: a geometric progression cannot", shown);
+    /* Going the right way at all? */
+    double dir = multiply ? (fabs(last.d) >= fabs(first.d) ? 1 : -1) : (by.d > 0 ? 1 : -1);
+    if (multiply ? (last.d / first.d <= 0 || dir < 0)
+                 : ((last.d - first.d) * by.d < 0))
+        return err_set(err, "%s moves away from its last value %.15g", shown, last.d);
+    number t = first;
+    for (size_t k = 0;; k++) {
+        bool past = multiply ? fabs(t.d) > fabs(last.d) * (1 + 1e-12)
+                             : (by.d > 0 ? t.d > last.d + fabs(by.d) * 1e-9
+                                         : t.d < last.d - fabs(by.d) * 1e-9);
+        if (past) {
+            if (exact_end)
+                return err_set(err,
+                               "%.15g is not a term of %s: the nearest terms are %.15g and %.15g",
+                               last.d, shown, multiply ? t.d / by.d : t.d - by.d, t.d);
+            return 0;
+        }
+        bool at_end = whole ? t.i == last.i
+                            : fabs(t.d - last.d) <= 1e-9 * fmax(fabs(last.d), 1e-300);
+        if (at_end && !whole) t.d = last.d;
+        if (k >= skip && push_number(b, &t, line, err) != 0) return -1;
+        if (at_end) return 0;
+        if (b->count >= SWEEP_MAX_VALUES)
+            return err_set(err, "%s has more than %d terms", shown, SWEEP_MAX_VALUES);
+        if (whole) {
+            long long next;
+            if (multiply ? __builtin_mul_overflow(t.i, by.i, &next)
+                         : __builtin_add_overflow(t.i, by.i, &next))
+                return err_set(err, "%s overflows a 64-bit integer", shown);
+            t.i = next;
+            t.d = (double)next;
+        } else {
+            t.d = multiply ? t.d * by.d : t.d + by.d;
+            t.whole = false;
+        }
+    }
+}
+
+int sweep_builder_add(sweep_builder *b, const char *text, int line, skytune_error *err)
+{
+    if (!b->pending) return push(b, text, line, err);
+    /* The last value of a "..." progression: the terms before it say how. */
+    b->pending = false;
+    size_t given = b->count - b->segment;
+    number terms[3], last;
+    size_t from = b->count - (given >= 3 ? 3 : given);
+    for (size_t k = from; k < b->count; k++)
+        if (!parse_number(b->values[k].text, &terms[k - from]))
+            return err_set(err, "'%s' before '...' is not a number: a progression needs numbers",
+                           b->values[k].text);
+    if (!parse_number(text, &last))
+        return err_set(err, "'%s' after '...' is not a number: a progression needs numbers", text);
+    size_t n = b->count - from;
+    char shown[200];
+    if (n == 3)
+        snprintf(shown, sizeof shown, "%s, %s, %s, ...", b->values[from].text,
+                 b->values[from + 1].text, b->values[from + 2].text);
+    else
+        snprintf(shown, sizeof shown, "%s, %s, ...", b->values[from].text,
+                 b->values[from + 1].text);
+    number a = terms[0], c = terms[1];
+    bool whole = a.whole && c.whole;
+    number step = {whole, whole ? c.i - a.i : 0, c.d - a.d};
+    bool multiply = false;
+    number ratio = {false, 0, 0};
+    if (n == 3) {
+        number e = terms[2];
+        bool arithmetic = whole && e.whole ? (e.i - c.i == step.i)
+                                           : fabs((e.d - c.d) - step.d) <= 1e-9 * fabs(step.d);
+        if (!arithmetic) {
+            if (a.d == 0.0 || c.d == 0.0)
+                return err_set(err, "%s is neither arithmetic nor geometric", shown);
+            double q = c.d / a.d;
+            bool geometric = fabs(e.d / c.d - q) <= 1e-9 * fabs(q);
+            if (!geometric)
+                return err_set(err, "%s is neither arithmetic (equal differences) nor geometric "
+                                    "(equal ratios)",
+                               shown);
+            multiply = true;
+            bool whole_ratio = whole && e.whole && c.i % a.i == 0 && e.i % c.i == 0;
+            ratio = (number){whole_ratio, whole_ratio ? c.i / a.i : 0, q};
+            if (whole && !whole_ratio)
+                return err_set(err, "%s: a progression of whole numbers needs a whole ratio",
+                               shown);
+        }
+    }
+    /* Continue from the first of the given terms; those already listed are
+     * skipped rather than pushed again. */
+    int rc = progression(b, a, multiply ? ratio : step, multiply, last, true, n, line, shown, err);
+    b->segment = b->count;
+    return rc;
+}
+
+int sweep_builder_ellipsis(sweep_builder *b, int line, skytune_error *err)
+{
+    if (b->pending) return err_set(err, "two '...' in a row: give the last value between them");
+    if (b->count - b->segment < 2)
+        return err_set(err, "'...' needs at least two values before it to say how the "
+                            "progression goes, e.g. [1, 2, ..., 10] or [2, 4, 8, ..., 4096]");
+    b->pending = true;
+    b->pending_line = line;
+    return 0;
+}
+
+int sweep_builder_range(sweep_builder *b, const char *from, const char *to, const char *by,
+                        bool multiply, int line, skytune_error *err)
+{
+    number f, t, s;
+    if (!parse_number(from, &f)) return err_set(err, "from '%s' is not a number", from);
+    if (!parse_number(to, &t)) return err_set(err, "to '%s' is not a number", to);
+    if (!parse_number(by, &s))
+        return err_set(err, "%s '%s' is not a number", multiply ? "times" : "step", by);
+    char shown[200];
+    snprintf(shown, sizeof shown, "the range from %s to %s %s %s", from, to,
+             multiply ? "times" : "step", by);
+    if (multiply && !(s.d > 1.0))
+        return err_set(err, "%s: times must be larger than 1", shown);
+    if (!multiply && !(s.d > 0.0))
+        return err_set(err, "%s: step must be larger than 0 (from may be above to only in a "
+                            "list with '...')",
+                       shown);
+    if (multiply && f.whole && !s.whole)
+        return err_set(err, "%s: whole numbers need a whole factor", shown);
+    if (!(multiply ? fabs(t.d) >= fabs(f.d) && f.d != 0.0 && t.d / f.d > 0 : t.d >= f.d))
+        return err_set(err, "%s holds no value", shown);
+    return progression(b, f, s, multiply, t, false, 0, line, shown, err);
+}
+
+int sweep_builder_finish(sweep_builder *b, skytune_error *err)
+{
+    if (b->pending)
+        return err_set(err, "a list cannot end with '...': give the progression's last value");
+    return 0;
+}
