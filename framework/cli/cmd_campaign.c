@@ -250,7 +250,7 @@ static int status_of_file(const cli_args *args, const char *path)
     }
     const char *db = cli_get(args, "db") ? cli_get(args, "db") : f.database;
     if (access(db, F_OK) == 0 && !(st = cli_open_existing_db(db))) goto done;
-    printf("campaign %s: plugin %s, %zu instance%s, database %s%s\n", path, f.plugin.text,
+    printf("campaign %s: plugin %s, %zu instance%s, database %s%s\n", path, plugin.desc->name,
            plan.n_instances, plan.n_instances == 1 ? "" : "s", db,
            st ? "" : " (not created yet)");
     size_t counts[3] = {0, 0, 0}; /* done, running, remaining */
@@ -267,8 +267,8 @@ static int status_of_file(const cli_args *args, const char *path)
             .strategy = f.strategy.text ? f.strategy.text : strategy_default_name(),
             .seed = f.seed,
         };
-        int rc = st ? store_campaigns_find(st, f.plugin.text, prob.text, gather_instance, &is,
-                                           &err)
+        int rc = st ? store_campaigns_find(st, plugin.desc->name, prob.text, gather_instance,
+                                           &is, &err)
                     : 0;
         problem_free(&prob);
         if (rc != 0) {

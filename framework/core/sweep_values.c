@@ -93,23 +93,25 @@ static int progression(sweep_builder *b, number first, number by, bool multiply,
                        skytune_error *err)
 {
     bool whole = first.whole && by.whole && last.whole;
-    if (multiply ? !(fabs(by.d) > 1.0) : by.d == 0.0)
-        return err_set(err, "%s never reaches %s: the %s must %s", shown,
-                       last.whole ? "its last value" : "its last value",
+    if (multiply ? !(fabs(by.d) > 1.0) : (whole ? by.i == 0 : by.d == 0.0))
+        return err_set(err, "%s never reaches its last value: the %s must %s", shown,
                        multiply ? "ratio" : "step",
                        multiply ? "be larger than 1 (in size)" : "not be 0");
     if (multiply && !(first.d != 0.0))
         return err_set(err, "%s starts at 0: a geometric progression cannot", shown);
     /* Going the right way at all? */
-    double dir = multiply ? (fabs(last.d) >= fabs(first.d) ? 1 : -1) : (by.d > 0 ? 1 : -1);
-    if (multiply ? (last.d / first.d <= 0 || dir < 0)
-                 : ((last.d - first.d) * by.d < 0))
-        return err_set(err, "%s moves away from its last value %.15g", shown, last.d);
+    bool away = multiply ? (last.d / first.d <= 0 || fabs(last.d) < fabs(first.d))
+                : whole  ? (by.i > 0 ? last.i < first.i : last.i > first.i)
+                         : (last.d - first.d) * by.d < 0;
+    if (away) return err_set(err, "%s moves away from its last value %.15g", shown, last.d);
     number t = first;
     for (size_t k = 0;; k++) {
-        bool past = multiply ? fabs(t.d) > fabs(last.d) * (1 + 1e-12)
-                             : (by.d > 0 ? t.d > last.d + fabs(by.d) * 1e-9
-                                         : t.d < last.d - fabs(by.d) * 1e-9);
+        bool past = whole ? (multiply ? llabs(t.i) > llabs(last.i)
+                             : by.i > 0 ? t.i > last.i
+                                        : t.i < last.i)
+                    : multiply ? fabs(t.d) > fabs(last.d) * (1 + 1e-12)
+                    : by.d > 0 ? t.d > last.d + fabs(by.d) * 1e-9
+                               : t.d < last.d - fabs(by.d) * 1e-9;
         if (past) {
             if (exact_end)
                 return err_set(err,
@@ -153,6 +155,36 @@ int sweep_builder_add(sweep_builder *b, const char *text, int line, skytune_erro
     if (!parse_number(text, &last))
         return err_set(err, "'%s' after '...' is not a number: a progression needs numbers", text);
     size_t n = b->count - from;
+    /* Geometric when the last three terms have equal ratios (and not equal
+     * differences); otherwise arithmetic, from the last two. */
+    bool multiply = false;
+    number ratio = {false, 0, 0};
+    if (n == 3) {
+        number a = terms[0], c = terms[1], e = terms[2];
+        bool whole3 = a.whole && c.whole && e.whole;
+        bool arithmetic = whole3 ? (c.i - a.i == e.i - c.i)
+                                 : fabs((e.d - c.d) - (c.d - a.d)) <= 1e-9 * fabs(c.d - a.d);
+        if (!arithmetic && a.d != 0.0 && c.d != 0.0) {
+            double q = c.d / a.d;
+            if (fabs(e.d / c.d - q) <= 1e-9 * fabs(q)) {
+                multiply = true;
+                bool whole_ratio = whole3 && c.i % a.i == 0 && e.i % c.i == 0;
+                if (whole3 && !whole_ratio)
+                    return err_set(err, "%s, %s, %s, ...: a progression of whole numbers needs "
+                                        "a whole ratio",
+                                   b->values[from].text, b->values[from + 1].text,
+                                   b->values[from + 2].text);
+                ratio = (number){whole_ratio, whole_ratio ? c.i / a.i : 0, q};
+            }
+        }
+    }
+    if (!multiply) {
+        /* The last two terms. */
+        terms[0] = terms[n - 2];
+        terms[1] = terms[n - 1];
+        from = b->count - 2;
+        n = 2;
+    }
     char shown[200];
     if (n == 3)
         snprintf(shown, sizeof shown, "%s, %s, %s, ...", b->values[from].text,
@@ -163,29 +195,6 @@ int sweep_builder_add(sweep_builder *b, const char *text, int line, skytune_erro
     number a = terms[0], c = terms[1];
     bool whole = a.whole && c.whole;
     number step = {whole, whole ? c.i - a.i : 0, c.d - a.d};
-    bool multiply = false;
-    number ratio = {false, 0, 0};
-    if (n == 3) {
-        number e = terms[2];
-        bool arithmetic = whole && e.whole ? (e.i - c.i == step.i)
-                                           : fabs((e.d - c.d) - step.d) <= 1e-9 * fabs(step.d);
-        if (!arithmetic) {
-            if (a.d == 0.0 || c.d == 0.0)
-                return err_set(err, "%s is neither arithmetic nor geometric", shown);
-            double q = c.d / a.d;
-            bool geometric = fabs(e.d / c.d - q) <= 1e-9 * fabs(q);
-            if (!geometric)
-                return err_set(err, "%s is neither arithmetic (equal differences) nor geometric "
-                                    "(equal ratios)",
-                               shown);
-            multiply = true;
-            bool whole_ratio = whole && e.whole && c.i % a.i == 0 && e.i % c.i == 0;
-            ratio = (number){whole_ratio, whole_ratio ? c.i / a.i : 0, q};
-            if (whole && !whole_ratio)
-                return err_set(err, "%s: a progression of whole numbers needs a whole ratio",
-                               shown);
-        }
-    }
     /* Continue from the first of the given terms; those already listed are
      * skipped rather than pushed again. */
     int rc = progression(b, a, multiply ? ratio : step, multiply, last, true, n, line, shown, err);

@@ -2,9 +2,10 @@
  * lists: plain values, progressions written with "..." between their first
  * terms and their last, and ranges.
  *
- *   [2, 4, 8, ..., 4096]   three terms before "...": arithmetic when their
- *                          differences agree, geometric when their ratios do
- *   [1, 2, ..., 10]        two terms: arithmetic (like [1, 2 .. 10])
+ *   [2, 4, 8, ..., 4096]   geometric: the last three terms before "..." have
+ *                          equal ratios (and not equal differences)
+ *   [1, 2, ..., 10]        otherwise arithmetic, stepping by the difference
+ *                          of the last two terms (like [1, 2 .. 10])
  *   from 2 to 4096 times 2 a range: step adds, times multiplies; it stops
  *                          at the last term not past `to`
  *

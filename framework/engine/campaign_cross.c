@@ -105,15 +105,16 @@ static void free_candidates(top_ctx *tc)
 
 /* Instance i's campaigns on `device` and their k best configurations,
  * appended to *all (texts owned by *all). */
-static int instance_best(store *st, const campaign_file *f, const char *problem_text,
-                         const char *device, top_ctx *all, skytune_error *err)
+static int instance_best(store *st, const campaign_file *f, const char *plugin,
+                         const char *problem_text, const char *device, top_ctx *all,
+                         skytune_error *err)
 {
     find_ctx fc = {
         .strategy = f->strategy.text ? f->strategy.text : strategy_default_name(),
         .seed = f->seed,
         .device = device,
     };
-    int rc = store_campaigns_find(st, f->plugin.text, problem_text, collect_campaign, &fc, err);
+    int rc = store_campaigns_find(st, plugin, problem_text, collect_campaign, &fc, err);
     if (fc.oom) rc = err_set(err, "out of memory");
     top_ctx mine = {0};
     for (size_t k = 0; rc == 0 && k < fc.n; k++) {
@@ -163,7 +164,8 @@ int campaign_cross_run(const campaign_file *f, const campaign_plan *p, const tun
         for (size_t v = 0; v < n && rc == 0; v++)
             if (first[v] && p->units[v].instance != p->units[u].instance &&
                 strcmp(seen[v].device, seen[u].device) == 0)
-                rc = instance_best(st, f, seen[v].problem_text, seen[u].device, &candidates, err);
+                rc = instance_best(st, f, seen[v].plugin, seen[v].problem_text, seen[u].device,
+                                   &candidates, err);
         if (rc == 0 && candidates.n > 0) {
             const char **texts = calloc(candidates.n + 1, sizeof *texts);
             if (!texts) {

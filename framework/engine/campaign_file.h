@@ -39,7 +39,7 @@ typedef struct only_param {
 
 typedef struct slurm_settings {
     char *partition;           /* NULL: the cluster's default */
-    char *gres;                /* default "gpu:1" */
+    char *gres;                /* default "gpu:1"; "none": no --gres line */
     char *time;                /* wall time per task, SLURM's syntax; NULL: none asked */
     char *account;
     unsigned cpus_per_task;    /* 0: not asked */

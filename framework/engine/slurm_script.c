@@ -39,7 +39,9 @@ static void job_name(const char *campaign, char *buf, size_t len)
 static void put_common_options(FILE *out, const campaign_file *f, bool gpu)
 {
     const slurm_settings *s = &f->slurm;
-    if (gpu) fprintf(out, "#SBATCH --gres=%s\n", s->gres ? s->gres : "gpu:1");
+    /* "none": a node's OpenCL device needs no generic resource (a CPU). */
+    if (gpu && !(s->gres && strcmp(s->gres, "none") == 0))
+        fprintf(out, "#SBATCH --gres=%s\n", s->gres ? s->gres : "gpu:1");
     if (s->partition) fprintf(out, "#SBATCH --partition=%s\n", s->partition);
     if (s->account) fprintf(out, "#SBATCH --account=%s\n", s->account);
     if (s->time) fprintf(out, "#SBATCH --time=%s\n", s->time);

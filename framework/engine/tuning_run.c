@@ -123,6 +123,7 @@ static int run_recorded(const tuning_request *rq, const recorded_campaign *rc,
                            : space_count(rc->space);
     snprintf(out->problem_text, sizeof out->problem_text, "%s", rc->problem_text);
     snprintf(out->device, sizeof out->device, "%s", rc->device->name);
+    snprintf(out->plugin, sizeof out->plugin, "%s", rc->plugin_name);
     if (strategy_create(strategy_name, &setup, rq->strategy_opts, rq->n_strategy_opts, &strat,
                         err) != 0)
         goto done;

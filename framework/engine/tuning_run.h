@@ -81,6 +81,7 @@ typedef struct tuning_outcome {
     uint64_t space_count;                /* valid configurations (of the selection) */
     char problem_text[4096];             /* canonical */
     char device[256];                    /* the device's name */
+    char plugin[128];                    /* the plugin's name */
     campaign_result result;
     supervisor_stats supervision;        /* zero without isolation */
     int64_t campaign_id;
