@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "campaign_check.h"
 #include "campaign_file.h"
 #include "campaign_plan.h"
 #include "cli_harness.h"
@@ -390,4 +391,27 @@ Test(campaign_file, shard_option_and_database_names)
     db = campaign_shard_db("./a.b/sweep", 1, 2);
     cr_expect_str_eq(db, "./a.b/sweep.shard-1-of-2");
     free(db);
+}
+
+/* Every example in docs/campaigns/ reads, and passes the checks that need
+ * its plugin (not those that need its devices: a GPU may be named). */
+Test(campaign_file, the_documented_examples_are_valid)
+{
+    const char *names[] = {"vector_add", "dedispersion", "correlator", "beamformer", "ppf"};
+    const char *dirs[] = {cli_plugin_dir()};
+    plugin_search search = {.dirs = dirs, .n_dirs = 1};
+    for (size_t k = 0; k < sizeof names / sizeof names[0]; k++) {
+        char path[4096];
+        snprintf(path, sizeof path, "%s/docs/campaigns/%s.yaml", cli_source_dir(), names[k]);
+        campaign_file f;
+        skytune_error err = {0};
+        cr_assert_eq(campaign_file_read(path, &f, &err), 0, "%s", err.message);
+        cr_expect_str_eq(f.plugin.text, names[k]);
+        cr_expect_eq(campaign_check_file(&f, &search, &err), 0, "%s", err.message);
+        campaign_plan p;
+        cr_expect_eq(campaign_plan_build(&f, 1, &p, &err), 0, "%s", err.message);
+        cr_expect_gt(p.n_instances, 1, "%s sweeps nothing", names[k]);
+        campaign_plan_free(&p);
+        campaign_file_free(&f);
+    }
 }
