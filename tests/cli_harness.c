@@ -16,6 +16,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "store.h"
+
 extern char **environ;
 
 /* ------------------------------------------------------------ environment */
@@ -493,4 +495,71 @@ char *cli_line_after(const char *text, const char *marker)
     memcpy(line, at, len);
     line[len] = '\0';
     return line;
+}
+
+/* ------------------------------------------------------------ refusals */
+
+#define MAX_ARGS 64
+
+typedef struct arg_list {
+    const char *items[MAX_ARGS + 1];
+    size_t n;
+} arg_list;
+
+static void args_add(arg_list *a, const char *const *more)
+{
+    for (size_t k = 0; more && more[k]; k++) {
+        cr_assert(a->n < MAX_ARGS, "too many arguments");
+        a->items[a->n++] = more[k];
+    }
+    a->items[a->n] = NULL;
+}
+
+void cli_create_db(const char *path)
+{
+    store *st;
+    skytune_error err;
+    cr_assert_eq(store_open(path, true, &st, &err), 0, "%s", err.message);
+    store_close(st);
+}
+
+void cli_assert_refusal(const cli_result *r, int want_status, const char *const *needles,
+                        const cli_snapshot *db, const char *what)
+{
+    cr_assert_eq(r->status, want_status,
+                 "%s: %s, expected exit status %d\nstdout:\n%s\nstderr:\n%s", what,
+                 cli_status_text(r->status), want_status, r->out, r->err);
+    for (size_t k = 0; needles && needles[k]; k++)
+        cr_assert(strstr(r->err, needles[k]), "%s: stderr does not mention '%s':\n%s", what,
+                  needles[k], r->err);
+    const char *difference = cli_snapshot_difference(db);
+    cr_assert(!difference, "%s: %s: %s", what, db->path, difference);
+}
+
+void cli_assert_run_refused(const char *dir, const char *const *env, const char *const *args,
+                            int want_status, const char *const *needles)
+{
+    char *missing = cli_path(dir, "never-created.db");
+    char *existing = cli_path(dir, "existing.db");
+    cli_create_db(existing);
+    const char *dbs[] = {missing, existing};
+    for (size_t k = 0; k < 2; k++) {
+        arg_list argv = {0};
+        args_add(&argv, CLI_ARGS("run"));
+        args_add(&argv, args);
+        args_add(&argv, CLI_ARGS("--db", dbs[k]));
+        cli_snapshot before = cli_snapshot_take(dbs[k]);
+        cli_result r = cli_run_env(env, argv.items);
+        cli_assert_refusal(&r, want_status, needles, &before,
+                           k == 0 ? "without a database" : "with an existing database");
+        /* Bad input is found before the database is opened, so no WAL file
+         * appears beside it either. */
+        char wal[4096];
+        snprintf(wal, sizeof wal, "%s-wal", dbs[k]);
+        cr_assert(!cli_file_exists(wal), "%s was opened: %s exists", dbs[k], wal);
+        cli_snapshot_free(&before);
+        cli_result_free(&r);
+    }
+    free(missing);
+    free(existing);
 }

@@ -113,4 +113,21 @@ void cli_compile_shared(const char *source, const char *so_path, const char *ext
  * line, malloc'd; NULL when marker does not occur. */
 char *cli_line_after(const char *text, const char *marker);
 
+/* A result database as skytune creates it, with no campaign yet. */
+void cli_create_db(const char *path);
+
+/* A refused command: exit status want_status, every needle on stderr, and
+ * the database file of the snapshot exactly as it was. `what` names the
+ * case in failure messages. */
+void cli_assert_refusal(const cli_result *r, int want_status, const char *const *needles,
+                        const cli_snapshot *db, const char *what);
+
+/* `skytune run` with args and --db FILE, twice, FILE in dir: where FILE does
+ * not exist (it must not be created) and where it is a skytune database (its
+ * bytes must not change, and no -wal file appears beside it). Both times the
+ * command must exit with want_status and name every needle on stderr. env:
+ * as for cli_run_env. */
+void cli_assert_run_refused(const char *dir, const char *const *env, const char *const *args,
+                            int want_status, const char *const *needles);
+
 #endif

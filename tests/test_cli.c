@@ -33,24 +33,6 @@ static void remove_scratch(void)
 
 TestSuite(cli, .init = make_scratch, .fini = remove_scratch);
 
-/* ------------------------------------------------------------ argument lists */
-
-#define MAX_ARGS 64
-
-typedef struct arg_list {
-    const char *items[MAX_ARGS + 1];
-    size_t n;
-} arg_list;
-
-static void args_add(arg_list *a, const char *const *more)
-{
-    for (size_t k = 0; more && more[k]; k++) {
-        cr_assert(a->n < MAX_ARGS, "too many arguments");
-        a->items[a->n++] = more[k];
-    }
-    a->items[a->n] = NULL;
-}
-
 /* ------------------------------------------------------------ output parsing */
 
 static bool has_line_starting(const char *text, const char *prefix)
@@ -554,58 +536,12 @@ Test(cli, rerun_of_a_finished_campaign_measures_nothing)
 
 /* ------------------------------------------------------------ bad input */
 
-/* A result database as skytune creates it, with no campaign yet. */
-static void create_skytune_db(const char *path)
-{
-    store *st;
-    skytune_error err;
-    cr_assert_eq(store_open(path, true, &st, &err), 0, "%s", err.message);
-    store_close(st);
-}
-
-static void check_refusal(const cli_result *r, int want_status, const char *const *needles,
-                          const cli_snapshot *db, const char *what)
-{
-    cr_assert_eq(r->status, want_status,
-                 "%s: %s, expected exit status %d\nstdout:\n%s\nstderr:\n%s", what,
-                 cli_status_text(r->status), want_status, r->out, r->err);
-    for (size_t k = 0; needles && needles[k]; k++)
-        cr_assert(strstr(r->err, needles[k]), "%s: stderr does not mention '%s':\n%s", what,
-                  needles[k], r->err);
-    const char *difference = cli_snapshot_difference(db);
-    cr_assert(!difference, "%s: %s: %s", what, db->path, difference);
-}
-
-/* `skytune run` with args and --db FILE, twice: where FILE does not exist
- * (it must not be created) and where it is a skytune database (its bytes
- * must not change). Both times the command must exit with want_status and
- * name every needle on stderr. env: as for cli_run_env. */
+/* `skytune run` with args, refused without touching a database (see
+ * cli_assert_run_refused). */
 static void assert_run_refused(const char *const *env, const char *const *args, int want_status,
                                const char *const *needles)
 {
-    char *missing = cli_path(scratch, "never-created.db");
-    char *existing = cli_path(scratch, "existing.db");
-    create_skytune_db(existing);
-    const char *dbs[] = {missing, existing};
-    for (size_t k = 0; k < 2; k++) {
-        arg_list argv = {0};
-        args_add(&argv, CLI_ARGS("run"));
-        args_add(&argv, args);
-        args_add(&argv, CLI_ARGS("--db", dbs[k]));
-        cli_snapshot before = cli_snapshot_take(dbs[k]);
-        cli_result r = cli_run_env(env, argv.items);
-        check_refusal(&r, want_status, needles, &before,
-                      k == 0 ? "without a database" : "with an existing database");
-        /* Bad input is found before the database is opened, so no WAL file
-         * appears beside it either. */
-        char wal[4096];
-        snprintf(wal, sizeof wal, "%s-wal", dbs[k]);
-        cr_assert(!cli_file_exists(wal), "%s was opened: %s exists", dbs[k], wal);
-        cli_snapshot_free(&before);
-        cli_result_free(&r);
-    }
-    free(missing);
-    free(existing);
+    cli_assert_run_refused(scratch, env, args, want_status, needles);
 }
 
 Test(cli, unknown_plugin_is_refused)
@@ -754,7 +690,7 @@ static void assert_database_refused(const char *db, const char *const *needles)
     for (size_t k = 0; k < sizeof commands / sizeof commands[0]; k++) {
         cli_snapshot before = cli_snapshot_take(db);
         cli_result r = cli_run(commands[k]);
-        check_refusal(&r, 1, needles, &before, commands[k][0]);
+        cli_assert_refusal(&r, 1, needles, &before, commands[k][0]);
         cr_assert(strstr(r.err, db), "skytune %s: stderr does not name %s:\n%s", commands[k][0],
                   db, r.err);
         cli_snapshot_free(&before);
@@ -800,7 +736,7 @@ Test(cli, foreign_sqlite_database_is_refused)
 Test(cli, database_with_newer_schema_is_refused)
 {
     char *db = cli_path(scratch, "future.db");
-    create_skytune_db(db);
+    cli_create_db(db);
     sqlite3 *handle;
     cr_assert_eq(sqlite3_open_v2(db, &handle, SQLITE_OPEN_READWRITE, NULL), SQLITE_OK);
     cr_assert_eq(sqlite3_exec(handle, "PRAGMA user_version = 99", NULL, NULL, NULL), SQLITE_OK,

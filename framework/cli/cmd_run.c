@@ -10,6 +10,7 @@
 #include "progress.h"
 #include "run_common.h"
 #include "quantity.h"
+#include "quote.h"
 #include "strategy.h"
 #include "tuning_run.h"
 
@@ -38,7 +39,8 @@ static const cli_option options[] = {
 static int parse_target(const char *text, campaign_limits *limits)
 {
     if (quantity_target(text, &limits->target_ns, &limits->target_gflops) == 0) return 0;
-    cli_error("--target '%s' is not " QUANTITY_TARGET_HELP, text);
+    char shown[QUOTE_EXCERPT];
+    cli_error("--target '%s' is not " QUANTITY_TARGET_HELP, quote_text(text, shown, sizeof shown));
     return -1;
 }
 
@@ -136,7 +138,7 @@ int cmd_run(int argc, char **argv)
         rq.limits.max_evaluations = number;
     }
     if ((text = cli_get(&args, "time-limit")) &&
-        cli_parse_duration("time-limit", text, &rq.limits.time_limit_s) != 0)
+        run_parse_positive_duration("time-limit", text, &rq.limits.time_limit_s) != 0)
         return EXIT_USAGE;
     if ((text = cli_get(&args, "target")) && parse_target(text, &rq.limits) != 0) return EXIT_USAGE;
     rq.runs = 10;

@@ -9,6 +9,7 @@
 
 #include "progress.h"
 #include "quantity.h"
+#include "quote.h"
 
 const cli_option run_supervision_options[] = {
     {"timeout-floor", "DURATION", false, "watchdog: a configuration may take this long after its build, plus --timeout-factor times the slowest ok one so far (default 10s)"},
@@ -91,18 +92,22 @@ static int parse_fraction(const char *option, const char *text, double *out)
     char *end;
     double v = strtod(text, &end);
     if (end == text || *end || !(v > 0) || !isfinite(v)) {
-        cli_error("--%s '%s' is not a positive number (e.g. 0.25)", option, text);
+        char shown[QUOTE_EXCERPT];
+        cli_error("--%s '%s' is not a positive number (e.g. 0.25)", option,
+                  quote_text(text, shown, sizeof shown));
         return -1;
     }
     *out = v;
     return 0;
 }
 
-static int parse_positive_duration(const char *option, const char *text, double *out)
+int run_parse_positive_duration(const char *option, const char *text, double *out)
 {
     if (cli_parse_duration(option, text, out) != 0) return -1;
     if (!(*out > 0)) {
-        cli_error("--%s must be longer than 0, got '%s'", option, text);
+        char shown[QUOTE_EXCERPT];
+        cli_error("--%s must be a duration longer than 0 (e.g. 90s, 15m, 8h), got '%s'", option,
+                  quote_text(text, shown, sizeof shown));
         return -1;
     }
     return 0;
@@ -111,7 +116,8 @@ static int parse_positive_duration(const char *option, const char *text, double 
 static int parse_size(const char *option, const char *text, uint64_t *out)
 {
     if (quantity_size(text, out) == 0) return 0;
-    cli_error("--%s '%s' is not " QUANTITY_SIZE_HELP, option, text);
+    char shown[QUOTE_EXCERPT];
+    cli_error("--%s '%s' is not " QUANTITY_SIZE_HELP, option, quote_text(text, shown, sizeof shown));
     return -1;
 }
 
@@ -123,21 +129,23 @@ int run_parse_supervision(const cli_args *args, tuning_request *rq)
     rq->measure_ahead = -1;
     const char *text;
     if ((text = cli_get(args, "timeout-floor")) &&
-        parse_positive_duration("timeout-floor", text, &rq->watchdog.floor_s) != 0)
+        run_parse_positive_duration("timeout-floor", text, &rq->watchdog.floor_s) != 0)
         return -1;
     if ((text = cli_get(args, "timeout-factor"))) {
         char *end;
         rq->watchdog.factor = strtod(text, &end);
         if (end == text || *end || !(rq->watchdog.factor >= 0) || !isfinite(rq->watchdog.factor)) {
-            cli_error("--timeout-factor '%s' is not a number >= 0", text);
+            char shown[QUOTE_EXCERPT];
+            cli_error("--timeout-factor '%s' is not a number >= 0",
+                      quote_text(text, shown, sizeof shown));
             return -1;
         }
     }
     if ((text = cli_get(args, "timeout-cap")) &&
-        parse_positive_duration("timeout-cap", text, &rq->watchdog.cap_s) != 0)
+        run_parse_positive_duration("timeout-cap", text, &rq->watchdog.cap_s) != 0)
         return -1;
     if ((text = cli_get(args, "compile-timeout")) &&
-        parse_positive_duration("compile-timeout", text, &rq->watchdog.compile_s) != 0)
+        run_parse_positive_duration("compile-timeout", text, &rq->watchdog.compile_s) != 0)
         return -1;
     if ((text = cli_get(args, "stop-grace")) &&
         cli_parse_duration("stop-grace", text, &rq->watchdog.stop_grace_s) != 0)

@@ -21,6 +21,11 @@ size_t run_options_with_supervision(const cli_option *options, size_t n, cli_opt
  * problem and returns -1 on bad input. */
 int run_parse_supervision(const cli_args *args, tuning_request *rq);
 
+/* A duration longer than 0 for --OPTION (prints the problem and returns -1
+ * otherwise): a limit of 0 would mean no limit, which is leaving the option
+ * out. */
+int run_parse_positive_duration(const char *option, const char *text, double *out);
+
 /* The skytune executable, for workers (malloc'd); NULL when unknown. */
 char *run_own_executable(void);
 

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "quote.h"
 #include "value.h"
 
 /* Longest permutation accepted: 8! = 40320 values fits a uint16_t index;
@@ -87,8 +88,9 @@ static void value_list_free(value_list *list)
     memset(list, 0, sizeof *list);
 }
 
-/* Values of one list appear in -D options and in the canonical text
- * "name=value,name=value", so they must not contain the separators. */
+/* Values of one list appear in --only lists and in the canonical text
+ * "name=value,name=value", so they must not contain the separators. This is
+ * all a recorded dataset's values (T1, Kernel Tuner, T4) must satisfy. */
 static bool string_value_is_plain(const char *s)
 {
     if (!s || !*s) return false;
@@ -96,6 +98,22 @@ static bool string_value_is_plain(const char *s)
         if (isspace((unsigned char)*c) || *c == ',' || *c == '=' || !isprint((unsigned char)*c))
             return false;
     return true;
+}
+
+/* A string value a plugin declares also becomes a -D option of the kernel
+ * build, so it must be a token as well (value.h). */
+static int check_declared_string(const char *name, const char *s, skytune_error *err)
+{
+    char what[128];
+    snprintf(what, sizeof what, "tuning parameter '%s'", name);
+    if (value_check_token(what, s, err) != 0) return -1;
+    if (!string_value_is_plain(s)) {
+        char shown[QUOTE_EXCERPT];
+        return err_set(err, "%s: '%s' is not a valid value: it holds ',' or '=', which separate "
+                       "values in --only lists and in configuration texts", what,
+                       quote_text(s, shown, sizeof shown));
+    }
+    return 0;
 }
 
 /* Split a comma-separated list, parse each item as `type` and append it. */
@@ -130,9 +148,7 @@ static int parse_list(const char *name, skytune_values_kind kind, const char *te
             free(item_text);
             return -1;
         }
-        if (type == SKYTUNE_STRING && !string_value_is_plain(v.s)) {
-            err_set(err, "tuning parameter '%s': value '%s' must not contain whitespace, ',' "
-                    "or '='", name, item_text);
+        if (type == SKYTUNE_STRING && check_declared_string(name, v.s, err) != 0) {
             free(item_text);
             value_clear(&v);
             return -1;
@@ -490,14 +506,16 @@ int param_restrict(param_def *p, const char *csv, skytune_error *err)
         trim(&begin, &end);
         int k = index_of_text(p, begin, end);
         if (k < 0) {
-            char valid[512];
+            char valid[512], shown[QUOTE_EXCERPT];
             param_describe_values(p, valid, sizeof valid);
+            char *item_text = duplicate_text(begin, (size_t)(end - begin));
             if (begin == end)
-                err_set(err, "parameter '%s': empty value in \"%s\"; valid values are %s",
-                        p->name, csv, valid);
+                err_set(err, "parameter '%s': empty value in '%s'; valid values are %s",
+                        p->name, quote_text(csv, shown, sizeof shown), valid);
             else
-                err_set(err, "parameter '%s': '%.*s' is not one of its values; valid values "
-                        "are %s", p->name, (int)(end - begin), begin, valid);
+                err_set(err, "parameter '%s': '%s' is not one of its values; valid values "
+                        "are %s", p->name, quote_text(item_text, shown, sizeof shown), valid);
+            free(item_text);
             free(keep);
             return -1;
         }

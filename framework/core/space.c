@@ -8,7 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "canonical.h"
 #include "expr.h"
+#include "quote.h"
 #include "value.h"
 
 /* A group whose valid tuples would pass either limit is refused rather than
@@ -698,20 +700,28 @@ void space_free(space *s)
 
 static int narrow_param(param_def *params, size_t n, const char *only, skytune_error *err)
 {
+    char shown[QUOTE_EXCERPT];
     const char *eq = strchr(only, '=');
-    if (!eq || eq == only) return err_set(err, "--only '%s' is not NAME=v1,v2,...", only);
+    if (!eq || eq == only)
+        return err_set(err, "--only '%s' is not NAME=v1,v2,...", quote_text(only, shown, sizeof shown));
     size_t len = (size_t)(eq - only);
     for (size_t k = 0; k < n; k++)
         if (strlen(params[k].name) == len && strncmp(params[k].name, only, len) == 0)
-            return param_restrict(&params[k], eq + 1, err) == 0 ? 0
-                                                                : err_prefix(err, "--only '%s'", only);
+            return param_restrict(&params[k], eq + 1, err) == 0
+                       ? 0
+                       : err_prefix(err, "--only '%s'", quote_text(only, shown, sizeof shown));
     char known[600] = "";
     size_t used = 0;
     for (size_t k = 0; k < n && used < sizeof known - 1; k++)
         used += (size_t)snprintf(known + used, sizeof known - used, "%s%s", k ? ", " : "",
                                  params[k].name);
-    return err_set(err, "--only '%s': unknown tuning parameter '%.*s'; valid: %s", only, (int)len,
-                   only, known);
+    char name_shown[QUOTE_EXCERPT];
+    char *name = strndup(only, len);
+    err_set(err, "--only '%s': unknown tuning parameter '%s'; valid: %s",
+            quote_text(only, shown, sizeof shown), quote_text(name, name_shown, sizeof name_shown),
+            known);
+    free(name);
+    return -1;
 }
 
 int space_narrow(const space *s, const char *const *restricts, size_t n_restricts,
@@ -743,8 +753,12 @@ int space_narrow(const space *s, const char *const *restricts, size_t n_restrict
         narrow_resolver r = {params, s->n_params, s};
         expr *e;
         skytune_error perr = {0};
+        /* The expression is quoted shortened, so that a long one leaves room
+         * for the reason (which gives the column). */
+        char shown[QUOTE_EXCERPT];
         if (expr_parse(restricts[k], narrow_resolve, &r, &e, &perr) != 0)
-            rc = err_set(err, "--restrict '%s': %s", restricts[k], perr.message);
+            rc = err_set(err, "--restrict '%s': %s",
+                         quote_text(restricts[k], shown, sizeof shown), perr.message);
         else
             expr_free(e);
     }
@@ -1057,7 +1071,10 @@ size_t space_config_text(const space *s, const uint16_t *idx, char *buf, size_t 
         const param_def *p = &s->params[k];
         const char *text = idx[k] < p->count ? value_text(&p->values[idx[k]], number, sizeof number)
                                              : "?";
-        const char *pieces[4] = {k ? "," : "", p->name, "=", text};
+        /* The values of a space never need quotes (params.h), but the text
+         * is canonical whatever they hold. */
+        char *quoted = canonical_value_is_bare(text) ? NULL : canonical_value_text(text);
+        const char *pieces[4] = {k ? "," : "", p->name, "=", quoted ? quoted : text};
         for (size_t j = 0; j < 4; j++) {
             size_t piece = strlen(pieces[j]);
             if (buf && needed + 1 < len) {
@@ -1068,14 +1085,9 @@ size_t space_config_text(const space *s, const uint16_t *idx, char *buf, size_t 
             }
             needed += piece;
         }
+        free(quoted);
     }
     return needed;
-}
-
-static void trim_span(const char **begin, const char **end)
-{
-    while (*begin < *end && isspace((unsigned char)**begin)) (*begin)++;
-    while (*end > *begin && isspace((unsigned char)(*end)[-1])) (*end)--;
 }
 
 static void describe_param_names(const space *s, char *buf, size_t len)
@@ -1093,61 +1105,46 @@ int space_parse_config(const space *s, const char *text, uint16_t *idx, skytune_
 {
     if (!text) return err_set(err, "configuration: no text");
     for (size_t k = 0; k < s->n_params; k++) idx[k] = SPACE_UNSET_INDEX;
-    const char *item = text;
-    const char *all_end = text + strlen(text);
-    {
-        const char *b = text, *e = all_end;
-        trim_span(&b, &e);
-        if (b == e) item = NULL; /* empty text: only the parameter-less space accepts it */
-    }
-    while (item) {
-        const char *comma = strchr(item, ',');
-        const char *end = comma ? comma : all_end;
-        const char *equals = memchr(item, '=', (size_t)(end - item));
-        if (!equals)
-            return err_set(err, "configuration \"%s\": '%.*s' is not name=value", text,
-                           (int)(end - item), item);
-        const char *name = item, *name_end = equals;
-        trim_span(&name, &name_end);
-        size_t name_len = (size_t)(name_end - name);
+    canonical_pair *pairs;
+    size_t n_pairs;
+    if (canonical_split(text, &pairs, &n_pairs, err) != 0) return err_prefix(err, "configuration");
+    char shown[QUOTE_EXCERPT], name_shown[QUOTE_EXCERPT], value_shown[QUOTE_EXCERPT];
+    int rc = 0;
+    for (size_t j = 0; j < n_pairs && rc == 0; j++) {
+        const char *name = pairs[j].name, *value = pairs[j].value;
         int k = -1;
-        for (size_t j = 0; j < s->n_params && k < 0; j++)
-            if (strlen(s->params[j].name) == name_len &&
-                memcmp(s->params[j].name, name, name_len) == 0)
-                k = (int)j;
+        for (size_t i = 0; i < s->n_params && k < 0; i++)
+            if (strcmp(s->params[i].name, name) == 0) k = (int)i;
         if (k < 0) {
             char names[512];
             describe_param_names(s, names, sizeof names);
-            return err_set(err, "configuration \"%s\": unknown parameter '%.*s'; the parameters "
-                           "are %s", text, (int)name_len, name, names);
+            rc = err_set(err, "configuration '%s': unknown parameter '%s'; the parameters are %s",
+                         quote_text(text, shown, sizeof shown),
+                         quote_text(name, name_shown, sizeof name_shown), names);
+        } else if (idx[k] != SPACE_UNSET_INDEX) {
+            rc = err_set(err, "configuration '%s': parameter '%s' is given more than once",
+                         quote_text(text, shown, sizeof shown), s->params[k].name);
+        } else {
+            int position = param_index_of(&s->params[k], value);
+            if (position < 0) {
+                char valid[512];
+                param_describe_values(&s->params[k], valid, sizeof valid);
+                rc = err_set(err, "configuration '%s': parameter '%s': '%s' is not one of its "
+                             "values; valid values are %s", quote_text(text, shown, sizeof shown),
+                             s->params[k].name, quote_text(value, value_shown, sizeof value_shown),
+                             valid);
+            } else {
+                idx[k] = (uint16_t)position;
+            }
         }
-        if (idx[k] != SPACE_UNSET_INDEX)
-            return err_set(err, "configuration \"%s\": parameter '%s' is given more than once",
-                           text, s->params[k].name);
-        const char *value = equals + 1, *value_end = end;
-        trim_span(&value, &value_end);
-        char value_buffer[256];
-        size_t value_len = (size_t)(value_end - value);
-        int position = -1;
-        if (value_len < sizeof value_buffer) {
-            memcpy(value_buffer, value, value_len);
-            value_buffer[value_len] = '\0';
-            position = param_index_of(&s->params[k], value_buffer);
-        }
-        if (position < 0) {
-            char valid[512];
-            param_describe_values(&s->params[k], valid, sizeof valid);
-            return err_set(err, "configuration \"%s\": parameter '%s': '%.*s' is not one of its "
-                           "values; valid values are %s", text, s->params[k].name,
-                           (int)value_len, value, valid);
-        }
-        idx[k] = (uint16_t)position;
-        item = comma ? comma + 1 : NULL;
     }
+    canonical_pairs_free(pairs, n_pairs);
+    if (rc != 0) return rc;
     for (size_t k = 0; k < s->n_params; k++)
         if (idx[k] == SPACE_UNSET_INDEX)
-            return err_set(err, "configuration \"%s\": parameter '%s' is missing; every "
-                           "parameter needs a value", text, s->params[k].name);
+            return err_set(err, "configuration '%s': parameter '%s' is missing; every "
+                           "parameter needs a value", quote_text(text, shown, sizeof shown),
+                           s->params[k].name);
     return 0;
 }
 
