@@ -233,8 +233,8 @@ Test(hostile_inputs, a_long_restriction_keeps_the_reason)
 }
 
 /* Control characters in what a message quotes are shown escaped: an escape
- * sequence in --set, --only or --restrict cannot colour or clear the
- * user's terminal. */
+ * sequence in --set, --only, --restrict, --device or --strategy cannot
+ * colour or clear the user's terminal. */
 Test(hostile_inputs, messages_escape_the_control_characters_they_quote)
 {
     const char *const *cases[] = {
@@ -243,6 +243,9 @@ Test(hostile_inputs, messages_escape_the_control_characters_they_quote)
         CLI_ARGS("--only", "wg_size=32,\x1b[2J"),
         CLI_ARGS("--restrict", "wg_size > 1\x1b[2J"),
         CLI_ARGS("--time-limit", "1\x07h"),
+        CLI_ARGS("--device", "\x1b[2Jgpu"),
+        CLI_ARGS("--strategy", "\x1b[2Jrandom"),
+        CLI_ARGS("--strategy-opt", "initial_samples=\x1b[2J"),
     };
     for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
         char *db = cli_path(scratch, "escapes.db");
