@@ -169,7 +169,7 @@ int problem_resolve(const skytune_plugin *plugin, const char *preset, const char
         rc = value_parse(pp->default_value ? pp->default_value : "", pp->type,
                          &out->items[k].value, err);
         if (rc == 0 && pp->type == SKYTUNE_STRING)
-            rc = check_string(pp->name, out->items[k].value.s, "the plugin's default", err);
+            rc = value_check_token(NULL, out->items[k].value.s, err);
         if (rc) err_prefix(err, "plugin %s: default of '%s'", plugin->name, pp->name);
     }
     if (rc == 0 && preset && *preset) rc = apply_preset(out, plugin, preset, err);

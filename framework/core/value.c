@@ -357,8 +357,8 @@ int value_check_token(const char *what, const char *s, skytune_error *err)
     if (!fault) return 0;
     char shown[QUOTE_EXCERPT], where[48] = "";
     if (position) snprintf(where, sizeof where, " (character %zu)", position);
-    return err_set(err, "%s: '%s' is not a valid string value: %s%s. String values become "
+    return err_set(err, "%s%s'%s' is not a valid string value: %s%s. String values become "
                    "-D NAME=value options of the kernel build, so each must be 1 to %d "
                    "printable ASCII characters with no space, quote (\" or ') or backslash",
-                   what, SHOWN(s), fault, where, VALUE_TOKEN_MAX);
+                   what ? what : "", what ? ": " : "", SHOWN(s), fault, where, VALUE_TOKEN_MAX);
 }

@@ -41,8 +41,8 @@ const char *type_name(skytune_type type);
 bool value_is_token(const char *s);
 
 /* Fail unless `s` is a token, with a message that names `what` (e.g.
- * "problem parameter 'mode'"), quotes the value (escaped and shortened),
- * says what is wrong with it and what a token is. */
+ * "problem parameter 'mode'"; NULL: the caller names it), quotes the value
+ * (escaped and shortened), says what is wrong with it and what a token is. */
 int value_check_token(const char *what, const char *s, skytune_error *err);
 
 /* True when `name` is an identifier usable as a parameter name, SQL column

@@ -109,9 +109,12 @@ static int check_names(const skytune_plugin *d, const char *path, skytune_error 
                            d->name, path, p->name);
         skytune_value v;
         skytune_error verr;
-        if (value_parse(p->default_value ? p->default_value : "", p->type, &v, &verr) != 0)
+        if (value_parse(p->default_value ? p->default_value : "", p->type, &v, &verr) != 0 ||
+            (p->type == SKYTUNE_STRING && value_check_token(NULL, v.s, &verr) != 0)) {
+            value_clear(&v); /* value_parse leaves a value that is safe to clear */
             return err_set(err, "plugin %s (%s): default of problem parameter '%s': %s", d->name,
                            path, p->name, verr.message);
+        }
         value_clear(&v);
         if (n_seen < 512) seen[n_seen++] = p->name;
     }
