@@ -439,18 +439,18 @@ static void text_append(text_buffer *b, const char *fmt, ...)
     b->length += (size_t)n;
 }
 
-/* ------------------------------------------------------------ migration to version 3 */
+/* ------------------------------------------------------------ migration to version 4 */
 
 static int insert_problem_params(store *st, int64_t problem_id, const canonical_pair *pairs,
                                  size_t n, skytune_error *err);
 
-/* The pairs of a version 2 problem text, which wrote values as they were:
- * read back only when that cannot be mistaken, every ','-separated piece
- * holding exactly one '=' after a name that is an identifier, and no name
- * given twice. "a=1,b=2,b=3" (from a="1,b=2" or from b="2,b=3") is not.
- * Returns 1 with the pairs, 0 for a text that cannot be read back, -1 when
- * out of memory. */
-static int version_2_pairs(const char *text, canonical_pair **pairs_out, size_t *n_out)
+/* The pairs of a problem text of schema version 3 or older, which wrote
+ * values as they were: read back only when that cannot be mistaken, every
+ * ','-separated piece holding exactly one '=' after a name that is an
+ * identifier, and no name given twice. "a=1,b=2,b=3" (from a="1,b=2" or
+ * from b="2,b=3") is not. Returns 1 with the pairs, 0 for a text that
+ * cannot be read back, -1 when out of memory. */
+static int unquoted_pairs(const char *text, canonical_pair **pairs_out, size_t *n_out)
 {
     size_t n = 0;
     canonical_pair *pairs = NULL;
@@ -488,10 +488,10 @@ static int version_2_pairs(const char *text, canonical_pair **pairs_out, size_t 
     return 1;
 }
 
-/* What an ambiguous version 2 text becomes: no canonical text starts this
- * way (a canonical text starts with an identifier and '='), so no new run
- * can take its measurements for its own. */
-#define AMBIGUOUS_V2_PREFIX "version 2, ambiguous: "
+/* What an ambiguous text of version 3 or older becomes: no canonical text
+ * starts this way (a canonical text starts with an identifier and '='), so
+ * no new run can take its measurements for its own. */
+#define AMBIGUOUS_PREFIX "ambiguous before schema version 4: "
 
 /* A problem row as read before rewriting it. */
 typedef struct problem_row {
@@ -548,7 +548,7 @@ static int read_plugin_problems(store *st, problem_row **rows_out, size_t *n_out
 /* Every problem of a plugin gets its parameters in problem_params and its
  * text in the canonical form, which is the same text unless a value needs
  * quotes now. A text that cannot be read back unambiguously keeps its
- * measurements under AMBIGUOUS_V2_PREFIX + its text, with no parameters. */
+ * measurements under AMBIGUOUS_PREFIX + its text, with no parameters. */
 static int migrate_problem_texts(store *st, skytune_error *err)
 {
     problem_row *rows = NULL;
@@ -559,7 +559,7 @@ static int migrate_problem_texts(store *st, skytune_error *err)
         canonical_pair *pairs = NULL;
         size_t n = 0;
         canonical_text text = { 0 };
-        int readable = version_2_pairs(rows[r].text, &pairs, &n);
+        int readable = unquoted_pairs(rows[r].text, &pairs, &n);
         if (readable < 0) {
             rc = err_set(err, "out of memory");
         } else if (readable) {
@@ -567,9 +567,9 @@ static int migrate_problem_texts(store *st, skytune_error *err)
             rc = insert_problem_params(st, rows[r].id, pairs, n, err);
             canonical_pairs_free(pairs, n);
         } else {
-            size_t length = strlen(AMBIGUOUS_V2_PREFIX) + strlen(rows[r].text) + 1;
+            size_t length = strlen(AMBIGUOUS_PREFIX) + strlen(rows[r].text) + 1;
             text.text = malloc(length);
-            if (text.text) snprintf(text.text, length, AMBIGUOUS_V2_PREFIX "%s", rows[r].text);
+            if (text.text) snprintf(text.text, length, AMBIGUOUS_PREFIX "%s", rows[r].text);
             text.failed = !text.text;
         }
         const char *new_text = text.text ? text.text : "";

@@ -1139,8 +1139,9 @@ static void expect_problem(sqlite3 *db, int64_t id, const char *text, const char
 }
 
 /* A database from the version 2 days (tests/fixtures/README.md), whose
- * problem texts wrote string values as they were: every row is kept; texts
- * that read back unambiguously stay as they were and get their parameters; "a=1,b=2,b=3", the text two different
+ * problem texts wrote string values as they were, brought to the current
+ * version: every row is kept; texts that read back unambiguously stay as
+ * they were and get their parameters; "a=1,b=2,b=3", the text two different
  * problems shared, and "a=x=y,b=y" are marked ambiguous, so that no new
  * problem takes their measurements; a replayed dataset's problem (its name)
  * is left alone. */
@@ -1179,9 +1180,9 @@ Test(store, a_version_2_database_is_migrated_with_every_row_kept)
     }
     expect_problem(db, 1, "n=65536", "n:65536");
     expect_problem(db, 2, "a=x,b=y", "a:x b:y");
-    expect_problem(db, 3, "version 2, ambiguous: a=1,b=2,b=3", "");
+    expect_problem(db, 3, "ambiguous before schema version 4: a=1,b=2,b=3", "");
     expect_problem(db, 4, "a=it's,b=y", "a:it's b:y");
-    expect_problem(db, 5, "version 2, ambiguous: a=x=y,b=y", "");
+    expect_problem(db, 5, "ambiguous before schema version 4: a=x=y,b=y", "");
     expect_problem(db, 6, "small", "");
     cr_expect_eq(query_int(db, "SELECT count(*) FROM measurements m JOIN problems pr"
                                " ON pr.id = m.problem_id"),
