@@ -124,7 +124,7 @@ int strategy_create(const char *name, const strategy_setup *setup, const char *c
     if (!ops) {
         char known[256];
         list_strategies(known, sizeof known);
-        char shown[QUOTE_EXCERPT];
+        char shown[QUOTE_TEXT];
         return err_set(err, "--strategy: unknown strategy '%s'; valid: %s",
                        quote_text(name, shown, sizeof shown), known);
     }
@@ -156,13 +156,13 @@ int strategy_create(const char *name, const strategy_setup *setup, const char *c
             char known[512];
             list_options(ops, known, sizeof known);
             strategy_free(s);
-            char shown[QUOTE_EXCERPT];
+            char shown[QUOTE_TEXT];
             return err_set(err, "--strategy-opt '%s': strategy %s has options: %s",
                            quote_text(settings[k], shown, sizeof shown), name, known);
         }
         const char *value = eq + 1;
         if (is_number(s->options.values[slot]) && !is_number(value)) {
-            char shown[QUOTE_EXCERPT];
+            char shown[QUOTE_TEXT];
             /* The message first: the option's name lives in s. */
             err_set(err, "--strategy-opt '%s': %s wants a number",
                     quote_text(settings[k], shown, sizeof shown), s->options.names[slot]);

@@ -62,8 +62,8 @@ Test(hostile_inputs, string_values_that_could_become_build_options_are_refused, 
     } cases[] = {
         {"a=x -D INJECTED=1", "'x -D INJECTED=1'", "space"},
         {"a=x\"y", "'x\"y'", "quote"},
-        {"b=it's", "'it\\'s'", "quote"},
-        {"a=back\\slash", "'back\\\\slash'", "backslash"},
+        {"b=it's", "'it's'", "quote"},
+        {"a=back\\slash", "'back\\slash'", "backslash"},
         {"b=tab\there", "'tab\\there'", "control character"},
         {"a=", "''", "empty"},
     };

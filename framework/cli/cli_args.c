@@ -51,7 +51,7 @@ int cli_parse(const char *command, const char *summary, const cli_option *option
         }
         if (strncmp(arg, "--", 2) != 0) {
             if (out->n_positional >= max_positional || out->n_positional >= CLI_MAX_POSITIONAL) {
-                char shown[QUOTE_EXCERPT];
+                char shown[QUOTE_TEXT];
                 cli_error("%s: unexpected argument '%s' (see skytune %s --help)", command,
                           quote_text(arg, shown, sizeof shown), command);
                 return EXIT_USAGE;
@@ -67,7 +67,7 @@ int cli_parse(const char *command, const char *summary, const cli_option *option
             if (strlen(options[j].name) == len && strncmp(options[j].name, name, len) == 0)
                 found = j;
         if (found == n) {
-            char shown[QUOTE_EXCERPT];
+            char shown[QUOTE_TEXT];
             char *unknown = strndup(name, len);
             cli_error("%s: unknown option '--%s' (see skytune %s --help)", command,
                       quote_text(unknown ? unknown : "", shown, sizeof shown), command);
@@ -137,7 +137,7 @@ int cli_parse_u64(const char *option, const char *text, unsigned long long *out)
     *out = strtoull(text, &end, 10);
     if (errno == 0 && *end == '\0') return 0;
 bad:;
-    char shown[QUOTE_EXCERPT];
+    char shown[QUOTE_TEXT];
     cli_error("--%s '%s' is not a non-negative whole number", option,
               quote_text(text, shown, sizeof shown));
     return -1;
@@ -146,7 +146,7 @@ bad:;
 int cli_parse_duration(const char *option, const char *text, double *seconds)
 {
     if (quantity_duration(text, seconds) == 0) return 0;
-    char shown[QUOTE_EXCERPT];
+    char shown[QUOTE_TEXT];
     cli_error("--%s '%s' is not " QUANTITY_DURATION_HELP, option,
               quote_text(text, shown, sizeof shown));
     return -1;

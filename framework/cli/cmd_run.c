@@ -39,7 +39,7 @@ static const cli_option options[] = {
 static int parse_target(const char *text, campaign_limits *limits)
 {
     if (quantity_target(text, &limits->target_ns, &limits->target_gflops) == 0) return 0;
-    char shown[QUOTE_EXCERPT];
+    char shown[QUOTE_TEXT];
     cli_error("--target '%s' is not " QUANTITY_TARGET_HELP, quote_text(text, shown, sizeof shown));
     return -1;
 }

@@ -92,7 +92,7 @@ static int parse_fraction(const char *option, const char *text, double *out)
     char *end;
     double v = strtod(text, &end);
     if (end == text || *end || !(v > 0) || !isfinite(v)) {
-        char shown[QUOTE_EXCERPT];
+        char shown[QUOTE_TEXT];
         cli_error("--%s '%s' is not a positive number (e.g. 0.25)", option,
                   quote_text(text, shown, sizeof shown));
         return -1;
@@ -105,7 +105,7 @@ int run_parse_positive_duration(const char *option, const char *text, double *ou
 {
     if (cli_parse_duration(option, text, out) != 0) return -1;
     if (!(*out > 0)) {
-        char shown[QUOTE_EXCERPT];
+        char shown[QUOTE_TEXT];
         cli_error("--%s must be a duration longer than 0 (e.g. 90s, 15m, 8h), got '%s'", option,
                   quote_text(text, shown, sizeof shown));
         return -1;
@@ -116,7 +116,7 @@ int run_parse_positive_duration(const char *option, const char *text, double *ou
 static int parse_size(const char *option, const char *text, uint64_t *out)
 {
     if (quantity_size(text, out) == 0) return 0;
-    char shown[QUOTE_EXCERPT];
+    char shown[QUOTE_TEXT];
     cli_error("--%s '%s' is not " QUANTITY_SIZE_HELP, option, quote_text(text, shown, sizeof shown));
     return -1;
 }
@@ -135,7 +135,7 @@ int run_parse_supervision(const cli_args *args, tuning_request *rq)
         char *end;
         rq->watchdog.factor = strtod(text, &end);
         if (end == text || *end || !(rq->watchdog.factor >= 0) || !isfinite(rq->watchdog.factor)) {
-            char shown[QUOTE_EXCERPT];
+            char shown[QUOTE_TEXT];
             cli_error("--timeout-factor '%s' is not a number >= 0",
                       quote_text(text, shown, sizeof shown));
             return -1;

@@ -165,7 +165,7 @@ void canonical_pairs_free(canonical_pair *pairs, size_t count)
 static int split_failed(const char *text, const char *why, canonical_pair *pairs, size_t count,
                         skytune_error *err)
 {
-    char shown[QUOTE_EXCERPT];
+    char shown[QUOTE_TEXT];
     canonical_pairs_free(pairs, count);
     return err_set(err, "'%s' is not a list of name=value pairs: %s",
                    quote_text(text, shown, sizeof shown), why);

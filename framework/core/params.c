@@ -108,7 +108,7 @@ static int check_declared_string(const char *name, const char *s, skytune_error 
     snprintf(what, sizeof what, "tuning parameter '%s'", name);
     if (value_check_token(what, s, err) != 0) return -1;
     if (!string_value_is_plain(s)) {
-        char shown[QUOTE_EXCERPT];
+        char shown[QUOTE_TEXT];
         return err_set(err, "%s: '%s' is not a valid value: it holds ',' or '=', which separate "
                        "values in --only lists and in configuration texts", what,
                        quote_text(s, shown, sizeof shown));
@@ -506,7 +506,7 @@ int param_restrict(param_def *p, const char *csv, skytune_error *err)
         trim(&begin, &end);
         int k = index_of_text(p, begin, end);
         if (k < 0) {
-            char valid[512], shown[QUOTE_EXCERPT];
+            char valid[512], shown[QUOTE_TEXT];
             param_describe_values(p, valid, sizeof valid);
             char *item_text = duplicate_text(begin, (size_t)(end - begin));
             if (begin == end)

@@ -45,7 +45,7 @@ static int assign(problem *p, const skytune_plugin *plugin, const char *name, si
 {
     int k = find_param(p, name, name_len);
     if (k < 0) {
-        char known[600], shown[QUOTE_EXCERPT];
+        char known[600], shown[QUOTE_TEXT];
         char *unknown = strndup(name, name_len);
         list_params(p, known, sizeof known);
         err_set(err, "%s: unknown problem parameter '%s' for plugin %s; valid: %s", origin,
@@ -73,7 +73,7 @@ static int assign_setting(problem *p, const skytune_plugin *plugin, const char *
                           const char *origin, skytune_error *err)
 {
     const char *eq = strchr(setting, '=');
-    char shown[QUOTE_EXCERPT];
+    char shown[QUOTE_TEXT];
     if (!eq || eq == setting)
         return err_set(err, "%s: '%s' is not NAME=VALUE", origin,
                        quote_text(setting, shown, sizeof shown));
@@ -93,7 +93,7 @@ static int apply_preset(problem *p, const skytune_plugin *plugin, const char *pr
              ps++)
             used += (size_t)snprintf(known + used, sizeof known - used, "%s%s",
                                      used ? ", " : "", ps->name);
-        char shown[QUOTE_EXCERPT];
+        char shown[QUOTE_TEXT];
         return err_set(err, "--preset: plugin %s has no preset '%s'; valid: %s", plugin->name,
                        quote_text(preset, shown, sizeof shown), used ? known : "(none)");
     }
@@ -130,7 +130,7 @@ static int run_checks(const problem *p, const skytune_plugin *plugin, skytune_er
             /* Show the values the check read, so the user sees what to change. */
             for (size_t k = 0; k < p->count && used < sizeof now - 1; k++)
                 if (strstr(c->expression, p->items[k].name)) {
-                    char v[QUOTE_EXCERPT];
+                    char v[QUOTE_TEXT];
                     const skytune_value *value = &p->items[k].value;
                     if (value->type == SKYTUNE_STRING)
                         quote_text(value->s, v, sizeof v);

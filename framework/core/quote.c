@@ -1,125 +1,92 @@
 #include "quote.h"
 
-#include <stdbool.h>
-#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
-/* Length of the valid UTF-8 sequence at p encoding a printable character
- * (U+00A0 and up, no surrogates), or 0. C1 controls (U+0080..U+009F) are
- * control characters to a terminal, so they do not count as printable. */
-static size_t printable_utf8_length(const unsigned char *p)
+/* Length of the UTF-8 character at s (n bytes left) that may be printed as
+ * it is, or 0 when the byte must be escaped: invalid or overlong sequences,
+ * surrogates, and the C1 controls. */
+static size_t printable_utf8(const unsigned char *s, size_t n)
 {
-    size_t n;
-    uint32_t code;
-    if (p[0] >= 0xC2 && p[0] <= 0xDF) {
-        n = 2;
-        code = p[0] & 0x1Fu;
-    } else if (p[0] >= 0xE0 && p[0] <= 0xEF) {
-        n = 3;
-        code = p[0] & 0x0Fu;
-    } else if (p[0] >= 0xF0 && p[0] <= 0xF4) {
-        n = 4;
-        code = p[0] & 0x07u;
+    unsigned char c = s[0];
+    size_t need;
+    unsigned int code;
+    if (c >= 0xC2 && c <= 0xDF) {
+        need = 2;
+        code = c & 0x1F;
+    } else if (c >= 0xE0 && c <= 0xEF) {
+        need = 3;
+        code = c & 0x0F;
+    } else if (c >= 0xF0 && c <= 0xF4) {
+        need = 4;
+        code = c & 0x07;
     } else {
         return 0;
     }
-    for (size_t k = 1; k < n; k++) {
-        if ((p[k] & 0xC0) != 0x80) return 0; /* also stops at the terminating NUL */
-        code = (code << 6) | (p[k] & 0x3Fu);
+    if (n < need) return 0;
+    for (size_t k = 1; k < need; k++) {
+        if ((s[k] & 0xC0) != 0x80) return 0;
+        code = (code << 6) | (s[k] & 0x3F);
     }
-    static const uint32_t smallest[5] = {0, 0, 0x80, 0x800, 0x10000};
-    if (code < smallest[n] || code < 0xA0 || code > 0x10FFFF) return 0; /* overlong, C1 */
-    if (code >= 0xD800 && code <= 0xDFFF) return 0;                      /* surrogate */
-    return n;
+    if ((need == 3 && code < 0x800) || (need == 4 && (code < 0x10000 || code > 0x10FFFF)) ||
+        (code >= 0xD800 && code <= 0xDFFF) || (code >= 0x80 && code <= 0x9F))
+        return 0;
+    return need;
 }
 
-/* One character of the text at p as it is shown: its escaped form in out
- * (NUL-terminated, at most 4 bytes plus the NUL, or a UTF-8 sequence), and
- * how many bytes of the text it took. */
-static size_t next_unit(const unsigned char *p, char out[8])
+/* The printed form of the character at s[0] (n bytes left) into piece
+ * (room for 8); returns its length and sets *advance to the bytes it took. */
+static size_t quote_piece(const unsigned char *s, size_t n, char *piece, size_t *advance)
 {
-    unsigned char c = p[0];
-    const char *named = c == '\n' ? "\\n" : c == '\t' ? "\\t" : c == '\r' ? "\\r"
-                        : c == '\\' ? "\\\\" : c == '\'' ? "\\'" : NULL;
-    if (named) {
-        snprintf(out, 8, "%s", named);
-        return 1;
-    }
+    unsigned char c = s[0];
+    size_t utf8 = c >= 0x80 ? printable_utf8(s, n) : 0;
+    *advance = 1;
     if (c >= 0x20 && c < 0x7F) {
-        out[0] = (char)c;
-        out[1] = '\0';
+        piece[0] = (char)c;
         return 1;
     }
-    size_t n = c >= 0x80 ? printable_utf8_length(p) : 0;
-    if (n) {
-        memcpy(out, p, n);
-        out[n] = '\0';
-        return n;
+    if (utf8) {
+        memcpy(piece, s, utf8);
+        *advance = utf8;
+        return utf8;
     }
-    snprintf(out, 8, "\\x%02x", c);
-    return 1;
+    const char *named = c == '\n' ? "\\n" : c == '\t' ? "\\t" : c == '\r' ? "\\r" : NULL;
+    if (named) {
+        memcpy(piece, named, 2);
+        return 2;
+    }
+    return (size_t)snprintf(piece, 8, "\\x%02x", c);
 }
 
-/* Shown length of the text from p to its end. */
-static size_t shown_length(const unsigned char *p)
+const char *quote_span(const char *text, size_t n, char *buf, size_t len)
 {
-    size_t total = 0;
-    char unit[8];
-    while (*p) {
-        p += next_unit(p, unit);
-        total += strlen(unit);
+    static const char ellipsis[] = "...";
+    if (len == 0) return buf;
+    if (!text) n = 0;
+    const unsigned char *s = (const unsigned char *)text;
+    char piece[8];
+    size_t advance, total = 0;
+    for (size_t k = 0; k < n && total < len; k += advance)
+        total += quote_piece(s + k, n - k, piece, &advance);
+    /* A text that does not fit is cut with room left for "..." after it. */
+    size_t room = total < len ? len - 1 : len > sizeof ellipsis ? len - sizeof ellipsis : 0;
+    size_t used = 0;
+    for (size_t k = 0; k < n; k += advance) {
+        size_t piece_len = quote_piece(s + k, n - k, piece, &advance);
+        if (used + piece_len > room) break;
+        memcpy(buf + used, piece, piece_len);
+        used += piece_len;
     }
-    return total;
-}
-
-/* Append the shown form of [p, end) to buf at *used, as long as it fits in
- * `limit` bytes (never cutting an escape or a character in half). Returns
- * where it stopped. */
-static const unsigned char *append_shown(const unsigned char *p, const unsigned char *end,
-                                         char *buf, size_t *used, size_t limit)
-{
-    char unit[8];
-    while (p < end && *p) {
-        size_t taken = next_unit(p, unit);
-        size_t n = strlen(unit);
-        if (*used + n > limit) break;
-        memcpy(buf + *used, unit, n);
-        *used += n;
-        p += taken;
+    if (total >= len) {
+        size_t shown = len - 1 - used < sizeof ellipsis - 1 ? len - 1 - used : sizeof ellipsis - 1;
+        memcpy(buf + used, ellipsis, shown);
+        used += shown;
     }
-    buf[*used] = '\0';
-    return p;
+    buf[used] = '\0';
+    return buf;
 }
 
 const char *quote_text(const char *text, char *buf, size_t len)
 {
-    if (!buf || len == 0) return "";
-    buf[0] = '\0';
-    const unsigned char *p = (const unsigned char *)(text ? text : "");
-    const unsigned char *end = p + strlen((const char *)p);
-    size_t total = shown_length(p);
-    size_t used = 0;
-    if (total < len) {
-        append_shown(p, end, buf, &used, len - 1);
-        return buf;
-    }
-    /* Too long: the beginning, "...", and as much of the end as fits. */
-    static const char gap[] = "...";
-    size_t room = len - 1 - (sizeof gap - 1);
-    size_t head = room / 2, tail = room - head;
-    append_shown(p, end, buf, &used, head);
-    memcpy(buf + used, gap, sizeof gap);
-    used += sizeof gap - 1;
-    /* The tail starts at the first character from which the rest fits. */
-    const unsigned char *start = p;
-    size_t rest = total;
-    char unit[8];
-    while (*start && rest > tail) {
-        size_t taken = next_unit(start, unit);
-        rest -= strlen(unit);
-        start += taken;
-    }
-    append_shown(start, end, buf, &used, len - 1);
-    return buf;
+    return quote_span(text, text ? strlen(text) : 0, buf, len);
 }

@@ -1,23 +1,24 @@
-/* Text from outside (the command line, a plugin, a file) quoted in a
- * message. A message goes to a terminal, so what it quotes must not be able
- * to move the cursor, change colours or hide the rest of the message; and a
- * message has a fixed-size buffer, so a pasted megabyte must not push the
- * reason out of it. */
+/* Text from an input file or a user, quoted in a message: printed as it is,
+ * a control character in it would reach the terminal (ESC starts an escape
+ * sequence that can recolour, move or rewrite what is shown) and a message
+ * could not say where the text ends. */
 #ifndef SKYTUNE_QUOTE_H
 #define SKYTUNE_QUOTE_H
 
 #include <stddef.h>
 
-/* Room for a quoted excerpt: enough to recognise the text, short enough that
- * a message has room for its reason after it. */
-#define QUOTE_EXCERPT 160
+/* Room for a quoted text of a typical message, and for a quoted path. */
+#define QUOTE_TEXT 256
+#define QUOTE_PATH 1024
 
-/* Write `text` into buf (len bytes, len >= 16) as it could be typed back:
- * control characters, DEL and bytes that are not valid UTF-8 as C escapes
- * (\n, \t, \r, \x1b), a backslash as \\ and a single quote as \', everything
- * else (printable ASCII, UTF-8 text) as it is. When the escaped text does not
- * fit, its beginning and its end are kept around "...". Returns buf, so that
- * it can be an argument of err_set; NULL reads as "". */
+/* Writes `text` (NULL reads as "") into buf with every control character
+ * (below 0x20, 0x7F, and the C1 controls U+0080..U+009F) and every byte
+ * that is not UTF-8 escaped as \n, \t, \r or \xNN; other UTF-8 is kept.
+ * A text too long for buf is cut at a character and ends in "...". Returns
+ * buf, for use as a printf argument. */
 const char *quote_text(const char *text, char *buf, size_t len);
+
+/* The same for the first n bytes of text. */
+const char *quote_span(const char *text, size_t n, char *buf, size_t len);
 
 #endif

@@ -700,7 +700,7 @@ void space_free(space *s)
 
 static int narrow_param(param_def *params, size_t n, const char *only, skytune_error *err)
 {
-    char shown[QUOTE_EXCERPT];
+    char shown[QUOTE_TEXT];
     const char *eq = strchr(only, '=');
     if (!eq || eq == only)
         return err_set(err, "--only '%s' is not NAME=v1,v2,...", quote_text(only, shown, sizeof shown));
@@ -715,7 +715,7 @@ static int narrow_param(param_def *params, size_t n, const char *only, skytune_e
     for (size_t k = 0; k < n && used < sizeof known - 1; k++)
         used += (size_t)snprintf(known + used, sizeof known - used, "%s%s", k ? ", " : "",
                                  params[k].name);
-    char name_shown[QUOTE_EXCERPT];
+    char name_shown[QUOTE_TEXT];
     char *name = strndup(only, len);
     err_set(err, "--only '%s': unknown tuning parameter '%s'; valid: %s",
             quote_text(only, shown, sizeof shown), quote_text(name, name_shown, sizeof name_shown),
@@ -755,7 +755,7 @@ int space_narrow(const space *s, const char *const *restricts, size_t n_restrict
         skytune_error perr = {0};
         /* The expression is quoted shortened, so that a long one leaves room
          * for the reason (which gives the column). */
-        char shown[QUOTE_EXCERPT];
+        char shown[QUOTE_TEXT];
         if (expr_parse(restricts[k], narrow_resolve, &r, &e, &perr) != 0)
             rc = err_set(err, "--restrict '%s': %s",
                          quote_text(restricts[k], shown, sizeof shown), perr.message);
@@ -1108,7 +1108,7 @@ int space_parse_config(const space *s, const char *text, uint16_t *idx, skytune_
     canonical_pair *pairs;
     size_t n_pairs;
     if (canonical_split(text, &pairs, &n_pairs, err) != 0) return err_prefix(err, "configuration");
-    char shown[QUOTE_EXCERPT], name_shown[QUOTE_EXCERPT], value_shown[QUOTE_EXCERPT];
+    char shown[QUOTE_TEXT], name_shown[QUOTE_TEXT], value_shown[QUOTE_TEXT];
     int rc = 0;
     for (size_t j = 0; j < n_pairs && rc == 0; j++) {
         const char *name = pairs[j].name, *value = pairs[j].value;

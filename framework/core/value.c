@@ -36,7 +36,7 @@ static int hex_digit(int c)
  * cannot tell "-9223372036854775808" (valid) from its positive twin. */
 static int parse_int(const char *text, int64_t *out, skytune_error *err)
 {
-    char shown[QUOTE_EXCERPT];
+    char shown[QUOTE_TEXT];
     const char *p = text;
     const char *end = text + strlen(text);
     trim_spaces(&p, &end);
@@ -83,7 +83,7 @@ static int parse_int(const char *text, int64_t *out, skytune_error *err)
 
 static int parse_float(const char *text, double *out, skytune_error *err)
 {
-    char shown[QUOTE_EXCERPT];
+    char shown[QUOTE_TEXT];
     const char *p = text;
     const char *end = text + strlen(text);
     trim_spaces(&p, &end);
@@ -125,7 +125,7 @@ static int parse_bool(const char *text, int64_t *out, skytune_error *err)
 {
     static const char *const truthy[] = {"true", "1", "yes", "on"};
     static const char *const falsy[] = {"false", "0", "no", "off"};
-    char shown[QUOTE_EXCERPT];
+    char shown[QUOTE_TEXT];
     const char *p = text;
     const char *end = text + strlen(text);
     trim_spaces(&p, &end);
@@ -146,7 +146,7 @@ static int parse_bool(const char *text, int64_t *out, skytune_error *err)
 
 int value_parse(const char *text, skytune_type type, skytune_value *out, skytune_error *err)
 {
-    char shown[QUOTE_EXCERPT];
+    char shown[QUOTE_TEXT];
     memset(out, 0, sizeof *out);
     out->type = type;
     if (!text) return err_set(err, "no text to parse as %s", type_name(type));
@@ -355,7 +355,7 @@ int value_check_token(const char *what, const char *s, skytune_error *err)
     size_t position;
     const char *fault = token_fault(s, &position);
     if (!fault) return 0;
-    char shown[QUOTE_EXCERPT], where[48] = "";
+    char shown[QUOTE_TEXT], where[48] = "";
     if (position) snprintf(where, sizeof where, " (character %zu)", position);
     return err_set(err, "%s%s'%s' is not a valid string value: %s%s. String values become "
                    "-D NAME=value options of the kernel build, so each must be 1 to %d "

@@ -215,7 +215,7 @@ int cl_device_select(const cl_device_entry *list, size_t count, const char *sele
         used += (size_t)snprintf(known + used, sizeof known - used, "%s%u:%u (%s, %s)",
                                  k ? "; " : "", list[k].platform_index, list[k].device_index,
                                  list[k].info.platform, list[k].info.name);
-    char shown[QUOTE_EXCERPT];
+    char shown[QUOTE_TEXT];
     return err_set(err,
                    "--device '%s' matches no OpenCL device; use PLATFORM:DEVICE indices or part "
                    "of a name: %s",
