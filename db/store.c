@@ -777,6 +777,26 @@ static bool wal_has_frames(const char *path)
     return has_frames;
 }
 
+/* Whether new files can be made in the folder that holds path: SQLite
+ * creates PATH-wal and PATH-shm there. *folder gets the folder's name
+ * (malloc'd; NULL when out of memory, and then the answer is yes and SQLite
+ * has the last word). */
+static bool folder_writable(const char *path, char **folder)
+{
+    const char *slash = strrchr(path, '/');
+    *folder = slash ? strndup(path, slash == path ? 1 : (size_t)(slash - path)) : strdup(".");
+    return !*folder || access(*folder, W_OK | X_OK) == 0;
+}
+
+/* Why a file SQLite opened only for reading cannot be written. */
+static const char *read_only_reason(const char *path)
+{
+    if (access(path, W_OK) == 0) return "SQLite could open it only for reading";
+    if (errno == EROFS) return "it is on a read-only file system";
+    if (errno == EACCES || errno == EPERM) return "you have no permission to write it";
+    return strerror(errno);
+}
+
 int store_open(const char *path, bool create_if_missing, store **out, skytune_error *err)
 {
     if (!out) return err_set(err, "store_open: no place for the result");
@@ -790,6 +810,17 @@ int store_open(const char *path, bool create_if_missing, store **out, skytune_er
     if (!existed && !create_if_missing) return err_set(err, "%s does not exist", path);
     if (existed && S_ISDIR(info.st_mode))
         return err_set(err, "%s is a directory, not a result database file", path);
+
+    char *folder;
+    if (!folder_writable(path, &folder)) {
+        err_set(err,
+                "%s: cannot write in its folder %s (%s): SQLite keeps a result database's "
+                "journal beside it (%s-wal, %s-shm); use a folder you can write to",
+                path, folder, strerror(errno), path, path);
+        free(folder);
+        return -1;
+    }
+    free(folder);
 
     store *st = calloc(1, sizeof *st);
     if (!st) return err_set(err, "%s: out of memory", path);
@@ -809,6 +840,17 @@ int store_open(const char *path, bool create_if_missing, store **out, skytune_er
             err_set(err, "%s: cannot open: %s", path, sqlite3_errmsg(st->db));
         else
             err_set(err, "%s: cannot open: out of memory", path);
+        goto fail;
+    }
+    /* SQLite falls back to reading a file it cannot open for writing. Found
+     * before anything is read: reading a WAL database creates PATH-wal and
+     * PATH-shm, which a connection that cannot write leaves behind. */
+    if (sqlite3_db_readonly(st->db, "main") == 1) {
+        err_set(err,
+                "%s is read-only (%s): skytune writes to a result database even to read it "
+                "(SQLite's WAL journal, and migrating an older schema); copy it to a file you "
+                "can write and use the copy",
+                path, read_only_reason(path));
         goto fail;
     }
     sqlite3_extended_result_codes(st->db, 1);

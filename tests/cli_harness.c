@@ -113,15 +113,66 @@ int cli_wait(pid_t pid, double timeout_s)
     return status;
 }
 
-/* argv for execve: the binary, then args. */
+double cli_timeout_s(void)
+{
+    const char *text = getenv("SKYTUNE_TEST_TIMEOUT_FACTOR");
+    double factor = text && *text ? strtod(text, NULL) : 1.0;
+    return 240.0 * (factor >= 1.0 ? factor : 1.0);
+}
+
+/* The program as a path execve takes: itself when it names a path, else
+ * the first executable of that name on PATH. */
+static char *program_path(const char *program)
+{
+    if (strchr(program, '/')) return strdup(program);
+    const char *path = getenv("PATH");
+    for (const char *dir = path ? path : "/usr/bin:/bin"; dir && *dir;) {
+        size_t len = strcspn(dir, ":");
+        char *candidate = malloc(len + strlen(program) + 2);
+        cr_assert(candidate, "out of memory");
+        snprintf(candidate, len + strlen(program) + 2, "%.*s/%s", (int)len, dir, program);
+        if (len > 0 && access(candidate, X_OK) == 0) return candidate;
+        free(candidate);
+        dir = dir[len] ? dir + len + 1 : NULL;
+    }
+    cr_assert_fail("SKYTUNE_TEST_PREFIX names %s, which is not on PATH", program);
+    return NULL;
+}
+
+/* The words of SKYTUNE_TEST_PREFIX, parsed once per test process; NULL
+ * terminated, empty when it is not set. */
+static char **command_prefix(size_t *count)
+{
+    static char **words;
+    static size_t n_words;
+    static bool parsed;
+    if (!parsed) {
+        parsed = true;
+        const char *prefix = getenv("SKYTUNE_TEST_PREFIX");
+        char *copy = strdup(prefix ? prefix : "");
+        cr_assert(copy, "out of memory");
+        words = calloc(strlen(copy) / 2 + 2, sizeof *words);
+        cr_assert(words, "out of memory");
+        char *save = NULL;
+        for (char *word = strtok_r(copy, " \t", &save); word; word = strtok_r(NULL, " \t", &save))
+            words[n_words++] = word;
+        if (n_words > 0) words[0] = program_path(words[0]);
+    }
+    *count = n_words;
+    return words;
+}
+
+/* argv for execve: the prefix (SKYTUNE_TEST_PREFIX), the binary, then args. */
 static char **build_argv(const char *const *args)
 {
-    size_t n = 0;
+    size_t n = 0, n_prefix;
+    char **prefix = command_prefix(&n_prefix);
     while (args[n]) n++;
-    char **argv = calloc(n + 2, sizeof *argv);
+    char **argv = calloc(n_prefix + n + 2, sizeof *argv);
     cr_assert(argv, "out of memory");
-    argv[0] = (char *)cli_exe();
-    for (size_t k = 0; k < n; k++) argv[k + 1] = (char *)args[k];
+    for (size_t k = 0; k < n_prefix; k++) argv[k] = prefix[k];
+    argv[n_prefix] = (char *)cli_exe();
+    for (size_t k = 0; k < n; k++) argv[n_prefix + k + 1] = (char *)args[k];
     return argv;
 }
 

@@ -22,8 +22,17 @@
 
 /* Longest a foreground command may take before it is killed and reported as
  * CLI_TIMED_OUT; well under the test runner's own limit, so a hang shows up
- * as a failed assertion with the output so far instead of a killed suite. */
-#define CLI_TIMEOUT_S 240.0
+ * as a failed assertion with the output so far instead of a killed suite.
+ * 240 s, times SKYTUNE_TEST_TIMEOUT_FACTOR when that is set (a run under
+ * valgrind is many times slower). */
+#define CLI_TIMEOUT_S (cli_timeout_s())
+double cli_timeout_s(void);
+
+/* Every command the harness starts is the skytune binary and its arguments,
+ * after the words of SKYTUNE_TEST_PREFIX when that is set: e.g.
+ * "valgrind --error-exitcode=9" runs skytune under valgrind (`make
+ * test-valgrind`). The words are separated by spaces; the first names a
+ * program, looked up on PATH unless it contains '/'. */
 
 /* "exit status 1", "killed by signal 11 (Segmentation fault)", ... */
 const char *cli_status_text(int status);

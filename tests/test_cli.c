@@ -6,11 +6,15 @@
  * at fault, and the result database left exactly as it was. */
 #include <criterion/criterion.h>
 
+#include <dirent.h>
+#include <errno.h>
+#include <grp.h>
 #include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "cli_harness.h"
 #include "store.h"
@@ -698,6 +702,91 @@ static void assert_database_refused(const char *db, const char *const *needles)
     }
     cr_assert(!cli_file_exists(csv), "export wrote %s from a refused database", csv);
     free(csv);
+}
+
+/* The names in a folder, sorted, one a line (malloc'd). */
+static char *folder_listing(const char *path)
+{
+    struct dirent **entries;
+    int n = scandir(path, &entries, NULL, alphasort);
+    cr_assert(n >= 0, "cannot list %s", path);
+    size_t size = 1;
+    for (int k = 0; k < n; k++) size += strlen(entries[k]->d_name) + 1;
+    char *listing = calloc(size, 1);
+    cr_assert(listing, "out of memory");
+    for (int k = 0; k < n; k++) {
+        strcat(listing, entries[k]->d_name);
+        strcat(listing, "\n");
+        free(entries[k]);
+    }
+    free(entries);
+    return listing;
+}
+
+/* Root may write any file whatever its mode, so a read-only file is read-only
+ * only to another user: run as root, the rest of the test runs as nobody,
+ * with the scratch folder (and the given paths in it) handed over first.
+ * Criterion runs each test in a process of its own. */
+static void run_unprivileged(const char *const *paths)
+{
+    if (geteuid() != 0) return;
+    const uid_t nobody = 65534;
+    const gid_t nogroup = 65534;
+    cr_assert_eq(chown(scratch, nobody, nogroup), 0, "chown %s: %s", scratch, strerror(errno));
+    for (size_t k = 0; paths[k]; k++)
+        cr_assert_eq(chown(paths[k], nobody, nogroup), 0, "chown %s: %s", paths[k],
+                     strerror(errno));
+    /* skytune's caches go under HOME, which must be nobody's to write. */
+    char *home = cli_path(scratch, "home");
+    cr_assert_eq(mkdir(home, 0755), 0);
+    cr_assert_eq(chown(home, nobody, nogroup), 0, "chown %s: %s", home, strerror(errno));
+    setenv("HOME", home, 1);
+    free(home);
+    cr_assert(setgroups(0, NULL) == 0 && setgid(nogroup) == 0 && setuid(nobody) == 0,
+              "cannot become nobody: %s", strerror(errno));
+}
+
+Test(cli, read_only_database_is_refused_when_opened_and_left_as_it_was)
+{
+    /* A database skytune wrote, then made read-only: refused at once by
+     * run, best and export, with no -wal or -shm file left beside it. */
+    char *folder = cli_path(scratch, "data");
+    char *db = cli_path(folder, "results.db");
+    cr_assert_eq(mkdir(folder, 0755), 0);
+    create_skytune_db(db);
+    cr_assert_eq(chmod(db, 0444), 0);
+    run_unprivileged(CLI_ARGS(folder, db));
+    char *before = folder_listing(folder);
+    assert_database_refused(db, CLI_ARGS("read-only"));
+    char *after = folder_listing(folder);
+    cr_assert_str_eq(after, before, "files appeared or vanished beside %s:\nbefore:\n%safter:\n%s", db,
+                     before, after);
+    free(after);
+    free(before);
+    free(db);
+    free(folder);
+}
+
+Test(cli, database_in_a_read_only_folder_is_refused_when_opened)
+{
+    /* A writable database in a folder that is not: SQLite could not create
+     * the journal files beside it. */
+    char *folder = cli_path(scratch, "locked");
+    char *db = cli_path(folder, "results.db");
+    cr_assert_eq(mkdir(folder, 0755), 0);
+    create_skytune_db(db);
+    run_unprivileged(CLI_ARGS(folder, db));
+    cr_assert_eq(chmod(folder, 0555), 0);
+    char *before = folder_listing(folder);
+    assert_database_refused(db, CLI_ARGS(folder, "-wal"));
+    char *after = folder_listing(folder);
+    cr_assert_str_eq(after, before, "files appeared or vanished beside %s:\nbefore:\n%safter:\n%s", db,
+                     before, after);
+    cr_assert_eq(chmod(folder, 0755), 0);
+    free(after);
+    free(before);
+    free(db);
+    free(folder);
 }
 
 Test(cli, corrupt_database_is_refused)

@@ -185,6 +185,7 @@ static int run_or_cross(const cli_args *args, const char *sub, const char *path,
     }
     status = finish_status(&result, path);
 done:
+    run_release_stop_signals();
     free(command);
     free(db);
     free(worker_exe);

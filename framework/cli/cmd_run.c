@@ -185,6 +185,7 @@ int cmd_run(int argc, char **argv)
 
     const char *devices = cli_get(&args, "devices");
     int status = devices ? run_devices(&rq, devices, &prog) : run_one(&rq, &prog);
+    run_release_stop_signals();
     free(command);
     free(worker_exe);
     return status;

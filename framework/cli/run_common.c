@@ -2,6 +2,7 @@
 
 #include <math.h>
 #include <pthread.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,8 +40,11 @@ size_t run_options_with_supervision(const cli_option *options, size_t n, cli_opt
 }
 
 /* Set once SIGINT or SIGTERM arrives; the campaign loop checks it between
- * configurations. The one piece of global state, and it belongs to the CLI. */
+ * configurations. The one piece of global state, and it belongs to the CLI,
+ * with the thread that sets it. */
 static volatile sig_atomic_t stop_requested;
+static pthread_t receiver;
+static bool receiving;
 
 /* Signals are blocked in every thread and received here with sigwait, so no
  * library's own handler runs: an OpenCL compiler that catches SIGINT would
@@ -67,14 +71,24 @@ volatile sig_atomic_t *run_catch_stop_signals(const char *command)
     sigemptyset(&stop_signals);
     sigaddset(&stop_signals, SIGINT);
     sigaddset(&stop_signals, SIGTERM);
-    pthread_t receiver;
     if (pthread_sigmask(SIG_BLOCK, &stop_signals, NULL) != 0 ||
         pthread_create(&receiver, NULL, receive_stop_signals, &stop_signals) != 0) {
         cli_error("%s: cannot set up Ctrl-C handling", command);
         return NULL;
     }
-    pthread_detach(receiver);
+    receiving = true;
     return &stop_requested;
+}
+
+void run_release_stop_signals(void)
+{
+    if (!receiving) return;
+    /* sigwait is a cancellation point: the receiver ends where it waits, and
+     * joining it frees its stack and thread-local storage, which a leak
+     * checker would otherwise count as lost at exit. */
+    pthread_cancel(receiver);
+    pthread_join(receiver, NULL);
+    receiving = false;
 }
 
 /* A worker is this same executable, started again. */

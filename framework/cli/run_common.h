@@ -34,6 +34,8 @@ char *run_own_executable(void);
  * flight), a second ends the process at once. Returns NULL (message
  * printed) when it cannot. */
 volatile sig_atomic_t *run_catch_stop_signals(const char *command);
+/* At the end of the command: ends and joins the receiving thread. */
+void run_release_stop_signals(void);
 
 /* tuning_run's on_start: ctx is a progress. */
 void run_print_start(void *ctx, const tuning_started *s);

@@ -46,7 +46,7 @@ SELECT p.name            AS plugin,
        d.name            AS device,
        d.platform        AS platform,
        pr.text           AS problem,
-       po.object         AS problem_values,
+       COALESCE(po.object, json_object()) AS problem_values,
        cf.text           AS configuration,
        (SELECT json_group_object(v.name, v.value) FROM config_values v
         WHERE v.configuration_id = cf.id)
@@ -60,5 +60,8 @@ JOIN plugins p         ON p.id = m.plugin_id
 JOIN devices d         ON d.id = m.device_id
 JOIN problems pr       ON pr.id = m.problem_id
 JOIN configurations cf ON cf.id = m.configuration_id
-JOIN problem_objects po ON po.problem_id = pr.id
+-- A plugin without problem parameters has one problem, the empty text, which
+-- splits into no parameter: it has no row in problem_objects, and its
+-- problem_values is the empty object.
+LEFT JOIN problem_objects po ON po.problem_id = pr.id
 ORDER BY p.name, d.name, pr.text;
