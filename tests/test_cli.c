@@ -753,7 +753,7 @@ Test(cli, read_only_database_is_refused_when_opened_and_left_as_it_was)
     char *folder = cli_path(scratch, "data");
     char *db = cli_path(folder, "results.db");
     cr_assert_eq(mkdir(folder, 0755), 0);
-    create_skytune_db(db);
+    cli_create_db(db);
     cr_assert_eq(chmod(db, 0444), 0);
     run_unprivileged(CLI_ARGS(folder, db));
     char *before = folder_listing(folder);
@@ -774,7 +774,7 @@ Test(cli, database_in_a_read_only_folder_is_refused_when_opened)
     char *folder = cli_path(scratch, "locked");
     char *db = cli_path(folder, "results.db");
     cr_assert_eq(mkdir(folder, 0755), 0);
-    create_skytune_db(db);
+    cli_create_db(db);
     run_unprivileged(CLI_ARGS(folder, db));
     cr_assert_eq(chmod(folder, 0555), 0);
     char *before = folder_listing(folder);
