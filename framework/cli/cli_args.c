@@ -136,6 +136,13 @@ bad:
     return -1;
 }
 
+int cli_parse_size(const char *option, const char *text, uint64_t *out)
+{
+    if (quantity_size(text, out) == 0) return 0;
+    cli_error("--%s '%s' is not " QUANTITY_SIZE_HELP, option, text);
+    return -1;
+}
+
 int cli_parse_duration(const char *option, const char *text, double *seconds)
 {
     if (quantity_duration(text, seconds) == 0) return 0;

@@ -78,12 +78,39 @@ static int byte_buffer_reserve(byte_buffer *b, size_t extra)
     return 0;
 }
 
-static int read_file(const char *path, byte_buffer *out, skytune_error *err)
+/* "256 MiB", "1 GiB", "1000 bytes": a limit as the user would write it. */
+static void format_bytes(uint64_t bytes, char *buf, size_t len)
+{
+    static const char *const units[] = {"bytes", "KiB", "MiB", "GiB", "TiB"};
+    size_t unit = 0;
+    while (unit + 1 < sizeof units / sizeof units[0] && bytes >= 1024 && bytes % 1024 == 0) {
+        bytes /= 1024;
+        unit++;
+    }
+    snprintf(buf, len, "%llu %s", (unsigned long long)bytes, units[unit]);
+}
+
+static int too_large(const char *path, const char *what, uint64_t limit, skytune_error *err)
+{
+    char shown[32];
+    format_bytes(limit, shown, sizeof shown);
+    return err_set(err, "%s: more than %s of JSON text%s, the input limit; a file this large is "
+                   "more likely a mistake or a decompression bomb than a dataset, but if it is "
+                   "genuine raise the limit (--input-limit, e.g. --input-limit 2G)",
+                   path, shown, what);
+}
+
+/* The whole file, refused once it is longer than `limit` bytes. */
+static int read_file(const char *path, uint64_t limit, byte_buffer *out, skytune_error *err)
 {
     FILE *f = fopen(path, "rb");
     if (!f) return err_set(err, "%s: cannot open: %s", path, strerror(errno));
     int rc = 0;
     for (;;) {
+        if (out->length > limit) {
+            rc = too_large(path, "", limit, err);
+            break;
+        }
         if (byte_buffer_reserve(out, (size_t)1 << 16) != 0) {
             rc = err_set(err, "%s: out of memory reading the file", path);
             break;
@@ -116,8 +143,11 @@ static int read_file_start(const char *path, unsigned char *buf, size_t len, siz
 
 /* Inflate every gzip member of `in` (gzip -c a b > c makes several). Bytes
  * after the last member that are not another member are ignored, as gzip
- * does. Input that ends inside a member, or does not check out, fails. */
-static int gunzip(const char *path, const byte_buffer *in, byte_buffer *out, skytune_error *err)
+ * does. Input that ends inside a member, or does not check out, fails, and
+ * so does output longer than `limit`, once a byte more than that is out
+ * (the buffer never grows much past the limit). */
+static int gunzip(const char *path, const byte_buffer *in, uint64_t limit, byte_buffer *out,
+                  skytune_error *err)
 {
     z_stream zs;
     memset(&zs, 0, sizeof zs);
@@ -126,6 +156,10 @@ static int gunzip(const char *path, const byte_buffer *in, byte_buffer *out, sky
     size_t consumed = 0;
     int rc = 0;
     for (;;) {
+        if (out->length > limit) {
+            rc = too_large(path, " after decompression", limit, err);
+            break;
+        }
         /* Compressed JSON commonly inflates tenfold; grow by at least the
          * input size so that large files take few reallocations. */
         size_t want = in->length > ((size_t)1 << 16) ? in->length : ((size_t)1 << 16);
@@ -135,6 +169,8 @@ static int gunzip(const char *path, const byte_buffer *in, byte_buffer *out, sky
         }
         size_t in_left = in->length - consumed;
         size_t out_room = out->capacity - out->length;
+        /* One byte past the limit is enough to know it is passed. */
+        if (out_room > limit + 1 - out->length) out_room = (size_t)(limit + 1 - out->length);
         zs.next_in = in->data + consumed;
         zs.avail_in = (uInt)(in_left > UINT_MAX ? UINT_MAX : in_left);
         zs.next_out = out->data + out->length;
@@ -185,14 +221,18 @@ static json_t *parse_unterminated_cache(byte_buffer *text)
     return root;
 }
 
-int replay_read_json(const char *path, json_t **out, skytune_error *err)
+int replay_read_json(const char *path, uint64_t max_json_bytes, json_t **out,
+                     skytune_error *err)
 {
     *out = NULL;
+    uint64_t limit = max_json_bytes ? max_json_bytes : REPLAY_DEFAULT_MAX_JSON_BYTES;
+    /* The limit leaves room for the closing that an unterminated cache gets. */
+    if (limit > SIZE_MAX / 2) limit = SIZE_MAX / 2;
     byte_buffer raw = {0};
-    if (read_file(path, &raw, err) != 0) return -1;
+    if (read_file(path, limit, &raw, err) != 0) return -1;
     if (is_gzip(raw.data, raw.length)) {
         byte_buffer inflated = {0};
-        int rc = gunzip(path, &raw, &inflated, err);
+        int rc = gunzip(path, &raw, limit, &inflated, err);
         byte_buffer_free(&raw);
         if (rc != 0) return -1;
         raw = inflated;
@@ -1276,7 +1316,8 @@ static bool split_campaign_suffix(const char *path, char **file, int64_t *campai
 
 /* ------------------------------------------------------------ loading */
 
-int replay_load(const char *path, replay_dataset **out, skytune_error *err)
+int replay_load(const char *path, uint64_t max_json_bytes, replay_dataset **out,
+                skytune_error *err)
 {
     *out = NULL;
     if (!path || !*path) return err_set(err, "no dataset file given");
@@ -1305,7 +1346,7 @@ int replay_load(const char *path, replay_dataset **out, skytune_error *err)
         rc = load_skytune(path, path, 0, d, err);
     } else {
         json_t *root = NULL;
-        rc = replay_read_json(path, &root, err);
+        rc = replay_read_json(path, max_json_bytes, &root, err);
         if (rc == 0) {
             if (json_is_object(json_object_get(root, "cache"))) {
                 d->format = REPLAY_KERNEL_TUNER;

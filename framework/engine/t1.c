@@ -398,11 +398,12 @@ static int read_conditions(const char *path, const json_t *conditions, const nam
     return 0;
 }
 
-int t1_load_space(const char *path, space **out, skytune_error *err)
+int t1_load_definition(const char *path, uint64_t max_json_bytes, space **out,
+                       skytune_error *err)
 {
     *out = NULL;
     json_t *root = NULL;
-    if (replay_read_json(path, &root, err) != 0) return -1;
+    if (replay_read_json(path, max_json_bytes, &root, err) != 0) return -1;
     const json_t *cs = json_object_get(root, "ConfigurationSpace");
     const json_t *tuning = json_object_get(cs, "TuningParameters");
     const json_t *conditions = json_object_get(cs, "Conditions");
@@ -437,7 +438,7 @@ int t1_load_space(const char *path, space **out, skytune_error *err)
     if (rc == 0) {
         space_spec spec = {.params = params, .n_params = n_params, .constraints = texts,
                            .n_constraints = n_conditions};
-        if (space_build(&spec, out, err) != 0) rc = err_prefix(err, "%s", path);
+        if (space_define(&spec, out, err) != 0) rc = err_prefix(err, "%s", path);
     }
     if (params)
         for (size_t k = 0; k < n_params; k++) param_free(&params[k]);
@@ -445,4 +446,15 @@ int t1_load_space(const char *path, space **out, skytune_error *err)
     free(texts);
     json_decref(root);
     return rc;
+}
+
+int t1_load_space(const char *path, uint64_t max_json_bytes, const space_control *control,
+                  space **out, skytune_error *err)
+{
+    space *definition;
+    *out = NULL;
+    if (t1_load_definition(path, max_json_bytes, &definition, err) != 0) return -1;
+    int rc = space_from_definition(definition, control, out, err);
+    space_free(definition);
+    return rc != 0 ? err_prefix(err, "%s", path) : 0;
 }
