@@ -34,46 +34,53 @@ static size_t printable_utf8(const unsigned char *s, size_t n)
     return need;
 }
 
+/* The printed form of the character at s[0] (n bytes left) into piece
+ * (room for 8); returns its length and sets *advance to the bytes it took. */
+static size_t quote_piece(const unsigned char *s, size_t n, char *piece, size_t *advance)
+{
+    unsigned char c = s[0];
+    size_t utf8 = c >= 0x80 ? printable_utf8(s, n) : 0;
+    *advance = 1;
+    if (c >= 0x20 && c < 0x7F) {
+        piece[0] = (char)c;
+        return 1;
+    }
+    if (utf8) {
+        memcpy(piece, s, utf8);
+        *advance = utf8;
+        return utf8;
+    }
+    const char *named = c == '\n' ? "\\n" : c == '\t' ? "\\t" : c == '\r' ? "\\r" : NULL;
+    if (named) {
+        memcpy(piece, named, 2);
+        return 2;
+    }
+    return (size_t)snprintf(piece, 8, "\\x%02x", c);
+}
+
 const char *quote_span(const char *text, size_t n, char *buf, size_t len)
 {
     static const char ellipsis[] = "...";
     if (len == 0) return buf;
     if (!text) n = 0;
     const unsigned char *s = (const unsigned char *)text;
+    char piece[8];
+    size_t advance, total = 0;
+    for (size_t k = 0; k < n && total < len; k += advance)
+        total += quote_piece(s + k, n - k, piece, &advance);
+    /* A text that does not fit is cut with room left for "..." after it. */
+    size_t room = total < len ? len - 1 : len > sizeof ellipsis ? len - sizeof ellipsis : 0;
     size_t used = 0;
-    /* Room kept for "..." and the terminating NUL. */
-    size_t room = len > sizeof ellipsis ? len - sizeof ellipsis : 0;
-    for (size_t k = 0; k < n;) {
-        char piece[8];
-        size_t piece_len, advance;
-        unsigned char c = s[k];
-        size_t utf8 = c >= 0x80 ? printable_utf8(s + k, n - k) : 0;
-        if (c >= 0x20 && c < 0x7F) {
-            piece[0] = (char)c;
-            piece_len = advance = 1;
-        } else if (utf8) {
-            memcpy(piece, s + k, utf8);
-            piece_len = advance = utf8;
-        } else {
-            const char *named = c == '\n' ? "\\n" : c == '\t' ? "\\t" : c == '\r' ? "\\r" : NULL;
-            if (named)
-                memcpy(piece, named, piece_len = 2);
-            else
-                piece_len = (size_t)snprintf(piece, sizeof piece, "\\x%02x", c);
-            advance = 1;
-        }
-        /* The last piece may use the room kept for "..." when nothing follows. */
-        size_t limit = k + advance == n ? len - 1 : room;
-        if (used + piece_len > limit) {
-            size_t shown = len - 1 - used < sizeof ellipsis - 1 ? len - 1 - used
-                                                                : sizeof ellipsis - 1;
-            memcpy(buf + used, ellipsis, shown);
-            used += shown;
-            break;
-        }
+    for (size_t k = 0; k < n; k += advance) {
+        size_t piece_len = quote_piece(s + k, n - k, piece, &advance);
+        if (used + piece_len > room) break;
         memcpy(buf + used, piece, piece_len);
         used += piece_len;
-        k += advance;
+    }
+    if (total >= len) {
+        size_t shown = len - 1 - used < sizeof ellipsis - 1 ? len - 1 - used : sizeof ellipsis - 1;
+        memcpy(buf + used, ellipsis, shown);
+        used += shown;
     }
     buf[used] = '\0';
     return buf;
