@@ -178,11 +178,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         fuzz_write_file(path, data, size);
     else if (!write_rows(path, data, size))
         return 0;
-    replay_dataset *d = NULL;
-    skytune_error err = {0};
-    if (replay_load(path, FUZZ_MAX_JSON_BYTES, &d, &err) == 0) {
-        fuzz_exercise_dataset(d);
-        replay_free(d);
-    }
+    fuzz_replay_file(path);
     return 0;
 }

@@ -59,10 +59,12 @@ static void replay_space(replay_dataset *d, const space *sp)
     replay_evaluator_free(re);
 }
 
-void fuzz_exercise_dataset(replay_dataset *d)
+void fuzz_replay_file(const char *path)
 {
-    space_control control = {.work_limit = FUZZ_SPACE_WORK};
+    replay_dataset *d = NULL;
     skytune_error err = {0};
+    if (replay_load(path, FUZZ_MAX_JSON_BYTES, &d, &err) != 0) return;
+    space_control control = {.work_limit = FUZZ_SPACE_WORK};
     space *own = NULL, *definition = NULL, *recorded = NULL;
     if (replay_dataset_space(d, &own, &err) == 0) replay_space(d, own);
     if (replay_recorded_definition(d, &definition, &err) == 0 &&
@@ -71,4 +73,5 @@ void fuzz_exercise_dataset(replay_dataset *d)
     space_free(recorded);
     space_free(definition);
     space_free(own);
+    replay_free(d);
 }

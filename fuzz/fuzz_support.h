@@ -22,9 +22,10 @@ const char *fuzz_path(const char *name);
 /* Writes the bytes to `path`, replacing it; aborts when it cannot. */
 void fuzz_write_file(const char *path, const uint8_t *data, size_t size);
 
-/* The dataset's own space and its recorded space, each with an evaluator,
- * the optimum and every configuration's recorded objective: what `skytune
- * run --replay` and `bench-strategies` do with a loaded dataset. */
-void fuzz_exercise_dataset(replay_dataset *d);
+/* Loads the dataset at `path`; one that loads is replayed over its own
+ * space and its recorded space, each with an evaluator, the optimum and
+ * every configuration's recorded objective: what `skytune run --replay` and
+ * `bench-strategies` do with a dataset. */
+void fuzz_replay_file(const char *path);
 
 #endif

@@ -373,3 +373,33 @@ Test(space_work, help_documents_the_limit_and_its_default)
         cli_result_free(&r);
     }
 }
+
+/* A device run narrowed by a T1 file and --restrict at once: the T1's
+ * values and conditions and the restriction all apply before the plugin's
+ * space is enumerated. */
+Test(space_work, device_run_narrowed_by_a_t1_file_and_a_restriction)
+{
+    char *t1 = cli_path(scratch, "narrow.t1.json");
+    static const char text[] =
+        "{\"ConfigurationSpace\": {\"TuningParameters\": ["
+        "{\"Name\": \"wg_size\", \"Type\": \"int\", \"Values\": [32, 64, 128, 256]},"
+        "{\"Name\": \"per_item\", \"Type\": \"int\", \"Values\": \"[1, 2, 4]\"}],"
+        " \"Conditions\": [\"wg_size * per_item <= 256\"]}}";
+    cli_write_file(t1, text, sizeof text - 1);
+    char *db = cli_path(scratch, "narrowed.db");
+    cli_result r = cli_run(CLI_ARGS("run", "--plugin", "vector_add", "--plugin-dir",
+                                    cli_plugin_dir(), "--preset", "small", "--space", t1,
+                                    "--restrict", "per_item != 2", "--strategy", "exhaustive",
+                                    "--runs", "1", "--db", db));
+    cr_assert_eq(r.status, 0, "%s\n%s\n%s", cli_status_text(r.status), r.out, r.err);
+    /* wg_size x per_item in {32, 64, 128, 256} x {1, 4} with a product of
+     * at most 256: six. */
+    cr_assert(strstr(r.out, "over 6 valid configurations"), "%s", r.out);
+    cr_assert_eq(cli_db_int(db, "SELECT COUNT(*) FROM evaluations"), 6);
+    cr_assert_eq(cli_db_int(db, "SELECT COUNT(*) FROM configurations WHERE text LIKE "
+                                "'%%per_item=2%%' OR text LIKE '%%wg_size=16,%%'"),
+                 0);
+    cli_result_free(&r);
+    free(db);
+    free(t1);
+}
