@@ -266,11 +266,12 @@ static space_control space_control_of(const tuning_request *rq)
  * a device run's space: its conditions become restrictions, and each
  * parameter it lists keeps only the values it lists. */
 typedef struct narrowing {
-    const char **restricts;
+    const char **restricts;      /* the T1 file's conditions, then the run's --restrict */
     size_t n_restricts;
-    char **t1_only;              /* owned, then the run's --only (borrowed) */
-    const char **only;
-    size_t n_only, n_t1_only;
+    char **t1_only;              /* the T1 file's "name=v1,v2,..." (owned) */
+    size_t n_t1_only;
+    const char **only;           /* t1_only, then the run's --only */
+    size_t n_only;
     space *t1;                   /* the T1 definition the condition texts point into */
 } narrowing;
 
