@@ -7,8 +7,9 @@
  * "text<TAB>status<TAB>median_ns<TAB>build_s<TAB>bench_s" written over the
  * rows of a real database made with the store (a number field is stored as
  * a number, "NULL" as NULL, anything else as text), so that the reader's
- * own parsing of configuration texts, statuses and times is what varies. A
- * campaign that loads is replayed over its spaces. */
+ * own parsing of configuration texts, statuses and times is what varies;
+ * a first line "@SELECTOR" is read as "FILE.db:SELECTOR", the campaign to
+ * replay. A campaign that loads is replayed over its spaces. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -174,10 +175,23 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         snprintf(side, sizeof side, "%s%s", path, suffixes[k]);
         unlink(side);
     }
-    if (size >= sizeof magic && memcmp(data, magic, sizeof magic) == 0)
+    char selected[640];
+    snprintf(selected, sizeof selected, "%s", path);
+    if (size >= sizeof magic && memcmp(data, magic, sizeof magic) == 0) {
         fuzz_write_file(path, data, size);
-    else if (!write_rows(path, data, size))
-        return 0;
-    fuzz_replay_file(path);
+    } else {
+        if (size > 0 && data[0] == '@') {
+            const uint8_t *end = memchr(data, '\n', size);
+            size_t len = end ? (size_t)(end - data) : size;
+            /* The selector may hold anything but NUL, as a path can. */
+            if (memchr(data, '\0', len) || len > 64) return 0;
+            snprintf(selected, sizeof selected, "%s:%.*s", path, (int)(len - 1),
+                     (const char *)data + 1);
+            data += end ? len + 1 : len;
+            size -= end ? len + 1 : len;
+        }
+        if (!write_rows(path, data, size)) return 0;
+    }
+    fuzz_replay_file(selected);
     return 0;
 }
