@@ -3,7 +3,7 @@
 BUILD ?= build
 MESON_FLAGS ?=
 
-.PHONY: all deps build demo test test-sanitize test-valgrind bench clean
+.PHONY: all deps build demo test test-sanitize test-valgrind bench fuzz clean
 
 all: build
 
@@ -62,5 +62,16 @@ test-valgrind: build
 bench: build
 	sh bench/run.sh $(BUILD)
 
+# libFuzzer harnesses (fuzz/) built with clang, AddressSanitizer and
+# UndefinedBehaviorSanitizer, each run for FUZZ_SECONDS on its corpus; the
+# figures they print are in docs/benchmarks.md. Installs clang and its
+# fuzzer runtime when missing. `make test` runs the corpora without libFuzzer.
+FUZZ_SECONDS ?= 60
+fuzz:
+	@sh tools/install-deps.sh fuzz
+	[ -f $(BUILD)-fuzz/build.ninja ] || CC=clang meson setup $(BUILD)-fuzz -Dfuzz=true -Dtests=false -Db_sanitize=address,undefined -Db_lundef=false
+	ninja -C $(BUILD)-fuzz fuzz/fuzz_expr fuzz/fuzz_t1 fuzz/fuzz_kernel_tuner fuzz/fuzz_t4 fuzz/fuzz_database
+	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 sh fuzz/run.sh $(BUILD)-fuzz $(FUZZ_SECONDS)
+
 clean:
-	rm -rf $(BUILD) $(BUILD)-sanitize
+	rm -rf $(BUILD) $(BUILD)-sanitize $(BUILD)-fuzz

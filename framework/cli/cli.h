@@ -13,6 +13,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #define EXIT_OK 0
 #define EXIT_FAILED 1
@@ -52,6 +53,8 @@ size_t cli_all(const cli_args *a, const char *name, const char *const **values);
 /* Number parsing for option values; print a message naming the option. */
 int cli_parse_u64(const char *option, const char *text, unsigned long long *out);
 int cli_parse_duration(const char *option, const char *text, double *seconds);
+/* A size in bytes with an optional K, M or G (powers of 1024), above 0. */
+int cli_parse_size(const char *option, const char *text, uint64_t *out);
 
 void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 

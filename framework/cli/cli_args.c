@@ -143,6 +143,14 @@ bad:;
     return -1;
 }
 
+int cli_parse_size(const char *option, const char *text, uint64_t *out)
+{
+    if (quantity_size(text, out) == 0) return 0;
+    char shown[QUOTE_TEXT];
+    cli_error("--%s '%s' is not " QUANTITY_SIZE_HELP, option, quote_text(text, shown, sizeof shown));
+    return -1;
+}
+
 int cli_parse_duration(const char *option, const char *text, double *seconds)
 {
     if (quantity_duration(text, seconds) == 0) return 0;

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "input_limits.h"
 #include "progress.h"
 #include "run_common.h"
 #include "quantity.h"
@@ -34,6 +35,7 @@ static const cli_option options[] = {
     {"devices", "all|LIST", false, "one campaign per device at once: every device, or a comma-separated list of --device selectors"},
     {"db", "FILE", false, "result database (default skytune.db)"},
     {"quiet", NULL, false, "no progress output"},
+    INPUT_LIMIT_OPTIONS,
 };
 
 static int parse_target(const char *text, campaign_limits *limits)
@@ -65,7 +67,11 @@ static int run_one(const tuning_request *rq, progress *prog)
     progress_finish(prog);
     if (rc != 0) {
         cli_error("%s", err.message);
-        return EXIT_FAILED;
+        if (!*rq->stop_requested) return EXIT_FAILED;
+        /* Ctrl-C before the campaign began, while the space was being
+         * built: the database was not opened. */
+        printf("interrupted before the campaign began: nothing was recorded\n");
+        return EXIT_INTERRUPTED;
     }
     return run_print_outcome(&out, NULL);
 }
@@ -157,6 +163,10 @@ int cmd_run(int argc, char **argv)
     }
 
     if (run_parse_supervision(&args, &rq) != 0) return EXIT_USAGE;
+    input_limits limits;
+    if (input_limits_parse(&args, &limits) != 0) return EXIT_USAGE;
+    rq.space_work_limit = limits.space_work_limit;
+    rq.max_json_bytes = limits.max_json_bytes;
     char *worker_exe = NULL;
     if (!cli_flag(&args, "no-isolation") && !rq.replay) {
         worker_exe = run_own_executable();
@@ -174,6 +184,8 @@ int cmd_run(int argc, char **argv)
     rq.notice_ctx = &prog;
     rq.on_event = progress_event;
     rq.event_ctx = &prog;
+    rq.on_space_progress = progress_space;
+    rq.space_progress_ctx = &prog;
     char *command = run_join_command("run", argc, argv);
     rq.command = command;
     rq.stop_requested = run_catch_stop_signals("run");

@@ -127,14 +127,6 @@ int run_parse_positive_duration(const char *option, const char *text, double *ou
     return 0;
 }
 
-static int parse_size(const char *option, const char *text, uint64_t *out)
-{
-    if (quantity_size(text, out) == 0) return 0;
-    char shown[QUOTE_TEXT];
-    cli_error("--%s '%s' is not " QUANTITY_SIZE_HELP, option, quote_text(text, shown, sizeof shown));
-    return -1;
-}
-
 int run_parse_supervision(const cli_args *args, tuning_request *rq)
 {
     supervisor_limits_default(&rq->watchdog);
@@ -188,7 +180,7 @@ int run_parse_supervision(const cli_args *args, tuning_request *rq)
     rq->retry_failed = cli_flag(args, "retry-failed");
     rq->no_cache = cli_flag(args, "no-cache");
     rq->cache_dir = cli_get(args, "cache-dir");
-    if ((text = cli_get(args, "cache-limit")) && parse_size("cache-limit", text, &rq->cache_max_bytes) != 0)
+    if ((text = cli_get(args, "cache-limit")) && cli_parse_size("cache-limit", text, &rq->cache_max_bytes) != 0)
         return -1;
     if (rq->no_cache && rq->cache_dir) {
         cli_error("--no-cache and --cache-dir contradict each other");

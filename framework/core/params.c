@@ -91,13 +91,29 @@ static void value_list_free(value_list *list)
 /* Values of one list appear in --only lists and in the canonical text
  * "name=value,name=value", so they must not contain the separators. This is
  * all a recorded dataset's values (T1, Kernel Tuner, T4) must satisfy. */
-static bool string_value_is_plain(const char *s)
+const char *param_string_value_fault(const char *s)
 {
-    if (!s || !*s) return false;
-    for (const char *c = s; *c; c++)
-        if (isspace((unsigned char)*c) || *c == ',' || *c == '=' || !isprint((unsigned char)*c))
-            return false;
-    return true;
+    if (!s || !*s) return "is empty";
+    for (const unsigned char *c = (const unsigned char *)s; *c; c++) {
+        if (isspace(*c)) return "contains whitespace";
+        if (*c < 0x20 || *c == 0x7F) return "contains a control character";
+        if (*c > 0x7F) return "contains a character outside printable ASCII";
+        if (*c == ',') return "contains ','";
+        if (*c == '=') return "contains '='";
+    }
+    return NULL;
+}
+
+/* The name check of both ways to make a parameter; the name is quoted since
+ * it may come from a file. */
+static int check_name(const char *name, skytune_error *err)
+{
+    if (!name) return err_set(err, "tuning parameter without a name");
+    if (name_is_identifier(name)) return 0;
+    char shown[QUOTE_TEXT];
+    return err_set(err, "tuning parameter '%s': the name must be an identifier "
+                   "([A-Za-z_][A-Za-z0-9_]*, at most 63 characters)",
+                   quote_text(name, shown, sizeof shown));
 }
 
 /* A string value a plugin declares also becomes a -D option of the kernel
@@ -107,11 +123,11 @@ static int check_declared_string(const char *name, const char *s, skytune_error 
     char what[128];
     snprintf(what, sizeof what, "tuning parameter '%s'", name);
     if (value_check_token(what, s, err) != 0) return -1;
-    if (!string_value_is_plain(s)) {
+    const char *fault = param_string_value_fault(s);
+    if (fault) {
         char shown[QUOTE_TEXT];
-        return err_set(err, "%s: '%s' is not a valid value: it holds ',' or '=', which separate "
-                       "values in --only lists and in configuration texts", what,
-                       quote_text(s, shown, sizeof shown));
+        return err_set(err, "%s: value '%s' %s; %s", what, quote_text(s, shown, sizeof shown),
+                       fault, PARAM_STRING_VALUES);
     }
     return 0;
 }
@@ -356,10 +372,8 @@ static int finish(const char *name, skytune_type type, value_list *list, param_d
 int param_expand(const skytune_tuning_param *spec, param_def *out, skytune_error *err)
 {
     memset(out, 0, sizeof *out);
-    if (!spec || !spec->name) return err_set(err, "tuning parameter without a name");
-    if (!name_is_identifier(spec->name))
-        return err_set(err, "tuning parameter '%s': the name must be an identifier "
-                       "([A-Za-z_][A-Za-z0-9_]*, at most 63 characters)", spec->name);
+    if (!spec) return err_set(err, "tuning parameter without a name");
+    if (check_name(spec->name, err) != 0) return -1;
     value_list list;
     memset(&list, 0, sizeof list);
     skytune_type type = SKYTUNE_INT;
@@ -407,10 +421,7 @@ int param_from_values(const char *name, skytune_type type, const skytune_value *
                       size_t count, param_def *out, skytune_error *err)
 {
     memset(out, 0, sizeof *out);
-    if (!name) return err_set(err, "tuning parameter without a name");
-    if (!name_is_identifier(name))
-        return err_set(err, "tuning parameter '%s': the name must be an identifier "
-                       "([A-Za-z_][A-Za-z0-9_]*, at most 63 characters)", name);
+    if (check_name(name, err) != 0) return -1;
     /* Booleans are indexed like any integer parameter. */
     if (type == SKYTUNE_BOOL) type = SKYTUNE_INT;
     if (type != SKYTUNE_INT && type != SKYTUNE_FLOAT && type != SKYTUNE_STRING)
@@ -428,11 +439,13 @@ int param_from_values(const char *name, skytune_type type, const skytune_value *
             return err_set(err, "tuning parameter '%s': value %zu has type %s; all values "
                            "must have type %s", name, k + 1, type_name(values[k].type), type_name(type));
         }
-        if (type == SKYTUNE_STRING && !string_value_is_plain(values[k].s)) {
+        const char *fault = type == SKYTUNE_STRING ? param_string_value_fault(values[k].s) : NULL;
+        if (fault) {
             value_list_free(&list);
-            return err_set(err, "tuning parameter '%s': value '%s' must be non-empty and must "
-                           "not contain whitespace, ',' or '='", name,
-                           values[k].s ? values[k].s : "");
+            char shown[QUOTE_TEXT];
+            return err_set(err, "tuning parameter '%s': value %zu, '%s', %s; %s", name, k + 1,
+                           quote_text(values[k].s, shown, sizeof shown), fault,
+                           PARAM_STRING_VALUES);
         }
         skytune_value copy;
         if (value_copy(&copy, &values[k]) != 0) {

@@ -62,6 +62,9 @@ struct space {
     /* Every constraint that names no parameter (and a callback when there
      * are no parameters) holds. When false the space is empty. */
     bool constants_hold;
+    /* Defined but not enumerated (space_define): only its parameters and
+     * constraints can be asked for. */
+    bool definition;
 
     /* Slot k < n_params is parameter k; slot n_params + j is constant j. */
     size_t n_slots;
@@ -269,7 +272,9 @@ typedef struct search_state {
     size_t *order;            /* depth -> column */
     size_t *fire_start;       /* depth -> first entry in fire (w + 1 entries) */
     const expr **fire;        /* constraints checked at each depth */
+    size_t *fire_constraint;  /* their indices into space.constraints, for messages */
     uint16_t *current;        /* depth -> value index */
+    uint64_t *visits;         /* depth -> combinations checked there, for messages */
 } search_state;
 
 static void search_state_free(search_state *st)
@@ -277,19 +282,118 @@ static void search_state_free(search_state *st)
     free(st->order);
     free(st->fire_start);
     free(st->fire);
+    free(st->fire_constraint);
     free(st->current);
+    free(st->visits);
+}
+
+/* The work of one space_build: counted over every group, checked against
+ * the limit at every combination, reported every SPACE_PROGRESS_INTERVAL. */
+typedef struct build_watch {
+    const space_control *control;   /* may be NULL */
+    uint64_t limit;
+    uint64_t checked;
+    uint64_t next_stop;             /* checked value of the next report or the limit */
+    size_t group, n_groups;
+} build_watch;
+
+static void watch_init(build_watch *w, const space_control *control, size_t n_groups)
+{
+    memset(w, 0, sizeof *w);
+    w->control = control;
+    w->limit = control && control->work_limit ? control->work_limit : SPACE_DEFAULT_WORK_LIMIT;
+    w->n_groups = n_groups;
+    w->next_stop = SPACE_PROGRESS_INTERVAL < w->limit ? SPACE_PROGRESS_INTERVAL : w->limit;
+}
+
+/* Share of the group's Cartesian product that lies before the search's
+ * position (depth by depth, the values already done at that depth). */
+static double search_fraction(const space *s, const space_group *g, const search_state *st,
+                              size_t depth)
+{
+    double fraction = 0.0, scale = 1.0;
+    for (size_t d = 0; d <= depth; d++) {
+        scale /= (double)s->params[g->params[st->order[d]]].count;
+        fraction += (double)st->current[d] * scale;
+    }
+    return fraction;
+}
+
+/* The constraint that prunes too little: the search spends most of its
+ * checks at one depth, and the constraint checked there that names the most
+ * parameters is the one that could not be checked earlier. Writes what to
+ * say about it. */
+static void describe_weak_constraint(const space *s, const space_group *g, const search_state *st,
+                                     char *buf, size_t len)
+{
+    size_t w = g->n_params, heavy = 0;
+    for (size_t d = 1; d < w; d++)
+        if (st->visits[d] > st->visits[heavy]) heavy = d;
+    double combinations = 1.0;
+    for (size_t d = 0; d <= heavy; d++) combinations *= (double)s->params[g->params[st->order[d]]].count;
+    size_t weakest = SIZE_MAX;
+    for (size_t f = st->fire_start[heavy]; f < st->fire_start[heavy + 1]; f++) {
+        size_t c = st->fire_constraint[f];
+        if (weakest == SIZE_MAX || s->constraints[c].n_params > s->constraints[weakest].n_params)
+            weakest = c;
+    }
+    if (weakest == SIZE_MAX) {
+        snprintf(buf, len, "the C constraint is checked only with all %zu parameters bound, among "
+                 "%.3g combinations of them", w, combinations);
+        return;
+    }
+    snprintf(buf, len, "constraint %zu ('%.300s') names %zu parameters and can be checked only "
+             "once they are bound, among %.3g combinations of the parameters bound by then",
+             weakest + 1, expr_text(s->constraints[weakest].expression),
+             s->constraints[weakest].n_params, combinations);
+}
+
+/* Called when the count of checked combinations reaches next_stop: refuse
+ * past the limit, else report and ask whether to go on. */
+static int watch_stop(const space *s, const space_group *g, const search_state *st, size_t depth,
+                      size_t valid, build_watch *w, skytune_error *err)
+{
+    if (w->checked > w->limit) {
+        char names[512], weak[600];
+        describe_group(s, g, names, sizeof names);
+        describe_weak_constraint(s, g, st, weak, sizeof weak);
+        return err_set(err, "search space: more than %llu combinations checked (the work limit) "
+                       "while enumerating the tuning parameters %s: %s, so it prunes too "
+                       "little. Narrow its parameters (--only NAME=V1,V2, or --restrict on "
+                       "fewer of them), split it into constraints on fewer parameters, or raise "
+                       "the limit (--space-work-limit)",
+                       (unsigned long long)w->limit, names, weak);
+    }
+    uint64_t report = w->checked - w->checked % SPACE_PROGRESS_INTERVAL + SPACE_PROGRESS_INTERVAL;
+    w->next_stop = w->limit == UINT64_MAX || report <= w->limit ? report : w->limit + 1;
+    if (!w->control || !w->control->on_progress) return 0;
+    space_progress p = {
+        .checked = w->checked,
+        .work_limit = w->limit,
+        .valid = valid,
+        .group = w->group,
+        .n_groups = w->n_groups,
+        .fraction = search_fraction(s, g, st, depth),
+    };
+    if (w->control->on_progress(w->control->ctx, &p) == 0) return 0;
+    return err_set(err, "search space: stopped after %llu combinations checked",
+                   (unsigned long long)w->checked);
 }
 
 static int enumerate_group(space *s, space_group *g, expr_value *slots,
-                           skytune_named_value *named, skytune_error *err)
+                           skytune_named_value *named, build_watch *watch, skytune_error *err)
 {
     size_t w = g->n_params;
     search_state st;
+    size_t n_fire = g->n_constraints ? g->n_constraints : 1;
     st.order = malloc(w * sizeof *st.order);
     st.fire_start = calloc(w + 1, sizeof *st.fire_start);
-    st.fire = malloc((g->n_constraints ? g->n_constraints : 1) * sizeof *st.fire);
+    st.fire = malloc(n_fire * sizeof *st.fire);
+    st.fire_constraint = malloc(n_fire * sizeof *st.fire_constraint);
     st.current = malloc(w * sizeof *st.current);
-    if (!st.order || !st.fire_start || !st.fire || !st.current) {
+    st.visits = calloc(w, sizeof *st.visits);
+    if (!st.order || !st.fire_start || !st.fire || !st.fire_constraint || !st.current ||
+        !st.visits) {
         search_state_free(&st);
         return err_set(err, "search space: out of memory");
     }
@@ -307,7 +411,7 @@ static int enumerate_group(space *s, space_group *g, expr_value *slots,
         return err_set(err, "search space: out of memory");
     }
     for (size_t d = 0; d < w; d++) depth_of[st.order[d]] = d;
-    size_t *fire_depth = malloc((g->n_constraints ? g->n_constraints : 1) * sizeof *fire_depth);
+    size_t *fire_depth = malloc(n_fire * sizeof *fire_depth);
     if (!fire_depth) {
         if (depth_of != depth_of_column) free(depth_of);
         search_state_free(&st);
@@ -335,8 +439,11 @@ static int enumerate_group(space *s, space_group *g, expr_value *slots,
         }
         memcpy(cursor, st.fire_start, w * sizeof *cursor);
         /* Constraints keep their declaration order within a depth. */
-        for (size_t c = 0; c < g->n_constraints; c++)
-            st.fire[cursor[fire_depth[c]]++] = s->constraints[g->constraints[c]].expression;
+        for (size_t c = 0; c < g->n_constraints; c++) {
+            size_t slot = cursor[fire_depth[c]]++;
+            st.fire[slot] = s->constraints[g->constraints[c]].expression;
+            st.fire_constraint[slot] = g->constraints[c];
+        }
         if (cursor != fill) free(cursor);
     }
     free(fire_depth);
@@ -353,7 +460,7 @@ static int enumerate_group(space *s, space_group *g, expr_value *slots,
 
     /* Iterative depth-first search: at each depth bind the next value into
      * its slot in place, check the constraints that fire there, and descend
-     * only when they all hold. */
+     * only when they all hold. Every binding counts as work. */
     size_t depth = 0;
     st.current[0] = 0;
     for (;;) {
@@ -364,6 +471,13 @@ static int enumerate_group(space *s, space_group *g, expr_value *slots,
             depth--;
             st.current[depth]++;
             continue;
+        }
+        st.visits[depth]++;
+        if (++watch->checked >= watch->next_stop &&
+            watch_stop(s, g, &st, depth, n, watch, err) != 0) {
+            free(tuples);
+            search_state_free(&st);
+            return -1;
         }
         uint16_t v = st.current[depth];
         slots[param] = s->param_operands[param][v];
@@ -566,7 +680,7 @@ static uint64_t group_cartesian(const space *s, const space_group *g)
     return product;
 }
 
-static int enumerate_groups(space *s, skytune_error *err)
+static int enumerate_groups(space *s, const space_control *control, skytune_error *err)
 {
     expr_value *slots = malloc((s->n_slots ? s->n_slots : 1) * sizeof *slots);
     skytune_named_value *named = NULL;
@@ -583,6 +697,11 @@ static int enumerate_groups(space *s, skytune_error *err)
             named[k].value = s->params[k].values[0];
         }
     }
+    size_t searched = 0;
+    for (size_t g = 0; g < s->n_groups; g++)
+        if (s->groups[g].n_constraints > 0 || s->groups[g].has_callback) searched++;
+    build_watch watch;
+    watch_init(&watch, control, searched);
     int rc = 0;
     for (size_t g = 0; g < s->n_groups && rc == 0; g++) {
         space_group *grp = &s->groups[g];
@@ -592,7 +711,8 @@ static int enumerate_groups(space *s, skytune_error *err)
             grp->n_tuples = cartesian;
             continue;
         }
-        rc = enumerate_group(s, grp, slots, named, err);
+        rc = enumerate_group(s, grp, slots, named, &watch, err);
+        watch.group++;
         if (rc == 0 && grp->n_tuples == cartesian) {
             grp->dense = true;
             free(grp->tuples);
@@ -635,7 +755,8 @@ static int compute_counts(space *s, skytune_error *err)
     return 0;
 }
 
-int space_build(const space_spec *spec, space **out, skytune_error *err)
+/* Everything space_build does before enumerating: copy, parse, group. */
+static int define(const space_spec *spec, space **out, skytune_error *err)
 {
     *out = NULL;
     if (!spec) return err_set(err, "search space: no description");
@@ -649,19 +770,39 @@ int space_build(const space_spec *spec, space **out, skytune_error *err)
     s->callback_ctx = spec->callback_ctx;
     if (copy_params(s, spec, err) != 0 || copy_constants(s, spec, err) != 0 ||
         prepare_slots(s, err) != 0 || parse_constraints(s, spec, err) != 0 ||
-        form_groups(s, err) != 0)
-        goto fail;
+        form_groups(s, err) != 0) {
+        space_free(s);
+        return -1;
+    }
+    *out = s;
+    return 0;
+}
+
+int space_define(const space_spec *spec, space **out, skytune_error *err)
+{
+    if (define(spec, out, err) != 0) return -1;
+    (*out)->definition = true;
+    return 0;
+}
+
+bool space_is_definition(const space *s) { return s->definition; }
+
+int space_build(const space_spec *spec, space **out, skytune_error *err)
+{
+    space *s;
+    *out = NULL;
+    if (define(spec, &s, err) != 0) return -1;
     if (s->callback && s->n_params == 0) {
         skytune_values none = {0, NULL};
         if (!s->callback(s->callback_ctx, &none)) s->constants_hold = false;
     }
-    if (s->constants_hold && enumerate_groups(s, err) != 0) goto fail;
-    if (compute_counts(s, err) != 0) goto fail;
+    if ((s->constants_hold && enumerate_groups(s, spec->control, err) != 0) ||
+        compute_counts(s, err) != 0) {
+        space_free(s);
+        return -1;
+    }
     *out = s;
     return 0;
-fail:
-    space_free(s);
-    return -1;
 }
 
 void space_free(space *s)
@@ -725,7 +866,8 @@ static int narrow_param(param_def *params, size_t n, const char *only, skytune_e
 }
 
 int space_narrow(const space *s, const char *const *restricts, size_t n_restricts,
-                 const char *const *only, size_t n_only, space **out, skytune_error *err)
+                 const char *const *only, size_t n_only, const space_control *control,
+                 space **out, skytune_error *err)
 {
     size_t n_constraints = s->n_constraints + n_restricts;
     param_def *params = calloc(s->n_params + 1, sizeof *params);
@@ -778,6 +920,7 @@ int space_narrow(const space *s, const char *const *restricts, size_t n_restrict
         .n_constants = s->n_constants,
         .callback = s->callback,
         .callback_ctx = s->callback_ctx,
+        .control = control,
     };
     rc = space_build(&spec, out, err);
 done:
@@ -786,6 +929,12 @@ done:
     free(texts);
     free(constants);
     return rc;
+}
+
+int space_from_definition(const space *definition, const space_control *control, space **out,
+                          skytune_error *err)
+{
+    return space_narrow(definition, NULL, 0, NULL, 0, control, out, err);
 }
 
 size_t space_param_count(const space *s) { return s->n_params; }

@@ -128,6 +128,8 @@ int tuning_run_devices(const tuning_request *rq, const char *devices,
         job->rq = *rq;
         job->rq.device = job->selector;
         job->rq.label = job->label;
+        /* One display cannot show several spaces being built. */
+        job->rq.on_space_progress = NULL;
         if (rq->on_event) {
             job->rq.on_event = locked_event;
             job->rq.event_ctx = job;

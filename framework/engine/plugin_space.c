@@ -66,14 +66,13 @@ int plugin_space_build(const plugin_space_request *rq, space **out, skytune_erro
         .callback = pl->constraint ? call_plugin_constraint : NULL,
         .callback_ctx = (void *)rq,
     };
-    space *base;
-    if ((rc = space_build(&spec, &base, err)) != 0) goto done;
-    if (rq->n_restricts == 0 && rq->n_only == 0) {
-        *out = base;
-    } else {
-        rc = space_narrow(base, rq->restricts, rq->n_restricts, rq->only, rq->n_only, out, err);
-        space_free(base);
-    }
+    /* Narrowed before it is enumerated, so that --only and --restrict cut
+     * the work of enumerating it. */
+    space *definition;
+    if ((rc = space_define(&spec, &definition, err)) != 0) goto done;
+    rc = space_narrow(definition, rq->restricts, rq->n_restricts, rq->only, rq->n_only,
+                      rq->control, out, err);
+    space_free(definition);
 done:
     for (size_t k = 0; k < expanded; k++) param_free(&params[k]);
     free(params);

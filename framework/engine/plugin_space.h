@@ -18,6 +18,7 @@ typedef struct plugin_space_request {
     size_t n_restricts;
     const char *const *only;            /* "name=v1,v2" */
     size_t n_only;
+    const space_control *control;       /* NULL: the default work limit */
 } plugin_space_request;
 
 /* With a device, the plugin's check_problem runs first (problem.h): a
