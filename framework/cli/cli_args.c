@@ -142,3 +142,14 @@ int cli_parse_duration(const char *option, const char *text, double *seconds)
     cli_error("--%s '%s' is not " QUANTITY_DURATION_HELP, option, text);
     return -1;
 }
+
+int cli_check_readable(const char *option, const char *path, const char *what)
+{
+    FILE *f = fopen(path, "r");
+    if (!f) {
+        cli_error("--%s %s: %s (give %s)", option, path, strerror(errno), what);
+        return -1;
+    }
+    fclose(f);
+    return 0;
+}

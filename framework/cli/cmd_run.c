@@ -9,6 +9,7 @@
 #include "cli.h"
 #include "progress.h"
 #include "run_common.h"
+#include "run_notify.h"
 #include "quantity.h"
 #include "strategy.h"
 #include "tuning_run.h"
@@ -33,6 +34,7 @@ static const cli_option options[] = {
     {"devices", "all|LIST", false, "one campaign per device at once: every device, or a comma-separated list of --device selectors"},
     {"db", "FILE", false, "result database (default skytune.db)"},
     {"quiet", NULL, false, "no progress output"},
+    RUN_NOTIFY_OPTIONS,
 };
 
 static int parse_target(const char *text, campaign_limits *limits)
@@ -55,12 +57,37 @@ static void print_strategies(void)
     }
 }
 
-static int run_one(const tuning_request *rq, progress *prog)
+/* Who hears of the run as it goes: the progress output, and the
+ * notifications when --notify is given. */
+typedef struct run_observers {
+    progress *progress;
+    run_notifications *notify; /* NULL: no --notify */
+} run_observers;
+
+static void observe_start(void *ctx, const tuning_started *s)
+{
+    run_observers *o = ctx;
+    run_print_start(o->progress, s);
+    if (o->notify) run_notifications_started(o->notify, s);
+}
+
+static void observe_event(void *ctx, const campaign_event *ev)
+{
+    run_observers *o = ctx;
+    progress_event(o->progress, ev);
+    if (o->notify) run_notifications_event(o->notify, ev);
+}
+
+static int run_one(const tuning_request *rq, run_observers *obs)
 {
     tuning_outcome out;
     skytune_error err;
-    int rc = tuning_run(rq, run_print_start, prog, &out, &err);
-    progress_finish(prog);
+    int rc = tuning_run(rq, observe_start, obs, &out, &err);
+    progress_finish(obs->progress);
+    if (obs->notify) {
+        run_notifications_instance_done(obs->notify, NULL, &out, rc != 0 ? err.message : NULL);
+        run_notifications_finish(obs->notify, NULL, rc != 0 ? err.message : NULL);
+    }
     if (rc != 0) {
         cli_error("%s", err.message);
         return EXIT_FAILED;
@@ -69,15 +96,23 @@ static int run_one(const tuning_request *rq, progress *prog)
 }
 
 /* --devices: every device's summary; the worst exit status of them. */
-static int run_devices(const tuning_request *rq, const char *devices, progress *prog)
+static int run_devices(const tuning_request *rq, const char *devices, run_observers *obs)
 {
     tuning_device_outcome *outcomes;
     size_t n;
     skytune_error err;
-    prog->terminal = false; /* one bar cannot show several campaigns: a line each */
-    if (tuning_run_devices(rq, devices, run_print_start, prog, &outcomes, &n, &err) != 0) {
+    obs->progress->terminal = false; /* one bar cannot show several campaigns: a line each */
+    if (tuning_run_devices(rq, devices, observe_start, obs, &outcomes, &n, &err) != 0) {
+        if (obs->notify) run_notifications_finish(obs->notify, NULL, err.message);
         cli_error("%s", err.message);
         return EXIT_FAILED;
+    }
+    if (obs->notify) {
+        for (size_t k = 0; k < n; k++)
+            run_notifications_instance_done(obs->notify, outcomes[k].label, &outcomes[k].outcome,
+                                            outcomes[k].status != 0 ? outcomes[k].error.message
+                                                                    : NULL);
+        run_notifications_finish(obs->notify, NULL, NULL);
     }
     int status = EXIT_OK;
     for (size_t k = 0; k < n; k++) {
@@ -166,23 +201,37 @@ int cmd_run(int argc, char **argv)
     }
     rq.worker_exe = worker_exe;
 
+    char *command = run_join_command("run", argc, argv);
+    if (!command) {
+        cli_error("run: out of memory");
+        free(worker_exe);
+        return EXIT_FAILED;
+    }
+    rq.command = command;
+    const char *devices = cli_get(&args, "devices");
+    run_notify notify;
+    if ((rc = run_notify_open(&args, command, rq.db_path, devices ? 0 : 1, &notify)) != EXIT_OK) {
+        free(command);
+        free(worker_exe);
+        return rc;
+    }
     progress prog;
     progress_init(&prog, stdout, cli_flag(&args, "quiet"));
+    run_observers observers = {.progress = &prog, .notify = notify.events};
     rq.on_notice = progress_notice;
     rq.notice_ctx = &prog;
-    rq.on_event = progress_event;
-    rq.event_ctx = &prog;
-    char *command = run_join_command("run", argc, argv);
-    rq.command = command;
+    rq.on_event = observe_event;
+    rq.event_ctx = &observers;
     rq.stop_requested = run_catch_stop_signals("run");
     if (!rq.stop_requested) {
+        run_notify_close(&notify);
         free(command);
         free(worker_exe);
         return EXIT_FAILED;
     }
 
-    const char *devices = cli_get(&args, "devices");
-    int status = devices ? run_devices(&rq, devices, &prog) : run_one(&rq, &prog);
+    int status = devices ? run_devices(&rq, devices, &observers) : run_one(&rq, &observers);
+    run_notify_close(&notify);
     free(command);
     free(worker_exe);
     return status;
