@@ -177,6 +177,25 @@ static char *baseline_evaluations(void)
     return text;
 }
 
+/* The campaign with --notify to the sink, checked against the same
+ * campaign without: it exits 0 and measures the same configurations in the
+ * same order. The result is returned for what it printed. */
+static cli_result run_unaffected(const http_sink *sink, const char *db_name)
+{
+    char *expected = baseline_evaluations();
+    char *db = cli_path(scratch, db_name);
+    command c = run_command(db);
+    add_args(&c, "--notify", sink->url);
+    cli_result r = run(&c);
+    cr_assert_eq(r.status, 0, "%s\n%s%s", cli_status_text(r.status), r.out, r.err);
+    char *measured = evaluations(db);
+    cr_assert_str_eq(measured, expected, "the notifications changed what was measured");
+    free(measured);
+    free(expected);
+    free(db);
+    return r;
+}
+
 /* ------------------------------------------------------------ documents */
 
 static void expect_keys(const json_t *obj, const char *const *keys, const char *what)
@@ -314,17 +333,29 @@ Test(notify, event_document_has_every_documented_field)
 
 /* ------------------------------------------------------------ the notifier */
 
-static notifier *open_notifier(const http_sink *sink, double best_interval_s, log_lines *log)
+static notifier *open_notifier(const http_sink *sink, notifier_options o, log_lines *log)
 {
-    notifier_options o;
-    notifier_options_default(&o);
-    o.best_interval_s = best_interval_s;
     o.on_log = keep_line;
     o.log_ctx = log;
     notifier *n;
     skytune_error err;
     cr_assert_eq(notifier_open(sink->url, &o, &n, &err), 0, "%s", err.message);
     return n;
+}
+
+/* campaign_started and campaign_finished through a notifier with options
+ * o, closed; what happened to them. */
+static notifier_totals post_two_events(const http_sink *sink, notifier_options o, log_lines *log)
+{
+    notifier *n = open_notifier(sink, o, log);
+    notify_event ev = {.kind = NOTIFY_CAMPAIGN_STARTED, .campaign = "c", .database = "d",
+                       .host = "h", .instances = 1, .campaign_started_at = 1.0};
+    notifier_post(n, &ev);
+    ev.kind = NOTIFY_CAMPAIGN_FINISHED;
+    notifier_post(n, &ev);
+    notifier_totals totals;
+    notifier_close(n, &totals);
+    return totals;
 }
 
 static notify_event best_event(const notify_instance *in, const char *config, double ns)
@@ -339,7 +370,10 @@ Test(notify, new_best_is_rate_limited_and_the_final_best_always_sent)
     http_sink sink;
     http_sink_start(&sink, scratch, "ok", NULL, NULL);
     log_lines log = {.n = 0};
-    notifier *n = open_notifier(&sink, 3600, &log);
+    notifier_options o;
+    notifier_options_default(&o);
+    o.best_interval_s = 3600;
+    notifier *n = open_notifier(&sink, o, &log);
     notify_instance in = example_instance();
     notify_event started = {.kind = NOTIFY_CAMPAIGN_STARTED, .campaign = "c", .database = "d",
                             .host = "h", .instances = 1, .campaign_started_at = 1.0, .instance = &in};
@@ -393,18 +427,7 @@ Test(notify, an_outage_is_logged_once_and_its_end_once)
     o.http.attempts = 2;
     o.http.backoff_s = 0.01;
     log_lines log = {.n = 0};
-    o.on_log = keep_line;
-    o.log_ctx = &log;
-    notifier *n;
-    skytune_error err;
-    cr_assert_eq(notifier_open(sink.url, &o, &n, &err), 0, "%s", err.message);
-    notify_event ev = {.kind = NOTIFY_CAMPAIGN_STARTED, .campaign = "c", .database = "d",
-                       .host = "h", .instances = 1, .campaign_started_at = 1.0};
-    notifier_post(n, &ev);
-    ev.kind = NOTIFY_CAMPAIGN_FINISHED;
-    notifier_post(n, &ev);
-    notifier_totals totals;
-    notifier_close(n, &totals);
+    notifier_totals totals = post_two_events(&sink, o, &log);
     http_sink_stop(&sink);
     cr_assert_eq(http_sink_count(&sink), 4, "2 attempts each: %zu requests", http_sink_count(&sink));
     cr_assert_eq(totals.failed, 1);
@@ -429,18 +452,7 @@ Test(notify, close_gives_up_on_a_server_that_holds_its_answer)
     notifier_options_default(&o);
     o.close_wait_s = 0.2;
     log_lines log = {.n = 0};
-    o.on_log = keep_line;
-    o.log_ctx = &log;
-    notifier *n;
-    skytune_error err;
-    cr_assert_eq(notifier_open(sink.url, &o, &n, &err), 0, "%s", err.message);
-    notify_event ev = {.kind = NOTIFY_CAMPAIGN_STARTED, .campaign = "c", .database = "d",
-                       .host = "h", .instances = 1, .campaign_started_at = 1.0};
-    notifier_post(n, &ev);
-    ev.kind = NOTIFY_CAMPAIGN_FINISHED;
-    notifier_post(n, &ev);
-    notifier_totals totals;
-    notifier_close(n, &totals);
+    notifier_totals totals = post_two_events(&sink, o, &log);
     /* close returned while the server still holds whatever reached it. */
     for (size_t k = 1; k <= http_sink_count(&sink); k++)
         cr_assert(!http_sink_answered(&sink, k), "request %zu was answered", k);
@@ -621,17 +633,10 @@ Test(notify, run_sends_new_best_at_most_once_an_interval_and_the_final_best, .ti
 
 Test(notify, run_retries_a_server_answering_500, .timeout = 300)
 {
-    char *expected = baseline_evaluations();
     http_sink sink;
     http_sink_start(&sink, scratch, "fail:2", NULL, NULL);
-    char *db = cli_path(scratch, "retried.db");
-    command c = run_command(db);
-    add_args(&c, "--notify", sink.url);
-    cli_result r = run(&c);
+    cli_result r = run_unaffected(&sink, "retried.db");
     http_sink_stop(&sink);
-    cr_assert_eq(r.status, 0, "%s\n%s%s", cli_status_text(r.status), r.out, r.err);
-    char *measured = evaluations(db);
-    cr_assert_str_eq(measured, expected, "the notifications changed what was measured");
     /* campaign_started was refused twice, then arrived, as did the rest. */
     cr_assert_str_eq(event_name(request_document(&sink, 1)), "campaign_started");
     cr_assert_str_eq(event_name(request_document(&sink, 3)), "campaign_started");
@@ -646,26 +651,16 @@ Test(notify, run_retries_a_server_answering_500, .timeout = 300)
     cr_assert_eq(count_occurrences(r.err, "answers again"), 1, "%s", r.err);
     cr_assert_eq(count_occurrences(r.err, "notify"), 2, "%s", r.err);
     received_free(&got);
-    free(measured);
-    free(expected);
-    free(db);
     cli_result_free(&r);
 }
 
 Test(notify, run_goes_on_when_the_server_is_down, .timeout = 300)
 {
-    char *expected = baseline_evaluations();
     /* A port that was just listened on and is now closed. */
     http_sink sink;
     http_sink_start(&sink, scratch, "ok", NULL, NULL);
     http_sink_stop(&sink);
-    char *db = cli_path(scratch, "down.db");
-    command c = run_command(db);
-    add_args(&c, "--notify", sink.url);
-    cli_result r = run(&c);
-    cr_assert_eq(r.status, 0, "%s\n%s%s", cli_status_text(r.status), r.out, r.err);
-    char *measured = evaluations(db);
-    cr_assert_str_eq(measured, expected, "the notifications changed what was measured");
+    cli_result r = run_unaffected(&sink, "down.db");
     cr_assert_eq(count_occurrences(r.err, "skytune: notify: cannot reach http://127.0.0.1:"), 1,
                  "%s", r.err);
     cr_assert_eq(count_occurrences(r.err, "answers again"), 0, "%s", r.err);
@@ -673,59 +668,36 @@ Test(notify, run_goes_on_when_the_server_is_down, .timeout = 300)
     /* The run ends; what could not be sent by then is given up, said once. */
     cr_assert_eq(count_occurrences(r.err, "skytune: notify: gave up on "), 1, "%s", r.err);
     cr_assert_eq(http_sink_count(&sink), 0);
-    free(measured);
-    free(expected);
-    free(db);
     cli_result_free(&r);
 }
 
 Test(notify, run_goes_on_when_the_server_closes_connections, .timeout = 300)
 {
-    char *expected = baseline_evaluations();
     http_sink sink;
     http_sink_start(&sink, scratch, "drop", NULL, NULL);
-    char *db = cli_path(scratch, "dropped.db");
-    command c = run_command(db);
-    add_args(&c, "--notify", sink.url);
-    cli_result r = run(&c);
+    cli_result r = run_unaffected(&sink, "dropped.db");
     http_sink_stop(&sink);
-    cr_assert_eq(r.status, 0, "%s\n%s%s", cli_status_text(r.status), r.out, r.err);
-    char *measured = evaluations(db);
-    cr_assert_str_eq(measured, expected, "the notifications changed what was measured");
     cr_assert_eq(count_occurrences(r.err, "skytune: notify: cannot reach"), 1, "%s", r.err);
     /* Every attempt reached the server, and each was retried. */
     cr_assert(http_sink_count(&sink) >= 2, "%zu requests", http_sink_count(&sink));
     cr_assert_str_eq(event_name(request_document(&sink, 2)), "campaign_started");
-    free(measured);
-    free(expected);
-    free(db);
     cli_result_free(&r);
 }
 
 Test(notify, run_finishes_while_a_slow_server_holds_its_request, .timeout = 300)
 {
-    char *expected = baseline_evaluations();
     http_sink sink;
     http_sink_start(&sink, scratch, "hold", NULL, NULL);
-    char *db = cli_path(scratch, "slow.db");
-    command c = run_command(db);
-    add_args(&c, "--notify", sink.url);
-    cli_result r = run(&c);
+    cli_result r = run_unaffected(&sink, "slow.db");
     /* The run is over; the server has not answered anything yet. */
     size_t held = http_sink_count(&sink);
     bool any_answered = false;
     for (size_t k = 1; k <= held; k++) any_answered |= http_sink_answered(&sink, k);
     http_sink_release(&sink);
     http_sink_stop(&sink);
-    cr_assert_eq(r.status, 0, "%s\n%s%s", cli_status_text(r.status), r.out, r.err);
     cr_assert(held >= 1, "the first event never reached the server");
     cr_assert(!any_answered, "the server answered before the run ended");
-    char *measured = evaluations(db);
-    cr_assert_str_eq(measured, expected, "the notifications changed what was measured");
     cr_assert_eq(count_occurrences(r.err, "skytune: notify: gave up on "), 1, "%s", r.err);
-    free(measured);
-    free(expected);
-    free(db);
     cli_result_free(&r);
 }
 

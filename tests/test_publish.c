@@ -202,13 +202,21 @@ Test(publish, without_a_token_no_authorization_is_sent, .timeout = 300)
     cli_result_free(&r);
 }
 
-Test(publish, a_server_answering_500_is_retried_then_reported, .timeout = 300)
+/* The campaign published to a sink answering in `mode`; the sink is
+ * stopped, its records kept. */
+static cli_result publish_to(http_sink *sink, const char *mode)
 {
     measure_campaign();
+    http_sink_start(sink, scratch, mode, NULL, NULL);
+    cli_result r = cli_run(CLI_ARGS("publish", "--db", db, "--url", sink->url));
+    http_sink_stop(sink);
+    return r;
+}
+
+Test(publish, a_server_answering_500_is_retried_then_reported, .timeout = 300)
+{
     http_sink sink;
-    http_sink_start(&sink, scratch, "status:500", NULL, NULL);
-    cli_result r = cli_run(CLI_ARGS("publish", "--db", db, "--url", sink.url));
-    http_sink_stop(&sink);
+    cli_result r = publish_to(&sink, "status:500");
     cr_assert_eq(r.status, 1, "%s\n%s%s", cli_status_text(r.status), r.out, r.err);
     cr_assert_eq(http_sink_count(&sink), 4, "4 attempts, got %zu", http_sink_count(&sink));
     cr_assert(contains(r.err, "attempt 1 failed: HTTP 500: sink answers 500; trying again in 0.5 s"),
@@ -224,11 +232,8 @@ Test(publish, a_server_answering_500_is_retried_then_reported, .timeout = 300)
 
 Test(publish, a_refusal_is_not_retried, .timeout = 300)
 {
-    measure_campaign();
     http_sink sink;
-    http_sink_start(&sink, scratch, "status:403", NULL, NULL);
-    cli_result r = cli_run(CLI_ARGS("publish", "--db", db, "--url", sink.url));
-    http_sink_stop(&sink);
+    cli_result r = publish_to(&sink, "status:403");
     cr_assert_eq(r.status, 1, "%s", r.err);
     cr_assert_eq(http_sink_count(&sink), 1);
     cr_assert(contains(r.err, "refused: HTTP 403: sink answers 403 (1 attempt)"), "%s", r.err);
