@@ -62,7 +62,8 @@ void http_sink_start(http_sink *s, const char *scratch, const char *mode, const 
     static int started;
     char name[64];
     snprintf(name, sizeof name, "sink-%d", ++started);
-    *s = (http_sink){.dir = cli_path(scratch, name)};
+    *s = (http_sink){.pid = 0};
+    snprintf(s->dir, sizeof s->dir, "%s/%s", scratch, name);
     cr_assert(mkdir(s->dir, 0755) == 0, "cannot create %s: %s", s->dir, strerror(errno));
     char *script = cli_path(cli_source_dir(), "tests/http_sink.py");
     char *port_file = cli_path(s->dir, "port");

@@ -13,7 +13,7 @@
 
 typedef struct http_sink {
     pid_t pid;                 /* 0 once stopped */
-    char *dir;                 /* where requests are recorded */
+    char dir[4096];            /* where requests are recorded */
     int port;
     char url[160];             /* http(s)://127.0.0.1:PORT/hook/k3y-that-is-secret */
 } http_sink;
@@ -24,7 +24,7 @@ typedef struct http_sink {
 void http_sink_start(http_sink *s, const char *scratch, const char *mode, const char *cert,
                      const char *key);
 
-/* Stop it (SIGTERM, then wait). The recorded files stay. */
+/* Stop it (SIGTERM, then wait). The recorded files stay readable. */
 void http_sink_stop(http_sink *s);
 
 /* Let held requests (mode hold) be answered. */

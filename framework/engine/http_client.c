@@ -313,8 +313,9 @@ int http_send(const http_policy *policy, const http_request *rq, const http_hook
             snprintf(why, sizeof why, "%s", curl_message[0] ? curl_message : curl_easy_strerror(rc));
             if (certificate_error(rc))
                 snprintf(why + strlen(why), sizeof why - strlen(why),
-                         " (the server's certificate is not trusted: give its CA certificate "
-                         "as a PEM file)");
+                         " (the server's certificate could not be verified: give the CA "
+                         "certificate that signed it as a PEM file, and the host name it was "
+                         "issued for)");
             may_pass = transfer_error_may_pass(rc);
         }
         if (!may_pass) {

@@ -56,17 +56,18 @@ static void write_counts(FILE *f, const json_t *counts)
     if (strcmp(sep, ", ") == 0) fputc(')', f);
 }
 
-/* "wg=64,per_item=2 — 8.12 µs, 3.4 GFLOP/s" */
-static void write_best(FILE *f, const json_t *best)
+/* lead + "wg=64,per_item=2 — 8.12 µs, 3.4 GFLOP/s", or that none passed
+ * (when any configuration was evaluated). */
+static void write_best(FILE *f, const char *lead, const json_t *best, const json_t *counts)
 {
     if (!json_is_object(best)) {
-        fputs("no configuration passed verification", f);
+        if (integer_at(counts, "evaluated") > 0) fputs("; no configuration passed verification", f);
         return;
     }
     char time_text[32];
     report_format_duration_ns(json_number_value(json_object_get(best, "median_ns")), time_text,
                               sizeof time_text);
-    fprintf(f, "%s \xE2\x80\x94 %s", text_at(best, "config"), time_text);
+    fprintf(f, "%s%s \xE2\x80\x94 %s", lead, text_at(best, "config"), time_text);
     const json_t *gflops = json_object_get(best, "gflops");
     if (json_is_number(gflops)) fprintf(f, ", %.3g GFLOP/s", json_number_value(gflops));
 }
@@ -103,8 +104,7 @@ char *notify_event_text(const json_t *doc)
             fputs(" for ", f);
             write_instance(f, instance);
         }
-        fputs(": ", f);
-        write_best(f, best);
+        write_best(f, ": ", best, counts);
         long long evaluated = integer_at(counts, "evaluated");
         fprintf(f, " after %lld configuration%s", evaluated, evaluated == 1 ? "" : "s");
     } else if (strcmp(event, "instance_finished") == 0) {
@@ -120,8 +120,7 @@ char *notify_event_text(const json_t *doc)
         }
         fputs(": ", f);
         write_counts(f, counts);
-        fputs("; best ", f);
-        write_best(f, best);
+        write_best(f, "; best ", best, counts);
     } else {
         bool failed = strcmp(event, "campaign_failed") == 0;
         if (failed)
@@ -135,8 +134,7 @@ char *notify_event_text(const json_t *doc)
             fputs(", ", f);
         }
         write_counts(f, counts);
-        fputs("; best ", f);
-        write_best(f, best);
+        write_best(f, "; best ", best, counts);
     }
     fprintf(f, "; database %s", text_at(campaign, "database"));
     if (fclose(f) != 0) {
