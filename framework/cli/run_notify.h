@@ -13,7 +13,7 @@
     {"notify", "URL", false,                                                                       \
      "post JSON events (campaign started, new best, instance finished, campaign finished or "      \
      "failed) to this http(s) webhook, from a thread of their own; see docs/campaigns.md"},        \
-        {"notify-format", "json|slack|matrix", false,                                              \
+        {"notify-format", "FORMAT", false,                                              \
          "the events' shape: json (default, the event document), slack ({\"text\": ...}) or "     \
          "matrix ({\"msgtype\": \"m.text\", \"body\": ...})"},                                      \
         {"notify-ca", "FILE", false,                                                               \

@@ -91,6 +91,13 @@ static char *copy_text(const char *text)
     return text ? strdup(text) : NULL;
 }
 
+/* An instance's description, set again if it starts again. */
+static void replace_text(const char **field, const char *text)
+{
+    free((char *)*field);
+    *field = copy_text(text);
+}
+
 static instance_state *add_instance(run_notifications *rn, const char *label)
 {
     if (rn->n_items == rn->cap) {
@@ -139,12 +146,12 @@ void run_notifications_started(run_notifications *rn, const tuning_started *s)
     instance_state *in = find_instance(rn, s->label);
     if (!in && !(in = add_instance(rn, s->label))) return;
     in->info.campaign_id = s->campaign_id;
-    in->info.plugin = copy_text(s->plugin);
-    in->info.plugin_version = copy_text(s->plugin_version);
-    in->info.problem = copy_text(s->problem_text);
-    in->info.device = copy_text(s->device);
-    in->info.platform = copy_text(s->platform);
-    in->info.strategy = copy_text(s->strategy);
+    replace_text(&in->info.plugin, s->plugin);
+    replace_text(&in->info.plugin_version, s->plugin_version);
+    replace_text(&in->info.problem, s->problem_text);
+    replace_text(&in->info.device, s->device);
+    replace_text(&in->info.platform, s->platform);
+    replace_text(&in->info.strategy, s->strategy);
     in->info.space_size = s->space_count;
     in->info.started_at = notify_now();
     if (rn->campaign_started) return;
@@ -192,6 +199,7 @@ void run_notifications_instance_done(run_notifications *rn, const char *label,
         in->counts.measured = r->measured;
         in->counts.reused = r->reused;
         memcpy(in->counts.by_status, r->by_status, sizeof in->counts.by_status);
+        free(in->stop);
         in->stop = copy_text(campaign_stop_name(r->stop));
         if (r->have_best) {
             char *config = strdup(out->best_text);
