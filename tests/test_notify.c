@@ -771,6 +771,67 @@ Test(notify, run_refuses_a_self_signed_server_unless_its_ca_is_given, .timeout =
     cli_result_free(&r);
 }
 
+Test(notify, a_campaign_file_sends_the_events_of_every_instance, .timeout = 300)
+{
+    http_sink sink;
+    http_sink_start(&sink, scratch, "ok", NULL, NULL);
+    char text[1024];
+    snprintf(text, sizeof text,
+             "plugin: vector_add\nproblem:\n  n: [4096, 8192]\nstrategy: exhaustive\n"
+             "budget: 2\nruns: 2\ndatabase: sweep.db\nnotify: {url: '%s', format: json}\n",
+             sink.url);
+    char *file = cli_path(scratch, "sweep.yaml"), *db = cli_path(scratch, "sweep.db");
+    cli_write_file(file, text, strlen(text));
+    cli_result r = cli_run(CLI_ARGS("campaign", "run", file, "--plugin-dir", cli_plugin_dir(),
+                                    "--notify-best-interval", "0", "--quiet"));
+    http_sink_stop(&sink);
+    cr_assert_eq(r.status, 0, "%s\n%s%s", cli_status_text(r.status), r.out, r.err);
+    received got = delivered_events(&sink);
+    cr_assert(got.n >= 5, "events: %s", event_sequence(&got));
+    for (size_t k = 0; k < got.n; k++) {
+        expect_document_shape(got.docs[k]);
+        cr_assert_eq(json_integer_value(at(got.docs[k], "campaign", "instances")), 2);
+        cr_assert_str_eq(json_string_value(at(got.docs[k], "campaign", "database")), db);
+    }
+    /* The campaign's own events: two instances, so none is named. */
+    const json_t *first = got.docs[0], *last = got.docs[got.n - 1];
+    cr_assert_str_eq(event_name(first), "campaign_started");
+    cr_assert(json_is_null(at(first, "instance", NULL)));
+    cr_assert(strncmp(json_string_value(at(first, "campaign", "name")), "skytune campaign run ", 21) == 0);
+    cr_assert_str_eq(event_name(last), "campaign_finished", "%s", event_sequence(&got));
+    cr_assert(json_is_null(at(last, "instance", NULL)));
+    cr_assert_str_eq(json_string_value(at(last, "stop", NULL)), "done");
+    cr_assert_eq(json_integer_value(at(last, "counts", "evaluated")), 4);
+    /* Each instance: its new bests, then its end, in sweep order. */
+    const char *problems[] = {"n=4096", "n=8192"};
+    size_t finished = 0;
+    for (size_t k = 1; k + 1 < got.n; k++) {
+        const json_t *doc = got.docs[k];
+        const json_t *in = at(doc, "instance", NULL);
+        cr_assert(json_is_object(in), "event %zu names no instance", k);
+        cr_assert(finished < 2, "an event after both instances finished: %s", event_sequence(&got));
+        cr_assert_eq(json_integer_value(json_object_get(in, "index")), (json_int_t)finished + 1);
+        cr_assert_str_eq(json_string_value(json_object_get(in, "problem")), problems[finished]);
+        if (strcmp(event_name(doc), "instance_finished") == 0) {
+            long long id = json_integer_value(json_object_get(in, "campaign_id"));
+            char *best = cli_db_text(db, "SELECT configuration FROM results WHERE campaign_id = "
+                                         "%lld AND status = 'ok' ORDER BY median_ns, seq LIMIT 1", id);
+            cr_assert_str_eq(json_string_value(at(doc, "best", "config")), best);
+            cr_assert_eq(json_integer_value(at(doc, "counts", "evaluated")), 2);
+            cr_assert_str_eq(json_string_value(at(doc, "stop", NULL)), "budget reached");
+            free(best);
+            finished++;
+        } else {
+            cr_assert_str_eq(event_name(doc), "new_best");
+        }
+    }
+    cr_assert_eq(finished, 2, "events: %s", event_sequence(&got));
+    received_free(&got);
+    free(file);
+    free(db);
+    cli_result_free(&r);
+}
+
 Test(notify, a_run_refused_as_bad_input_sends_campaign_failed, .timeout = 300)
 {
     http_sink sink;

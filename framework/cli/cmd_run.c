@@ -57,32 +57,11 @@ static void print_strategies(void)
     }
 }
 
-/* Who hears of the run as it goes: the progress output, and the
- * notifications when --notify is given. */
-typedef struct run_observers {
-    progress *progress;
-    run_notifications *notify; /* NULL: no --notify */
-} run_observers;
-
-static void observe_start(void *ctx, const tuning_started *s)
-{
-    run_observers *o = ctx;
-    run_print_start(o->progress, s);
-    if (o->notify) run_notifications_started(o->notify, s);
-}
-
-static void observe_event(void *ctx, const campaign_event *ev)
-{
-    run_observers *o = ctx;
-    progress_event(o->progress, ev);
-    if (o->notify) run_notifications_event(o->notify, ev);
-}
-
 static int run_one(const tuning_request *rq, run_observers *obs)
 {
     tuning_outcome out;
     skytune_error err;
-    int rc = tuning_run(rq, observe_start, obs, &out, &err);
+    int rc = tuning_run(rq, run_observe_start, obs, &out, &err);
     progress_finish(obs->progress);
     if (obs->notify) {
         run_notifications_instance_done(obs->notify, NULL, &out, rc != 0 ? err.message : NULL);
@@ -102,7 +81,7 @@ static int run_devices(const tuning_request *rq, const char *devices, run_observ
     size_t n;
     skytune_error err;
     obs->progress->terminal = false; /* one bar cannot show several campaigns: a line each */
-    if (tuning_run_devices(rq, devices, observe_start, obs, &outcomes, &n, &err) != 0) {
+    if (tuning_run_devices(rq, devices, run_observe_start, obs, &outcomes, &n, &err) != 0) {
         if (obs->notify) run_notifications_finish(obs->notify, NULL, err.message);
         cli_error("%s", err.message);
         return EXIT_FAILED;
@@ -209,8 +188,11 @@ int cmd_run(int argc, char **argv)
     }
     rq.command = command;
     const char *devices = cli_get(&args, "devices");
+    run_notify_settings notify_settings;
     run_notify notify;
-    if ((rc = run_notify_open(&args, command, rq.db_path, devices ? 0 : 1, &notify)) != EXIT_OK) {
+    if ((rc = run_notify_settings_from_args(&args, NULL, &notify_settings)) != EXIT_OK ||
+        (rc = run_notify_open(&notify_settings, command, rq.db_path, devices ? 0 : 1, &notify)) !=
+            EXIT_OK) {
         free(command);
         free(worker_exe);
         return rc;
@@ -220,7 +202,7 @@ int cmd_run(int argc, char **argv)
     run_observers observers = {.progress = &prog, .notify = notify.events};
     rq.on_notice = progress_notice;
     rq.notice_ctx = &prog;
-    rq.on_event = observe_event;
+    rq.on_event = run_observe_event;
     rq.event_ctx = &observers;
     rq.stop_requested = run_catch_stop_signals("run");
     if (!rq.stop_requested) {

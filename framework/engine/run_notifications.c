@@ -16,6 +16,7 @@ typedef struct instance_state {
     double best_ns, best_gflops;
     char *best_config;
     char *stop;                /* once finished */
+    bool finished;
 } instance_state;
 
 struct run_notifications {
@@ -78,11 +79,24 @@ static bool same_label(const char *a, const char *b)
     return (!a && !b) || (a && b && strcmp(a, b) == 0);
 }
 
-static instance_state *find_instance(run_notifications *rn, const char *label)
+/* The running instance with this label. Labels name instances only while
+ * they run: a sweep may run the same problem instance again (on another
+ * device, or another part of its space) once the first has finished. */
+static instance_state *find_running(run_notifications *rn, const char *label)
 {
-    for (size_t k = 0; k < rn->n_items; k++)
-        if (same_label(rn->items[k].label, label)) return &rn->items[k];
+    for (size_t k = rn->n_items; k-- > 0;)
+        if (!rn->items[k].finished && same_label(rn->items[k].label, label)) return &rn->items[k];
     return NULL;
+}
+
+/* The instance an outcome is about: its database campaign, else its label. */
+static instance_state *find_ending(run_notifications *rn, const char *label,
+                                   const tuning_outcome *out)
+{
+    for (size_t k = rn->n_items; out && k-- > 0;)
+        if (!rn->items[k].finished && rn->items[k].info.campaign_id == out->campaign_id)
+            return &rn->items[k];
+    return find_running(rn, label);
 }
 
 /* NULL stays NULL; a copy that fails reads as "not known". */
@@ -143,7 +157,7 @@ static const notify_instance *lone_instance(const run_notifications *rn)
 
 void run_notifications_started(run_notifications *rn, const tuning_started *s)
 {
-    instance_state *in = find_instance(rn, s->label);
+    instance_state *in = find_running(rn, s->label);
     if (!in && !(in = add_instance(rn, s->label))) return;
     in->info.campaign_id = s->campaign_id;
     replace_text(&in->info.plugin, s->plugin);
@@ -163,7 +177,7 @@ void run_notifications_started(run_notifications *rn, const tuning_started *s)
 
 void run_notifications_event(run_notifications *rn, const campaign_event *cev)
 {
-    instance_state *in = find_instance(rn, cev->label);
+    instance_state *in = find_running(rn, cev->label);
     if (!in) return; /* events come only after the instance started */
     in->counts.evaluated = cev->evaluated;
     if (cev->cached)
@@ -189,9 +203,10 @@ void run_notifications_event(run_notifications *rn, const campaign_event *cev)
 void run_notifications_instance_done(run_notifications *rn, const char *label,
                                      const tuning_outcome *out, const char *error)
 {
-    instance_state *in = find_instance(rn, label);
+    instance_state *in = find_ending(rn, label, error ? NULL : out);
     if (error) rn->n_failed++;
     if (!in) return; /* it never started: campaign_failed says why */
+    in->finished = true;
     if (!error) {
         /* The outcome is the authority: the events may not have seen all. */
         const campaign_result *r = &out->result;

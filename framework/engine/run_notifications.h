@@ -27,15 +27,17 @@ int run_notifications_new(notifier *n, const char *campaign, const char *databas
                           size_t instances, run_notifications **out, skytune_error *err);
 void run_notifications_free(run_notifications *rn);
 
-/* For tuning_request.on_start: the instance named by s->label (NULL for a
- * lone run) has started. */
+/* For tuning_request.on_start: an instance has started. While it runs it
+ * is known by s->label (NULL for a lone run), which its events carry. */
 void run_notifications_started(run_notifications *rn, const tuning_started *s);
 
 /* For tuning_request.on_event. */
 void run_notifications_event(run_notifications *rn, const campaign_event *ev);
 
 /* After an instance's tuning_run: its outcome, or error (then out is not
- * read). label as in tuning_request.label. */
+ * read). The instance is found by the outcome's campaign, else by label
+ * (as in tuning_request.label); one that is not found (it never started)
+ * is only counted as failed. */
 void run_notifications_instance_done(run_notifications *rn, const char *label,
                                      const tuning_outcome *out, const char *error);
 
