@@ -451,7 +451,7 @@ Test(notify, an_outage_is_logged_once_and_its_end_once)
     cr_assert_eq(totals.failed, 1);
     cr_assert_eq(totals.delivered, 1);
     cr_assert_eq(log.n, 2, "one line when the outage begins, one when it ends; got %zu", log.n);
-    cr_assert(strstr(log.lines[0], "cannot reach http://127.0.0.1:") &&
+    cr_assert(strstr(log.lines[0], "cannot deliver to http://127.0.0.1:") &&
                   strstr(log.lines[0], "HTTP 500"), "%s", log.lines[0]);
     /* The webhook's path is its key: never in a log. */
     cr_assert(!strstr(log.lines[0], "k3y-that-is-secret"), "%s", log.lines[0]);
@@ -666,7 +666,7 @@ Test(notify, run_retries_a_server_answering_500, .timeout = 300)
     cr_assert_eq(count_events(&got, "instance_finished"), 1);
     cr_assert_str_eq(event_name(got.docs[got.n - 1]), "campaign_finished", "%s", event_sequence(&got));
     /* Logged once as it began and once as it ended. */
-    cr_assert_eq(count_occurrences(r.err, "skytune: notify: cannot reach"), 1, "%s", r.err);
+    cr_assert_eq(count_occurrences(r.err, "skytune: notify: cannot deliver to"), 1, "%s", r.err);
     cr_assert_eq(count_occurrences(r.err, "HTTP 500"), 1, "%s", r.err);
     cr_assert_eq(count_occurrences(r.err, "answers again"), 1, "%s", r.err);
     cr_assert_eq(count_occurrences(r.err, "notify"), 2, "%s", r.err);
@@ -681,7 +681,7 @@ Test(notify, run_goes_on_when_the_server_is_down, .timeout = 300)
     http_sink_start(&sink, scratch, "ok", NULL, NULL);
     http_sink_stop(&sink);
     cli_result r = run_unaffected(&sink, "down.db");
-    cr_assert_eq(count_occurrences(r.err, "skytune: notify: cannot reach http://127.0.0.1:"), 1,
+    cr_assert_eq(count_occurrences(r.err, "skytune: notify: cannot deliver to http://127.0.0.1:"), 1,
                  "%s", r.err);
     cr_assert_eq(count_occurrences(r.err, "answers again"), 0, "%s", r.err);
     cr_assert(!strstr(r.err, "k3y-that-is-secret"), "%s", r.err);
@@ -697,7 +697,7 @@ Test(notify, run_goes_on_when_the_server_closes_connections, .timeout = 300)
     http_sink_start(&sink, scratch, "drop", NULL, NULL);
     cli_result r = run_unaffected(&sink, "dropped.db");
     http_sink_stop(&sink);
-    cr_assert_eq(count_occurrences(r.err, "skytune: notify: cannot reach"), 1, "%s", r.err);
+    cr_assert_eq(count_occurrences(r.err, "skytune: notify: cannot deliver to"), 1, "%s", r.err);
     /* Every attempt reached the server, and each was retried. */
     cr_assert(http_sink_count(&sink) >= 2, "%zu requests", http_sink_count(&sink));
     cr_assert(request_is(&sink, 2, "campaign_started"), "request 2 is not campaign_started");

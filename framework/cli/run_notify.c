@@ -88,7 +88,8 @@ int run_notify_open(const run_notify_settings *s, const char *command, const cha
     opt.on_log = print_log_line;
     char *database = absolute_path(db_path);
     if (!database || notifier_open(s->url, &opt, &out->notifier, &err) != 0 ||
-        run_notifications_new(out->notifier, command, database, instances, &out->events, &err) != 0) {
+        run_notifications_new(out->notifier, command, database, instances, &out->events,
+                              &err) != 0) {
         cli_error("%s: %s", s->origin, database ? err.message : "out of memory");
         free(database);
         run_notify_close(out);

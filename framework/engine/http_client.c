@@ -138,7 +138,8 @@ static size_t keep_reply(char *data, size_t size, size_t n, void *ctx)
     size_t bytes = size * n;
     for (size_t k = 0; k < bytes && b->len + 1 < b->cap; k++) {
         unsigned char c = (unsigned char)data[k];
-        b->text[b->len++] = c == '\n' || c == '\r' || c == '\t' ? ' ' : c < 0x20 || c == 0x7f ? '?' : (char)c;
+        bool space = c == '\n' || c == '\r' || c == '\t';
+        b->text[b->len++] = space ? ' ' : c < 0x20 || c == 0x7f ? '?' : (char)c;
     }
     b->text[b->len] = '\0';
     return bytes;
@@ -310,7 +311,8 @@ int http_send(const http_policy *policy, const http_request *rq, const http_hook
             if (!why[0]) snprintf(why, sizeof why, "no answer yet");
             break;
         } else {
-            snprintf(why, sizeof why, "%s", curl_message[0] ? curl_message : curl_easy_strerror(rc));
+            snprintf(why, sizeof why, "%s",
+                     curl_message[0] ? curl_message : curl_easy_strerror(rc));
             if (certificate_error(rc))
                 snprintf(why + strlen(why), sizeof why - strlen(why),
                          " (the server's certificate could not be verified: give the CA "

@@ -236,7 +236,7 @@ static void note_failed_attempt(void *ctx, unsigned attempt, const char *why, do
     notifier *n = ctx;
     if (n->in_outage) return;
     n->in_outage = true;
-    log_line(n, "notify: cannot reach %s: %s; retrying with backoff (not said again until it "
+    log_line(n, "notify: cannot deliver to %s: %s; retrying with backoff (not said again until it "
                 "answers)",
              n->origin, why);
 }

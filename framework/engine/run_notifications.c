@@ -239,9 +239,9 @@ void run_notifications_instance_done(run_notifications *rn, const char *label,
 /* Why the campaign ended when the caller does not say. */
 static const char *campaign_stop_text(const run_notifications *rn)
 {
+    const char *interrupted = campaign_stop_name(CAMPAIGN_INTERRUPTED);
     for (size_t k = 0; k < rn->n_items; k++)
-        if (rn->items[k].stop && strcmp(rn->items[k].stop, campaign_stop_name(CAMPAIGN_INTERRUPTED)) == 0)
-            return rn->items[k].stop;
+        if (rn->items[k].stop && strcmp(rn->items[k].stop, interrupted) == 0) return interrupted;
     if (rn->n_items == 1 && rn->items[0].stop) return rn->items[0].stop;
     return "done";
 }
@@ -249,7 +249,8 @@ static const char *campaign_stop_text(const run_notifications *rn)
 void run_notifications_finish(run_notifications *rn, const char *stop, const char *error)
 {
     bool failed = error || rn->n_failed;
-    notify_event ev = campaign_event_base(rn, failed ? NOTIFY_CAMPAIGN_FAILED : NOTIFY_CAMPAIGN_FINISHED);
+    notify_event ev =
+        campaign_event_base(rn, failed ? NOTIFY_CAMPAIGN_FAILED : NOTIFY_CAMPAIGN_FINISHED);
     ev.instance = lone_instance(rn);
     const instance_state *best = NULL;
     for (size_t k = 0; k < rn->n_items; k++) {
@@ -257,7 +258,8 @@ void run_notifications_finish(run_notifications *rn, const char *stop, const cha
         ev.counts.evaluated += in->counts.evaluated;
         ev.counts.measured += in->counts.measured;
         ev.counts.reused += in->counts.reused;
-        for (int s = 0; s < MEAS_STATUS_COUNT; s++) ev.counts.by_status[s] += in->counts.by_status[s];
+        for (int s = 0; s < MEAS_STATUS_COUNT; s++)
+            ev.counts.by_status[s] += in->counts.by_status[s];
         if (in->have_best && (!best || in->best_ns < best->best_ns)) best = in;
     }
     if (best) ev.best = instance_best(best);
