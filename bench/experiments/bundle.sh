@@ -16,6 +16,8 @@ cp $build/skytune "$out/"
 cp $build/plugins/*.so "$out/plugins/"
 cp $build/bench/bench_overhead $build/bench/bench_enumerate $build/bench/bench_report \
     $build/bench/synthetic_cache $build/trivial.so "$out/bench/"
+# libcurl (notifications, publish) is not carried: it needs OpenSSL and more
+# libraries of the same distribution, and the GPU hosts have libcurl.so.4.
 for lib in libjansson.so.4 libclFFT.so.2; do
   path=$(ldconfig -p | awk -v l="$lib" '$1 == l {print $NF; exit}')
   [ -n "$path" ] && cp -L "$path" "$out/lib/"

@@ -159,3 +159,14 @@ int cli_parse_duration(const char *option, const char *text, double *seconds)
               quote_text(text, shown, sizeof shown));
     return -1;
 }
+
+int cli_check_readable(const char *option, const char *path, const char *what)
+{
+    FILE *f = fopen(path, "r");
+    if (!f) {
+        cli_error("--%s %s: %s (give %s)", option, path, strerror(errno), what);
+        return -1;
+    }
+    fclose(f);
+    return 0;
+}

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "http_client.h"
 #include "progress.h"
 #include "quantity.h"
 #include "quote.h"
@@ -215,18 +216,36 @@ void run_print_start(void *ctx, const tuning_started *s)
     fflush(stdout);
 }
 
+/* "https://hooks.example.org/…" for a URL with more than its origin. */
+static void redacted_url(const char *url, char *buf, size_t len)
+{
+    http_url_origin(url, buf, len);
+    if (strlen(url) > strlen(buf)) snprintf(buf + strlen(buf), len - strlen(buf), "/\xE2\x80\xA6");
+}
+
 char *run_join_command(const char *command, int argc, char **argv)
 {
-    size_t len = strlen("skytune ") + strlen(command) + 1;
-    for (int k = 0; k < argc; k++) len += strlen(argv[k]) + 3;
-    char *text = malloc(len);
-    if (!text) return NULL;
-    strcpy(text, "skytune ");
-    strcat(text, command);
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    if (!f) return NULL;
+    fprintf(f, "skytune %s", command);
     for (int k = 0; k < argc; k++) {
-        strcat(text, strchr(argv[k], ' ') ? " '" : " ");
-        strcat(text, argv[k]);
-        if (strchr(argv[k], ' ')) strcat(text, "'");
+        char redacted[600];
+        const char *arg = argv[k];
+        if (strncmp(arg, "--notify=", 9) == 0) {
+            snprintf(redacted, sizeof redacted, "--notify=");
+            redacted_url(arg + 9, redacted + 9, sizeof redacted - 9);
+            arg = redacted;
+        } else if (k > 0 && strcmp(argv[k - 1], "--notify") == 0) {
+            redacted_url(arg, redacted, sizeof redacted);
+            arg = redacted;
+        }
+        fprintf(f, strchr(arg, ' ') ? " '%s'" : " %s", arg);
+    }
+    if (fclose(f) != 0) {
+        free(text);
+        return NULL;
     }
     return text;
 }

@@ -43,7 +43,10 @@ void run_print_start(void *ctx, const tuning_started *s);
  * EXIT_INTERRUPTED for a stopped one). label may be NULL. */
 int run_print_outcome(const tuning_outcome *out, const char *label);
 
-/* "skytune COMMAND arg arg ..." as typed, quoted where a space needs it. */
+/* "skytune COMMAND arg arg ..." as typed, quoted where a space needs it,
+ * with a --notify URL cut to its origin ("https://hooks.example.org/…"): a
+ * webhook's path is often its key, and the command is recorded with the
+ * campaign in a database that may be shared. */
 char *run_join_command(const char *command, int argc, char **argv);
 
 #endif

@@ -123,6 +123,7 @@ int tuning_run_devices(const tuning_request *rq, const char *devices,
         snprintf(job->selector, sizeof job->selector, "%u:%u", dev->platform_index,
                  dev->device_index);
         snprintf(job->label, sizeof job->label, "%s %s", job->selector, dev->info.name);
+        snprintf(results[k].label, sizeof results[k].label, "%s", job->label);
         snprintf(results[k].device, sizeof results[k].device, "%s %s %s", job->selector,
                  dev->info.platform, dev->info.name);
         job->rq = *rq;

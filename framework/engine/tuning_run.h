@@ -74,6 +74,7 @@ typedef struct tuning_request {
 /* Facts known once everything is validated, before measuring starts. */
 typedef struct tuning_started {
     const char *plugin, *plugin_version, *problem_text, *device, *platform, *strategy;
+    const char *label;                   /* tuning_request.label (NULL for a single run) */
     bool isolated;                       /* measured in a supervised worker */
     unsigned compile_jobs;               /* compile workers building ahead */
     unsigned measure_ahead;              /* spare measuring workers */
@@ -103,6 +104,7 @@ typedef struct tuning_outcome {
  * when the list itself is bad. */
 typedef struct tuning_device_outcome {
     char device[300];                    /* "P:D platform device" */
+    char label[160];                     /* "P:D device": the label of its events */
     int status;                          /* 0, or -1 with error */
     skytune_error error;
     tuning_outcome outcome;
