@@ -396,9 +396,7 @@ Test(gridding_small, work_counts_match_a_hand_count)
 
 Test(gridding_small, problem_checks_name_the_parameter)
 {
-    static const struct {
-        const char *setting, *expected;
-    } cases[] = {
+    static const plugin_refusal cases[] = {
         {"support_max=12", "support_max is larger than the grid"},
         {"oversample=0", "oversample must be at least 1"},
         {"visibilities=0", "visibilities must be at least 1"},
@@ -417,14 +415,25 @@ Test(gridding_small, problem_checks_name_the_parameter)
         {"extent=0", "extent must be above 0 and at most 1"},
         {"extent=1.5", "extent must be above 0 and at most 1"},
     };
-    for (size_t k = 0; k < COUNT_OF(cases); k++) {
-        problem p;
-        skytune_error err = {0};
-        cr_assert_neq(problem_resolve(h.plugin.desc, "small", &cases[k].setting, 1, &p, &err), 0,
-                      "%s was accepted", cases[k].setting);
-        cr_expect(strstr(err.message, cases[k].expected) != NULL, "%s: %s", cases[k].setting,
-                  err.message);
-    }
+    plugin_expect_refused(&h, "small", cases, COUNT_OF(cases));
+}
+
+Test(gridding_small, setup_refuses_what_the_kernels_cannot_index)
+{
+    /* 2 batches x 50,000^2 points: 5 x 10^9 complex values. */
+    const char *huge[] = {"grid_size=50000"};
+    problem p;
+    resolve(huge, 1, &p);
+    skytune_setup_context ctx = harness_setup_context(&h);
+    ctx.problem = &p.values;
+    skytune_error err = {0};
+    void *state = NULL;
+    cr_expect_eq(h.plugin.desc->setup(&ctx, &state, &err), SKYTUNE_ERR_PROBLEM);
+    cr_expect_null(state);
+    cr_expect(strstr(err.message, "the grid would hold 5000000000 complex values") &&
+                  strstr(err.message, "reduce grid_size"),
+              "%s", err.message);
+    problem_free(&p);
 }
 
 /* ----------------------------------------------- uniform, two polarizations */

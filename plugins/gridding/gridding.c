@@ -221,6 +221,20 @@ static int distribution_kind(const char *name)
     return DIST_UNIFORM;
 }
 
+/* Derived sizes of absurd problems saturate rather than overflow; setup's
+ * size checks then refuse them with a message. */
+static int64_t saturating_product(int64_t a, int64_t b)
+{
+    int64_t r;
+    return __builtin_mul_overflow(a, b, &r) ? INT64_MAX : r;
+}
+
+static int64_t saturating_sum(int64_t a, int64_t b)
+{
+    int64_t r;
+    return __builtin_add_overflow(a, b, &r) ? INT64_MAX : r;
+}
+
 static void problem_read(const skytune_values *values, gridding_problem *p)
 {
     p->grid_size = skytune_int(values, "grid_size");
@@ -237,10 +251,11 @@ static void problem_read(const skytune_values *values, gridding_problem *p)
     p->halo_radius = skytune_float(values, "halo_radius");
     p->extent = skytune_float(values, "extent");
     p->half_os = (p->oversample + 1) / 2;
-    p->cube_dim = p->half_os + p->support_max * p->oversample + 1;
-    p->total = p->batches * p->visibilities;
+    p->cube_dim = saturating_sum(p->half_os + 1, saturating_product(p->support_max, p->oversample));
+    p->total = saturating_product(p->batches, p->visibilities);
     p->tracks = p->track_length > 0 ? p->total / p->track_length : 0;
-    p->points = p->batches * p->polarizations * p->grid_size * p->grid_size;
+    p->points = saturating_product(saturating_product(p->batches, p->polarizations),
+                                   saturating_product(p->grid_size, p->grid_size));
 }
 
 /* The problem checks again, for callers that bypass problem resolution. */
@@ -440,6 +455,7 @@ typedef struct gridding_launch {
 
 #define INDEXED_ITEMS "complex values"
 #define SIZE_HINT "grid_size, batches, polarizations or visibilities"
+#define KERNEL_HINT "w_planes, support_max or oversample"
 
 /* ------------------------------------------------------------- input data */
 
@@ -532,26 +548,40 @@ static void find_active_grid(gridding_state *s)
 static void gridding_teardown(void *opaque);
 static void gridding_release(void *opaque);
 
+/* The arrays the kernels index with int and the buffers the device must
+ * allocate in one piece. The kernel stacks come first, before anything is
+ * allocated per plane. */
+static int check_kernel_sizes(const gridding_problem *p, const skytune_device_info *dev,
+                              skytune_error *err)
+{
+    int rc;
+    const double dim = (double)p->half_os + 1.0 + (double)p->support_max * (double)p->oversample;
+    const double cube = (double)p->w_planes * dim * dim;
+    if ((rc = skytune_check_index_extent("cube of kernels", cube, INDEXED_ITEMS, KERNEL_HINT,
+                                         err)) ||
+        (rc = skytune_check_allocation("cube of kernels", cube * 8.0, dev, KERNEL_HINT, err)))
+        return rc;
+    return SKYTUNE_OK;
+}
+
 static int check_sizes(const gridding_problem *p, const skytune_device_info *dev,
                        int64_t reordered_entries, skytune_error *err)
 {
     int rc;
-    const double points = (double)p->points, total = (double)p->total;
-    const double cube = (double)p->w_planes * (double)p->cube_dim * (double)p->cube_dim;
+    const double total = (double)p->batches * (double)p->visibilities;
+    const double points =
+        (double)p->batches * (double)p->polarizations * (double)p->grid_size * (double)p->grid_size;
+    const double values = total * (double)p->polarizations;
     if ((rc = skytune_check_index_extent("grid", points, INDEXED_ITEMS, SIZE_HINT, err)) ||
-        (rc = skytune_check_index_extent("visibility values", total * (double)p->polarizations,
-                                         INDEXED_ITEMS, SIZE_HINT, err)) ||
-        (rc = skytune_check_index_extent("cube of kernels", cube, INDEXED_ITEMS,
-                                         "w_planes, support_max or oversample", err)) ||
-        (rc = skytune_check_index_extent("reordered kernels", (double)reordered_entries,
-                                         INDEXED_ITEMS, "w_planes, support_max or oversample",
+        (rc = skytune_check_index_extent("visibility values", values, INDEXED_ITEMS, SIZE_HINT,
                                          err)) ||
+        (rc = skytune_check_index_extent("reordered kernels", (double)reordered_entries,
+                                         INDEXED_ITEMS, KERNEL_HINT, err)) ||
         (rc = skytune_check_allocation("grid", points * 8.0, dev, SIZE_HINT, err)) ||
         (rc = skytune_check_allocation("visibilities", total * 16.0, dev, SIZE_HINT, err)) ||
-        (rc = skytune_check_allocation("cube of kernels", cube * 8.0, dev,
-                                       "w_planes, support_max or oversample", err)) ||
+        (rc = skytune_check_allocation("visibility values", values * 8.0, dev, SIZE_HINT, err)) ||
         (rc = skytune_check_allocation("reordered kernels", (double)reordered_entries * 8.0, dev,
-                                       "w_planes, support_max or oversample", err)))
+                                       KERNEL_HINT, err)))
         return rc;
     return SKYTUNE_OK;
 }
@@ -587,6 +617,10 @@ static int gridding_setup(const skytune_setup_context *ctx, void **state_out, sk
     if (s->device.max_work_item_sizes[0] < scan_limit) scan_limit = s->device.max_work_item_sizes[0];
     s->scan_wg = floor_power_of_two(scan_limit < SCAN_WG_MAX ? scan_limit : SCAN_WG_MAX);
 
+    if ((rc = check_kernel_sizes(&p, &s->device, err)) != SKYTUNE_OK) {
+        gridding_teardown(s);
+        return rc;
+    }
     s->supports = malloc((size_t)p.w_planes * sizeof *s->supports);
     s->reordered_start = malloc((size_t)p.w_planes * sizeof *s->reordered_start);
     if (!s->supports || !s->reordered_start) {
@@ -595,9 +629,9 @@ static int gridding_setup(const skytune_setup_context *ctx, void **state_out, sk
                                  (long long)p.w_planes);
     }
     int64_t entries = 0;
-    for (int64_t plane = 0; plane < p.w_planes; plane++) {
+    for (int64_t plane = 0; plane < p.w_planes && entries <= INT_MAX; plane++) {
         s->supports[plane] = (int)plane_support(&p, plane);
-        s->reordered_start[plane] = entries <= INT_MAX ? (int)entries : 0;
+        s->reordered_start[plane] = (int)entries;
         entries += reordered_plane_size(&p, plane);
     }
     s->reordered_entries = entries;

@@ -500,7 +500,10 @@ void grid_tiles(__global const float4 *restrict uvwt, __global const float2 *res
     const int column = lid % tile_size, first_row = lid / tile_size;
 
 #if tile_registers
+    /* Indexed only by fully unrolled loops, so the compiler can keep it in
+     * registers. */
     float2 sums[ROWS_PER_ITEM][pols_per_item];
+#pragma unroll
     for (int r = 0; r < ROWS_PER_ITEM; r++)
         for (int pol = 0; pol < pols_per_item; pol++) sums[r][pol] = (float2)(0.0f, 0.0f);
 #else
@@ -522,6 +525,7 @@ void grid_tiles(__global const float4 *restrict uvwt, __global const float2 *res
         LOAD_VALUES(values, vis, n, first_pol, point.w)
         const int kc = kernel_column(p, k);
 #if tile_registers
+#pragma unroll
         for (int r = 0; r < ROWS_PER_ITEM; r++) {
             const int j = tv0 + first_row + r * ROW_STEP - p.gv;
             if (j < -s || j > s) continue;
@@ -545,6 +549,7 @@ void grid_tiles(__global const float4 *restrict uvwt, __global const float2 *res
     }
 
     const int u = tu0 + column;
+#pragma unroll
     for (int r = 0; r < ROWS_PER_ITEM; r++) {
         const int y = first_row + r * ROW_STEP, v = tv0 + y;
         if (!on_grid(u, v)) continue;
