@@ -16,9 +16,11 @@
  */
 #include <limits.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <pcg32.h>
 #include <skytune/plugin.h>
@@ -693,73 +695,137 @@ static int gridding_setup(const skytune_setup_context *ctx, void **state_out, sk
     return SKYTUNE_OK;
 }
 
-/* Listing 1 in double, visibility by visibility, with clipping at the grid's
- * edges: grid[batch][pol][gv + j][gu + k] += vis * weight * kernel(j, k)
- * (conjugated for w > 0) for |j|, |k| <= support.
- *
- * The tolerance, per grid point. The device adds the same products in
- * another order (and several groups' partial sums, atomically). A float sum
- * of n terms in any order is off by at most (n - 1) u sum|term| (u = 2^-24),
- * and each term carries up to 3 u |term| from weighting and the complex
- * product (FMA contraction only removes roundings); |term| is bounded by
- * (|v.re| + |v.im|)(|c.re| + |c.im|). The tolerance is twice
- * (n + 3) u A with A the sum of those bounds at the point: exact where no
- * visibility lands (n = 0: the grid must be exactly zero there), loose only
- * where thousands of terms meet, and always far below one missing or
- * misplaced term at points with few terms. */
-static int gridding_reference(void *opaque, skytune_error *err)
+/* The reference's accumulators: per grid point the real and imaginary sums,
+ * the sum of the terms' magnitude bounds, and the number of terms. */
+typedef struct reference_sums {
+    double *sums;       /* [point][re, im, bound] */
+    uint32_t *terms;    /* [point] */
+} reference_sums;
+
+/* Grid rows are dealt to the reference's threads in blocks of this many,
+ * round robin, so that a dense centre is shared by all of them. */
+#define REFERENCE_ROW_BLOCK 8
+#define REFERENCE_THREADS_MAX 32
+
+typedef struct reference_share {
+    const gridding_state *s;
+    reference_sums *out;
+    int64_t thread, threads;
+} reference_share;
+
+/* Listing 1 in double for the grid rows of one share, visibility by
+ * visibility in stream order: grid[batch][pol][gv + j][gu + k] +=
+ * vis * weight * kernel(j, k) (conjugated for w > 0) for |j|, |k| <= support,
+ * clipped at the grid's edges. Every point's terms are added in stream order
+ * whatever the number of threads, so the result does not depend on it. */
+static void *reference_rows(void *arg)
 {
-    gridding_state *s = opaque;
+    const reference_share *share = arg;
+    const gridding_state *s = share->s;
     const gridding_problem *p = &s->problem;
-    const size_t points = (size_t)p->points;
-    double *sums = calloc(points * 3, sizeof *sums); /* re, im, bound */
-    uint32_t *terms = calloc(points, sizeof *terms);
-    if (!sums || !terms) {
-        free(sums);
-        free(terms);
-        return skytune_error_set(err, SKYTUNE_ERR_MEMORY,
-                                 "out of memory for the reference grid (%zu points)", points);
-    }
     const int64_t n_grid = p->grid_size, dim = p->cube_dim, os = p->oversample;
-    memset(s->expected_weights, 0, (size_t)p->batches * sizeof *s->expected_weights);
+    const int64_t pols = p->polarizations;
+    double *sums = share->out->sums;
+    uint32_t *terms = share->out->terms;
     for (int64_t n = 0; n < p->total; n++) {
         const float *point = s->uvwt + n * 4;
         const placement pl = place(p, s->supports, point);
         const int64_t batch = n / p->visibilities;
-        s->expected_weights[batch] += (uint64_t)(point[3] * (float)WEIGHT_SCALE);
-        const double weight = point[3];
+        double v_re[4], v_im[4], v_abs[4];
+        for (int64_t pol = 0; pol < pols; pol++) {
+            const float *value = s->vis + (n * pols + pol) * 2;
+            v_re[pol] = (double)value[0] * point[3];
+            v_im[pol] = (double)value[1] * point[3];
+            v_abs[pol] = fabs(v_re[pol]) + fabs(v_im[pol]);
+        }
         const float *kernel = s->cube + pl.plane * dim * dim * 2;
         for (int64_t j = -pl.support; j <= pl.support; j++) {
             const int64_t v = pl.gv + j;
-            if (v < 0 || v >= n_grid) continue;
+            if (v < 0 || v >= n_grid || (v / REFERENCE_ROW_BLOCK) % share->threads != share->thread)
+                continue;
             const float *row = kernel + llabs(pl.off_v + j * os) * dim * 2;
             for (int64_t k = -pl.support; k <= pl.support; k++) {
                 const int64_t u = pl.gu + k;
                 if (u < 0 || u >= n_grid) continue;
                 const float *c = row + llabs(pl.off_u + k * os) * 2;
                 const double c_re = c[0], c_im = pl.conjugate ? -c[1] : c[1];
-                for (int64_t pol = 0; pol < p->polarizations; pol++) {
-                    const float *value = s->vis + (n * p->polarizations + pol) * 2;
-                    const double v_re = value[0] * weight, v_im = value[1] * weight;
-                    const size_t at = (size_t)(((batch * p->polarizations + pol) * n_grid + v) *
-                                                   n_grid + u);
-                    sums[at * 3] += v_re * c_re - v_im * c_im;
-                    sums[at * 3 + 1] += v_re * c_im + v_im * c_re;
-                    sums[at * 3 + 2] += (fabs(v_re) + fabs(v_im)) * (fabs(c_re) + fabs(c_im));
+                const double c_abs = fabs(c_re) + fabs(c_im);
+                for (int64_t pol = 0; pol < pols; pol++) {
+                    const size_t at = (size_t)(((batch * pols + pol) * n_grid + v) * n_grid + u);
+                    sums[at * 3] += v_re[pol] * c_re - v_im[pol] * c_im;
+                    sums[at * 3 + 1] += v_re[pol] * c_im + v_im[pol] * c_re;
+                    sums[at * 3 + 2] += v_abs[pol] * c_abs;
                     terms[at]++;
                 }
             }
         }
     }
+    return NULL;
+}
+
+/* As many threads as the host has cores (at most REFERENCE_THREADS_MAX),
+ * each with its own rows: the reference of the large presets is billions
+ * of updates. A thread that cannot be started does its share here. */
+static void reference_in_threads(const gridding_state *s, reference_sums *out)
+{
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    const int64_t blocks = (s->problem.grid_size + REFERENCE_ROW_BLOCK - 1) / REFERENCE_ROW_BLOCK;
+    int64_t threads = cores < 1 ? 1 : cores;
+    if (threads > REFERENCE_THREADS_MAX) threads = REFERENCE_THREADS_MAX;
+    if (threads > blocks) threads = blocks;
+    reference_share shares[REFERENCE_THREADS_MAX];
+    pthread_t ids[REFERENCE_THREADS_MAX];
+    int started[REFERENCE_THREADS_MAX] = {0};
+    for (int64_t t = 0; t < threads; t++) {
+        shares[t] = (reference_share){.s = s, .out = out, .thread = t, .threads = threads};
+        if (t > 0) started[t] = pthread_create(&ids[t], NULL, reference_rows, &shares[t]) == 0;
+    }
+    reference_rows(&shares[0]);
+    for (int64_t t = 1; t < threads; t++) {
+        if (started[t]) pthread_join(ids[t], NULL);
+        else reference_rows(&shares[t]);
+    }
+}
+
+/* The expected grid and weight sums, and the tolerance of every grid point.
+ *
+ * The tolerance. The device adds the same products in another order (and
+ * several groups' partial sums, atomically). A float sum of n terms in any
+ * order is off by at most (n - 1) u sum|term| (u = 2^-24), and each term
+ * carries up to 3 u |term| from weighting and the complex product (FMA
+ * contraction only removes roundings); |term| is bounded by
+ * (|v.re| + |v.im|)(|c.re| + |c.im|). The tolerance is twice (n + 3) u A
+ * with A the sum of those bounds at the point: exact where no visibility
+ * lands (n = 0: the grid must be exactly zero there), loose only where
+ * thousands of terms meet, and always far below one missing or misplaced
+ * term at points with few terms. */
+static int gridding_reference(void *opaque, skytune_error *err)
+{
+    gridding_state *s = opaque;
+    const gridding_problem *p = &s->problem;
+    const size_t points = (size_t)p->points;
+    reference_sums out = {.sums = calloc(points * 3, sizeof *out.sums),
+                          .terms = calloc(points, sizeof *out.terms)};
+    if (!out.sums || !out.terms) {
+        free(out.sums);
+        free(out.terms);
+        return skytune_error_set(err, SKYTUNE_ERR_MEMORY,
+                                 "out of memory for the reference grid (%zu points)", points);
+    }
+    memset(s->expected_weights, 0, (size_t)p->batches * sizeof *s->expected_weights);
+    for (int64_t n = 0; n < p->total; n++)
+        s->expected_weights[n / p->visibilities] +=
+            (uint64_t)(s->uvwt[n * 4 + 3] * (float)WEIGHT_SCALE);
+    reference_in_threads(s, &out);
     const double u = ldexp(1.0, -24);
     for (size_t at = 0; at < points; at++) {
-        s->expected[at * 2] = (float)sums[at * 3];
-        s->expected[at * 2 + 1] = (float)sums[at * 3 + 1];
-        s->tolerance[at] =
-            terms[at] ? (float)(2.0 * ((double)terms[at] + 3.0) * u * sums[at * 3 + 2]) : 0.0f;
+        const uint32_t n = out.terms[at];
+        s->expected[at * 2] = (float)out.sums[at * 3];
+        s->expected[at * 2 + 1] = (float)out.sums[at * 3 + 1];
+        s->tolerance[at] = n ? (float)(2.0 * ((double)n + 3.0) * u * out.sums[at * 3 + 2]) : 0.0f;
     }
-    free(sums);
-    free(terms);
+    free(out.sums);
+    free(out.terms);
     return SKYTUNE_OK;
 }
 
