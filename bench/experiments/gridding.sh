@@ -15,6 +15,7 @@
 #   TIME_LIMIT  per variant campaign, after its set-up (default 30s)
 #   RUNS        timed runs per configuration (default 5)
 #   TIMEOUT_FLOOR  the watchdog's floor per configuration (default 10s)
+#   PRESETS     the presets to tune (default "uniform concentrated epic")
 #   SET_uniform, SET_concentrated, SET_epic
 #               extra "--set NAME=VALUE ..." arguments for that preset (for a
 #               smaller problem on a slow device)
@@ -37,11 +38,11 @@ if [ -z "$sk" ]; then
 fi
 [ -d "$here/lib" ] && export LD_LIBRARY_PATH="$here/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 mkdir -p "$out"
-log="$out/gridding.log"
+log="$out/gridding${PRESETS:+-$(echo "$PRESETS" | tr ' ' '-')}.log"
 : > "$log"
 "$sk" devices >> "$log" 2>&1
 
-for preset in uniform concentrated epic; do
+for preset in ${PRESETS:-uniform concentrated epic}; do
     db="$out/gridding-$preset.db"
     eval "settings=\${SET_$preset:-}"
     # The device's measured peaks, for the fraction of peak and the report's roofline.
