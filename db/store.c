@@ -13,6 +13,7 @@
 #include <sqlite3.h>
 
 #include "canonical.h"
+#include "readonly_uri.h"
 
 /* db/schema.sql, embedded at build time by tools/embed.py. */
 extern const char store_schema_sql[];
@@ -797,38 +798,62 @@ static const char *read_only_reason(const char *path)
     return strerror(errno);
 }
 
+/* What every open checks before SQLite sees the path. */
+static int check_database_path(const char *path, bool create_if_missing, bool *existed,
+                               skytune_error *err)
+{
+    if (!path || !*path) return err_set(err, "no result database file given");
+    struct stat info;
+    *existed = stat(path, &info) == 0;
+    if (!*existed && errno != ENOENT)
+        return err_set(err, "%s: cannot access: %s", path, strerror(errno));
+    if (!*existed && !create_if_missing) return err_set(err, "%s does not exist", path);
+    if (*existed && S_ISDIR(info.st_mode))
+        return err_set(err, "%s is a directory, not a result database file", path);
+    return 0;
+}
+
+static store *store_new(const char *path, skytune_error *err)
+{
+    store *st = calloc(1, sizeof *st);
+    if (st) st->path = strdup(path);
+    if (!st || !st->path) {
+        free(st);
+        err_set(err, "%s: out of memory", path);
+        return NULL;
+    }
+    return st;
+}
+
+static int prepare_hot_statements(store *st, skytune_error *err)
+{
+    for (int k = 0; k < HOT_COUNT; k++)
+        if (prepare(st, hot_sql[k], SQLITE_PREPARE_PERSISTENT, &st->hot[k], err,
+                    "preparing statements") != 0)
+            return err_prefix(err, "%s", st->path);
+    return 0;
+}
+
 int store_open(const char *path, bool create_if_missing, store **out, skytune_error *err)
 {
     if (!out) return err_set(err, "store_open: no place for the result");
     *out = NULL;
-    if (!path || !*path) return err_set(err, "no result database file given");
-
-    struct stat info;
-    bool existed = stat(path, &info) == 0;
-    if (!existed && errno != ENOENT)
-        return err_set(err, "%s: cannot access: %s", path, strerror(errno));
-    if (!existed && !create_if_missing) return err_set(err, "%s does not exist", path);
-    if (existed && S_ISDIR(info.st_mode))
-        return err_set(err, "%s is a directory, not a result database file", path);
+    bool existed;
+    if (check_database_path(path, create_if_missing, &existed, err) != 0) return -1;
 
     char *folder;
     if (!folder_writable(path, &folder)) {
         err_set(err,
-                "%s: cannot write in its folder %s (%s): SQLite keeps a result database's "
-                "journal beside it (%s-wal, %s-shm); use a folder you can write to",
+                "%s: cannot write in its folder %s (%s): SQLite keeps the journal of a database "
+                "it writes beside it (%s-wal, %s-shm); use a folder you can write to",
                 path, folder, strerror(errno), path, path);
         free(folder);
         return -1;
     }
     free(folder);
 
-    store *st = calloc(1, sizeof *st);
-    if (!st) return err_set(err, "%s: out of memory", path);
-    st->path = strdup(path);
-    if (!st->path) {
-        free(st);
-        return err_set(err, "%s: out of memory", path);
-    }
+    store *st = store_new(path, err);
+    if (!st) return -1;
 
     int flags = SQLITE_OPEN_READWRITE | (create_if_missing ? SQLITE_OPEN_CREATE : 0);
     /* URI file names, so that merging can attach a source read-only
@@ -847,9 +872,8 @@ int store_open(const char *path, bool create_if_missing, store **out, skytune_er
      * PATH-shm, which a connection that cannot write leaves behind. */
     if (sqlite3_db_readonly(st->db, "main") == 1) {
         err_set(err,
-                "%s is read-only (%s): skytune writes to a result database even to read it "
-                "(SQLite's WAL journal, and migrating an older schema); copy it to a file you "
-                "can write and use the copy",
+                "%s is read-only (%s), and this command writes to it; use a database you can "
+                "write, or a copy of this one",
                 path, read_only_reason(path));
         goto fail;
     }
@@ -871,13 +895,7 @@ int store_open(const char *path, bool create_if_missing, store **out, skytune_er
     sqlite3_db_config(st->db, SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, 0, (int *)NULL);
 
     if (configure_connection(st, err) != 0) goto fail;
-    for (int k = 0; k < HOT_COUNT; k++) {
-        if (prepare(st, hot_sql[k], SQLITE_PREPARE_PERSISTENT, &st->hot[k], err,
-                    "preparing statements") != 0) {
-            err_prefix(err, "%s", path);
-            goto fail;
-        }
-    }
+    if (prepare_hot_statements(st, err) != 0) goto fail;
     *out = st;
     return 0;
 
@@ -885,6 +903,59 @@ fail:
     store_close(st);
     /* A file this call created and could not set up is nobody's. */
     if (!existed) unlink(path);
+    return -1;
+}
+
+int store_open_for_reading(const char *path, store **out, skytune_error *err)
+{
+    if (!out) return err_set(err, "store_open_for_reading: no place for the result");
+    *out = NULL;
+    bool existed;
+    if (check_database_path(path, false, &existed, err) != 0) return -1;
+    char *folder = NULL;
+    bool file_writable = access(path, W_OK) == 0;
+    bool writable = file_writable && folder_writable(path, &folder);
+    free(folder);
+    if (writable) return store_open(path, false, out, err);
+
+    /* A database this user cannot write, or in a folder where SQLite could
+     * not make its journal files: read where it is, as the sources of a
+     * merge are, creating nothing beside it. */
+    const char *why = file_writable ? "its folder cannot be written" : read_only_reason(path);
+    store *st = store_new(path, err);
+    if (!st) return -1;
+    char *uri = db_readonly_uri(path);
+    int opened = uri ? sqlite3_open_v2(uri, &st->db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, NULL)
+                     : SQLITE_NOMEM;
+    free(uri);
+    if (opened != SQLITE_OK) {
+        err_set(err, "%s: cannot open: %s", path, st->db ? sqlite3_errmsg(st->db) : "out of memory");
+        goto fail;
+    }
+    sqlite3_extended_result_codes(st->db, 1);
+    sqlite3_busy_timeout(st->db, 5000);
+    db_state state;
+    open_action action;
+    if (read_db_state(st, &state, err) != 0 || decide_open_action(st, &state, &action, err) != 0)
+        goto fail;
+    if (action == OPEN_INITIALISE) {
+        err_set(err, "%s is an empty database (%s to make it a result database)", path, why);
+        goto fail;
+    }
+    if (action == OPEN_MIGRATE) {
+        err_set(err,
+                "%s has schema version %lld and cannot be migrated to version %d in place (%s): "
+                "read a copy of it",
+                path, (long long)state.user_version, STORE_SCHEMA_VERSION, why);
+        goto fail;
+    }
+    /* Statements that write fail on this connection with SQLite's message;
+     * the commands that read never run them. */
+    if (prepare_hot_statements(st, err) != 0) goto fail;
+    *out = st;
+    return 0;
+fail:
+    store_close(st);
     return -1;
 }
 

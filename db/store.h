@@ -26,8 +26,19 @@
 
 typedef struct store store;
 
-/* Open or create. create_if_missing false: a missing file is an error. */
+/* Open or create, to write. create_if_missing false: a missing file is an
+ * error. A file SQLite can only read (no permission, a read-only file
+ * system), or one in a folder where it cannot make its journal files
+ * (PATH-wal, PATH-shm), is refused before anything is read, so nothing
+ * appears beside it. */
 int store_open(const char *path, bool create_if_missing, store **out, skytune_error *err);
+
+/* Open an existing database for the commands that only read it: as
+ * store_open (migrating an older schema) where this user can write the file
+ * and its folder; otherwise read in place, creating nothing beside it
+ * (immutable while no run holds its log), and refused when its schema is
+ * older than this skytune's. */
+int store_open_for_reading(const char *path, store **out, skytune_error *err);
 void store_close(store *st);
 
 /* For reports and queries: the underlying handle (sqlite3 *). */

@@ -4,49 +4,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
-/* Whether the source's write-ahead log holds anything: a run killed, or
- * running, leaves committed transactions there. */
-static bool wal_in_use(const char *path)
-{
-    size_t len = strlen(path) + 5;
-    char *wal = malloc(len);
-    if (!wal) return true;
-    snprintf(wal, len, "%s-wal", path);
-    struct stat info;
-    bool used = stat(wal, &info) == 0 && info.st_size > 0;
-    free(wal);
-    return used;
-}
-
-/* "file:PATH?..." with PATH percent-encoded: ATTACH then opens the source
- * read-only whatever its name holds. With an empty log it is opened as
- * immutable, which reads the file alone and creates no -wal or -shm file
- * beside it; otherwise read-only through its log, which SQLite can only do
- * with a -shm file (left empty if it made one). */
-static char *readonly_uri(const char *path)
-{
-    const char *query = wal_in_use(path) ? "?mode=ro" : "?immutable=1";
-    size_t len = strlen("file:") + strlen(query) + 3 * strlen(path) + 1;
-    char *uri = malloc(len);
-    if (!uri) return NULL;
-    size_t used = (size_t)snprintf(uri, len, "file:");
-    for (const unsigned char *c = (const unsigned char *)path; *c; c++) {
-        bool plain = (*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') ||
-                     (*c >= '0' && *c <= '9') || strchr("/-_.~", *c);
-        used += (size_t)snprintf(uri + used, len - used, plain ? "%c" : "%%%02X", *c);
-    }
-    snprintf(uri + used, len - used, "%s", query);
-    return uri;
-}
+#include "readonly_uri.h"
 
 /* The source's header: a skytune database of this schema version, or a
  * message saying what it is. Read on a connection of its own, read-only. */
 static int check_source(const char *path, skytune_error *err)
 {
     sqlite3 *db = NULL;
-    char *uri = readonly_uri(path);
+    char *uri = db_readonly_uri(path);
     if (!uri) return err_set(err, "out of memory");
     int opened = sqlite3_open_v2(uri, &db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, NULL);
     free(uri);
@@ -326,7 +292,7 @@ int store_merge(store *st, const char *source_path, store_merge_counts *counts,
     memset(counts, 0, sizeof *counts);
     if (check_source(source_path, err) != 0) return -1;
     sqlite3 *db = store_handle(st);
-    char *uri = readonly_uri(source_path);
+    char *uri = db_readonly_uri(source_path);
     if (!uri) return err_set(err, "out of memory");
     sqlite3_stmt *attach;
     int rc = 0;

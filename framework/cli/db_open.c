@@ -10,7 +10,7 @@ store *cli_open_existing_db(const char *path)
 {
     store *st;
     skytune_error err;
-    if (store_open(path, false, &st, &err) != 0) {
+    if (store_open_for_reading(path, &st, &err) != 0) {
         cli_error("%s", err.message);
         return NULL;
     }

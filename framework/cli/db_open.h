@@ -7,7 +7,8 @@
 #include "store.h"
 
 /* Prints the error; returns NULL when the file is missing or not a skytune
- * database. */
+ * database. A database this user cannot write is read where it is
+ * (store_open_for_reading). */
 store *cli_open_existing_db(const char *path);
 
 /* Validate a --campaign value (a positive whole number); NULL means all. */
