@@ -240,6 +240,16 @@ Test(publish, a_refusal_is_not_retried, .timeout = 300)
     cli_result_free(&r);
 }
 
+Test(publish, a_server_that_closes_the_connection_is_retried, .timeout = 300)
+{
+    http_sink sink;
+    cli_result r = publish_to(&sink, "drop");
+    cr_assert_eq(r.status, 1, "%s\n%s%s", cli_status_text(r.status), r.out, r.err);
+    cr_assert_eq(http_sink_count(&sink), 4, "4 attempts, got %zu", http_sink_count(&sink));
+    cr_assert(contains(r.err, "gave up: Empty reply from server (4 attempts)"), "%s", r.err);
+    cli_result_free(&r);
+}
+
 Test(publish, a_self_signed_server_is_refused_unless_its_ca_is_given, .timeout = 300)
 {
     measure_campaign();

@@ -1,3 +1,4 @@
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -150,6 +151,12 @@ int cmd_publish(int argc, char **argv)
     };
     http_hooks hooks = {.on_retry = print_retry};
     http_result result;
+    /* A server that closes the connection while the body is written over
+     * TLS would otherwise end the process with SIGPIPE instead of failing
+     * the attempt: http_client asks libcurl not to touch signals (its
+     * callers may run threads), so the command that owns the process
+     * ignores it. */
+    signal(SIGPIPE, SIG_IGN);
     if (http_client_start(&err) != 0) {
         free(body);
         cli_error("publish: %s", err.message);
