@@ -26,7 +26,9 @@ static void remove_scratch(void)
 const char *fuzz_path(const char *name)
 {
     if (!scratch[0]) {
-        snprintf(scratch, sizeof scratch, "/tmp/skytune-fuzz-XXXXXX");
+        /* In memory where there is a tmpfs: every execution writes a file. */
+        snprintf(scratch, sizeof scratch, "%s/skytune-fuzz-XXXXXX",
+                 access("/dev/shm", W_OK) == 0 ? "/dev/shm" : "/tmp");
         if (!mkdtemp(scratch)) {
             perror("fuzz: mkdtemp");
             abort();

@@ -337,6 +337,13 @@ bool cli_file_exists(const char *path)
     return stat(path, &info) == 0;
 }
 
+bool cli_wal_exists(const char *db_path)
+{
+    char wal[4096];
+    snprintf(wal, sizeof wal, "%s-wal", db_path);
+    return cli_file_exists(wal);
+}
+
 unsigned char *cli_read_file(const char *path, size_t *len)
 {
     *len = 0;
@@ -605,9 +612,7 @@ void cli_assert_run_refused(const char *dir, const char *const *env, const char 
                            k == 0 ? "without a database" : "with an existing database");
         /* Bad input is found before the database is opened, so no WAL file
          * appears beside it either. */
-        char wal[4096];
-        snprintf(wal, sizeof wal, "%s-wal", dbs[k]);
-        cr_assert(!cli_file_exists(wal), "%s was opened: %s exists", dbs[k], wal);
+        cr_assert(!cli_wal_exists(dbs[k]), "%s was opened: its -wal file exists", dbs[k]);
         cli_snapshot_free(&before);
         cli_result_free(&r);
     }

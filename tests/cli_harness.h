@@ -79,6 +79,10 @@ char *cli_path(const char *dir, const char *name);
 
 bool cli_file_exists(const char *path);
 
+/* Whether the database's -wal file exists: a connection has opened it since
+ * (bad input must be refused before the database is opened). */
+bool cli_wal_exists(const char *db_path);
+
 /* The whole file; NULL when it cannot be read. *len gets its size. */
 unsigned char *cli_read_file(const char *path, size_t *len);
 void cli_write_file(const char *path, const void *bytes, size_t len);

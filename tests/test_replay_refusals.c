@@ -89,17 +89,9 @@ static void assert_replay_refused(const char *dataset, const char *const *extra,
         args[n] = NULL;
         cli_snapshot before = cli_snapshot_take(dbs[k]);
         cli_result r = cli_run(args);
-        cr_assert_eq(r.status, 1, "--replay %s: %s, expected exit status 1\nstdout:\n%s\nstderr:\n%s",
-                     dataset, cli_status_text(r.status), r.out, r.err);
-        for (size_t j = 0; needles[j]; j++)
-            cr_assert(strstr(r.err, needles[j]), "stderr does not say \"%s\":\n%s", needles[j],
-                      r.err);
+        cli_assert_refusal(&r, 1, needles, &before, dataset);
         assert_no_control_characters(r.err);
-        const char *difference = cli_snapshot_difference(&before);
-        cr_assert(!difference, "%s: %s", dbs[k], difference);
-        char wal[4096];
-        snprintf(wal, sizeof wal, "%s-wal", dbs[k]);
-        cr_assert(!cli_file_exists(wal), "%s was opened: %s exists", dbs[k], wal);
+        cr_assert(!cli_wal_exists(dbs[k]), "%s was opened: its -wal file exists", dbs[k]);
         cli_snapshot_free(&before);
         cli_result_free(&r);
     }

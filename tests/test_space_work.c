@@ -363,8 +363,9 @@ Test(space_work, help_documents_the_limit_and_its_default)
     snprintf(expected, sizeof expected, "default %llu",
              (unsigned long long)SPACE_DEFAULT_WORK_LIMIT);
     const char *const *commands[] = {CLI_ARGS("run", "--help"),
-                                     CLI_ARGS("bench-strategies", "--help")};
-    for (size_t k = 0; k < 2; k++) {
+                                     CLI_ARGS("bench-strategies", "--help"),
+                                     CLI_ARGS("campaign", "--help")};
+    for (size_t k = 0; k < 3; k++) {
         cli_result r = cli_run(commands[k]);
         cr_assert_eq(r.status, 0);
         cr_assert(strstr(r.out, "--space-work-limit N") && strstr(r.out, expected),

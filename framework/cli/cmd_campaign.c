@@ -11,6 +11,7 @@
 #include "campaign_sweep.h"
 #include "cli.h"
 #include "db_open.h"
+#include "input_limits.h"
 #include "plugin_loader.h"
 #include "problem.h"
 #include "progress.h"
@@ -28,6 +29,7 @@ static const cli_option options[] = {
     {"plugin-dir", "DIR", true, "search DIR for plugins first"},
     {"quiet", NULL, false, "no progress output"},
     RUN_NOTIFY_OPTIONS,
+    SPACE_WORK_LIMIT_OPTION,
 };
 
 static const char summary[] =
@@ -102,6 +104,9 @@ static int prepare_base(const cli_args *args, const char *sub, tuning_request *b
     memset(base, 0, sizeof *base);
     base->search.n_dirs = cli_all(args, "plugin-dir", &base->search.dirs);
     if (run_parse_supervision(args, base) != 0) return EXIT_USAGE;
+    input_limits limits;
+    if (input_limits_parse(args, &limits) != 0) return EXIT_USAGE;
+    base->space_work_limit = limits.space_work_limit;
     *worker_exe = NULL;
     if (!cli_flag(args, "no-isolation")) {
         *worker_exe = run_own_executable();

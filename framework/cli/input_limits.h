@@ -10,11 +10,14 @@
 #include "cli.h"
 
 /* The options, for a command's option table; their help gives the defaults
- * (SPACE_DEFAULT_WORK_LIMIT, REPLAY_DEFAULT_MAX_JSON_BYTES). */
-#define INPUT_LIMIT_OPTIONS                                                                        \
+ * (SPACE_DEFAULT_WORK_LIMIT, REPLAY_DEFAULT_MAX_JSON_BYTES). A command that
+ * builds spaces but reads no recorded file takes the first alone. */
+#define SPACE_WORK_LIMIT_OPTION                                                                    \
     {"space-work-limit", "N", false,                                                               \
      "refuse a search space that needs more than N combinations checked to enumerate, naming "     \
-     "the constraint that prunes too little (default 1000000000, about a minute)"},                \
+     "the constraint that prunes too little (default 1000000000, about a minute)"}
+#define INPUT_LIMIT_OPTIONS                                                                        \
+    SPACE_WORK_LIMIT_OPTION,                                                                       \
     {"input-limit", "SIZE", false,                                                                 \
      "refuse a --replay or --space file with more JSON text than this, after decompression, "     \
      "e.g. 1G (default 256M)"}
@@ -24,7 +27,8 @@ typedef struct input_limits {
     uint64_t max_json_bytes;     /* 0: the default */
 } input_limits;
 
-/* Reads the options; prints the problem and returns -1 on a bad value. */
+/* Reads the options (those the command has); prints the problem and
+ * returns -1 on a bad value. */
 int input_limits_parse(const cli_args *args, input_limits *out);
 
 #endif
