@@ -7,6 +7,7 @@
  * 48]", "[32 * i for i in range(1, 32)]", "[1] + [2 * i for i in range(1,
  * 11)]"), evaluated by python_values.h's subset of Python. */
 #include "replay.h"
+#include "t1.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -176,8 +177,8 @@ static int coerce(literal_list *l, skytune_type type, char *why, size_t why_len)
 
 /* ------------------------------------------------------------ the file */
 
-static int read_parameter(const char *path, size_t number, const json_t *spec, param_def *out,
-                          skytune_error *err)
+int t1_read_parameter(const char *path, size_t number, const json_t *spec, param_def *out,
+                      skytune_error *err)
 {
     if (!json_is_object(spec))
         return err_set(err, "%s: TuningParameters item %zu is not an object with Name, Type and "
@@ -300,7 +301,7 @@ int t1_load_space(const char *path, space **out, skytune_error *err)
     n_params = 0;
     for (size_t k = 0; k < declared && rc == 0; k++) {
         param_def *p = &params[n_params];
-        rc = read_parameter(path, k + 1, json_array_get(tuning, k), p, err);
+        rc = t1_read_parameter(path, k + 1, json_array_get(tuning, k), p, err);
         bool repeated = false;
         for (size_t j = 0; j < n_params && rc == 0 && !repeated; j++) {
             if (strcmp(params[j].name, p->name) != 0) continue;
