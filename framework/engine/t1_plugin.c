@@ -445,9 +445,19 @@ static int expected_from_default(t1_state *s, skytune_error *err)
     if (status == CL_SUCCESS) status = clBuildProgram(program, 1, &s->device, options, NULL, NULL);
     if (status != CL_SUCCESS) {
         char log[LOG_EXCERPT] = "";
-        if (program)
-            clGetProgramBuildInfo(program, s->device, CL_PROGRAM_BUILD_LOG, sizeof log, log, NULL);
-        log[sizeof log - 1] = '\0';
+        size_t log_size = 0;
+        char *full = NULL;
+        /* A log read into too small a buffer fails whole: read all of it. */
+        if (program &&
+            clGetProgramBuildInfo(program, s->device, CL_PROGRAM_BUILD_LOG, 0, NULL, &log_size) ==
+                CL_SUCCESS &&
+            (full = malloc(log_size + 1)) &&
+            clGetProgramBuildInfo(program, s->device, CL_PROGRAM_BUILD_LOG, log_size, full, NULL) ==
+                CL_SUCCESS) {
+            full[log_size] = '\0';
+            snprintf(log, sizeof log, "%s", full);
+        }
+        free(full);
         err->cl_error = status;
         rc = skytune_error_set(err, SKYTUNE_ERR_SETUP,
                                "%s: the Default configuration (%s), whose outputs are the "

@@ -369,6 +369,25 @@ int t1_expression_integer(const t1_spec *s, const t1_expression *x, const expr_v
 
 /* ------------------------------------------------------------ the space */
 
+/* Words of OpenCL C a parameter's macro would redefine: its qualifiers,
+ * its scalar types and C's keywords. */
+static bool opencl_word(const char *name)
+{
+    static const char *const words[] = {
+        "read_only", "write_only", "read_write", "__read_only", "__write_only", "__read_write",
+        "kernel", "__kernel", "global", "__global", "local", "__local", "constant", "__constant",
+        "private", "__private", "generic", "__generic", "uniform", "pipe", "restrict",
+        "bool", "char", "uchar", "short", "ushort", "int", "uint", "long", "ulong", "half",
+        "float", "double", "size_t", "void", "if", "else", "for", "while", "do", "switch",
+        "case", "default", "break", "continue", "return", "goto", "const", "volatile",
+        "static", "extern", "struct", "union", "enum", "typedef", "sizeof", "signed",
+        "unsigned", "inline", "auto", "register",
+    };
+    for (size_t k = 0; k < sizeof words / sizeof words[0]; k++)
+        if (strcmp(name, words[k]) == 0) return true;
+    return false;
+}
+
 /* Default, as the hub writes it: a value, or a list of one. */
 static int find_default(const t1_spec *s, const param_def *p, const json_t *d, int *index,
                         skytune_error *err)
@@ -410,6 +429,11 @@ static int read_space(t1_spec *s, const json_t *root, skytune_error *err)
             if (strcmp(s->params[j].name, s->params[k].name) == 0)
                 return fail(s, err, "ConfigurationSpace.TuningParameters: '%s' is declared "
                                     "twice (items %zu and %zu)", s->params[k].name, j + 1, k + 1);
+        if (opencl_word(s->params[k].name))
+            return fail(s, err, "tuning parameter '%s' is a word of OpenCL C: defined as the "
+                                "macro -D %s=..., it would break the kernel's compilation and "
+                                "the compiler's own headers; rename it (in the kernel too)",
+                        s->params[k].name, s->params[k].name);
         if (find_default(s, &s->params[k], json_object_get(item, "Default"),
                          &s->default_index[k], err) != 0)
             return -1;
