@@ -4,7 +4,7 @@
 set -eu
 packages="meson ninja-build pkg-config gcc python3 ocl-icd-opencl-dev opencl-c-headers
   pocl-opencl-icd clinfo libsqlite3-dev sqlite3 libcriterion-dev libjansson-dev zlib1g-dev
-  libclfft-dev libyaml-dev slurm-wlm munge"
+  libclfft-dev libyaml-dev slurm-wlm munge python3-jsonschema"
 missing=""
 for p in $packages; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
