@@ -1,0 +1,63 @@
+#!/bin/sh
+# The same kernel tuned through --t1 and through its C plugin: plugins/vector_add's kernel,
+# described by bench/t1/vector_add.json (which gives the kernel the plugin's problem size n,
+# its "small" preset, as the compiler option -D n=65536), over the same 28 configurations on
+# the default OpenCL device with `skytune run --strategy exhaustive`, each in its supervised
+# worker with one compile worker. The two alternate, each first in every other round, so
+# that a load that comes and goes weighs on both alike.
+#
+# Prints the configurations each finds valid (they must be the same) and the engine's
+# overhead per configuration (measurements.overhead_s: the campaign's time for a
+# configuration less its build, verification and timed runs), median over every
+# configuration of every round, for each, and their ratio. A first round of each fills the
+# binary cache and is not counted, so that no round waits for the compiler.
+#
+#   usage: bench/t1_overhead.sh [BUILD_DIR [ROUNDS]]   (defaults build and 20)
+set -eu
+build=${1:-build}
+rounds=${2:-20}
+here=$(cd "$(dirname "$0")" && pwd)
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+skytune="$build/skytune"
+
+run() { # MODE DB
+    if [ "$1" = plugin ]; then
+        set -- --plugin vector_add --preset small --db "$2"
+    else
+        set -- --t1 "$here/t1/vector_add.json" --db "$2"
+    fi
+    "$skytune" run "$@" --strategy exhaustive --runs 10 --compile-jobs 1 \
+        --cache-dir "$tmp/cache" --quiet >/dev/null
+}
+
+for mode in plugin t1; do run "$mode" "$tmp/warm-$mode.db"; done
+for i in $(seq "$rounds"); do
+    order="plugin t1"
+    [ $((i % 2)) -eq 0 ] && order="t1 plugin"
+    for mode in $order; do
+        db="$tmp/$mode-$i.db"
+        run "$mode" "$db"
+        sqlite3 "$db" "SELECT overhead_s FROM measurements" >>"$tmp/$mode.overhead"
+        sqlite3 "$db" "SELECT (SELECT group_concat(name || '=' || value, ',') FROM config_params p
+                               WHERE p.configuration_id = m.configuration_id
+                                 AND p.name IN ('wg_size', 'per_item'))
+                       FROM measurements m WHERE m.status = 'ok'" | sort >"$tmp/$mode-$i.valid"
+    done
+    cmp -s "$tmp/plugin-$i.valid" "$tmp/t1-$i.valid" || {
+        echo "round $i: the plugin and --t1 find different configurations valid:"
+        diff "$tmp/plugin-$i.valid" "$tmp/t1-$i.valid" || true
+        exit 1
+    }
+done
+
+median() { sort -g "$1" | awk '{ v[NR] = $1 } END { print (NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2) }'; }
+plugin=$(median "$tmp/plugin.overhead")
+t1=$(median "$tmp/t1.overhead")
+valid=$(wc -l <"$tmp/plugin-1.valid")
+echo "  valid configurations: $valid of 28, the same for the plugin and --t1 in every round"
+awk -v p="$plugin" -v t="$t1" -v n="$(wc -l <"$tmp/plugin.overhead")" -v r="$rounds" 'BEGIN {
+    printf "  engine overhead per configuration, median of %d (%d rounds):\n", n, r
+    printf "    --plugin vector_add  %.3f ms\n", p * 1e3
+    printf "    --t1 vector_add.json %.3f ms  (%+.1f %%)\n", t * 1e3, (t / p - 1) * 100
+}'
