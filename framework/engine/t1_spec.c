@@ -736,18 +736,28 @@ static const t1_type *read_type(t1_spec *s, const char *key, const json_t *a, sk
     return NULL;
 }
 
+/* Item k of a list of the KernelSpecification: its Name (or "argument k")
+ * into *name, and the key messages show it by into key. */
+static int name_item(const t1_spec *s, const json_t *item, const char *list, const char *kind,
+                     size_t k, char **name, char *key, size_t key_len, skytune_error *err)
+{
+    const char *given = json_string_value(json_object_get(item, "Name"));
+    char shown[96];
+    snprintf(shown, sizeof shown, "%s %zu", kind, k);
+    *name = strdup(given ? given : shown);
+    if (!*name) return fail(s, err, "out of memory");
+    snprintf(key, key_len, "KernelSpecification.%s[%zu] '%.60s'", list, k, *name);
+    return 0;
+}
+
 static int read_argument(t1_spec *s, size_t k, const json_t *a, t1_argument *arg,
                          skytune_error *err)
 {
     if (!json_is_object(a))
         return fail(s, err, "KernelSpecification.Arguments[%zu] is not an object", k);
-    const char *name = json_string_value(json_object_get(a, "Name"));
-    char shown[96];
-    snprintf(shown, sizeof shown, "argument %zu", k);
-    arg->name = strdup(name ? name : shown);
-    if (!arg->name) return fail(s, err, "out of memory");
     char key[200];
-    snprintf(key, sizeof key, "KernelSpecification.Arguments[%zu] '%.60s'", k, arg->name);
+    if (name_item(s, a, "Arguments", "argument", k, &arg->name, key, sizeof key, err) != 0)
+        return -1;
     if (!(arg->type = read_type(s, key, a, err))) return -1;
     const char *memory = json_string_value(json_object_get(a, "MemoryType"));
     if (memory && strcmp(memory, "Scalar") == 0) {
@@ -842,14 +852,10 @@ static int read_references(t1_spec *s, const json_t *ks, skytune_error *err)
         const json_t *r = json_array_get(refs, k);
         t1_reference *ref = &s->refs[k];
         s->n_refs++;
-        const char *name = json_string_value(json_object_get(r, "Name"));
-        char shown[96];
-        snprintf(shown, sizeof shown, "reference %zu", k);
-        ref->name = strdup(name ? name : shown);
-        if (!ref->name) return fail(s, err, "out of memory");
         char key[200];
-        snprintf(key, sizeof key, "KernelSpecification.ReferenceArguments[%zu] '%.60s'", k,
-                 ref->name);
+        if (name_item(s, r, "ReferenceArguments", "reference", k, &ref->name, key, sizeof key,
+                      err) != 0)
+            return -1;
         const char *target = json_string_value(json_object_get(r, "TargetName"));
         bool found = false;
         for (size_t a = 0; target && a < s->n_args && !found; a++)
