@@ -43,7 +43,8 @@ typedef struct t1_state {
     bool ready;                        /* buffers made */
     void **initial;                    /* per output: its data as filled, to reset it */
     cl_mem *buffers;                   /* per VECTOR argument */
-    void **expected;                   /* per argument checked: the reference data */
+    void **expected;                   /* the reference data: per ReferenceArgument, or per
+                                          output when the Default's outputs are the reference */
     void *readback;                    /* scratch for the largest checked output */
     expr_value *slots;
 } t1_state;
@@ -71,8 +72,9 @@ static void t1_teardown(void *opaque)
     for (size_t k = 0; k < s->spec->n_args; k++) {
         if (s->buffers && s->buffers[k]) clReleaseMemObject(s->buffers[k]);
         if (s->initial) free(s->initial[k]);
-        if (s->expected) free(s->expected[k]);
     }
+    for (size_t k = 0; s->expected && k < s->spec->n_args + s->spec->n_refs; k++)
+        free(s->expected[k]);
     free(s->buffers);
     free(s->initial);
     free(s->expected);
@@ -103,7 +105,7 @@ static int t1_setup(const skytune_setup_context *ctx, void **out, skytune_error 
     s->count = calloc(n, sizeof *s->count);
     s->initial = calloc(n, sizeof *s->initial);
     s->buffers = calloc(n, sizeof *s->buffers);
-    s->expected = calloc(n, sizeof *s->expected);
+    s->expected = calloc(n + spec->n_refs, sizeof *s->expected);
     s->slots = calloc(spec->n_params + spec->n_problem + 1, sizeof *s->slots);
     if (!s->count || !s->initial || !s->buffers || !s->expected || !s->slots) {
         t1_teardown(s);
@@ -378,7 +380,7 @@ static int t1_verify(void *opaque, cl_command_queue queue, skytune_verify_report
         int rc = read_output(s, queue, k, s->readback, err);
         if (rc != SKYTUNE_OK) return rc;
         const t1_check *check = spec->n_refs ? &spec->refs[c].check : &spec->default_check;
-        t1_compare(spec->args[k].type, s->readback, s->expected[k], s->count[k], check, 0,
+        t1_compare(spec->args[k].type, s->readback, s->expected[c], s->count[k], check, 0,
                    report);
     }
     return SKYTUNE_OK;
@@ -392,11 +394,10 @@ static int expected_from_references(t1_state *s, skytune_error *err)
     for (size_t c = 0; c < spec->n_refs; c++) {
         const t1_reference *r = &spec->refs[c];
         size_t k = r->target, bytes = vector_bytes(s, k);
-        free(s->expected[k]);
-        s->expected[k] = malloc(bytes ? bytes : 1);
-        if (!s->expected[k]) return skytune_error_set(err, SKYTUNE_ERR_MEMORY, "out of memory");
+        s->expected[c] = malloc(bytes ? bytes : 1);
+        if (!s->expected[c]) return skytune_error_set(err, SKYTUNE_ERR_MEMORY, "out of memory");
         skytune_error why = {0};
-        if (t1_fill_data(&r->fill, spec->args[k].type, s->expected[k], s->count[k], s->seed,
+        if (t1_fill_data(&r->fill, spec->args[k].type, s->expected[c], s->count[k], s->seed,
                          1000 + c, &why) != 0)
             return skytune_error_set(err, SKYTUNE_ERR_SETUP, "%s: reference '%s': %s", spec->path,
                                      r->name, why.message);
