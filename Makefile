@@ -3,7 +3,7 @@
 BUILD ?= build
 MESON_FLAGS ?=
 
-.PHONY: all deps build demo test test-sanitize bench clean
+.PHONY: all deps build demo test test-sanitize test-valgrind bench fuzz clean
 
 all: build
 
@@ -39,8 +39,39 @@ test-sanitize: deps
 	    UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 sh tools/run-tests.sh $(BUILD)-sanitize \
 	    --timeout-multiplier 6
 
+# The end-to-end tests with every skytune they start run under valgrind's
+# memcheck (SKYTUNE_TEST_PREFIX, tests/cli_harness.h); exit status 9 is a
+# memory error or a leak, reported on the test's standard error.
+# Workers run under valgrind too (--trace-children): they are skytune's own
+# code, and under valgrind PoCL names the CPU device by the CPU valgrind
+# emulates, so a worker outside it would not find the device its campaign
+# chose. The programs PoCL runs to link kernels (/usr/bin/ld) are not
+# traced. What the OpenCL stack and the dynamic loader do that skytune
+# cannot change is suppressed, each entry with its reason, in
+# tools/valgrind-opencl.supp. A kernel build takes 10 to 60 s under
+# valgrind, so the suite is the end-to-end tests whose campaigns are small:
+# cli, export, report (no device) and valgrind; VALGRIND_TESTS chooses others.
+VALGRIND = valgrind --quiet --leak-check=full --errors-for-leak-kinds=definite,possible \
+	--error-exitcode=9 --num-callers=50 --suppressions=$(CURDIR)/tools/valgrind-opencl.supp \
+	--trace-children=yes --trace-children-skip=/usr/bin/*,/bin/*
+VALGRIND_TESTS ?= cli export report valgrind
+test-valgrind: build
+	SKYTUNE_TEST_PREFIX="$(VALGRIND)" SKYTUNE_TEST_TIMEOUT_FACTOR=10 \
+	    sh tools/run-tests.sh $(BUILD) --timeout-multiplier 10 $(VALGRIND_TESTS)
+
 bench: build
 	sh bench/run.sh $(BUILD)
 
+# libFuzzer harnesses (fuzz/) built with clang, AddressSanitizer and
+# UndefinedBehaviorSanitizer, each run for FUZZ_SECONDS on its corpus; the
+# figures they print are in docs/benchmarks.md. Installs clang and its
+# fuzzer runtime when missing. `make test` runs the corpora without libFuzzer.
+FUZZ_SECONDS ?= 60
+fuzz:
+	@sh tools/install-deps.sh fuzz
+	[ -f $(BUILD)-fuzz/build.ninja ] || CC=clang meson setup $(BUILD)-fuzz -Dfuzz=true -Dtests=false -Db_sanitize=address,undefined -Db_lundef=false
+	ninja -C $(BUILD)-fuzz fuzz/fuzz_expr fuzz/fuzz_t1 fuzz/fuzz_kernel_tuner fuzz/fuzz_t4 fuzz/fuzz_database
+	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 sh fuzz/run.sh $(BUILD)-fuzz $(FUZZ_SECONDS)
+
 clean:
-	rm -rf $(BUILD) $(BUILD)-sanitize
+	rm -rf $(BUILD) $(BUILD)-sanitize $(BUILD)-fuzz

@@ -120,7 +120,7 @@ int main(int argc, char **argv)
     size_t n_datasets = (size_t)argc - 4;
     skytune_error err = {0};
     space *sp;
-    if (t1_load_space(argv[1], &sp, &err) != 0) {
+    if (t1_load_space(argv[1], 0, NULL, &sp, &err) != 0) {
         fprintf(stderr, "%s\n", err.message);
         return 1;
     }
@@ -128,7 +128,7 @@ int main(int argc, char **argv)
     replay_evaluator **evaluators = calloc(n_datasets, sizeof *evaluators);
     if (!datasets || !evaluators) return 1;
     for (size_t d = 0; d < n_datasets; d++)
-        if (replay_load(argv[4 + d], &datasets[d], &err) != 0 ||
+        if (replay_load(argv[4 + d], 0, &datasets[d], &err) != 0 ||
             replay_evaluator_new(datasets[d], sp, &evaluators[d], &err) != 0) {
             fprintf(stderr, "%s\n", err.message);
             return 1;

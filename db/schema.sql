@@ -1,8 +1,8 @@
--- skytune result database, schema version 3.
+-- skytune result database, schema version 4.
 --
 -- This script creates a fresh database. The store runs it in one transaction
 -- together with PRAGMA application_id = 0x534B5954 ("SKYT") and
--- PRAGMA user_version = 3; a database made by an older skytune is brought
+-- PRAGMA user_version = 4; a database made by an older skytune is brought
 -- forward by the migration steps in db/store.c instead. docs/schema.md
 -- describes every column and has example queries.
 --
@@ -55,13 +55,27 @@ CREATE TABLE plugins (
 );
 
 -- A problem instance: the plugin's problem parameters in canonical text
--- "name=value,..." (every parameter, sorted, so equal problems are equal text).
+-- "name=value,..." (every parameter, in the plugin's order, so equal problems
+-- are equal text). A value holding ',' or '=' (or a quote or a backslash)
+-- is quoted, a='1,b=2', so that two problems never share a text. A replayed
+-- dataset's problem is the dataset's name.
 CREATE TABLE problems (
     id        INTEGER PRIMARY KEY,
     plugin_id INTEGER NOT NULL REFERENCES plugins (id),
     text      TEXT    NOT NULL,
     UNIQUE (plugin_id, text)
 );
+
+-- The problem's parameters one per row, in the order of its text, so that
+-- queries never split the text themselves. value is the value's canonical
+-- text without quotes ("1024", "1420.5", "1,b=2").
+CREATE TABLE problem_params (
+    problem_id INTEGER NOT NULL REFERENCES problems (id) ON DELETE CASCADE,
+    position   INTEGER NOT NULL,
+    name       TEXT    NOT NULL,
+    value      TEXT    NOT NULL,
+    PRIMARY KEY (problem_id, position)
+) WITHOUT ROWID;
 
 -- One tuning run. Running the same command again finds the same row
 -- (same plugin build, device, problem, strategy, settings and seed) and

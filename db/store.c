@@ -12,20 +12,28 @@
 
 #include <sqlite3.h>
 
+#include "canonical.h"
+
 /* db/schema.sql, embedded at build time by tools/embed.py. */
 extern const char store_schema_sql[];
 
 /* ------------------------------------------------------------ migrations */
 
+typedef struct store store;
+
 /* One step brings a database from schema version from_version to
- * from_version + 1. A fresh database gets schema.sql (the current version)
+ * from_version + 1: its SQL, then its C function when it has one (for what
+ * SQL cannot do). A fresh database gets schema.sql (the current version)
  * directly; these steps exist for databases made by an older skytune. When
  * the schema changes: edit schema.sql, bump STORE_SCHEMA_VERSION and add the
  * step that turns the previous version into the new one here. */
 typedef struct store_migration {
     int from_version;
     const char *sql;
+    int (*step)(store *st, skytune_error *err);
 } store_migration;
+
+static int migrate_problem_texts(store *st, skytune_error *err);
 
 static const store_migration store_migrations[] = {
     /* 2: the stage of a crash or timeout, the degraded flag, claims of
@@ -54,7 +62,7 @@ static const store_migration store_migrations[] = {
          " JOIN plugins p ON p.id = m.plugin_id"
          " JOIN devices d ON d.id = m.device_id"
          " JOIN problems pr ON pr.id = m.problem_id"
-         " JOIN configurations c ON c.id = m.configuration_id;" },
+         " JOIN configurations c ON c.id = m.configuration_id;", NULL },
     /* 3: measurements met twice by a merge, and the merges made. */
     { 2, "CREATE TABLE duplicate_measurements ("
          " id INTEGER PRIMARY KEY,"
@@ -75,8 +83,15 @@ static const store_migration store_migrations[] = {
          " id INTEGER PRIMARY KEY, source TEXT NOT NULL,"
          " merged_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%SZ', 'now')),"
          " campaigns INTEGER NOT NULL, measurements INTEGER NOT NULL,"
-         " duplicates INTEGER NOT NULL, evaluations INTEGER NOT NULL);" },
-    { 0, NULL } /* end */
+         " duplicates INTEGER NOT NULL, evaluations INTEGER NOT NULL);", NULL },
+    /* 4: problem texts quote values that hold ',' or '=' (canonical.h), and
+     * the parameters of each problem are kept apart in problem_params. */
+    { 3, "CREATE TABLE problem_params ("
+         " problem_id INTEGER NOT NULL REFERENCES problems (id) ON DELETE CASCADE,"
+         " position INTEGER NOT NULL, name TEXT NOT NULL, value TEXT NOT NULL,"
+         " PRIMARY KEY (problem_id, position)) WITHOUT ROWID;",
+      migrate_problem_texts },
+    { 0, NULL, NULL } /* end */
 };
 
 /* ------------------------------------------------------------ the handle */
@@ -424,6 +439,152 @@ static void text_append(text_buffer *b, const char *fmt, ...)
     b->length += (size_t)n;
 }
 
+/* ------------------------------------------------------------ migration to version 4 */
+
+static int insert_problem_params(store *st, int64_t problem_id, const canonical_pair *pairs,
+                                 size_t n, skytune_error *err);
+
+/* The pairs of a problem text of schema version 3 or older, which wrote
+ * values as they were: read back only when that cannot be mistaken, every
+ * ','-separated piece holding exactly one '=' after a name that is an
+ * identifier, and no name given twice. "a=1,b=2,b=3" (from a="1,b=2" or
+ * from b="2,b=3") is not. Returns 1 with the pairs, 0 for a text that
+ * cannot be read back, -1 when out of memory. */
+static int unquoted_pairs(const char *text, canonical_pair **pairs_out, size_t *n_out)
+{
+    size_t n = 0;
+    canonical_pair *pairs = NULL;
+    int readable = 1;
+    for (const char *piece = text; *text && readable == 1;) {
+        const char *comma = strchr(piece, ',');
+        const char *end = comma ? comma : piece + strlen(piece);
+        const char *equals = memchr(piece, '=', (size_t)(end - piece));
+        if (!equals || memchr(equals + 1, '=', (size_t)(end - equals - 1))) {
+            readable = 0;
+            break;
+        }
+        canonical_pair *grown = realloc(pairs, (n + 1) * sizeof *grown);
+        if (!grown) {
+            readable = -1;
+            break;
+        }
+        pairs = grown;
+        pairs[n].name = strndup(piece, (size_t)(equals - piece));
+        pairs[n].value = strndup(equals + 1, (size_t)(end - equals - 1));
+        n++;
+        if (!pairs[n - 1].name || !pairs[n - 1].value) readable = -1;
+        else if (!is_identifier(pairs[n - 1].name)) readable = 0;
+        for (size_t k = 0; readable == 1 && k + 1 < n; k++)
+            if (strcmp(pairs[k].name, pairs[n - 1].name) == 0) readable = 0;
+        if (!comma) break;
+        piece = comma + 1;
+    }
+    if (readable != 1) {
+        canonical_pairs_free(pairs, n);
+        return readable;
+    }
+    *pairs_out = pairs;
+    *n_out = n;
+    return 1;
+}
+
+/* What an ambiguous text of version 3 or older becomes: no canonical text
+ * starts this way (a canonical text starts with an identifier and '='), so
+ * no new run can take its measurements for its own. */
+#define AMBIGUOUS_PREFIX "ambiguous before schema version 4: "
+
+/* A problem row as read before rewriting it. */
+typedef struct problem_row {
+    int64_t id;
+    char *text;
+} problem_row;
+
+static void problem_rows_free(problem_row *rows, size_t n)
+{
+    for (size_t k = 0; rows && k < n; k++) free(rows[k].text);
+    free(rows);
+}
+
+/* The problems of plugins, all read before any is rewritten. A replayed
+ * dataset's problem (plugin "replay") is the dataset's name, not pairs, and
+ * is not among them. */
+static int read_plugin_problems(store *st, problem_row **rows_out, size_t *n_out,
+                                skytune_error *err)
+{
+    sqlite3_stmt *s = NULL;
+    if (prepare(st, "SELECT pr.id, pr.text FROM problems pr JOIN plugins p ON p.id = pr.plugin_id"
+                    " WHERE p.name <> 'replay' ORDER BY pr.id",
+                0, &s, err, "reading the problems") != 0)
+        return -1;
+    problem_row *rows = NULL;
+    size_t n = 0;
+    int step;
+    while ((step = sqlite3_step(s)) == SQLITE_ROW) {
+        problem_row *grown = realloc(rows, (n + 1) * sizeof *grown);
+        const char *text = (const char *)sqlite3_column_text(s, 1);
+        char *copy = grown ? strdup(text ? text : "") : NULL;
+        if (grown) rows = grown;
+        if (!copy) {
+            step = SQLITE_NOMEM;
+            break;
+        }
+        rows[n++] = (problem_row){ sqlite3_column_int64(s, 0), copy };
+    }
+    if (step != SQLITE_DONE) {
+        if (step == SQLITE_NOMEM)
+            err_set(err, "reading the problems: out of memory");
+        else
+            fail_sqlite(st, err, "reading the problems");
+        sqlite3_finalize(s);
+        problem_rows_free(rows, n);
+        return -1;
+    }
+    sqlite3_finalize(s);
+    *rows_out = rows;
+    *n_out = n;
+    return 0;
+}
+
+/* Every problem of a plugin gets its parameters in problem_params and its
+ * text in the canonical form, which is the same text unless a value needs
+ * quotes now. A text that cannot be read back unambiguously keeps its
+ * measurements under AMBIGUOUS_PREFIX + its text, with no parameters. */
+static int migrate_problem_texts(store *st, skytune_error *err)
+{
+    problem_row *rows = NULL;
+    size_t n_rows = 0;
+    if (read_plugin_problems(st, &rows, &n_rows, err) != 0) return -1;
+    int rc = 0;
+    for (size_t r = 0; r < n_rows && rc == 0; r++) {
+        canonical_pair *pairs = NULL;
+        size_t n = 0;
+        canonical_text text = { 0 };
+        int readable = unquoted_pairs(rows[r].text, &pairs, &n);
+        if (readable < 0) {
+            rc = err_set(err, "out of memory");
+        } else if (readable) {
+            for (size_t k = 0; k < n; k++) canonical_append(&text, pairs[k].name, pairs[k].value);
+            rc = insert_problem_params(st, rows[r].id, pairs, n, err);
+            canonical_pairs_free(pairs, n);
+        } else {
+            size_t length = strlen(AMBIGUOUS_PREFIX) + strlen(rows[r].text) + 1;
+            text.text = malloc(length);
+            if (text.text) snprintf(text.text, length, AMBIGUOUS_PREFIX "%s", rows[r].text);
+            text.failed = !text.text;
+        }
+        const char *new_text = text.text ? text.text : "";
+        if (rc == 0 && text.failed) rc = err_set(err, "out of memory");
+        if (rc == 0 && strcmp(new_text, rows[r].text) != 0) {
+            const sql_arg args[] = { ARG_INT(rows[r].id), ARG_TEXT(new_text) };
+            rc = sql_exec(st, "UPDATE problems SET text = ?2 WHERE id = ?1", args, N_ARGS(args),
+                          err, "rewriting a problem text");
+        }
+        canonical_text_free(&text);
+    }
+    problem_rows_free(rows, n_rows);
+    return rc;
+}
+
 /* ------------------------------------------------------------ open */
 
 /* What the header and the schema tables say about a database file. */
@@ -524,6 +685,7 @@ static int migrate(store *st, int64_t from_version, skytune_error *err)
         char what[64];
         snprintf(what, sizeof what, "migrating from schema version %lld", (long long)version);
         if (exec_script(st, step->sql, err, what) != 0) return -1;
+        if (step->step && step->step(st, err) != 0) return err_prefix(err, "%s", what);
     }
     return set_header_pragma(st, "user_version", STORE_SCHEMA_VERSION, err);
 }
@@ -615,6 +777,26 @@ static bool wal_has_frames(const char *path)
     return has_frames;
 }
 
+/* Whether new files can be made in the folder that holds path: SQLite
+ * creates PATH-wal and PATH-shm there. *folder gets the folder's name
+ * (malloc'd; NULL when out of memory, and then the answer is yes and SQLite
+ * has the last word). */
+static bool folder_writable(const char *path, char **folder)
+{
+    const char *slash = strrchr(path, '/');
+    *folder = slash ? strndup(path, slash == path ? 1 : (size_t)(slash - path)) : strdup(".");
+    return !*folder || access(*folder, W_OK | X_OK) == 0;
+}
+
+/* Why a file SQLite opened only for reading cannot be written. */
+static const char *read_only_reason(const char *path)
+{
+    if (access(path, W_OK) == 0) return "SQLite could open it only for reading";
+    if (errno == EROFS) return "it is on a read-only file system";
+    if (errno == EACCES || errno == EPERM) return "you have no permission to write it";
+    return strerror(errno);
+}
+
 int store_open(const char *path, bool create_if_missing, store **out, skytune_error *err)
 {
     if (!out) return err_set(err, "store_open: no place for the result");
@@ -628,6 +810,17 @@ int store_open(const char *path, bool create_if_missing, store **out, skytune_er
     if (!existed && !create_if_missing) return err_set(err, "%s does not exist", path);
     if (existed && S_ISDIR(info.st_mode))
         return err_set(err, "%s is a directory, not a result database file", path);
+
+    char *folder;
+    if (!folder_writable(path, &folder)) {
+        err_set(err,
+                "%s: cannot write in its folder %s (%s): SQLite keeps a result database's "
+                "journal beside it (%s-wal, %s-shm); use a folder you can write to",
+                path, folder, strerror(errno), path, path);
+        free(folder);
+        return -1;
+    }
+    free(folder);
 
     store *st = calloc(1, sizeof *st);
     if (!st) return err_set(err, "%s: out of memory", path);
@@ -647,6 +840,17 @@ int store_open(const char *path, bool create_if_missing, store **out, skytune_er
             err_set(err, "%s: cannot open: %s", path, sqlite3_errmsg(st->db));
         else
             err_set(err, "%s: cannot open: out of memory", path);
+        goto fail;
+    }
+    /* SQLite falls back to reading a file it cannot open for writing. Found
+     * before anything is read: reading a WAL database creates PATH-wal and
+     * PATH-shm, which a connection that cannot write leaves behind. */
+    if (sqlite3_db_readonly(st->db, "main") == 1) {
+        err_set(err,
+                "%s is read-only (%s): skytune writes to a result database even to read it "
+                "(SQLite's WAL journal, and migrating an older schema); copy it to a file you "
+                "can write and use the copy",
+                path, read_only_reason(path));
         goto fail;
     }
     sqlite3_extended_result_codes(st->db, 1);
@@ -886,20 +1090,73 @@ fail:
                       source_hash);
 }
 
+/* The pairs of a problem text, when it is one: a canonical text
+ * (canonical.h) whose names are identifiers. A replayed dataset's problem
+ * is the dataset's name instead, and has none. */
+static bool problem_pairs(const char *text, canonical_pair **pairs, size_t *n)
+{
+    skytune_error ignored;
+    if (canonical_split(text, pairs, n, &ignored) != 0) return false;
+    for (size_t k = 0; k < *n; k++)
+        if (!is_identifier((*pairs)[k].name)) {
+            canonical_pairs_free(*pairs, *n);
+            return false;
+        }
+    return true;
+}
+
+static int insert_problem_params(store *st, int64_t problem_id, const canonical_pair *pairs,
+                                 size_t n, skytune_error *err)
+{
+    sqlite3_stmt *s = NULL;
+    if (prepare(st, "INSERT INTO problem_params (problem_id, position, name, value)"
+                    " VALUES (?1, ?2, ?3, ?4)",
+                0, &s, err, "recording the problem's parameters") != 0)
+        return -1;
+    int rc = 0;
+    for (size_t k = 0; k < n && rc == 0; k++) {
+        const sql_arg args[] = { ARG_INT(problem_id), ARG_INT((int64_t)k), ARG_TEXT(pairs[k].name),
+                                 ARG_TEXT(pairs[k].value) };
+        rc = stmt_exec(st, s, args, N_ARGS(args), err, "recording the problem's parameters");
+    }
+    sqlite3_finalize(s);
+    return rc;
+}
+
 int store_problem_id(store *st, int64_t plugin_id, const char *problem_text, int64_t *id,
                      skytune_error *err)
 {
     if (!problem_text || !id)
         return err_set(err, "%s: store_problem_id: no problem text given", st->path);
+    canonical_pair *pairs = NULL;
+    size_t n_pairs = 0;
+    bool has_pairs = problem_pairs(problem_text, &pairs, &n_pairs);
     const sql_arg key[] = { ARG_INT(plugin_id), ARG_TEXT(problem_text) };
-    if (find_or_insert(st, "SELECT id FROM problems WHERE plugin_id = ?1 AND text = ?2", key,
-                       N_ARGS(key),
-                       "INSERT INTO problems (plugin_id, text) VALUES (?1, ?2)"
-                       " ON CONFLICT DO NOTHING",
-                       key, N_ARGS(key), id, err) != 0)
-        return err_prefix(err, "%s: cannot record problem '%s' of plugin %lld", st->path,
-                          problem_text, (long long)plugin_id);
+    const char *find = "SELECT id FROM problems WHERE plugin_id = ?1 AND text = ?2";
+    bool found = false;
+    /* The problem and its parameters in one transaction, so that no reader
+     * sees one without the other. */
+    if (begin_write(st, err) != 0) goto fail;
+    if (sql_int64(st, find, key, N_ARGS(key), id, &found, err, "looking it up") != 0) goto fail;
+    if (!found) {
+        if (sql_exec(st, "INSERT INTO problems (plugin_id, text) VALUES (?1, ?2)", key,
+                     N_ARGS(key), err, "inserting it") != 0 ||
+            sql_int64(st, find, key, N_ARGS(key), id, &found, err, "looking it up") != 0)
+            goto fail;
+        if (!found) {
+            err_set(err, "inserted but not found again");
+            goto fail;
+        }
+        if (has_pairs && insert_problem_params(st, *id, pairs, n_pairs, err) != 0) goto fail;
+    }
+    if (commit(st, err) != 0) goto fail;
+    if (has_pairs) canonical_pairs_free(pairs, n_pairs);
     return 0;
+fail:
+    rollback(st);
+    if (has_pairs) canonical_pairs_free(pairs, n_pairs);
+    return err_prefix(err, "%s: cannot record problem '%s' of plugin %lld", st->path,
+                      problem_text, (long long)plugin_id);
 }
 
 /* ------------------------------------------------------------ campaigns */

@@ -126,6 +126,11 @@ static const char *const merge_sql[] = {
     "INSERT INTO temp.map_problem SELECT s.id, d.id FROM src.problems s"
     " JOIN temp.map_plugin mp ON mp.src = s.plugin_id"
     " JOIN main.problems d ON d.plugin_id = mp.dst AND d.text = s.text",
+    /* A problem new to the target brings its parameters; one it had has
+     * the same ones already (the same text). */
+    "INSERT OR IGNORE INTO main.problem_params (problem_id, position, name, value)"
+    " SELECT mr.dst, s.position, s.name, s.value FROM src.problem_params s"
+    " JOIN temp.map_problem mr ON mr.src = s.problem_id",
 
     "INSERT OR IGNORE INTO main.configurations (plugin_name, text, hash)"
     " SELECT plugin_name, text, hash FROM src.configurations",

@@ -1,12 +1,12 @@
 /* The best configuration per (plugin, device, problem) as a C header: a
  * table of entries and an inline lookup function an application compiles
  * in (docs/reports.md, "The C header"). */
-#include <ctype.h>
 #include <math.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "c_names.h"
 #include "export.h"
 #include "export_json.h"
 #include "query.h"
@@ -23,6 +23,7 @@ typedef struct plugin_group {
     json_t **problems, **configs;  /* per row, parsed and in text order */
     param_info *problem_params, *config_params;
     size_t n_problem, n_config;
+    char **config_fields;          /* the config struct's field per config_params */
 } plugin_group;
 
 /* ------------------------------------------------------------ writing C */
@@ -61,20 +62,6 @@ static void c_comment_text(FILE *f, const char *text)
     }
 }
 
-/* An identifier from a name: [A-Za-z0-9_], not starting with a digit;
- * upper-cased for macros. */
-static void c_identifier(const char *name, bool upper, char *buf, size_t len)
-{
-    size_t n = 0;
-    if (name && isdigit((unsigned char)name[0]) && n + 1 < len) buf[n++] = '_';
-    for (const unsigned char *p = (const unsigned char *)(name ? name : ""); *p && n + 1 < len; p++) {
-        char c = isalnum(*p) ? (char)*p : '_';
-        buf[n++] = upper ? (char)toupper((unsigned char)c) : (char)tolower((unsigned char)c);
-    }
-    if (n == 0 && len > 1) buf[n++] = '_';
-    buf[n] = '\0';
-}
-
 static void c_double(FILE *f, double v)
 {
     if (!isfinite(v)) v = 0.0;
@@ -96,6 +83,7 @@ static void group_free(plugin_group *g)
     free(g->configs);
     free(g->problem_params);
     free(g->config_params);
+    c_fields_free(g->config_fields, g->n_config);
     memset(g, 0, sizeof *g);
 }
 
@@ -159,7 +147,12 @@ static int group_load(const query_table *t, size_t first, size_t end, plugin_gro
     if (collect_params(g->problems, n, &g->problem_params, &g->n_problem) != 0 ||
         collect_params(g->configs, n, &g->config_params, &g->n_config) != 0)
         return -1;
-    return 0;
+    const char **names = malloc((g->n_config ? g->n_config : 1) * sizeof *names);
+    if (!names) return -1;
+    for (size_t k = 0; k < g->n_config; k++) names[k] = g->config_params[k].name;
+    int rc = c_field_names(names, g->n_config, &g->config_fields);
+    free(names);
+    return rc;
 }
 
 static size_t numeric_problem_params(const plugin_group *g)
@@ -234,11 +227,18 @@ static void write_plugin(FILE *f, const query_table *t, const plugin_group *g)
 
     fprintf(f, "typedef struct skytune_%s_config {\n", id);
     for (size_t k = 0; k < g->n_config; k++) {
-        char field[128];
-        c_identifier(g->config_params[k].name, false, field, sizeof field);
         static const char *const types[] = {"long long", "double", "const char *"};
-        fprintf(f, "    %s%s%s;\n", types[g->config_params[k].kind],
-                g->config_params[k].kind == KIND_TEXT ? "" : " ", field);
+        fprintf(f, "    %s%s%s;", types[g->config_params[k].kind],
+                g->config_params[k].kind == KIND_TEXT ? "" : " ", g->config_fields[k]);
+        char plain[128];
+        c_identifier(g->config_params[k].name, false, plain, sizeof plain);
+        if (strcmp(plain, g->config_fields[k]) != 0) {
+            fputs(" /* parameter ", f);
+            c_comment_text(f, g->config_params[k].name);
+            fputs(c_is_reserved(plain) ? ": a C keyword */" : ": another field has its name */",
+                  f);
+        }
+        fputc('\n', f);
     }
     if (g->n_config == 0) fputs("    int none;\n", f);
     fprintf(f, "} skytune_%s_config;\n\n", id);
@@ -310,7 +310,10 @@ static void write_plugin(FILE *f, const query_table *t, const plugin_group *g)
             "        if (!device || strcmp(e->device, device) != 0) continue;\n"
             "        double distance = 0.0;\n"
             "        int comparable = 1;\n"
-            "        for (size_t j = 0; j < SKYTUNE_%s_N_PROBLEM_VALUES; j++) {\n"
+            "        /* A variable, not the macro: with no numeric problem parameter\n"
+            "         * `j < 0` would warn that it is always false. */\n"
+            "        size_t n_values = SKYTUNE_%s_N_PROBLEM_VALUES;\n"
+            "        for (size_t j = 0; j < n_values; j++) {\n"
             "            double a = problem_values[j], b = e->problem_values[j];\n"
             "            if (a == b) continue;\n"
             "            if (!(a > 0.0 && b > 0.0)) {\n"

@@ -2,6 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "canonical.h"
 #include "export_json.h"
 
 json_t *export_object_in_text_order(const char *json_text, const char *text)
@@ -17,25 +18,21 @@ json_t *export_object_in_text_order(const char *json_text, const char *text)
         json_decref(parsed);
         return NULL;
     }
-    /* Names are what precedes each '=' after the start or a ','. */
-    const char *p = text ? text : "";
-    while (*p) {
-        const char *eq = strchr(p, '=');
-        if (!eq) break;
-        char name[256];
-        size_t len = (size_t)(eq - p);
-        if (len < sizeof name) {
-            memcpy(name, p, len);
-            name[len] = '\0';
-            json_t *value = json_object_get(parsed, name);
-            if (value && !json_object_get(ordered, name) &&
-                json_object_set(ordered, name, value) != 0)
-                goto fail;
+    /* The canonical text's own reader (its values may be quoted and hold
+     * ',' and '='); a text that is not pairs orders nothing. */
+    canonical_pair *pairs = NULL;
+    size_t n_pairs = 0;
+    skytune_error ignored;
+    if (canonical_split(text, &pairs, &n_pairs, &ignored) != 0) n_pairs = 0;
+    for (size_t k = 0; k < n_pairs; k++) {
+        json_t *value = json_object_get(parsed, pairs[k].name);
+        if (value && !json_object_get(ordered, pairs[k].name) &&
+            json_object_set(ordered, pairs[k].name, value) != 0) {
+            canonical_pairs_free(pairs, n_pairs);
+            goto fail;
         }
-        const char *comma = strchr(eq, ',');
-        if (!comma) break;
-        p = comma + 1;
     }
+    canonical_pairs_free(pairs, n_pairs);
     const char *key;
     json_t *value;
     json_object_foreach(parsed, key, value) {

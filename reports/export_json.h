@@ -5,8 +5,8 @@
 #include <jansson.h>
 
 /* The object parsed from `json_text` (a JSON object from SQLite's
- * json_group_object) with its keys in the order they appear in `text`
- * ("name=value,..."), then any others. NULL when it does not parse or out
+ * json_group_object) with its keys in the order they appear in `text` (a
+ * canonical text "name=value,...", canonical.h), then any others. NULL when it does not parse or out
  * of memory. */
 json_t *export_object_in_text_order(const char *json_text, const char *text);
 

@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "quote.h"
+
 extern const strategy_ops strategy_exhaustive;
 extern const strategy_ops strategy_random;
 extern const strategy_ops strategy_hill_climbing;
@@ -122,7 +124,9 @@ int strategy_create(const char *name, const strategy_setup *setup, const char *c
     if (!ops) {
         char known[256];
         list_strategies(known, sizeof known);
-        return err_set(err, "--strategy: unknown strategy '%s'; valid: %s", name, known);
+        char shown[QUOTE_TEXT];
+        return err_set(err, "--strategy: unknown strategy '%s'; valid: %s",
+                       quote_text(name, shown, sizeof shown), known);
     }
     bool selects = (setup->parts > 1) || setup->ranks;
     if (selects && ops != &strategy_exhaustive)
@@ -152,14 +156,18 @@ int strategy_create(const char *name, const strategy_setup *setup, const char *c
             char known[512];
             list_options(ops, known, sizeof known);
             strategy_free(s);
-            return err_set(err, "--strategy-opt '%s': strategy %s has options: %s", settings[k],
-                           name, known);
+            char shown[QUOTE_TEXT];
+            return err_set(err, "--strategy-opt '%s': strategy %s has options: %s",
+                           quote_text(settings[k], shown, sizeof shown), name, known);
         }
         const char *value = eq + 1;
         if (is_number(s->options.values[slot]) && !is_number(value)) {
+            char shown[QUOTE_TEXT];
+            /* The message first: the option's name lives in s. */
+            err_set(err, "--strategy-opt '%s': %s wants a number",
+                    quote_text(settings[k], shown, sizeof shown), s->options.names[slot]);
             strategy_free(s);
-            return err_set(err, "--strategy-opt '%s': %s wants a number", settings[k],
-                           s->options.names[slot]);
+            return -1;
         }
         free(s->storage[slot]);
         s->storage[slot] = strdup(value);

@@ -16,6 +16,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "store.h"
+
 extern char **environ;
 
 /* ------------------------------------------------------------ environment */
@@ -111,15 +113,66 @@ int cli_wait(pid_t pid, double timeout_s)
     return status;
 }
 
-/* argv for execve: the binary, then args. */
+double cli_timeout_s(void)
+{
+    const char *text = getenv("SKYTUNE_TEST_TIMEOUT_FACTOR");
+    double factor = text && *text ? strtod(text, NULL) : 1.0;
+    return 240.0 * (factor >= 1.0 ? factor : 1.0);
+}
+
+/* The program as a path execve takes: itself when it names a path, else
+ * the first executable of that name on PATH. */
+static char *program_path(const char *program)
+{
+    if (strchr(program, '/')) return strdup(program);
+    const char *path = getenv("PATH");
+    for (const char *dir = path ? path : "/usr/bin:/bin"; dir && *dir;) {
+        size_t len = strcspn(dir, ":");
+        char *candidate = malloc(len + strlen(program) + 2);
+        cr_assert(candidate, "out of memory");
+        snprintf(candidate, len + strlen(program) + 2, "%.*s/%s", (int)len, dir, program);
+        if (len > 0 && access(candidate, X_OK) == 0) return candidate;
+        free(candidate);
+        dir = dir[len] ? dir + len + 1 : NULL;
+    }
+    cr_assert_fail("SKYTUNE_TEST_PREFIX names %s, which is not on PATH", program);
+    return NULL;
+}
+
+/* The words of SKYTUNE_TEST_PREFIX, parsed once per test process; NULL
+ * terminated, empty when it is not set. */
+static char **command_prefix(size_t *count)
+{
+    static char **words;
+    static size_t n_words;
+    static bool parsed;
+    if (!parsed) {
+        parsed = true;
+        const char *prefix = getenv("SKYTUNE_TEST_PREFIX");
+        char *copy = strdup(prefix ? prefix : "");
+        cr_assert(copy, "out of memory");
+        words = calloc(strlen(copy) / 2 + 2, sizeof *words);
+        cr_assert(words, "out of memory");
+        char *save = NULL;
+        for (char *word = strtok_r(copy, " \t", &save); word; word = strtok_r(NULL, " \t", &save))
+            words[n_words++] = word;
+        if (n_words > 0) words[0] = program_path(words[0]);
+    }
+    *count = n_words;
+    return words;
+}
+
+/* argv for execve: the prefix (SKYTUNE_TEST_PREFIX), the binary, then args. */
 static char **build_argv(const char *const *args)
 {
-    size_t n = 0;
+    size_t n = 0, n_prefix;
+    char **prefix = command_prefix(&n_prefix);
     while (args[n]) n++;
-    char **argv = calloc(n + 2, sizeof *argv);
+    char **argv = calloc(n_prefix + n + 2, sizeof *argv);
     cr_assert(argv, "out of memory");
-    argv[0] = (char *)cli_exe();
-    for (size_t k = 0; k < n; k++) argv[k + 1] = (char *)args[k];
+    for (size_t k = 0; k < n_prefix; k++) argv[k] = prefix[k];
+    argv[n_prefix] = (char *)cli_exe();
+    for (size_t k = 0; k < n; k++) argv[n_prefix + k + 1] = (char *)args[k];
     return argv;
 }
 
@@ -493,4 +546,71 @@ char *cli_line_after(const char *text, const char *marker)
     memcpy(line, at, len);
     line[len] = '\0';
     return line;
+}
+
+/* ------------------------------------------------------------ refusals */
+
+#define MAX_ARGS 64
+
+typedef struct arg_list {
+    const char *items[MAX_ARGS + 1];
+    size_t n;
+} arg_list;
+
+static void args_add(arg_list *a, const char *const *more)
+{
+    for (size_t k = 0; more && more[k]; k++) {
+        cr_assert(a->n < MAX_ARGS, "too many arguments");
+        a->items[a->n++] = more[k];
+    }
+    a->items[a->n] = NULL;
+}
+
+void cli_create_db(const char *path)
+{
+    store *st;
+    skytune_error err;
+    cr_assert_eq(store_open(path, true, &st, &err), 0, "%s", err.message);
+    store_close(st);
+}
+
+void cli_assert_refusal(const cli_result *r, int want_status, const char *const *needles,
+                        const cli_snapshot *db, const char *what)
+{
+    cr_assert_eq(r->status, want_status,
+                 "%s: %s, expected exit status %d\nstdout:\n%s\nstderr:\n%s", what,
+                 cli_status_text(r->status), want_status, r->out, r->err);
+    for (size_t k = 0; needles && needles[k]; k++)
+        cr_assert(strstr(r->err, needles[k]), "%s: stderr does not mention '%s':\n%s", what,
+                  needles[k], r->err);
+    const char *difference = cli_snapshot_difference(db);
+    cr_assert(!difference, "%s: %s: %s", what, db->path, difference);
+}
+
+void cli_assert_run_refused(const char *dir, const char *const *env, const char *const *args,
+                            int want_status, const char *const *needles)
+{
+    char *missing = cli_path(dir, "never-created.db");
+    char *existing = cli_path(dir, "existing.db");
+    cli_create_db(existing);
+    const char *dbs[] = {missing, existing};
+    for (size_t k = 0; k < 2; k++) {
+        arg_list argv = {0};
+        args_add(&argv, CLI_ARGS("run"));
+        args_add(&argv, args);
+        args_add(&argv, CLI_ARGS("--db", dbs[k]));
+        cli_snapshot before = cli_snapshot_take(dbs[k]);
+        cli_result r = cli_run_env(env, argv.items);
+        cli_assert_refusal(&r, want_status, needles, &before,
+                           k == 0 ? "without a database" : "with an existing database");
+        /* Bad input is found before the database is opened, so no WAL file
+         * appears beside it either. */
+        char wal[4096];
+        snprintf(wal, sizeof wal, "%s-wal", dbs[k]);
+        cr_assert(!cli_file_exists(wal), "%s was opened: %s exists", dbs[k], wal);
+        cli_snapshot_free(&before);
+        cli_result_free(&r);
+    }
+    free(missing);
+    free(existing);
 }

@@ -22,8 +22,17 @@
 
 /* Longest a foreground command may take before it is killed and reported as
  * CLI_TIMED_OUT; well under the test runner's own limit, so a hang shows up
- * as a failed assertion with the output so far instead of a killed suite. */
-#define CLI_TIMEOUT_S 240.0
+ * as a failed assertion with the output so far instead of a killed suite.
+ * 240 s, times SKYTUNE_TEST_TIMEOUT_FACTOR when that is set (a run under
+ * valgrind is many times slower). */
+#define CLI_TIMEOUT_S (cli_timeout_s())
+double cli_timeout_s(void);
+
+/* Every command the harness starts is the skytune binary and its arguments,
+ * after the words of SKYTUNE_TEST_PREFIX when that is set: e.g.
+ * "valgrind --error-exitcode=9" runs skytune under valgrind (`make
+ * test-valgrind`). The words are separated by spaces; the first names a
+ * program, looked up on PATH unless it contains '/'. */
 
 /* "exit status 1", "killed by signal 11 (Segmentation fault)", ... */
 const char *cli_status_text(int status);
@@ -112,5 +121,22 @@ void cli_compile_shared(const char *source, const char *so_path, const char *ext
 /* Text that follows the first occurrence of marker up to the end of its
  * line, malloc'd; NULL when marker does not occur. */
 char *cli_line_after(const char *text, const char *marker);
+
+/* A result database as skytune creates it, with no campaign yet. */
+void cli_create_db(const char *path);
+
+/* A refused command: exit status want_status, every needle on stderr, and
+ * the database file of the snapshot exactly as it was. `what` names the
+ * case in failure messages. */
+void cli_assert_refusal(const cli_result *r, int want_status, const char *const *needles,
+                        const cli_snapshot *db, const char *what);
+
+/* `skytune run` with args and --db FILE, twice, FILE in dir: where FILE does
+ * not exist (it must not be created) and where it is a skytune database (its
+ * bytes must not change, and no -wal file appears beside it). Both times the
+ * command must exit with want_status and name every needle on stderr. env:
+ * as for cli_run_env. */
+void cli_assert_run_refused(const char *dir, const char *const *env, const char *const *args,
+                            int want_status, const char *const *needles);
 
 #endif

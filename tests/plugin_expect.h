@@ -95,4 +95,23 @@ static inline skytune_verify_report plugin_verify_with_kernel(const plugin_harne
     return report;
 }
 
+/* Each case's setting, on top of `preset`, must be refused by the plugin's
+ * problem checks with a message that contains `expected`. */
+typedef struct plugin_refusal {
+    const char *setting, *expected;
+} plugin_refusal;
+
+static inline void plugin_expect_refused(const plugin_harness *h, const char *preset,
+                                         const plugin_refusal *cases, size_t n)
+{
+    for (size_t k = 0; k < n; k++) {
+        problem p;
+        skytune_error err = {0};
+        cr_assert_neq(problem_resolve(h->plugin.desc, preset, &cases[k].setting, 1, &p, &err), 0,
+                      "%s was accepted", cases[k].setting);
+        cr_expect(strstr(err.message, cases[k].expected) != NULL, "%s: %s", cases[k].setting,
+                  err.message);
+    }
+}
+
 #endif

@@ -118,7 +118,7 @@ static inline replay_dataset *load_dataset(const char *path)
 {
     replay_dataset *d = NULL;
     skytune_error err = {0};
-    cr_assert_eq(replay_load(path, &d, &err), 0, "%s", err.message);
+    cr_assert_eq(replay_load(path, 0, &d, &err), 0, "%s", err.message);
     cr_assert_not_null(d);
     return d;
 }

@@ -241,6 +241,15 @@ static char *measured_set(const char *db)
                            " JOIN configurations c ON c.id = m.configuration_id ORDER BY line)");
 }
 
+/* Every problem's parameters (problem_params), by its text. */
+static char *problem_params_text(const char *db)
+{
+    return cli_db_text(db, "SELECT group_concat(line, ' ') FROM (SELECT pr.text || ':' ||"
+                           " pp.position || ':' || pp.name || '=' || pp.value AS line"
+                           " FROM problem_params pp JOIN problems pr ON pr.id = pp.problem_id"
+                           " ORDER BY line)");
+}
+
 /* Everything merging could change, to show a second merge changes nothing. */
 static char *database_text(const char *db)
 {
@@ -290,6 +299,12 @@ Test(campaign_cli, three_shards_merged_equal_the_unsharded_campaign)
     char *want = measured_set(whole), *got = measured_set(merged);
     cr_expect_str_eq(got, want, "the merged shards measured another set than the whole run");
     expect_whole_sweep(merged);
+    /* The problems came with their parameters. */
+    char *want_params = problem_params_text(whole), *got_params = problem_params_text(merged);
+    cr_expect(strstr(want_params, ":values="), "%s", want_params);
+    cr_expect_str_eq(got_params, want_params);
+    free(want_params);
+    free(got_params);
 
     /* Merging again changes nothing. */
     char *once = database_text(merged);

@@ -6,11 +6,15 @@
  * at fault, and the result database left exactly as it was. */
 #include <criterion/criterion.h>
 
+#include <dirent.h>
+#include <errno.h>
+#include <grp.h>
 #include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "cli_harness.h"
 #include "store.h"
@@ -32,24 +36,6 @@ static void remove_scratch(void)
 }
 
 TestSuite(cli, .init = make_scratch, .fini = remove_scratch);
-
-/* ------------------------------------------------------------ argument lists */
-
-#define MAX_ARGS 64
-
-typedef struct arg_list {
-    const char *items[MAX_ARGS + 1];
-    size_t n;
-} arg_list;
-
-static void args_add(arg_list *a, const char *const *more)
-{
-    for (size_t k = 0; more && more[k]; k++) {
-        cr_assert(a->n < MAX_ARGS, "too many arguments");
-        a->items[a->n++] = more[k];
-    }
-    a->items[a->n] = NULL;
-}
 
 /* ------------------------------------------------------------ output parsing */
 
@@ -554,58 +540,12 @@ Test(cli, rerun_of_a_finished_campaign_measures_nothing)
 
 /* ------------------------------------------------------------ bad input */
 
-/* A result database as skytune creates it, with no campaign yet. */
-static void create_skytune_db(const char *path)
-{
-    store *st;
-    skytune_error err;
-    cr_assert_eq(store_open(path, true, &st, &err), 0, "%s", err.message);
-    store_close(st);
-}
-
-static void check_refusal(const cli_result *r, int want_status, const char *const *needles,
-                          const cli_snapshot *db, const char *what)
-{
-    cr_assert_eq(r->status, want_status,
-                 "%s: %s, expected exit status %d\nstdout:\n%s\nstderr:\n%s", what,
-                 cli_status_text(r->status), want_status, r->out, r->err);
-    for (size_t k = 0; needles && needles[k]; k++)
-        cr_assert(strstr(r->err, needles[k]), "%s: stderr does not mention '%s':\n%s", what,
-                  needles[k], r->err);
-    const char *difference = cli_snapshot_difference(db);
-    cr_assert(!difference, "%s: %s: %s", what, db->path, difference);
-}
-
-/* `skytune run` with args and --db FILE, twice: where FILE does not exist
- * (it must not be created) and where it is a skytune database (its bytes
- * must not change). Both times the command must exit with want_status and
- * name every needle on stderr. env: as for cli_run_env. */
+/* `skytune run` with args, refused without touching a database (see
+ * cli_assert_run_refused). */
 static void assert_run_refused(const char *const *env, const char *const *args, int want_status,
                                const char *const *needles)
 {
-    char *missing = cli_path(scratch, "never-created.db");
-    char *existing = cli_path(scratch, "existing.db");
-    create_skytune_db(existing);
-    const char *dbs[] = {missing, existing};
-    for (size_t k = 0; k < 2; k++) {
-        arg_list argv = {0};
-        args_add(&argv, CLI_ARGS("run"));
-        args_add(&argv, args);
-        args_add(&argv, CLI_ARGS("--db", dbs[k]));
-        cli_snapshot before = cli_snapshot_take(dbs[k]);
-        cli_result r = cli_run_env(env, argv.items);
-        check_refusal(&r, want_status, needles, &before,
-                      k == 0 ? "without a database" : "with an existing database");
-        /* Bad input is found before the database is opened, so no WAL file
-         * appears beside it either. */
-        char wal[4096];
-        snprintf(wal, sizeof wal, "%s-wal", dbs[k]);
-        cr_assert(!cli_file_exists(wal), "%s was opened: %s exists", dbs[k], wal);
-        cli_snapshot_free(&before);
-        cli_result_free(&r);
-    }
-    free(missing);
-    free(existing);
+    cli_assert_run_refused(scratch, env, args, want_status, needles);
 }
 
 Test(cli, unknown_plugin_is_refused)
@@ -754,7 +694,7 @@ static void assert_database_refused(const char *db, const char *const *needles)
     for (size_t k = 0; k < sizeof commands / sizeof commands[0]; k++) {
         cli_snapshot before = cli_snapshot_take(db);
         cli_result r = cli_run(commands[k]);
-        check_refusal(&r, 1, needles, &before, commands[k][0]);
+        cli_assert_refusal(&r, 1, needles, &before, commands[k][0]);
         cr_assert(strstr(r.err, db), "skytune %s: stderr does not name %s:\n%s", commands[k][0],
                   db, r.err);
         cli_snapshot_free(&before);
@@ -762,6 +702,91 @@ static void assert_database_refused(const char *db, const char *const *needles)
     }
     cr_assert(!cli_file_exists(csv), "export wrote %s from a refused database", csv);
     free(csv);
+}
+
+/* The names in a folder, sorted, one a line (malloc'd). */
+static char *folder_listing(const char *path)
+{
+    struct dirent **entries;
+    int n = scandir(path, &entries, NULL, alphasort);
+    cr_assert(n >= 0, "cannot list %s", path);
+    size_t size = 1;
+    for (int k = 0; k < n; k++) size += strlen(entries[k]->d_name) + 1;
+    char *listing = calloc(size, 1);
+    cr_assert(listing, "out of memory");
+    for (int k = 0; k < n; k++) {
+        strcat(listing, entries[k]->d_name);
+        strcat(listing, "\n");
+        free(entries[k]);
+    }
+    free(entries);
+    return listing;
+}
+
+/* Root may write any file whatever its mode, so a read-only file is read-only
+ * only to another user: run as root, the rest of the test runs as nobody,
+ * with the scratch folder (and the given paths in it) handed over first.
+ * Criterion runs each test in a process of its own. */
+static void run_unprivileged(const char *const *paths)
+{
+    if (geteuid() != 0) return;
+    const uid_t nobody = 65534;
+    const gid_t nogroup = 65534;
+    cr_assert_eq(chown(scratch, nobody, nogroup), 0, "chown %s: %s", scratch, strerror(errno));
+    for (size_t k = 0; paths[k]; k++)
+        cr_assert_eq(chown(paths[k], nobody, nogroup), 0, "chown %s: %s", paths[k],
+                     strerror(errno));
+    /* skytune's caches go under HOME, which must be nobody's to write. */
+    char *home = cli_path(scratch, "home");
+    cr_assert_eq(mkdir(home, 0755), 0);
+    cr_assert_eq(chown(home, nobody, nogroup), 0, "chown %s: %s", home, strerror(errno));
+    setenv("HOME", home, 1);
+    free(home);
+    cr_assert(setgroups(0, NULL) == 0 && setgid(nogroup) == 0 && setuid(nobody) == 0,
+              "cannot become nobody: %s", strerror(errno));
+}
+
+Test(cli, read_only_database_is_refused_when_opened_and_left_as_it_was)
+{
+    /* A database skytune wrote, then made read-only: refused at once by
+     * run, best and export, with no -wal or -shm file left beside it. */
+    char *folder = cli_path(scratch, "data");
+    char *db = cli_path(folder, "results.db");
+    cr_assert_eq(mkdir(folder, 0755), 0);
+    cli_create_db(db);
+    cr_assert_eq(chmod(db, 0444), 0);
+    run_unprivileged(CLI_ARGS(folder, db));
+    char *before = folder_listing(folder);
+    assert_database_refused(db, CLI_ARGS("read-only"));
+    char *after = folder_listing(folder);
+    cr_assert_str_eq(after, before, "files appeared or vanished beside %s:\nbefore:\n%safter:\n%s", db,
+                     before, after);
+    free(after);
+    free(before);
+    free(db);
+    free(folder);
+}
+
+Test(cli, database_in_a_read_only_folder_is_refused_when_opened)
+{
+    /* A writable database in a folder that is not: SQLite could not create
+     * the journal files beside it. */
+    char *folder = cli_path(scratch, "locked");
+    char *db = cli_path(folder, "results.db");
+    cr_assert_eq(mkdir(folder, 0755), 0);
+    cli_create_db(db);
+    run_unprivileged(CLI_ARGS(folder, db));
+    cr_assert_eq(chmod(folder, 0555), 0);
+    char *before = folder_listing(folder);
+    assert_database_refused(db, CLI_ARGS(folder, "-wal"));
+    char *after = folder_listing(folder);
+    cr_assert_str_eq(after, before, "files appeared or vanished beside %s:\nbefore:\n%safter:\n%s", db,
+                     before, after);
+    cr_assert_eq(chmod(folder, 0755), 0);
+    free(after);
+    free(before);
+    free(db);
+    free(folder);
 }
 
 Test(cli, corrupt_database_is_refused)
@@ -800,7 +825,7 @@ Test(cli, foreign_sqlite_database_is_refused)
 Test(cli, database_with_newer_schema_is_refused)
 {
     char *db = cli_path(scratch, "future.db");
-    create_skytune_db(db);
+    cli_create_db(db);
     sqlite3 *handle;
     cr_assert_eq(sqlite3_open_v2(db, &handle, SQLITE_OPEN_READWRITE, NULL), SQLITE_OK);
     cr_assert_eq(sqlite3_exec(handle, "PRAGMA user_version = 99", NULL, NULL, NULL), SQLITE_OK,

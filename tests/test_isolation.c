@@ -357,7 +357,7 @@ Test(isolation, defines_that_never_returns_is_a_timeout_in_build)
 {
     check_fault(&(fault_case){.fault = "hang", .where = "defines", .status = "timeout",
                               .stage = "build", .message = TIMEOUT_MESSAGE,
-                              .compile_timeout = "5s"});
+                              .compile_timeout = "15s"});
 }
 
 /* ------------------------------------------------------------ several, and retrying */

@@ -197,13 +197,50 @@ Test(params, enum_strings)
 Test(params, enum_errors)
 {
     skytune_tuning_param inner_space = list_spec("variant", SKYTUNE_ENUM, "naive,very tiled");
-    assert_expand_fails(&inner_space, "variant", "whitespace");
+    assert_expand_fails(&inner_space, "variant", "holds a space");
     skytune_tuning_param equals = list_spec("variant", SKYTUNE_ENUM, "a=b");
     assert_expand_fails(&equals, "variant", "'='");
     skytune_tuning_param dup = list_spec("variant", SKYTUNE_ENUM, "naive,tiled,naive");
     assert_expand_fails(&dup, "variant", "'naive'");
     skytune_tuning_param empty = list_spec("variant", SKYTUNE_ENUM, "");
     assert_expand_fails(&empty, "variant", "empty");
+}
+
+/* An enum value becomes -D variant=VALUE in the kernel build, unquoted: a
+ * quote, a backslash, a tab or a newline could end that option or start
+ * another, so the plugin declaring one is refused when it is loaded, with
+ * the parameter, the value (escaped) and what a valid value is. */
+Test(params, enum_values_that_could_break_the_build_options_are_refused)
+{
+    static const struct {
+        const char *list;
+        const char *shown;   /* how the message quotes the value */
+        const char *reason;
+    } cases[] = {
+        {"plain,say\"hi", "say\"hi", "quote"},
+        {"plain,it's", "it's", "quote"},
+        {"plain,back\\slash", "back\\slash", "backslash"},
+        {"plain,tab\tbed", "tab\\tbed", "control character"},
+        {"plain,new\nline", "new\\nline", "control character"},
+        {"plain,caf\xc3\xa9", "caf\xc3\xa9", "not ASCII"},
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        skytune_tuning_param spec = list_spec("variant", SKYTUNE_ENUM, cases[k].list);
+        param_def p;
+        skytune_error err = {0};
+        cr_assert_neq(param_expand(&spec, &p, &err), 0, "'%s' was accepted", cases[k].list);
+        cr_expect(strstr(err.message, "tuning parameter 'variant'") &&
+                      strstr(err.message, cases[k].shown) && strstr(err.message, cases[k].reason) &&
+                      strstr(err.message, "printable ASCII characters with no space, quote"),
+                  "case %zu: %s", k, err.message);
+        for (const char *c = err.message; *c; c++)
+            cr_expect((unsigned char)*c >= 0x20, "case %zu: a raw control character in: %s", k,
+                      err.message);
+    }
+    /* What a kernel can take as a macro value stays valid. */
+    skytune_tuning_param fine = list_spec("variant", SKYTUNE_ENUM, "naive,tiled_2x,float4,-1.5e3,a+b");
+    param_def p = expand_ok(&fine);
+    param_free(&p);
 }
 
 Test(params, permutation_of_two_and_three_letters)

@@ -337,10 +337,12 @@ Test(dedispersion_lofar, large_delays_and_multiples_of_five)
 /* ------------------------------------------------ problems too large to index */
 
 /* 64 channels × 300 million samples (plus the largest delay) is about 1.9e10
- * inputs: beyond what the kernel's int indices reach. Setup refuses before
- * it allocates anything, naming the array and the parameters that shrink
- * it, and the harness (like the engine) reports it as a problem error. */
-Test(dedispersion_too_large, setup_names_the_array_that_cannot_be_indexed, .timeout = 600)
+ * inputs: beyond what the kernel's int indices reach. The plugin's
+ * check_problem refuses it before the space is built and anything is
+ * allocated, naming the array and the parameters that shrink it, and the
+ * harness (like the engine) reports it as a problem error. */
+Test(dedispersion_too_large, the_problem_check_names_the_array_that_cannot_be_indexed,
+     .timeout = 600)
 {
     static const char *const huge[] = {"samples=300000000"};
     plugin_harness big;

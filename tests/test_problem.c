@@ -85,3 +85,43 @@ Test(problem, checks_refuse_with_the_plugin_message_and_the_values)
     cr_assert_neq(problem_resolve(&plugin, NULL, inverted, 1, &p, &err), 0);
     cr_assert(strstr(err.message, "max_freq must be above min_freq"), "%s", err.message);
 }
+
+/* String values become -D options: a default or a preset that is not a
+ * token is refused like --set, naming where the value came from. */
+static const skytune_problem_param text_params[] = {
+    {"mode", SKYTUNE_STRING, "plain", "a word"},
+    {NULL},
+};
+static const skytune_preset text_presets[] = {
+    {"quoted", "mode=say\"hi", "a preset whose value holds a quote"},
+    {NULL},
+};
+
+Test(problem, string_values_that_are_not_tokens_are_refused_wherever_they_come_from)
+{
+    skytune_plugin with_presets = plugin;
+    with_presets.problem_params = text_params;
+    with_presets.presets = text_presets;
+    with_presets.problem_checks = NULL;
+    problem p;
+    skytune_error err = {0};
+    cr_assert_neq(problem_resolve(&with_presets, "quoted", NULL, 0, &p, &err), 0);
+    cr_expect(strstr(err.message, "preset 'quoted'") && strstr(err.message, "'mode'") &&
+                  strstr(err.message, "holds a quote"),
+              "%s", err.message);
+
+    static const skytune_problem_param spaced[] = {{"mode", SKYTUNE_STRING, "two words", ""},
+                                                   {NULL}};
+    skytune_plugin bad_default = with_presets;
+    bad_default.problem_params = spaced;
+    cr_assert_neq(problem_resolve(&bad_default, NULL, NULL, 0, &p, &err), 0);
+    cr_expect(strstr(err.message, "plugin toy: default of 'mode': 'two words' is not a valid "
+                                  "string value: it holds a space"),
+              "%s", err.message);
+
+    /* ',' and '=' may be in a problem value; the text quotes them. */
+    const char *sets[] = {"mode=w=hann,beta"};
+    cr_assert_eq(problem_resolve(&with_presets, NULL, sets, 1, &p, &err), 0, "%s", err.message);
+    cr_expect_str_eq(p.text, "mode='w=hann,beta'");
+    problem_free(&p);
+}

@@ -213,7 +213,7 @@ static space *load_t1(const char *path)
 {
     space *sp = NULL;
     skytune_error err = {0};
-    cr_assert_eq(t1_load_space(path, &sp, &err), 0, "%s", err.message);
+    cr_assert_eq(t1_load_space(path, 0, NULL, &sp, &err), 0, "%s", err.message);
     cr_assert_not_null(sp);
     return sp;
 }
@@ -461,7 +461,7 @@ Test(replay, t1_values_in_every_form)
         "], \"Conditions\": []}}");
     space *sp = NULL;
     skytune_error err = {0};
-    cr_assert_neq(t1_load_space(path, &sp, &err), 0, "a Python expression is not a literal");
+    cr_assert_neq(t1_load_space(path, 0, NULL, &sp, &err), 0, "a Python expression is not a literal");
     cr_assert(strstr(err.message, "tuning parameter 'c'") && strstr(err.message, "column"),
               "%s", err.message);
 
@@ -631,7 +631,7 @@ Test(replay, skytune_database_campaign)
     replay_free(d);
     snprintf(with_id, sizeof with_id, "%s:7", path);
     d = NULL;
-    cr_assert_neq(replay_load(with_id, &d, &err), 0);
+    cr_assert_neq(replay_load(with_id, 0, &d, &err), 0);
     cr_assert_null(d);
     cr_assert(strstr(err.message, "no campaign 7") && strstr(err.message, "1 (conv on Test GPU"),
               "%s", err.message);
@@ -660,8 +660,11 @@ Test(replay, recorded_space_of_a_database_is_its_configurations)
     store_close(st);
 
     replay_dataset *d = load_dataset(path);
-    space *sp = NULL;
-    cr_assert_eq(replay_recorded_space(d, &sp, &err), 0, "%s", err.message);
+    space *definition = NULL, *sp = NULL;
+    cr_assert_eq(replay_recorded_definition(d, &definition, &err), 0, "%s", err.message);
+    cr_assert(space_is_definition(definition));
+    cr_assert_eq(space_from_definition(definition, NULL, &sp, &err), 0, "%s", err.message);
+    space_free(definition);
     cr_assert_eq(space_count(sp), 4);
     replay_evaluator *re = NULL;
     cr_assert_eq(replay_evaluator_new(d, sp, &re, &err), 0, "%s", err.message);
@@ -700,7 +703,7 @@ Test(replay, skytune_database_with_two_campaigns_needs_an_id)
     store_close(st);
 
     replay_dataset *d = NULL;
-    cr_assert_neq(replay_load(path, &d, &err), 0);
+    cr_assert_neq(replay_load(path, 0, &d, &err), 0);
     cr_assert(strstr(err.message, "holds 2 campaigns") && strstr(err.message, ":ID") &&
               strstr(err.message, "2 (conv on Test GPU 9000, random)"), "%s", err.message);
     char with_id[600];
@@ -722,7 +725,7 @@ Test(replay, sqlite_database_of_another_application)
     sqlite3_close(db);
     replay_dataset *d = NULL;
     skytune_error err = {0};
-    cr_assert_neq(replay_load(path, &d, &err), 0);
+    cr_assert_neq(replay_load(path, 0, &d, &err), 0);
     cr_assert(strstr(err.message, "not a skytune result database"), "%s", err.message);
 }
 
@@ -735,7 +738,7 @@ static void assert_load_fails(const char *path, const char *needle)
     size_t files = replay_tmp_file_count();
     replay_dataset *d = NULL;
     skytune_error err = {0};
-    cr_assert_neq(replay_load(path, &d, &err), 0, "%s loaded", path);
+    cr_assert_neq(replay_load(path, 0, &d, &err), 0, "%s loaded", path);
     cr_assert_null(d);
     cr_assert(strncmp(err.message, path, strlen(path)) == 0, "message does not name the file: %s",
               err.message);
@@ -760,7 +763,7 @@ Test(replay, not_json)
     assert_load_fails(path, ": not JSON: ");
     replay_dataset *d = NULL;
     skytune_error err = {0};
-    cr_assert_neq(replay_load(path, &d, &err), 0);
+    cr_assert_neq(replay_load(path, 0, &d, &err), 0);
     cr_assert(strstr(err.message, "line 2"), "the message gives the line: %s", err.message);
 }
 
@@ -825,7 +828,7 @@ Test(replay, t1_condition_with_an_unknown_parameter)
     size_t files = replay_tmp_file_count();
     space *sp = NULL;
     skytune_error err = {0};
-    cr_assert_neq(t1_load_space(path, &sp, &err), 0);
+    cr_assert_neq(t1_load_space(path, 0, NULL, &sp, &err), 0);
     cr_assert_null(sp);
     char expected[700];
     snprintf(expected, sizeof expected, "%s: condition 2: column 5: unknown name 'bogus'", path);
@@ -839,23 +842,23 @@ Test(replay, t1_of_the_wrong_shape)
     space *sp = NULL;
     skytune_error err = {0};
     replay_write_text(path, "{\"General\": {}}");
-    cr_assert_neq(t1_load_space(path, &sp, &err), 0);
+    cr_assert_neq(t1_load_space(path, 0, NULL, &sp, &err), 0);
     cr_assert(strstr(err.message, "no \"ConfigurationSpace\" object"), "%s", err.message);
     replay_write_text(path, "{\"ConfigurationSpace\": {\"TuningParameters\": ["
                             "{\"Name\": \"a\", \"Type\": \"int\","
                             " \"Values\": \"[32 * i for i in sorted(range(1, 4))]\"}]}}");
-    cr_assert_neq(t1_load_space(path, &sp, &err), 0);
+    cr_assert_neq(t1_load_space(path, 0, NULL, &sp, &err), 0);
     cr_assert(strstr(err.message, "tuning parameter 'a': Values") &&
               strstr(err.message, "column 18") && strstr(err.message, "'sorted'"),
               "%s", err.message);
     replay_write_text(path, "{\"ConfigurationSpace\": {\"TuningParameters\": ["
                             "{\"Name\": \"a\", \"Type\": \"complex\", \"Values\": [1]}]}}");
-    cr_assert_neq(t1_load_space(path, &sp, &err), 0);
+    cr_assert_neq(t1_load_space(path, 0, NULL, &sp, &err), 0);
     cr_assert(strstr(err.message, "unknown Type \"complex\""), "%s", err.message);
     replay_write_text(path, "{\"ConfigurationSpace\": {\"TuningParameters\": ["
                             "{\"Name\": \"a\", \"Type\": \"int\", \"Values\": [1]},"
                             "{\"Name\": \"a\", \"Type\": \"int\", \"Values\": [2]}]}}");
-    cr_assert_neq(t1_load_space(path, &sp, &err), 0);
+    cr_assert_neq(t1_load_space(path, 0, NULL, &sp, &err), 0);
     cr_assert(strstr(err.message, "'a' is declared twice with different values"), "%s",
               err.message);
     cr_assert_eq(replay_tmp_file_count(), 1);

@@ -400,7 +400,7 @@ Test(report, t4_export_meets_the_schema_and_reads_back_through_replay)
 
     replay_dataset *d = NULL;
     skytune_error err = {0};
-    cr_assert_eq(replay_load(path, &d, &err), 0, "replay_load: %s", err.message);
+    cr_assert_eq(replay_load(path, 0, &d, &err), 0, "replay_load: %s", err.message);
     cr_assert_eq(d->format, REPLAY_T4);
     cr_assert_eq(d->n_entries, 6);
     cr_assert_eq(d->n_params, 2);

@@ -1120,6 +1120,98 @@ Test(store, a_version_1_database_is_migrated_with_every_row_kept)
     store_close(st);
 }
 
+/* ------------------------------------------------------------ version 2 */
+
+static void expect_problem(sqlite3 *db, int64_t id, const char *text, const char *params)
+{
+    char sql[256];
+    snprintf(sql, sizeof sql, "SELECT text FROM problems WHERE id = %lld", (long long)id);
+    char *got = query_text(db, sql);
+    cr_expect_str_eq(got, text, "problem %lld", (long long)id);
+    free(got);
+    snprintf(sql, sizeof sql,
+             "SELECT group_concat(name || ':' || value, ' ') FROM (SELECT name, value FROM"
+             " problem_params WHERE problem_id = %lld ORDER BY position)",
+             (long long)id);
+    got = query_text(db, sql);   /* "(null)" when there are none */
+    cr_expect_str_eq(got, *params ? params : "(null)", "parameters of problem %lld", (long long)id);
+    free(got);
+}
+
+/* A database from the version 2 days (tests/fixtures/README.md), whose
+ * problem texts wrote string values as they were, brought to the current
+ * version: every row is kept; texts that read back unambiguously stay as
+ * they were and get their parameters; "a=1,b=2,b=3", the text two different
+ * problems shared, and "a=x=y,b=y" are marked ambiguous, so that no new
+ * problem takes their measurements; a replayed dataset's problem (its name)
+ * is left alone. */
+Test(store, a_version_2_database_is_migrated_with_every_row_kept)
+{
+    const char *source = getenv("SKYTUNE_SOURCE_DIR");
+    cr_assert_not_null(source, "SKYTUNE_SOURCE_DIR is not set: run through meson test");
+    char from[1024], command[2200];
+    snprintf(from, sizeof from, "%s/tests/fixtures/schema-version-2.db", source);
+    const char *path = tmp_path("v2.db");
+    snprintf(command, sizeof command, "cp '%s' '%s'", from, path);
+    cr_assert_eq(system(command), 0);
+    static const char *const tables[] = {"devices", "plugins", "problems", "campaigns",
+                                         "configurations", "config_params", "measurements",
+                                         "samples", "measurement_parts", "evaluations"};
+    enum { N_TABLES = sizeof tables / sizeof tables[0] };
+    long long before[N_TABLES];
+    sqlite3 *db;
+    cr_assert_eq(sqlite3_open(path, &db), SQLITE_OK);
+    cr_assert_eq(query_int(db, "PRAGMA user_version"), 2, "the fixture is no longer version 2");
+    char sql[256];
+    for (size_t k = 0; k < N_TABLES; k++) {
+        snprintf(sql, sizeof sql, "SELECT count(*) FROM %s", tables[k]);
+        before[k] = query_int(db, sql);
+    }
+    sqlite3_close(db);
+
+    store *st = NULL;
+    skytune_error err = { 0 };
+    cr_assert_eq(store_open(path, false, &st, &err), 0, "%s", err.message);
+    db = store_handle(st);
+    cr_expect_eq(query_int(db, "PRAGMA user_version"), STORE_SCHEMA_VERSION);
+    for (size_t k = 0; k < N_TABLES; k++) {
+        snprintf(sql, sizeof sql, "SELECT count(*) FROM %s", tables[k]);
+        cr_expect_eq(query_int(db, sql), before[k], "rows of %s", tables[k]);
+    }
+    expect_problem(db, 1, "n=65536", "n:65536");
+    expect_problem(db, 2, "a=x,b=y", "a:x b:y");
+    expect_problem(db, 3, "ambiguous before schema version 4: a=1,b=2,b=3", "");
+    expect_problem(db, 4, "a=it's,b=y", "a:it's b:y");
+    expect_problem(db, 5, "ambiguous before schema version 4: a=x=y,b=y", "");
+    expect_problem(db, 6, "small", "");
+    cr_expect_eq(query_int(db, "SELECT count(*) FROM measurements m JOIN problems pr"
+                               " ON pr.id = m.problem_id"),
+                 query_int(db, "SELECT count(*) FROM measurements"));
+    cr_expect_eq(query_int(db, "SELECT count(*) FROM pragma_integrity_check WHERE "
+                               "integrity_check != 'ok'"), 0);
+    cr_expect_eq(query_int(db, "SELECT count(*) FROM pragma_foreign_key_check"), 0);
+
+    /* What runs find now: the same problem for the texts that stayed, a new
+     * one for either problem that shared "a=1,b=2,b=3". */
+    int64_t strings_plugin = query_int(db, "SELECT id FROM plugins WHERE name = 'strings'");
+    int64_t id = 0;
+    cr_assert_eq(store_problem_id(st, strings_plugin, "a=x,b=y", &id, &err), 0, "%s", err.message);
+    cr_expect_eq(id, 2);
+    cr_assert_eq(store_problem_id(st, strings_plugin, "a=it's,b=y", &id, &err), 0, "%s",
+                 err.message);
+    cr_expect_eq(id, 4);
+    cr_assert_eq(store_problem_id(st, strings_plugin, "a=1,b='2,b=3'", &id, &err), 0, "%s",
+                 err.message);
+    cr_expect_gt(id, 6);
+    expect_problem(db, id, "a=1,b='2,b=3'", "a:1 b:2,b=3");
+    store_close(st);
+
+    /* Opened again, it is ready: nothing more changes. */
+    cr_assert_eq(store_open(path, false, &st, &err), 0, "%s", err.message);
+    cr_expect_eq(query_int(store_handle(st), "SELECT count(*) FROM problems"), before[2] + 1);
+    store_close(st);
+}
+
 /* ------------------------------------------------------------ claims */
 
 static bool never_alive(void *ctx, int64_t pid, const char *host)

@@ -42,7 +42,7 @@ static space *load_fixture(const char *name)
     snprintf(path, sizeof path, "%s/tests/fixtures/t1/%s.space.json", cli_source_dir(), name);
     space *sp = NULL;
     skytune_error err = {0};
-    cr_assert_eq(t1_load_space(path, &sp, &err), 0, "%s", err.message);
+    cr_assert_eq(t1_load_space(path, 0, NULL, &sp, &err), 0, "%s", err.message);
     return sp;
 }
 

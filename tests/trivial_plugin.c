@@ -156,3 +156,45 @@ const skytune_plugin trivial_plugin = {
     .bytes = scale_bytes,
 };
 
+
+/* The kernel of the strings plugin: a build option that should not be
+ * there (-D INJECTED) makes every configuration compute 3 x in. */
+static const char strings_kernel_source[] =
+    "__kernel void scale(__global const float *in, __global float *out) {\n"
+    "    size_t i = get_global_id(0);\n"
+    "#ifdef INJECTED\n"
+    "    out[i] = 3.0f * in[i];\n"
+    "#else\n"
+    "    out[i] = 2.0f * in[i];\n"
+    "#endif\n"
+    "}\n";
+
+static const skytune_problem_param strings_problem_params[] = {
+    {"a", SKYTUNE_STRING, "x", "text the kernel gets as -D a=VALUE and never reads"},
+    {"b", SKYTUNE_STRING, "y", "text the kernel gets as -D b=VALUE and never reads"},
+    {NULL, 0, NULL, NULL},
+};
+
+static const skytune_tuning_param strings_tuning_params[] = {
+    {.name = "wg", .kind = SKYTUNE_LIST, .list = "1,64"},
+    {0},
+};
+
+const skytune_plugin trivial_strings_plugin = {
+    .abi_version = SKYTUNE_PLUGIN_ABI_VERSION,
+    .name = "strings",
+    .version = "1",
+    .problem_params = strings_problem_params,
+    .tuning_params = strings_tuning_params,
+    .kernel_source = strings_kernel_source,
+    .setup = scale_setup,
+    .reference = scale_reference,
+    .prepare = scale_prepare,
+    .clear_outputs = scale_clear,
+    .enqueue = scale_enqueue,
+    .verify = scale_verify,
+    .release = scale_release,
+    .teardown = scale_teardown,
+    .flops = scale_flops,
+    .bytes = scale_bytes,
+};

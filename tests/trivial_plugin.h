@@ -11,4 +11,11 @@
 
 extern const skytune_plugin trivial_plugin;
 
+/* The same callbacks as plugin "strings", with two string problem
+ * parameters, a and b (defaults x and y), that its kernel never reads, and
+ * a tuning parameter wg of 1 and 64: for the tests of string values. Built
+ * with a stray -D INJECTED, every configuration computes 3 x in and fails
+ * verification. */
+extern const skytune_plugin trivial_strings_plugin;
+
 #endif

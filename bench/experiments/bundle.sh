@@ -1,7 +1,7 @@
 #!/bin/sh
 # Build an optimised skytune and gather what another Linux x86-64 machine
 # needs to run it (the CLI, plugins, benchmarks, and the shared libraries a
-# minimal OpenCL host may lack: jansson, clFFT) into one folder.
+# minimal OpenCL host may lack: jansson, clFFT, libyaml) into one folder.
 #   usage: bench/experiments/bundle.sh [OUT_DIR]   (default .device-carry)
 set -eu
 out=${1:-.device-carry}
@@ -16,7 +16,9 @@ cp $build/skytune "$out/"
 cp $build/plugins/*.so "$out/plugins/"
 cp $build/bench/bench_overhead $build/bench/bench_enumerate $build/bench/bench_report \
     $build/bench/synthetic_cache $build/trivial.so "$out/bench/"
-for lib in libjansson.so.4 libclFFT.so.2; do
+# libcurl (notifications, publish) is not carried: it needs OpenSSL and more
+# libraries of the same distribution, and the GPU hosts have libcurl.so.4.
+for lib in libjansson.so.4 libclFFT.so.2 libyaml-0.so.2; do
   path=$(ldconfig -p | awk -v l="$lib" '$1 == l {print $NF; exit}')
   [ -n "$path" ] && cp -L "$path" "$out/lib/"
 done

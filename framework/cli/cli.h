@@ -13,6 +13,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #define EXIT_OK 0
 #define EXIT_FAILED 1
@@ -52,6 +53,11 @@ size_t cli_all(const cli_args *a, const char *name, const char *const **values);
 /* Number parsing for option values; print a message naming the option. */
 int cli_parse_u64(const char *option, const char *text, unsigned long long *out);
 int cli_parse_duration(const char *option, const char *text, double *seconds);
+/* A size in bytes with an optional K, M or G (powers of 1024), above 0. */
+int cli_parse_size(const char *option, const char *text, uint64_t *out);
+/* That a file named by an option can be read; prints "--OPTION PATH: why
+ * (give WHAT)" when not. */
+int cli_check_readable(const char *option, const char *path, const char *what);
 
 void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
@@ -67,5 +73,6 @@ int cmd_query(int argc, char **argv);
 int cmd_cache(int argc, char **argv);
 int cmd_merge(int argc, char **argv);
 int cmd_campaign(int argc, char **argv);
+int cmd_publish(int argc, char **argv);
 
 #endif

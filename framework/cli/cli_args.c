@@ -6,6 +6,7 @@
 
 #include "cli.h"
 #include "quantity.h"
+#include "quote.h"
 
 void cli_error(const char *fmt, ...)
 {
@@ -50,8 +51,9 @@ int cli_parse(const char *command, const char *summary, const cli_option *option
         }
         if (strncmp(arg, "--", 2) != 0) {
             if (out->n_positional >= max_positional || out->n_positional >= CLI_MAX_POSITIONAL) {
-                cli_error("%s: unexpected argument '%s' (see skytune %s --help)", command, arg,
-                          command);
+                char shown[QUOTE_TEXT];
+                cli_error("%s: unexpected argument '%s' (see skytune %s --help)", command,
+                          quote_text(arg, shown, sizeof shown), command);
                 return EXIT_USAGE;
             }
             out->positional[out->n_positional++] = arg;
@@ -65,8 +67,11 @@ int cli_parse(const char *command, const char *summary, const cli_option *option
             if (strlen(options[j].name) == len && strncmp(options[j].name, name, len) == 0)
                 found = j;
         if (found == n) {
-            cli_error("%s: unknown option '--%.*s' (see skytune %s --help)", command, (int)len,
-                      name, command);
+            char shown[QUOTE_TEXT];
+            char *unknown = strndup(name, len);
+            cli_error("%s: unknown option '--%s' (see skytune %s --help)", command,
+                      quote_text(unknown ? unknown : "", shown, sizeof shown), command);
+            free(unknown);
             return EXIT_USAGE;
         }
         const char *value = "";
@@ -131,14 +136,37 @@ int cli_parse_u64(const char *option, const char *text, unsigned long long *out)
     if (*text == '-' || *text == '\0') goto bad;
     *out = strtoull(text, &end, 10);
     if (errno == 0 && *end == '\0') return 0;
-bad:
-    cli_error("--%s '%s' is not a non-negative whole number", option, text);
+bad:;
+    char shown[QUOTE_TEXT];
+    cli_error("--%s '%s' is not a non-negative whole number", option,
+              quote_text(text, shown, sizeof shown));
+    return -1;
+}
+
+int cli_parse_size(const char *option, const char *text, uint64_t *out)
+{
+    if (quantity_size(text, out) == 0) return 0;
+    char shown[QUOTE_TEXT];
+    cli_error("--%s '%s' is not " QUANTITY_SIZE_HELP, option, quote_text(text, shown, sizeof shown));
     return -1;
 }
 
 int cli_parse_duration(const char *option, const char *text, double *seconds)
 {
     if (quantity_duration(text, seconds) == 0) return 0;
-    cli_error("--%s '%s' is not " QUANTITY_DURATION_HELP, option, text);
+    char shown[QUOTE_TEXT];
+    cli_error("--%s '%s' is not " QUANTITY_DURATION_HELP, option,
+              quote_text(text, shown, sizeof shown));
     return -1;
+}
+
+int cli_check_readable(const char *option, const char *path, const char *what)
+{
+    FILE *f = fopen(path, "r");
+    if (!f) {
+        cli_error("--%s %s: %s (give %s)", option, path, strerror(errno), what);
+        return -1;
+    }
+    fclose(f);
+    return 0;
 }

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "input_limits.h"
 #include "csv.h"
 #include "strategy.h"
 #include "strategy_bench.h"
@@ -19,6 +20,7 @@ static const cli_option options[] = {
     {"strategy-opt", "KEY=VALUE", true, "option given to every strategy judged (see skytune run --help)"},
     {"jobs", "N", false, "runs in parallel (default: one per online CPU); the figures do not depend on it"},
     {"csv", "FILE", false, "also write one row per dataset, strategy and budget"},
+    INPUT_LIMIT_OPTIONS,
 };
 
 #define MAX_ITEMS 64
@@ -205,11 +207,16 @@ int cmd_bench_strategies(int argc, char **argv)
         }
     }
 
+    input_limits limits;
+    if (input_limits_parse(&args, &limits) != 0) return EXIT_USAGE;
+    space_control control = {.work_limit = limits.space_work_limit};
+
     skytune_error err = {0};
     space *t1_space = NULL;
     const char *space_path = cli_get(&args, "space");
     bool recorded = space_path && strcmp(space_path, REPLAY_RECORDED_SPACE) == 0;
-    if (space_path && !recorded && t1_load_space(space_path, &t1_space, &err) != 0) {
+    if (space_path && !recorded &&
+        t1_load_space(space_path, limits.max_json_bytes, &control, &t1_space, &err) != 0) {
         cli_error("%s", err.message);
         return EXIT_FAILED;
     }
@@ -236,11 +243,14 @@ int cmd_bench_strategies(int argc, char **argv)
     }
     for (size_t f = 0; f < n_files && rc == EXIT_OK; f++) {
         replay_dataset *data = NULL;
-        space *own_space = NULL;
+        space *own_space = NULL, *recorded_definition = NULL;
         replay_evaluator *re = NULL;
-        if (replay_load(files[f], &data, &err) != 0 ||
-            (!t1_space && (recorded ? replay_recorded_space(data, &own_space, &err)
-                                    : replay_dataset_space(data, &own_space, &err)) != 0) ||
+        if (replay_load(files[f], limits.max_json_bytes, &data, &err) != 0 ||
+            (!t1_space &&
+             (recorded ? replay_recorded_definition(data, &recorded_definition, &err) != 0 ||
+                             space_from_definition(recorded_definition, &control, &own_space,
+                                                   &err) != 0
+                       : replay_dataset_space(data, &own_space, &err) != 0)) ||
             replay_evaluator_new(data, t1_space ? t1_space : own_space, &re, &err) != 0 ||
             !(names[f] = strdup(data->name))) {
             cli_error("%s", err.message);
@@ -262,6 +272,7 @@ int cmd_bench_strategies(int argc, char **argv)
         }
         replay_evaluator_free(re);
         space_free(own_space);
+        space_free(recorded_definition);
         replay_free(data);
     }
     bench_cell *means = rc == EXIT_OK && n_files > 1 ? malloc(n_cells * sizeof *means) : NULL;

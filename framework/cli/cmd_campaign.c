@@ -15,6 +15,7 @@
 #include "problem.h"
 #include "progress.h"
 #include "run_common.h"
+#include "run_notify.h"
 #include "slurm_script.h"
 #include "store_campaigns.h"
 #include "strategy.h"
@@ -26,6 +27,7 @@ static const cli_option options[] = {
     {"out", "DIR", false, "slurm: the folder for the scripts and their logs (default: slurm-<file's name> beside the file)"},
     {"plugin-dir", "DIR", true, "search DIR for plugins first"},
     {"quiet", NULL, false, "no progress output"},
+    RUN_NOTIFY_OPTIONS,
 };
 
 static const char summary[] =
@@ -39,6 +41,7 @@ static const char summary[] =
 
 typedef struct sweep_printer {
     progress *prog;
+    run_notifications *notify; /* NULL: no notifications */
     const campaign_file *file;
     size_t shown;              /* units started so far */
     size_t total;              /* units this invocation runs */
@@ -61,6 +64,7 @@ static void print_unit_started(void *ctx, const campaign_plan *p, size_t unit, b
                    p->units[unit].parts);
     }
     run_print_start(sp->prog, s);
+    if (sp->notify) run_notifications_started(sp->notify, s);
 }
 
 static void print_unit_finished(void *ctx, const campaign_plan *p, size_t unit, bool cross,
@@ -69,6 +73,8 @@ static void print_unit_finished(void *ctx, const campaign_plan *p, size_t unit, 
     sweep_printer *sp = ctx;
     progress_finish(sp->prog);
     const campaign_instance *in = &p->instances[p->units[unit].instance];
+    if (sp->notify)
+        run_notifications_instance_done(sp->notify, in->label, out, out ? NULL : error->message);
     if (!out) {
         cli_error("campaign: instance %s%s: %s", *in->label ? in->label : "(the one)",
                   cross ? " (cross-measurement)" : "", error->message);
@@ -123,6 +129,31 @@ static int finish_status(const sweep_result *r, const char *path)
     return r->units_failed ? EXIT_FAILED : EXIT_OK;
 }
 
+/* The file's notify settings under the --notify options. */
+static int notify_settings(const cli_args *args, const campaign_file *f, char *origin,
+                           size_t origin_len, char *ca_origin, size_t ca_origin_len,
+                           run_notify_settings *s)
+{
+    snprintf(origin, origin_len, "%s:%d: key 'notify'", f->path, f->notify_url.line);
+    snprintf(ca_origin, ca_origin_len, "%s: key 'notify.ca'", f->path);
+    run_notify_settings from_file = {
+        .url = f->notify_url.text,
+        .format = f->notify_format,
+        .ca = f->notify_ca,
+        .origin = origin,
+        .ca_origin = ca_origin,
+    };
+    return run_notify_settings_from_args(args, &from_file, s);
+}
+
+/* How the sweep ended, for campaign_finished; NULL: as its units did. */
+static const char *sweep_stop(const sweep_result *r)
+{
+    return r->interrupted     ? campaign_stop_name(CAMPAIGN_INTERRUPTED)
+           : r->limit_reached ? "campaign budget or time limit reached"
+                              : NULL;
+}
+
 /* run and cross: check everything, then measure. */
 static int run_or_cross(const cli_args *args, const char *sub, const char *path, bool cross_only,
                         int argc, char **argv)
@@ -135,6 +166,7 @@ static int run_or_cross(const cli_args *args, const char *sub, const char *path,
     int status = EXIT_FAILED;
     campaign_plan plan = {0};
     char *worker_exe = NULL, *db = NULL, *command = NULL;
+    run_notify notify = {0};
     if (shard_text && campaign_shard_parse(shard_text, &shard, &shards, &err) != 0) {
         cli_error("campaign %s: %s", sub, err.message);
         status = EXIT_USAGE;
@@ -162,29 +194,42 @@ static int run_or_cross(const cli_args *args, const char *sub, const char *path,
         cli_error("campaign %s: %s", sub, err.message);
         goto done;
     }
+    size_t mine = 0;
+    for (size_t u = 0; u < plan.n_units; u++) mine += campaign_plan_in_shard(&plan, u, shard);
+    char origin[4200], ca_origin[4200];
+    run_notify_settings notifying;
+    if ((status = notify_settings(args, &f, origin, sizeof origin, ca_origin, sizeof ca_origin,
+                                  &notifying)) != EXIT_OK ||
+        (status = run_notify_open(&notifying, command, db, cross_only ? 0 : mine, &notify)) !=
+            EXIT_OK)
+        goto done;
+    status = EXIT_FAILED;
     progress prog;
     progress_init(&prog, stdout, cli_flag(args, "quiet"));
     prog.terminal = false; /* units follow one another: a line each */
+    run_observers observers = {.progress = &prog, .notify = notify.events};
     base.on_notice = progress_notice;
     base.notice_ctx = &prog;
-    base.on_event = progress_event;
-    base.event_ctx = &prog;
+    base.on_event = run_observe_event;
+    base.event_ctx = &observers;
     base.stop_requested = run_catch_stop_signals("campaign");
     if (!base.stop_requested) goto done;
-    size_t mine = 0;
-    for (size_t u = 0; u < plan.n_units; u++) mine += campaign_plan_in_shard(&plan, u, shard);
-    sweep_printer printer = {.prog = &prog, .file = &f, .total = mine};
+    sweep_printer printer = {.prog = &prog, .notify = notify.events, .file = &f, .total = mine};
     sweep_events events = {print_unit_started, print_unit_finished, &printer};
     sweep_result result;
     int rc = cross_only ? campaign_cross_run(&f, &plan, &base, &events,
                                              memset(&result, 0, sizeof result), &err)
                         : campaign_sweep_run(&f, &plan, shard, &base, &events, &result, &err);
+    if (notify.events) run_notifications_finish(notify.events, rc != 0 ? NULL : sweep_stop(&result),
+                                                rc != 0 ? err.message : NULL);
     if (rc != 0) {
         cli_error("campaign %s: %s", sub, err.message);
         goto done;
     }
     status = finish_status(&result, path);
 done:
+    run_release_stop_signals();
+    run_notify_close(&notify);
     free(command);
     free(db);
     free(worker_exe);

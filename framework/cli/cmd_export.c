@@ -20,27 +20,6 @@ static const cli_option options[] = {
     {"out", "FILE", false, "write here instead of standard output"},
 };
 
-/* The only campaign of the database, for t4 without --campaign. */
-static int only_campaign(void *db, char *buf, size_t len)
-{
-    query_table t;
-    skytune_error err = {0};
-    if (query_run(db, "SELECT id FROM campaigns ORDER BY id LIMIT 2", NULL, 0, &t, &err) != 0) {
-        cli_error("export: %s", err.message);
-        return -1;
-    }
-    int rc = 0;
-    if (t.n_rows != 1) {
-        cli_error(t.n_rows == 0 ? "export: the database holds no campaign"
-                                : "export: t4 writes one campaign: give --campaign ID (see skytune best)");
-        rc = -1;
-    } else {
-        snprintf(buf, len, "%s", t.cells[0]);
-    }
-    query_table_free(&t);
-    return rc;
-}
-
 /* Write one export to f; the count of rows or entries in *count. */
 static int write_export(void *db, const char *format, const char *campaign, const char *plugin,
                         const char *source, FILE *f, size_t *count, skytune_error *err)
@@ -90,7 +69,7 @@ int cmd_export(int argc, char **argv)
     void *db = store_handle(st);
     char only[32];
     if (strcmp(format, "t4") == 0 && !campaign) {
-        if (only_campaign(db, only, sizeof only) != 0) {
+        if (cli_only_campaign(db, "export: t4", only, sizeof only) != 0) {
             store_close(st);
             return EXIT_FAILED;
         }

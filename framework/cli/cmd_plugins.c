@@ -62,15 +62,19 @@ static int list_plugins(const plugin_search *search)
     return EXIT_OK;
 }
 
-static void print_space_size(const skytune_plugin *pl, const cli_args *args)
+/* The size of the space for the problem asked (--preset, --set). A problem
+ * the plugin refuses is an error, found before the space is built; without
+ * a device the size is unknown, which is not. */
+static int print_space_size(const skytune_plugin *pl, const cli_args *args)
 {
     const char *const *sets;
     size_t n_sets = cli_all(args, "set", &sets);
     problem prob;
     skytune_error err;
     if (problem_resolve(pl, cli_get(args, "preset"), sets, n_sets, &prob, &err) != 0) {
-        printf("\nvalid configurations: unknown (%s)\n", err.message);
-        return;
+        fflush(stdout);
+        cli_error("%s", err.message);
+        return EXIT_FAILED;
     }
     cl_device_entry *devices = NULL;
     size_t n_devices = 0, chosen = 0;
@@ -80,10 +84,13 @@ static void print_space_size(const skytune_plugin *pl, const cli_args *args)
         info = &devices[chosen].info;
     plugin_space_request rq = {.plugin = pl, .problem = &prob.values, .device = info};
     space *sp;
+    int status = EXIT_OK;
     if (!info) {
         printf("\nvalid configurations: unknown without a device (%s)\n", err.message);
     } else if (plugin_space_build(&rq, &sp, &err) != 0) {
-        printf("\nvalid configurations: unknown (%s)\n", err.message);
+        fflush(stdout);
+        cli_error("%s", err.message);
+        status = EXIT_FAILED;
     } else {
         printf("\nproblem: %s\ndevice: %s — %s\nvalid configurations: %llu of %llu combinations\n",
                prob.text, info->platform, info->name, (unsigned long long)space_count(sp),
@@ -92,6 +99,7 @@ static void print_space_size(const skytune_plugin *pl, const cli_args *args)
     }
     free(devices);
     problem_free(&prob);
+    return status;
 }
 
 static int show_plugin(const plugin_search *search, const char *name, const cli_args *args)
@@ -111,10 +119,11 @@ static int show_plugin(const plugin_search *search, const char *name, const cli_
     printf("\npresets:\n");
     for (const skytune_preset *p = pl->presets; p && p->name; p++)
         printf("  %-12s %s\n  %-12s %s\n", p->name, p->help ? p->help : "", "", p->settings);
-    if (pl->problem_checks && pl->problem_checks[0].expression) {
+    if ((pl->problem_checks && pl->problem_checks[0].expression) || pl->check_problem) {
         printf("\nproblem checks:\n");
-        for (const skytune_problem_check *c = pl->problem_checks; c->expression; c++)
+        for (const skytune_problem_check *c = pl->problem_checks; c && c->expression; c++)
             printf("  %s\n", c->expression);
+        if (pl->check_problem) printf("  (and the plugin's own limits on the device)\n");
     }
     printf("\ntuning parameters:\n");
     for (const skytune_tuning_param *t = pl->tuning_params; t && t->name; t++) {
@@ -130,9 +139,9 @@ static int show_plugin(const plugin_search *search, const char *name, const cli_
     printf("\nconstraints:\n");
     for (const char *const *c = pl->constraints; c && *c; c++) printf("  %s\n", *c);
     if (pl->constraint) printf("  (and a C constraint in the plugin)\n");
-    print_space_size(pl, args);
+    int status = print_space_size(pl, args);
     plugin_unload(&lp);
-    return EXIT_OK;
+    return status;
 }
 
 int cmd_plugins(int argc, char **argv)

@@ -7,9 +7,12 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "input_limits.h"
 #include "progress.h"
 #include "run_common.h"
+#include "run_notify.h"
 #include "quantity.h"
+#include "quote.h"
 #include "strategy.h"
 #include "t1_plugin.h"
 #include "tuning_run.h"
@@ -35,12 +38,15 @@ static const cli_option options[] = {
     {"devices", "all|LIST", false, "one campaign per device at once: every device, or a comma-separated list of --device selectors"},
     {"db", "FILE", false, "result database (default skytune.db)"},
     {"quiet", NULL, false, "no progress output"},
+    INPUT_LIMIT_OPTIONS,
+    RUN_NOTIFY_OPTIONS,
 };
 
 static int parse_target(const char *text, campaign_limits *limits)
 {
     if (quantity_target(text, &limits->target_ns, &limits->target_gflops) == 0) return 0;
-    cli_error("--target '%s' is not " QUANTITY_TARGET_HELP, text);
+    char shown[QUOTE_TEXT];
+    cli_error("--target '%s' is not " QUANTITY_TARGET_HELP, quote_text(text, shown, sizeof shown));
     return -1;
 }
 
@@ -57,29 +63,45 @@ static void print_strategies(void)
     }
 }
 
-static int run_one(const tuning_request *rq, progress *prog)
+static int run_one(const tuning_request *rq, run_observers *obs)
 {
     tuning_outcome out;
     skytune_error err;
-    int rc = tuning_run(rq, run_print_start, prog, &out, &err);
-    progress_finish(prog);
+    int rc = tuning_run(rq, run_observe_start, obs, &out, &err);
+    progress_finish(obs->progress);
+    if (obs->notify) {
+        run_notifications_instance_done(obs->notify, NULL, &out, rc != 0 ? err.message : NULL);
+        run_notifications_finish(obs->notify, NULL, rc != 0 ? err.message : NULL);
+    }
     if (rc != 0) {
         cli_error("%s", err.message);
-        return EXIT_FAILED;
+        if (!*rq->stop_requested) return EXIT_FAILED;
+        /* Ctrl-C before the campaign began, while the space was being
+         * built: the database was not opened. */
+        printf("interrupted before the campaign began: nothing was recorded\n");
+        return EXIT_INTERRUPTED;
     }
     return run_print_outcome(&out, NULL);
 }
 
 /* --devices: every device's summary; the worst exit status of them. */
-static int run_devices(const tuning_request *rq, const char *devices, progress *prog)
+static int run_devices(const tuning_request *rq, const char *devices, run_observers *obs)
 {
     tuning_device_outcome *outcomes;
     size_t n;
     skytune_error err;
-    prog->terminal = false; /* one bar cannot show several campaigns: a line each */
-    if (tuning_run_devices(rq, devices, run_print_start, prog, &outcomes, &n, &err) != 0) {
+    obs->progress->terminal = false; /* one bar cannot show several campaigns: a line each */
+    if (tuning_run_devices(rq, devices, run_observe_start, obs, &outcomes, &n, &err) != 0) {
+        if (obs->notify) run_notifications_finish(obs->notify, NULL, err.message);
         cli_error("%s", err.message);
         return EXIT_FAILED;
+    }
+    if (obs->notify) {
+        for (size_t k = 0; k < n; k++)
+            run_notifications_instance_done(obs->notify, outcomes[k].label, &outcomes[k].outcome,
+                                            outcomes[k].status != 0 ? outcomes[k].error.message
+                                                                    : NULL);
+        run_notifications_finish(obs->notify, NULL, NULL);
     }
     int status = EXIT_OK;
     for (size_t k = 0; k < n; k++) {
@@ -153,7 +175,7 @@ int cmd_run(int argc, char **argv)
         rq.limits.max_evaluations = number;
     }
     if ((text = cli_get(&args, "time-limit")) &&
-        cli_parse_duration("time-limit", text, &rq.limits.time_limit_s) != 0)
+        run_parse_positive_duration("time-limit", text, &rq.limits.time_limit_s) != 0)
         return EXIT_USAGE;
     if ((text = cli_get(&args, "target")) && parse_target(text, &rq.limits) != 0) return EXIT_USAGE;
     rq.runs = 10;
@@ -172,6 +194,10 @@ int cmd_run(int argc, char **argv)
     }
 
     if (run_parse_supervision(&args, &rq) != 0) return EXIT_USAGE;
+    input_limits limits;
+    if (input_limits_parse(&args, &limits) != 0) return EXIT_USAGE;
+    rq.space_work_limit = limits.space_work_limit;
+    rq.max_json_bytes = limits.max_json_bytes;
     char *worker_exe = NULL;
     if (!cli_flag(&args, "no-isolation") && !rq.replay) {
         worker_exe = run_own_executable();
@@ -183,23 +209,43 @@ int cmd_run(int argc, char **argv)
     }
     rq.worker_exe = worker_exe;
 
+    char *command = run_join_command("run", argc, argv);
+    if (!command) {
+        cli_error("run: out of memory");
+        free(worker_exe);
+        return EXIT_FAILED;
+    }
+    rq.command = command;
+    const char *devices = cli_get(&args, "devices");
+    run_notify_settings notify_settings;
+    run_notify notify;
+    if ((rc = run_notify_settings_from_args(&args, NULL, &notify_settings)) != EXIT_OK ||
+        (rc = run_notify_open(&notify_settings, command, rq.db_path, devices ? 0 : 1, &notify)) !=
+            EXIT_OK) {
+        free(command);
+        free(worker_exe);
+        return rc;
+    }
     progress prog;
     progress_init(&prog, stdout, cli_flag(&args, "quiet"));
+    run_observers observers = {.progress = &prog, .notify = notify.events};
     rq.on_notice = progress_notice;
     rq.notice_ctx = &prog;
-    rq.on_event = progress_event;
-    rq.event_ctx = &prog;
-    char *command = run_join_command("run", argc, argv);
-    rq.command = command;
+    rq.on_event = run_observe_event;
+    rq.event_ctx = &observers;
+    rq.on_space_progress = progress_space;
+    rq.space_progress_ctx = &prog;
     rq.stop_requested = run_catch_stop_signals("run");
     if (!rq.stop_requested) {
+        run_notify_close(&notify);
         free(command);
         free(worker_exe);
         return EXIT_FAILED;
     }
 
-    const char *devices = cli_get(&args, "devices");
-    int status = devices ? run_devices(&rq, devices, &prog) : run_one(&rq, &prog);
+    int status = devices ? run_devices(&rq, devices, &observers) : run_one(&rq, &observers);
+    run_release_stop_signals();
+    run_notify_close(&notify);
     free(command);
     free(worker_exe);
     return status;

@@ -1,8 +1,10 @@
 #include "db_open.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "cli.h"
+#include "query.h"
 
 store *cli_open_existing_db(const char *path)
 {
@@ -25,4 +27,28 @@ int cli_campaign_arg(const char *text)
         return -1;
     }
     return 0;
+}
+
+int cli_only_campaign(void *db, const char *what, char *buf, size_t len)
+{
+    query_table t;
+    skytune_error err = {0};
+    if (query_run(db, "SELECT id FROM campaigns ORDER BY id LIMIT 2", NULL, 0, &t, &err) != 0) {
+        cli_error("%s: %s", what, err.message);
+        return -1;
+    }
+    int rc = 0;
+    if (t.n_rows != 1) {
+        if (t.n_rows == 0)
+            cli_error("%s: the database holds no campaign", what);
+        else
+            cli_error("%s: the database holds several campaigns: give --campaign ID (see "
+                      "skytune best)",
+                      what);
+        rc = -1;
+    } else {
+        snprintf(buf, len, "%s", t.cells[0]);
+    }
+    query_table_free(&t);
+    return rc;
 }

@@ -15,6 +15,7 @@ static const struct {
     {"best", cmd_best, "the best configuration of each campaign in a database"},
     {"export", cmd_export, "write measurements as CSV, or the best configurations as JSON, a C header or T4"},
     {"report", cmd_report, "write an HTML report (and CSV data) of a result database"},
+    {"publish", cmd_publish, "upload a campaign's T4 results or HTML report to a web server"},
     {"query", cmd_query, "run one of the report's named queries: table, CSV or JSON"},
     {"bench-strategies", cmd_bench_strategies, "judge search strategies on recorded search spaces (replay)"},
     {"campaign", cmd_campaign, "run a campaign file (a sweep of problems, devices, shards); its status; SLURM scripts"},

@@ -86,6 +86,46 @@ void progress_event(void *ctx, const campaign_event *ev)
     p->drawn = true;
 }
 
+/* "812", "35.2 k", "1.23 M", "4.5 G": a count at a glance. */
+static void format_count(uint64_t n, char *buf, size_t len)
+{
+    if (n < 1000)
+        snprintf(buf, len, "%llu", (unsigned long long)n);
+    else if (n < 1000000)
+        snprintf(buf, len, "%.3g k", (double)n / 1e3);
+    else if (n < 1000000000)
+        snprintf(buf, len, "%.3g M", (double)n / 1e6);
+    else
+        snprintf(buf, len, "%.3g G", (double)n / 1e9);
+}
+
+/* A space built within this time shows nothing. */
+#define SPACE_QUIET_S 1.0
+
+void progress_space(void *ctx, const space_progress *sp)
+{
+    progress *p = ctx;
+    if (p->quiet || !p->terminal) return;
+    double now = wall_s();
+    if (p->space_started_s == 0) p->space_started_s = now;
+    double elapsed = now - p->space_started_s;
+    if (elapsed < SPACE_QUIET_S || now - p->last_draw_s < REDRAW_INTERVAL_S) return;
+    p->last_draw_s = now;
+    char checked[32], limit[32], valid[32], clock[32], share[64] = "";
+    format_count(sp->checked, checked, sizeof checked);
+    format_count(sp->work_limit, limit, sizeof limit);
+    format_count(sp->valid, valid, sizeof valid);
+    format_clock(elapsed, clock, sizeof clock);
+    /* A share too small to print says nothing; the limit bounds the wait. */
+    if (sp->fraction >= 0.001)
+        snprintf(share, sizeof share, ", %.1f%% of group %zu/%zu", 100.0 * sp->fraction,
+                 sp->group + 1, sp->n_groups);
+    fprintf(p->out, "\r\033[Kbuilding the search space: %s of at most %s combinations checked, "
+            "%s valid%s  %s  (Ctrl-C stops)", checked, limit, valid, share, clock);
+    fflush(p->out);
+    p->drawn = true;
+}
+
 void progress_finish(progress *p)
 {
     if (p->drawn) {

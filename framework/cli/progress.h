@@ -14,6 +14,7 @@ typedef struct progress {
     bool quiet;
     bool drawn;         /* a bar is on screen and must be cleared before other output */
     double last_draw_s;
+    double space_started_s;  /* when building the search space was first reported; 0: not yet */
 } progress;
 
 void progress_init(progress *p, FILE *out, bool quiet);
@@ -22,6 +23,11 @@ void progress_event(void *ctx, const campaign_event *ev);
 /* A line about the campaign (a fault, the device's health) on standard
  * error, even when quiet: tuning_request.on_notice. */
 void progress_notice(void *ctx, const char *text);
+/* Building the search space: on a terminal, once it has taken a second, a
+ * line redrawn with the combinations checked so far (a space whose
+ * constraints prune too little can take long, and Ctrl-C stops it):
+ * tuning_request.on_space_progress. */
+void progress_space(void *ctx, const space_progress *sp);
 /* Clear the bar before printing anything else. */
 void progress_finish(progress *p);
 

@@ -2,13 +2,16 @@
 
 #include <math.h>
 #include <pthread.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "http_client.h"
 #include "progress.h"
 #include "quantity.h"
+#include "quote.h"
 
 const cli_option run_supervision_options[] = {
     {"timeout-floor", "DURATION", false, "watchdog: a configuration may take this long after its build, plus --timeout-factor times the slowest ok one so far (default 10s)"},
@@ -38,8 +41,11 @@ size_t run_options_with_supervision(const cli_option *options, size_t n, cli_opt
 }
 
 /* Set once SIGINT or SIGTERM arrives; the campaign loop checks it between
- * configurations. The one piece of global state, and it belongs to the CLI. */
+ * configurations. The one piece of global state, and it belongs to the CLI,
+ * with the thread that sets it. */
 static volatile sig_atomic_t stop_requested;
+static pthread_t receiver;
+static bool receiving;
 
 /* Signals are blocked in every thread and received here with sigwait, so no
  * library's own handler runs: an OpenCL compiler that catches SIGINT would
@@ -66,14 +72,24 @@ volatile sig_atomic_t *run_catch_stop_signals(const char *command)
     sigemptyset(&stop_signals);
     sigaddset(&stop_signals, SIGINT);
     sigaddset(&stop_signals, SIGTERM);
-    pthread_t receiver;
     if (pthread_sigmask(SIG_BLOCK, &stop_signals, NULL) != 0 ||
         pthread_create(&receiver, NULL, receive_stop_signals, &stop_signals) != 0) {
         cli_error("%s: cannot set up Ctrl-C handling", command);
         return NULL;
     }
-    pthread_detach(receiver);
+    receiving = true;
     return &stop_requested;
+}
+
+void run_release_stop_signals(void)
+{
+    if (!receiving) return;
+    /* sigwait is a cancellation point: the receiver ends where it waits, and
+     * joining it frees its stack and thread-local storage, which a leak
+     * checker would otherwise count as lost at exit. */
+    pthread_cancel(receiver);
+    pthread_join(receiver, NULL);
+    receiving = false;
 }
 
 /* A worker is this same executable, started again. */
@@ -91,28 +107,25 @@ static int parse_fraction(const char *option, const char *text, double *out)
     char *end;
     double v = strtod(text, &end);
     if (end == text || *end || !(v > 0) || !isfinite(v)) {
-        cli_error("--%s '%s' is not a positive number (e.g. 0.25)", option, text);
+        char shown[QUOTE_TEXT];
+        cli_error("--%s '%s' is not a positive number (e.g. 0.25)", option,
+                  quote_text(text, shown, sizeof shown));
         return -1;
     }
     *out = v;
     return 0;
 }
 
-static int parse_positive_duration(const char *option, const char *text, double *out)
+int run_parse_positive_duration(const char *option, const char *text, double *out)
 {
     if (cli_parse_duration(option, text, out) != 0) return -1;
     if (!(*out > 0)) {
-        cli_error("--%s must be longer than 0, got '%s'", option, text);
+        char shown[QUOTE_TEXT];
+        cli_error("--%s must be a duration longer than 0 (e.g. 90s, 15m, 8h), got '%s'", option,
+                  quote_text(text, shown, sizeof shown));
         return -1;
     }
     return 0;
-}
-
-static int parse_size(const char *option, const char *text, uint64_t *out)
-{
-    if (quantity_size(text, out) == 0) return 0;
-    cli_error("--%s '%s' is not " QUANTITY_SIZE_HELP, option, text);
-    return -1;
 }
 
 int run_parse_supervision(const cli_args *args, tuning_request *rq)
@@ -123,21 +136,23 @@ int run_parse_supervision(const cli_args *args, tuning_request *rq)
     rq->measure_ahead = -1;
     const char *text;
     if ((text = cli_get(args, "timeout-floor")) &&
-        parse_positive_duration("timeout-floor", text, &rq->watchdog.floor_s) != 0)
+        run_parse_positive_duration("timeout-floor", text, &rq->watchdog.floor_s) != 0)
         return -1;
     if ((text = cli_get(args, "timeout-factor"))) {
         char *end;
         rq->watchdog.factor = strtod(text, &end);
         if (end == text || *end || !(rq->watchdog.factor >= 0) || !isfinite(rq->watchdog.factor)) {
-            cli_error("--timeout-factor '%s' is not a number >= 0", text);
+            char shown[QUOTE_TEXT];
+            cli_error("--timeout-factor '%s' is not a number >= 0",
+                      quote_text(text, shown, sizeof shown));
             return -1;
         }
     }
     if ((text = cli_get(args, "timeout-cap")) &&
-        parse_positive_duration("timeout-cap", text, &rq->watchdog.cap_s) != 0)
+        run_parse_positive_duration("timeout-cap", text, &rq->watchdog.cap_s) != 0)
         return -1;
     if ((text = cli_get(args, "compile-timeout")) &&
-        parse_positive_duration("compile-timeout", text, &rq->watchdog.compile_s) != 0)
+        run_parse_positive_duration("compile-timeout", text, &rq->watchdog.compile_s) != 0)
         return -1;
     if ((text = cli_get(args, "stop-grace")) &&
         cli_parse_duration("stop-grace", text, &rq->watchdog.stop_grace_s) != 0)
@@ -166,7 +181,7 @@ int run_parse_supervision(const cli_args *args, tuning_request *rq)
     rq->retry_failed = cli_flag(args, "retry-failed");
     rq->no_cache = cli_flag(args, "no-cache");
     rq->cache_dir = cli_get(args, "cache-dir");
-    if ((text = cli_get(args, "cache-limit")) && parse_size("cache-limit", text, &rq->cache_max_bytes) != 0)
+    if ((text = cli_get(args, "cache-limit")) && cli_parse_size("cache-limit", text, &rq->cache_max_bytes) != 0)
         return -1;
     if (rq->no_cache && rq->cache_dir) {
         cli_error("--no-cache and --cache-dir contradict each other");
@@ -202,18 +217,36 @@ void run_print_start(void *ctx, const tuning_started *s)
     fflush(stdout);
 }
 
+/* "https://hooks.example.org/…" for a URL with more than its origin. */
+static void redacted_url(const char *url, char *buf, size_t len)
+{
+    http_url_origin(url, buf, len);
+    if (strlen(url) > strlen(buf)) snprintf(buf + strlen(buf), len - strlen(buf), "/\xE2\x80\xA6");
+}
+
 char *run_join_command(const char *command, int argc, char **argv)
 {
-    size_t len = strlen("skytune ") + strlen(command) + 1;
-    for (int k = 0; k < argc; k++) len += strlen(argv[k]) + 3;
-    char *text = malloc(len);
-    if (!text) return NULL;
-    strcpy(text, "skytune ");
-    strcat(text, command);
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    if (!f) return NULL;
+    fprintf(f, "skytune %s", command);
     for (int k = 0; k < argc; k++) {
-        strcat(text, strchr(argv[k], ' ') ? " '" : " ");
-        strcat(text, argv[k]);
-        if (strchr(argv[k], ' ')) strcat(text, "'");
+        char redacted[600];
+        const char *arg = argv[k];
+        if (strncmp(arg, "--notify=", 9) == 0) {
+            snprintf(redacted, sizeof redacted, "--notify=");
+            redacted_url(arg + 9, redacted + 9, sizeof redacted - 9);
+            arg = redacted;
+        } else if (k > 0 && strcmp(argv[k - 1], "--notify") == 0) {
+            redacted_url(arg, redacted, sizeof redacted);
+            arg = redacted;
+        }
+        fprintf(f, strchr(arg, ' ') ? " '%s'" : " %s", arg);
+    }
+    if (fclose(f) != 0) {
+        free(text);
+        return NULL;
     }
     return text;
 }

@@ -21,6 +21,11 @@ size_t run_options_with_supervision(const cli_option *options, size_t n, cli_opt
  * problem and returns -1 on bad input. */
 int run_parse_supervision(const cli_args *args, tuning_request *rq);
 
+/* A duration longer than 0 for --OPTION (prints the problem and returns -1
+ * otherwise): a limit of 0 would mean no limit, which is leaving the option
+ * out. */
+int run_parse_positive_duration(const char *option, const char *text, double *out);
+
 /* The skytune executable, for workers (malloc'd); NULL when unknown. */
 char *run_own_executable(void);
 
@@ -29,6 +34,8 @@ char *run_own_executable(void);
  * flight), a second ends the process at once. Returns NULL (message
  * printed) when it cannot. */
 volatile sig_atomic_t *run_catch_stop_signals(const char *command);
+/* At the end of the command: ends and joins the receiving thread. */
+void run_release_stop_signals(void);
 
 /* tuning_run's on_start: ctx is a progress. */
 void run_print_start(void *ctx, const tuning_started *s);
@@ -36,7 +43,10 @@ void run_print_start(void *ctx, const tuning_started *s);
  * EXIT_INTERRUPTED for a stopped one). label may be NULL. */
 int run_print_outcome(const tuning_outcome *out, const char *label);
 
-/* "skytune COMMAND arg arg ..." as typed, quoted where a space needs it. */
+/* "skytune COMMAND arg arg ..." as typed, quoted where a space needs it,
+ * with a --notify URL cut to its origin ("https://hooks.example.org/…"): a
+ * webhook's path is often its key, and the command is recorded with the
+ * campaign in a database that may be shared. */
 char *run_join_command(const char *command, int argc, char **argv);
 
 #endif

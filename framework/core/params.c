@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "quote.h"
 #include "value.h"
 
 /* Longest permutation accepted: 8! = 40320 values fits a uint16_t index;
@@ -87,15 +88,48 @@ static void value_list_free(value_list *list)
     memset(list, 0, sizeof *list);
 }
 
-/* Values of one list appear in -D options and in the canonical text
- * "name=value,name=value", so they must not contain the separators. */
-static bool string_value_is_plain(const char *s)
+/* Values of one list appear in --only lists and in the canonical text
+ * "name=value,name=value", so they must not contain the separators. This is
+ * all a recorded dataset's values (T1, Kernel Tuner, T4) must satisfy. */
+const char *param_string_value_fault(const char *s)
 {
-    if (!s || !*s) return false;
-    for (const char *c = s; *c; c++)
-        if (isspace((unsigned char)*c) || *c == ',' || *c == '=' || !isprint((unsigned char)*c))
-            return false;
-    return true;
+    if (!s || !*s) return "is empty";
+    for (const unsigned char *c = (const unsigned char *)s; *c; c++) {
+        if (isspace(*c)) return "contains whitespace";
+        if (*c < 0x20 || *c == 0x7F) return "contains a control character";
+        if (*c > 0x7F) return "contains a character outside printable ASCII";
+        if (*c == ',') return "contains ','";
+        if (*c == '=') return "contains '='";
+    }
+    return NULL;
+}
+
+/* The name check of both ways to make a parameter; the name is quoted since
+ * it may come from a file. */
+static int check_name(const char *name, skytune_error *err)
+{
+    if (!name) return err_set(err, "tuning parameter without a name");
+    if (name_is_identifier(name)) return 0;
+    char shown[QUOTE_TEXT];
+    return err_set(err, "tuning parameter '%s': the name must be an identifier "
+                   "([A-Za-z_][A-Za-z0-9_]*, at most 63 characters)",
+                   quote_text(name, shown, sizeof shown));
+}
+
+/* A string value a plugin declares also becomes a -D option of the kernel
+ * build, so it must be a token as well (value.h). */
+static int check_declared_string(const char *name, const char *s, skytune_error *err)
+{
+    char what[128];
+    snprintf(what, sizeof what, "tuning parameter '%s'", name);
+    if (value_check_token(what, s, err) != 0) return -1;
+    const char *fault = param_string_value_fault(s);
+    if (fault) {
+        char shown[QUOTE_TEXT];
+        return err_set(err, "%s: value '%s' %s; %s", what, quote_text(s, shown, sizeof shown),
+                       fault, PARAM_STRING_VALUES);
+    }
+    return 0;
 }
 
 /* Split a comma-separated list, parse each item as `type` and append it. */
@@ -130,9 +164,7 @@ static int parse_list(const char *name, skytune_values_kind kind, const char *te
             free(item_text);
             return -1;
         }
-        if (type == SKYTUNE_STRING && !string_value_is_plain(v.s)) {
-            err_set(err, "tuning parameter '%s': value '%s' must not contain whitespace, ',' "
-                    "or '='", name, item_text);
+        if (type == SKYTUNE_STRING && check_declared_string(name, v.s, err) != 0) {
             free(item_text);
             value_clear(&v);
             return -1;
@@ -340,10 +372,8 @@ static int finish(const char *name, skytune_type type, value_list *list, param_d
 int param_expand(const skytune_tuning_param *spec, param_def *out, skytune_error *err)
 {
     memset(out, 0, sizeof *out);
-    if (!spec || !spec->name) return err_set(err, "tuning parameter without a name");
-    if (!name_is_identifier(spec->name))
-        return err_set(err, "tuning parameter '%s': the name must be an identifier "
-                       "([A-Za-z_][A-Za-z0-9_]*, at most 63 characters)", spec->name);
+    if (!spec) return err_set(err, "tuning parameter without a name");
+    if (check_name(spec->name, err) != 0) return -1;
     value_list list;
     memset(&list, 0, sizeof list);
     skytune_type type = SKYTUNE_INT;
@@ -391,10 +421,7 @@ int param_from_values(const char *name, skytune_type type, const skytune_value *
                       size_t count, param_def *out, skytune_error *err)
 {
     memset(out, 0, sizeof *out);
-    if (!name) return err_set(err, "tuning parameter without a name");
-    if (!name_is_identifier(name))
-        return err_set(err, "tuning parameter '%s': the name must be an identifier "
-                       "([A-Za-z_][A-Za-z0-9_]*, at most 63 characters)", name);
+    if (check_name(name, err) != 0) return -1;
     /* Booleans are indexed like any integer parameter. */
     if (type == SKYTUNE_BOOL) type = SKYTUNE_INT;
     if (type != SKYTUNE_INT && type != SKYTUNE_FLOAT && type != SKYTUNE_STRING)
@@ -412,11 +439,13 @@ int param_from_values(const char *name, skytune_type type, const skytune_value *
             return err_set(err, "tuning parameter '%s': value %zu has type %s; all values "
                            "must have type %s", name, k + 1, type_name(values[k].type), type_name(type));
         }
-        if (type == SKYTUNE_STRING && !string_value_is_plain(values[k].s)) {
+        const char *fault = type == SKYTUNE_STRING ? param_string_value_fault(values[k].s) : NULL;
+        if (fault) {
             value_list_free(&list);
-            return err_set(err, "tuning parameter '%s': value '%s' must be non-empty and must "
-                           "not contain whitespace, ',' or '='", name,
-                           values[k].s ? values[k].s : "");
+            char shown[QUOTE_TEXT];
+            return err_set(err, "tuning parameter '%s': value %zu, '%s', %s; %s", name, k + 1,
+                           quote_text(values[k].s, shown, sizeof shown), fault,
+                           PARAM_STRING_VALUES);
         }
         skytune_value copy;
         if (value_copy(&copy, &values[k]) != 0) {
@@ -490,14 +519,16 @@ int param_restrict(param_def *p, const char *csv, skytune_error *err)
         trim(&begin, &end);
         int k = index_of_text(p, begin, end);
         if (k < 0) {
-            char valid[512];
+            char valid[512], shown[QUOTE_TEXT];
             param_describe_values(p, valid, sizeof valid);
+            char *item_text = duplicate_text(begin, (size_t)(end - begin));
             if (begin == end)
-                err_set(err, "parameter '%s': empty value in \"%s\"; valid values are %s",
-                        p->name, csv, valid);
+                err_set(err, "parameter '%s': empty value in '%s'; valid values are %s",
+                        p->name, quote_text(csv, shown, sizeof shown), valid);
             else
-                err_set(err, "parameter '%s': '%.*s' is not one of its values; valid values "
-                        "are %s", p->name, (int)(end - begin), begin, valid);
+                err_set(err, "parameter '%s': '%s' is not one of its values; valid values "
+                        "are %s", p->name, quote_text(item_text, shown, sizeof shown), valid);
+            free(item_text);
             free(keep);
             return -1;
         }

@@ -39,6 +39,13 @@ int param_index_of(const param_def *p, const char *text);
  * value is not one of them. */
 int param_restrict(param_def *p, const char *csv, skytune_error *err);
 
+/* Why a text cannot be a string value ("contains a control character",
+ * "is empty", ...), or NULL when it can. */
+const char *param_string_value_fault(const char *s);
+/* What a string value may be, for messages. */
+#define PARAM_STRING_VALUES                                                                        \
+    "a string value is printable ASCII text without whitespace, ',' or '='"
+
 /* "1, 2, 4, 8" (truncated with "..." past `len`). */
 void param_describe_values(const param_def *p, char *buf, size_t len);
 

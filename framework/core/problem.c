@@ -3,7 +3,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "canonical.h"
 #include "expr.h"
+#include "quote.h"
 #include "value.h"
 
 static int find_param(const problem *p, const char *name, size_t len)
@@ -27,22 +29,40 @@ static void list_params(const problem *p, char *buf, size_t len)
         used += (size_t)snprintf(buf + used, len - used, "%s%s", k ? ", " : "", p->items[k].name);
 }
 
+/* A string value is refused here, when the problem is set, rather than when
+ * the kernel is built: it becomes a -D option, so it must be a token. */
+static int check_string(const char *name, const char *value, const char *origin,
+                        skytune_error *err)
+{
+    char what[160];
+    snprintf(what, sizeof what, "problem parameter '%s'", name);
+    if (value_check_token(what, value, err) != 0) return err_prefix(err, "%s", origin);
+    return 0;
+}
+
 static int assign(problem *p, const skytune_plugin *plugin, const char *name, size_t name_len,
                   const char *text, const char *origin, skytune_error *err)
 {
     int k = find_param(p, name, name_len);
     if (k < 0) {
-        char known[600];
+        char known[600], shown[QUOTE_TEXT];
+        char *unknown = strndup(name, name_len);
         list_params(p, known, sizeof known);
-        return err_set(err, "%s: unknown problem parameter '%.*s' for plugin %s; valid: %s",
-                       origin, (int)name_len, name, plugin->name,
-                       p->count ? known : "(none)");
+        err_set(err, "%s: unknown problem parameter '%s' for plugin %s; valid: %s", origin,
+                quote_text(unknown ? unknown : "", shown, sizeof shown), plugin->name,
+                p->count ? known : "(none)");
+        free(unknown);
+        return -1;
     }
     skytune_value v;
     skytune_error verr;
     if (value_parse(text, p->items[k].value.type, &v, &verr) != 0)
         return err_set(err, "%s: problem parameter '%s' wants %s: %s", origin, p->items[k].name,
                        type_name(p->items[k].value.type), verr.message);
+    if (v.type == SKYTUNE_STRING && check_string(p->items[k].name, v.s, origin, err) != 0) {
+        value_clear(&v);
+        return -1;
+    }
     value_clear(&p->items[k].value);
     p->items[k].value = v;
     return 0;
@@ -53,8 +73,10 @@ static int assign_setting(problem *p, const skytune_plugin *plugin, const char *
                           const char *origin, skytune_error *err)
 {
     const char *eq = strchr(setting, '=');
+    char shown[QUOTE_TEXT];
     if (!eq || eq == setting)
-        return err_set(err, "%s: '%s' is not NAME=VALUE", origin, setting);
+        return err_set(err, "%s: '%s' is not NAME=VALUE", origin,
+                       quote_text(setting, shown, sizeof shown));
     return assign(p, plugin, setting, (size_t)(eq - setting), eq + 1, origin, err);
 }
 
@@ -71,8 +93,9 @@ static int apply_preset(problem *p, const skytune_plugin *plugin, const char *pr
              ps++)
             used += (size_t)snprintf(known + used, sizeof known - used, "%s%s",
                                      used ? ", " : "", ps->name);
+        char shown[QUOTE_TEXT];
         return err_set(err, "--preset: plugin %s has no preset '%s'; valid: %s", plugin->name,
-                       preset, used ? known : "(none)");
+                       quote_text(preset, shown, sizeof shown), used ? known : "(none)");
     }
     char *copy = strdup(found->settings);
     if (!copy) return err_set(err, "out of memory");
@@ -107,8 +130,12 @@ static int run_checks(const problem *p, const skytune_plugin *plugin, skytune_er
             /* Show the values the check read, so the user sees what to change. */
             for (size_t k = 0; k < p->count && used < sizeof now - 1; k++)
                 if (strstr(c->expression, p->items[k].name)) {
-                    char v[64];
-                    value_format(&p->items[k].value, v, sizeof v);
+                    char v[QUOTE_TEXT];
+                    const skytune_value *value = &p->items[k].value;
+                    if (value->type == SKYTUNE_STRING)
+                        quote_text(value->s, v, sizeof v);
+                    else
+                        value_format(value, v, sizeof v);
                     used += (size_t)snprintf(now + used, sizeof now - used, "%s%s=%s",
                                              used ? ", " : "", p->items[k].name, v);
                 }
@@ -121,24 +148,8 @@ static int run_checks(const problem *p, const skytune_plugin *plugin, skytune_er
 
 static int make_text(problem *p, skytune_error *err)
 {
-    size_t cap = 64 + p->count * 96, used = 0;
-    p->text = malloc(cap);
-    if (!p->text) return err_set(err, "out of memory");
-    p->text[0] = '\0';
-    for (size_t k = 0; k < p->count; k++) {
-        char v[512];
-        value_format(&p->items[k].value, v, sizeof v);
-        size_t need = strlen(p->items[k].name) + strlen(v) + 3;
-        if (used + need >= cap) {
-            cap = 2 * (cap + need);
-            char *grown = realloc(p->text, cap);
-            if (!grown) return err_set(err, "out of memory");
-            p->text = grown;
-        }
-        used += (size_t)snprintf(p->text + used, cap - used, "%s%s=%s", k ? "," : "",
-                                 p->items[k].name, v);
-    }
-    return 0;
+    p->text = canonical_of_values(p->items, p->count);
+    return p->text ? 0 : err_set(err, "out of memory");
 }
 
 int problem_resolve(const skytune_plugin *plugin, const char *preset, const char *const *settings,
@@ -157,6 +168,8 @@ int problem_resolve(const skytune_plugin *plugin, const char *preset, const char
         out->items[k].name = pp->name;
         rc = value_parse(pp->default_value ? pp->default_value : "", pp->type,
                          &out->items[k].value, err);
+        if (rc == 0 && pp->type == SKYTUNE_STRING)
+            rc = value_check_token(NULL, out->items[k].value.s, err);
         if (rc) err_prefix(err, "plugin %s: default of '%s'", plugin->name, pp->name);
     }
     if (rc == 0 && preset && *preset) rc = apply_preset(out, plugin, preset, err);
@@ -180,4 +193,16 @@ void problem_free(problem *p)
     free(p->items);
     free(p->text);
     memset(p, 0, sizeof *p);
+}
+
+int problem_check_on_device(const skytune_plugin *plugin, const skytune_values *values,
+                            const skytune_device_info *device, skytune_error *err)
+{
+    if (!plugin->check_problem) return 0;
+    skytune_error plugin_err = {0};
+    if (plugin->check_problem(values, device, &plugin_err) == 0) return 0;
+    /* The message is the plugin's; a plugin may leave it unterminated. */
+    plugin_err.message[sizeof plugin_err.message - 1] = '\0';
+    return err_set(err, "invalid problem for plugin %s on %s: %s", plugin->name, device->name,
+                   plugin_err.message[0] ? plugin_err.message : "(the plugin gave no reason)");
 }

@@ -12,15 +12,22 @@ typedef struct problem {
     size_t count;
     skytune_named_value *items;  /* names borrowed from the plugin; strings owned */
     skytune_values values;       /* view over items, for callbacks */
-    char *text;                  /* canonical "k=v,k=v" in declaration order */
+    char *text;                  /* canonical "k=v,k=v" in declaration order (canonical.h) */
 } problem;
 
 /* preset may be NULL; settings are "name=value" strings. Fails naming an
  * unknown preset (listing the valid ones), an unknown parameter (listing the
- * plugin's problem parameters), a value of the wrong type, or a failed
- * problem check (its message). */
+ * plugin's problem parameters), a value of the wrong type, a string value
+ * that is not a token (value.h), or a failed problem check (its message). */
 int problem_resolve(const skytune_plugin *plugin, const char *preset, const char *const *settings,
                     size_t n_settings, problem *out, skytune_error *err);
 void problem_free(problem *p);
+
+/* The plugin's own check of a problem on a device (its check_problem
+ * callback: size limits and what else an expression cannot say), when it
+ * has one. Run before anything is done with the problem on that device:
+ * before its search space is built and before the plugin's setup. */
+int problem_check_on_device(const skytune_plugin *plugin, const skytune_values *values,
+                            const skytune_device_info *device, skytune_error *err);
 
 #endif

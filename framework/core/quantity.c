@@ -27,6 +27,7 @@ int quantity_duration(const char *text, double *seconds)
         total += v * unit;
         p = end;
     }
+    if (!isfinite(total)) return -1; /* "1e308d" */
     *seconds = total;
     return 0;
 }

@@ -8,7 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "canonical.h"
 #include "expr.h"
+#include "quote.h"
 #include "value.h"
 
 /* A group whose valid tuples would pass either limit is refused rather than
@@ -60,6 +62,9 @@ struct space {
     /* Every constraint that names no parameter (and a callback when there
      * are no parameters) holds. When false the space is empty. */
     bool constants_hold;
+    /* Defined but not enumerated (space_define): only its parameters and
+     * constraints can be asked for. */
+    bool definition;
 
     /* Slot k < n_params is parameter k; slot n_params + j is constant j. */
     size_t n_slots;
@@ -267,7 +272,9 @@ typedef struct search_state {
     size_t *order;            /* depth -> column */
     size_t *fire_start;       /* depth -> first entry in fire (w + 1 entries) */
     const expr **fire;        /* constraints checked at each depth */
+    size_t *fire_constraint;  /* their indices into space.constraints, for messages */
     uint16_t *current;        /* depth -> value index */
+    uint64_t *visits;         /* depth -> combinations checked there, for messages */
 } search_state;
 
 static void search_state_free(search_state *st)
@@ -275,19 +282,118 @@ static void search_state_free(search_state *st)
     free(st->order);
     free(st->fire_start);
     free(st->fire);
+    free(st->fire_constraint);
     free(st->current);
+    free(st->visits);
+}
+
+/* The work of one space_build: counted over every group, checked against
+ * the limit at every combination, reported every SPACE_PROGRESS_INTERVAL. */
+typedef struct build_watch {
+    const space_control *control;   /* may be NULL */
+    uint64_t limit;
+    uint64_t checked;
+    uint64_t next_stop;             /* checked value of the next report or the limit */
+    size_t group, n_groups;
+} build_watch;
+
+static void watch_init(build_watch *w, const space_control *control, size_t n_groups)
+{
+    memset(w, 0, sizeof *w);
+    w->control = control;
+    w->limit = control && control->work_limit ? control->work_limit : SPACE_DEFAULT_WORK_LIMIT;
+    w->n_groups = n_groups;
+    w->next_stop = SPACE_PROGRESS_INTERVAL < w->limit ? SPACE_PROGRESS_INTERVAL : w->limit;
+}
+
+/* Share of the group's Cartesian product that lies before the search's
+ * position (depth by depth, the values already done at that depth). */
+static double search_fraction(const space *s, const space_group *g, const search_state *st,
+                              size_t depth)
+{
+    double fraction = 0.0, scale = 1.0;
+    for (size_t d = 0; d <= depth; d++) {
+        scale /= (double)s->params[g->params[st->order[d]]].count;
+        fraction += (double)st->current[d] * scale;
+    }
+    return fraction;
+}
+
+/* The constraint that prunes too little: the search spends most of its
+ * checks at one depth, and the constraint checked there that names the most
+ * parameters is the one that could not be checked earlier. Writes what to
+ * say about it. */
+static void describe_weak_constraint(const space *s, const space_group *g, const search_state *st,
+                                     char *buf, size_t len)
+{
+    size_t w = g->n_params, heavy = 0;
+    for (size_t d = 1; d < w; d++)
+        if (st->visits[d] > st->visits[heavy]) heavy = d;
+    double combinations = 1.0;
+    for (size_t d = 0; d <= heavy; d++) combinations *= (double)s->params[g->params[st->order[d]]].count;
+    size_t weakest = SIZE_MAX;
+    for (size_t f = st->fire_start[heavy]; f < st->fire_start[heavy + 1]; f++) {
+        size_t c = st->fire_constraint[f];
+        if (weakest == SIZE_MAX || s->constraints[c].n_params > s->constraints[weakest].n_params)
+            weakest = c;
+    }
+    if (weakest == SIZE_MAX) {
+        snprintf(buf, len, "the C constraint is checked only with all %zu parameters bound, among "
+                 "%.3g combinations of them", w, combinations);
+        return;
+    }
+    snprintf(buf, len, "constraint %zu ('%.300s') names %zu parameters and can be checked only "
+             "once they are bound, among %.3g combinations of the parameters bound by then",
+             weakest + 1, expr_text(s->constraints[weakest].expression),
+             s->constraints[weakest].n_params, combinations);
+}
+
+/* Called when the count of checked combinations reaches next_stop: refuse
+ * past the limit, else report and ask whether to go on. */
+static int watch_stop(const space *s, const space_group *g, const search_state *st, size_t depth,
+                      size_t valid, build_watch *w, skytune_error *err)
+{
+    if (w->checked > w->limit) {
+        char names[512], weak[600];
+        describe_group(s, g, names, sizeof names);
+        describe_weak_constraint(s, g, st, weak, sizeof weak);
+        return err_set(err, "search space: more than %llu combinations checked (the work limit) "
+                       "while enumerating the tuning parameters %s: %s, so it prunes too "
+                       "little. Narrow its parameters (--only NAME=V1,V2, or --restrict on "
+                       "fewer of them), split it into constraints on fewer parameters, or raise "
+                       "the limit (--space-work-limit)",
+                       (unsigned long long)w->limit, names, weak);
+    }
+    uint64_t report = w->checked - w->checked % SPACE_PROGRESS_INTERVAL + SPACE_PROGRESS_INTERVAL;
+    w->next_stop = w->limit == UINT64_MAX || report <= w->limit ? report : w->limit + 1;
+    if (!w->control || !w->control->on_progress) return 0;
+    space_progress p = {
+        .checked = w->checked,
+        .work_limit = w->limit,
+        .valid = valid,
+        .group = w->group,
+        .n_groups = w->n_groups,
+        .fraction = search_fraction(s, g, st, depth),
+    };
+    if (w->control->on_progress(w->control->ctx, &p) == 0) return 0;
+    return err_set(err, "search space: stopped after %llu combinations checked",
+                   (unsigned long long)w->checked);
 }
 
 static int enumerate_group(space *s, space_group *g, expr_value *slots,
-                           skytune_named_value *named, skytune_error *err)
+                           skytune_named_value *named, build_watch *watch, skytune_error *err)
 {
     size_t w = g->n_params;
     search_state st;
+    size_t n_fire = g->n_constraints ? g->n_constraints : 1;
     st.order = malloc(w * sizeof *st.order);
     st.fire_start = calloc(w + 1, sizeof *st.fire_start);
-    st.fire = malloc((g->n_constraints ? g->n_constraints : 1) * sizeof *st.fire);
+    st.fire = malloc(n_fire * sizeof *st.fire);
+    st.fire_constraint = malloc(n_fire * sizeof *st.fire_constraint);
     st.current = malloc(w * sizeof *st.current);
-    if (!st.order || !st.fire_start || !st.fire || !st.current) {
+    st.visits = calloc(w, sizeof *st.visits);
+    if (!st.order || !st.fire_start || !st.fire || !st.fire_constraint || !st.current ||
+        !st.visits) {
         search_state_free(&st);
         return err_set(err, "search space: out of memory");
     }
@@ -305,7 +411,7 @@ static int enumerate_group(space *s, space_group *g, expr_value *slots,
         return err_set(err, "search space: out of memory");
     }
     for (size_t d = 0; d < w; d++) depth_of[st.order[d]] = d;
-    size_t *fire_depth = malloc((g->n_constraints ? g->n_constraints : 1) * sizeof *fire_depth);
+    size_t *fire_depth = malloc(n_fire * sizeof *fire_depth);
     if (!fire_depth) {
         if (depth_of != depth_of_column) free(depth_of);
         search_state_free(&st);
@@ -333,8 +439,11 @@ static int enumerate_group(space *s, space_group *g, expr_value *slots,
         }
         memcpy(cursor, st.fire_start, w * sizeof *cursor);
         /* Constraints keep their declaration order within a depth. */
-        for (size_t c = 0; c < g->n_constraints; c++)
-            st.fire[cursor[fire_depth[c]]++] = s->constraints[g->constraints[c]].expression;
+        for (size_t c = 0; c < g->n_constraints; c++) {
+            size_t slot = cursor[fire_depth[c]]++;
+            st.fire[slot] = s->constraints[g->constraints[c]].expression;
+            st.fire_constraint[slot] = g->constraints[c];
+        }
         if (cursor != fill) free(cursor);
     }
     free(fire_depth);
@@ -351,7 +460,7 @@ static int enumerate_group(space *s, space_group *g, expr_value *slots,
 
     /* Iterative depth-first search: at each depth bind the next value into
      * its slot in place, check the constraints that fire there, and descend
-     * only when they all hold. */
+     * only when they all hold. Every binding counts as work. */
     size_t depth = 0;
     st.current[0] = 0;
     for (;;) {
@@ -362,6 +471,13 @@ static int enumerate_group(space *s, space_group *g, expr_value *slots,
             depth--;
             st.current[depth]++;
             continue;
+        }
+        st.visits[depth]++;
+        if (++watch->checked >= watch->next_stop &&
+            watch_stop(s, g, &st, depth, n, watch, err) != 0) {
+            free(tuples);
+            search_state_free(&st);
+            return -1;
         }
         uint16_t v = st.current[depth];
         slots[param] = s->param_operands[param][v];
@@ -564,7 +680,7 @@ static uint64_t group_cartesian(const space *s, const space_group *g)
     return product;
 }
 
-static int enumerate_groups(space *s, skytune_error *err)
+static int enumerate_groups(space *s, const space_control *control, skytune_error *err)
 {
     expr_value *slots = malloc((s->n_slots ? s->n_slots : 1) * sizeof *slots);
     skytune_named_value *named = NULL;
@@ -581,6 +697,11 @@ static int enumerate_groups(space *s, skytune_error *err)
             named[k].value = s->params[k].values[0];
         }
     }
+    size_t searched = 0;
+    for (size_t g = 0; g < s->n_groups; g++)
+        if (s->groups[g].n_constraints > 0 || s->groups[g].has_callback) searched++;
+    build_watch watch;
+    watch_init(&watch, control, searched);
     int rc = 0;
     for (size_t g = 0; g < s->n_groups && rc == 0; g++) {
         space_group *grp = &s->groups[g];
@@ -590,7 +711,8 @@ static int enumerate_groups(space *s, skytune_error *err)
             grp->n_tuples = cartesian;
             continue;
         }
-        rc = enumerate_group(s, grp, slots, named, err);
+        rc = enumerate_group(s, grp, slots, named, &watch, err);
+        watch.group++;
         if (rc == 0 && grp->n_tuples == cartesian) {
             grp->dense = true;
             free(grp->tuples);
@@ -633,7 +755,8 @@ static int compute_counts(space *s, skytune_error *err)
     return 0;
 }
 
-int space_build(const space_spec *spec, space **out, skytune_error *err)
+/* Everything space_build does before enumerating: copy, parse, group. */
+static int define(const space_spec *spec, space **out, skytune_error *err)
 {
     *out = NULL;
     if (!spec) return err_set(err, "search space: no description");
@@ -647,19 +770,39 @@ int space_build(const space_spec *spec, space **out, skytune_error *err)
     s->callback_ctx = spec->callback_ctx;
     if (copy_params(s, spec, err) != 0 || copy_constants(s, spec, err) != 0 ||
         prepare_slots(s, err) != 0 || parse_constraints(s, spec, err) != 0 ||
-        form_groups(s, err) != 0)
-        goto fail;
+        form_groups(s, err) != 0) {
+        space_free(s);
+        return -1;
+    }
+    *out = s;
+    return 0;
+}
+
+int space_define(const space_spec *spec, space **out, skytune_error *err)
+{
+    if (define(spec, out, err) != 0) return -1;
+    (*out)->definition = true;
+    return 0;
+}
+
+bool space_is_definition(const space *s) { return s->definition; }
+
+int space_build(const space_spec *spec, space **out, skytune_error *err)
+{
+    space *s;
+    *out = NULL;
+    if (define(spec, &s, err) != 0) return -1;
     if (s->callback && s->n_params == 0) {
         skytune_values none = {0, NULL};
         if (!s->callback(s->callback_ctx, &none)) s->constants_hold = false;
     }
-    if (s->constants_hold && enumerate_groups(s, err) != 0) goto fail;
-    if (compute_counts(s, err) != 0) goto fail;
+    if ((s->constants_hold && enumerate_groups(s, spec->control, err) != 0) ||
+        compute_counts(s, err) != 0) {
+        space_free(s);
+        return -1;
+    }
     *out = s;
     return 0;
-fail:
-    space_free(s);
-    return -1;
 }
 
 void space_free(space *s)
@@ -698,24 +841,33 @@ void space_free(space *s)
 
 static int narrow_param(param_def *params, size_t n, const char *only, skytune_error *err)
 {
+    char shown[QUOTE_TEXT];
     const char *eq = strchr(only, '=');
-    if (!eq || eq == only) return err_set(err, "--only '%s' is not NAME=v1,v2,...", only);
+    if (!eq || eq == only)
+        return err_set(err, "--only '%s' is not NAME=v1,v2,...", quote_text(only, shown, sizeof shown));
     size_t len = (size_t)(eq - only);
     for (size_t k = 0; k < n; k++)
         if (strlen(params[k].name) == len && strncmp(params[k].name, only, len) == 0)
-            return param_restrict(&params[k], eq + 1, err) == 0 ? 0
-                                                                : err_prefix(err, "--only '%s'", only);
+            return param_restrict(&params[k], eq + 1, err) == 0
+                       ? 0
+                       : err_prefix(err, "--only '%s'", quote_text(only, shown, sizeof shown));
     char known[600] = "";
     size_t used = 0;
     for (size_t k = 0; k < n && used < sizeof known - 1; k++)
         used += (size_t)snprintf(known + used, sizeof known - used, "%s%s", k ? ", " : "",
                                  params[k].name);
-    return err_set(err, "--only '%s': unknown tuning parameter '%.*s'; valid: %s", only, (int)len,
-                   only, known);
+    char name_shown[QUOTE_TEXT];
+    char *name = strndup(only, len);
+    err_set(err, "--only '%s': unknown tuning parameter '%s'; valid: %s",
+            quote_text(only, shown, sizeof shown), quote_text(name, name_shown, sizeof name_shown),
+            known);
+    free(name);
+    return -1;
 }
 
 int space_narrow(const space *s, const char *const *restricts, size_t n_restricts,
-                 const char *const *only, size_t n_only, space **out, skytune_error *err)
+                 const char *const *only, size_t n_only, const space_control *control,
+                 space **out, skytune_error *err)
 {
     size_t n_constraints = s->n_constraints + n_restricts;
     param_def *params = calloc(s->n_params + 1, sizeof *params);
@@ -743,8 +895,12 @@ int space_narrow(const space *s, const char *const *restricts, size_t n_restrict
         narrow_resolver r = {params, s->n_params, s};
         expr *e;
         skytune_error perr = {0};
+        /* The expression is quoted shortened, so that a long one leaves room
+         * for the reason (which gives the column). */
+        char shown[QUOTE_TEXT];
         if (expr_parse(restricts[k], narrow_resolve, &r, &e, &perr) != 0)
-            rc = err_set(err, "--restrict '%s': %s", restricts[k], perr.message);
+            rc = err_set(err, "--restrict '%s': %s",
+                         quote_text(restricts[k], shown, sizeof shown), perr.message);
         else
             expr_free(e);
     }
@@ -764,6 +920,7 @@ int space_narrow(const space *s, const char *const *restricts, size_t n_restrict
         .n_constants = s->n_constants,
         .callback = s->callback,
         .callback_ctx = s->callback_ctx,
+        .control = control,
     };
     rc = space_build(&spec, out, err);
 done:
@@ -772,6 +929,12 @@ done:
     free(texts);
     free(constants);
     return rc;
+}
+
+int space_from_definition(const space *definition, const space_control *control, space **out,
+                          skytune_error *err)
+{
+    return space_narrow(definition, NULL, 0, NULL, 0, control, out, err);
 }
 
 size_t space_param_count(const space *s) { return s->n_params; }
@@ -1057,7 +1220,10 @@ size_t space_config_text(const space *s, const uint16_t *idx, char *buf, size_t 
         const param_def *p = &s->params[k];
         const char *text = idx[k] < p->count ? value_text(&p->values[idx[k]], number, sizeof number)
                                              : "?";
-        const char *pieces[4] = {k ? "," : "", p->name, "=", text};
+        /* The values of a space never need quotes (params.h), but the text
+         * is canonical whatever they hold. */
+        char *quoted = canonical_value_is_bare(text) ? NULL : canonical_value_text(text);
+        const char *pieces[4] = {k ? "," : "", p->name, "=", quoted ? quoted : text};
         for (size_t j = 0; j < 4; j++) {
             size_t piece = strlen(pieces[j]);
             if (buf && needed + 1 < len) {
@@ -1068,14 +1234,9 @@ size_t space_config_text(const space *s, const uint16_t *idx, char *buf, size_t 
             }
             needed += piece;
         }
+        free(quoted);
     }
     return needed;
-}
-
-static void trim_span(const char **begin, const char **end)
-{
-    while (*begin < *end && isspace((unsigned char)**begin)) (*begin)++;
-    while (*end > *begin && isspace((unsigned char)(*end)[-1])) (*end)--;
 }
 
 static void describe_param_names(const space *s, char *buf, size_t len)
@@ -1093,61 +1254,46 @@ int space_parse_config(const space *s, const char *text, uint16_t *idx, skytune_
 {
     if (!text) return err_set(err, "configuration: no text");
     for (size_t k = 0; k < s->n_params; k++) idx[k] = SPACE_UNSET_INDEX;
-    const char *item = text;
-    const char *all_end = text + strlen(text);
-    {
-        const char *b = text, *e = all_end;
-        trim_span(&b, &e);
-        if (b == e) item = NULL; /* empty text: only the parameter-less space accepts it */
-    }
-    while (item) {
-        const char *comma = strchr(item, ',');
-        const char *end = comma ? comma : all_end;
-        const char *equals = memchr(item, '=', (size_t)(end - item));
-        if (!equals)
-            return err_set(err, "configuration \"%s\": '%.*s' is not name=value", text,
-                           (int)(end - item), item);
-        const char *name = item, *name_end = equals;
-        trim_span(&name, &name_end);
-        size_t name_len = (size_t)(name_end - name);
+    canonical_pair *pairs;
+    size_t n_pairs;
+    if (canonical_split(text, &pairs, &n_pairs, err) != 0) return err_prefix(err, "configuration");
+    char shown[QUOTE_TEXT], name_shown[QUOTE_TEXT], value_shown[QUOTE_TEXT];
+    int rc = 0;
+    for (size_t j = 0; j < n_pairs && rc == 0; j++) {
+        const char *name = pairs[j].name, *value = pairs[j].value;
         int k = -1;
-        for (size_t j = 0; j < s->n_params && k < 0; j++)
-            if (strlen(s->params[j].name) == name_len &&
-                memcmp(s->params[j].name, name, name_len) == 0)
-                k = (int)j;
+        for (size_t i = 0; i < s->n_params && k < 0; i++)
+            if (strcmp(s->params[i].name, name) == 0) k = (int)i;
         if (k < 0) {
             char names[512];
             describe_param_names(s, names, sizeof names);
-            return err_set(err, "configuration \"%s\": unknown parameter '%.*s'; the parameters "
-                           "are %s", text, (int)name_len, name, names);
+            rc = err_set(err, "configuration '%s': unknown parameter '%s'; the parameters are %s",
+                         quote_text(text, shown, sizeof shown),
+                         quote_text(name, name_shown, sizeof name_shown), names);
+        } else if (idx[k] != SPACE_UNSET_INDEX) {
+            rc = err_set(err, "configuration '%s': parameter '%s' is given more than once",
+                         quote_text(text, shown, sizeof shown), s->params[k].name);
+        } else {
+            int position = param_index_of(&s->params[k], value);
+            if (position < 0) {
+                char valid[512];
+                param_describe_values(&s->params[k], valid, sizeof valid);
+                rc = err_set(err, "configuration '%s': parameter '%s': '%s' is not one of its "
+                             "values; valid values are %s", quote_text(text, shown, sizeof shown),
+                             s->params[k].name, quote_text(value, value_shown, sizeof value_shown),
+                             valid);
+            } else {
+                idx[k] = (uint16_t)position;
+            }
         }
-        if (idx[k] != SPACE_UNSET_INDEX)
-            return err_set(err, "configuration \"%s\": parameter '%s' is given more than once",
-                           text, s->params[k].name);
-        const char *value = equals + 1, *value_end = end;
-        trim_span(&value, &value_end);
-        char value_buffer[256];
-        size_t value_len = (size_t)(value_end - value);
-        int position = -1;
-        if (value_len < sizeof value_buffer) {
-            memcpy(value_buffer, value, value_len);
-            value_buffer[value_len] = '\0';
-            position = param_index_of(&s->params[k], value_buffer);
-        }
-        if (position < 0) {
-            char valid[512];
-            param_describe_values(&s->params[k], valid, sizeof valid);
-            return err_set(err, "configuration \"%s\": parameter '%s': '%.*s' is not one of its "
-                           "values; valid values are %s", text, s->params[k].name,
-                           (int)value_len, value, valid);
-        }
-        idx[k] = (uint16_t)position;
-        item = comma ? comma + 1 : NULL;
     }
+    canonical_pairs_free(pairs, n_pairs);
+    if (rc != 0) return rc;
     for (size_t k = 0; k < s->n_params; k++)
         if (idx[k] == SPACE_UNSET_INDEX)
-            return err_set(err, "configuration \"%s\": parameter '%s' is missing; every "
-                           "parameter needs a value", text, s->params[k].name);
+            return err_set(err, "configuration '%s': parameter '%s' is missing; every "
+                           "parameter needs a value", quote_text(text, shown, sizeof shown),
+                           s->params[k].name);
     return 0;
 }
 

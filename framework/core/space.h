@@ -38,6 +38,38 @@ typedef struct space_constant {
 /* Optional C constraint, called with every parameter bound. */
 typedef int (*space_callback_fn)(void *ctx, const skytune_values *config);
 
+/* How far the enumeration of a space has got, for a progress display. */
+typedef struct space_progress {
+    uint64_t checked;         /* combinations checked so far, all groups together */
+    uint64_t work_limit;      /* the limit `checked` may reach */
+    uint64_t valid;           /* valid tuples found so far in the group being enumerated */
+    size_t group;             /* that group (from 0) */
+    size_t n_groups;          /* groups of the space (dense ones need no enumeration) */
+    double fraction;          /* of that group's Cartesian product covered, 0..1 */
+} space_progress;
+
+/* What enumerating a space may cost, and a way to watch and stop it. The
+ * work is counted in combinations checked: every value the depth-first
+ * search binds, with the constraints that can be checked there (and, at a
+ * leaf, the C callback), is one. A constraint that names many parameters is
+ * checked only once all of them are bound, so a space can need far more
+ * work than it has valid configurations; past the limit space_build fails,
+ * naming the constraint that prunes too little. */
+typedef struct space_control {
+    uint64_t work_limit;      /* 0: SPACE_DEFAULT_WORK_LIMIT */
+    /* Called about every SPACE_PROGRESS_INTERVAL combinations, from the
+     * building thread; a nonzero return stops the build, which then fails
+     * with "search space: stopped ...". May be NULL. */
+    int (*on_progress)(void *ctx, const space_progress *p);
+    void *ctx;
+} space_control;
+
+/* About a minute of checking at the enumeration's usual pace (tens of
+ * millions of combinations a second); the spaces of the bundled plugins need
+ * a few million at most. */
+#define SPACE_DEFAULT_WORK_LIMIT ((uint64_t)1000000000)
+#define SPACE_PROGRESS_INTERVAL ((uint64_t)1 << 16)
+
 typedef struct space_spec {
     const param_def *params;          /* copied by space_build */
     size_t n_params;
@@ -47,25 +79,46 @@ typedef struct space_spec {
     size_t n_constants;
     space_callback_fn callback;       /* may be NULL */
     void *callback_ctx;
+    const space_control *control;     /* NULL: the default limit, no progress */
 } space_spec;
 
 /* Parse the constraints and enumerate the valid tuples. A constraint that
  * does not parse fails with "constraint N ('<text>'): column C: ...". A
  * space with no valid configuration is not an error (count 0). Also fails
  * when one group of linked parameters has more than 50 million valid tuples
- * (or they would take more than 512 MiB), and when the number of valid
- * configurations does not fit in 64 bits (ranks could not number them). */
+ * (or they would take more than 512 MiB), when the number of valid
+ * configurations does not fit in 64 bits (ranks could not number them),
+ * when the enumeration needs more work than spec->control allows (naming
+ * the constraint that prunes too little), and when its on_progress asks to
+ * stop. */
 int space_build(const space_spec *spec, space **out, skytune_error *err);
 void space_free(space *s);
 
-/* A new space from this one: the same parameters, constraints, constants and
- * callback, with the value lists narrowed by `only` ("name=v1,v2,...", the
- * values kept in the parameter's own order) and the `restricts` expressions
- * added as constraints. Fails naming an unknown parameter (listing the
- * valid ones), a value not in a parameter's list, or a restriction that
- * does not parse ("--restrict 'text': column C: ..."). */
+/* The same checks and parsing as space_build, without the enumeration: a
+ * space's definition, to be narrowed (space_narrow) or completed
+ * (space_from_definition) before it is used, so that --only and --restrict
+ * cut the work of enumerating it. Only space_param_count, space_param,
+ * space_param_index, space_constraint_count, space_constraint_text,
+ * space_is_definition, space_narrow, space_from_definition and space_free
+ * accept a definition. */
+int space_define(const space_spec *spec, space **out, skytune_error *err);
+bool space_is_definition(const space *s);
+
+/* A new space from this one (built or a definition): the same parameters,
+ * constraints, constants and callback, with the value lists narrowed by
+ * `only` ("name=v1,v2,...", the values kept in the parameter's own order)
+ * and the `restricts` expressions added as constraints, enumerated under
+ * `control` (NULL: the default limit). Fails naming an unknown parameter
+ * (listing the valid ones), a value not in a parameter's list, or a
+ * restriction that does not parse ("--restrict 'text': column C: ..."), and
+ * as space_build does. */
 int space_narrow(const space *s, const char *const *restricts, size_t n_restricts,
-                 const char *const *only, size_t n_only, space **out, skytune_error *err);
+                 const char *const *only, size_t n_only, const space_control *control,
+                 space **out, skytune_error *err);
+
+/* The enumerated space of a definition (space_narrow with nothing to narrow). */
+int space_from_definition(const space *definition, const space_control *control, space **out,
+                          skytune_error *err);
 
 size_t space_param_count(const space *s);
 const param_def *space_param(const space *s, size_t k);

@@ -8,9 +8,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Messages quote the offending text; a pasted megabyte should not push the
- * rest of the message out of the fixed-size buffer. */
-#define QUOTED_MAX 200
+#include "quote.h"
+
+/* The text a message quotes: escaped and shortened (quote.h), in the
+ * `shown` buffer every function that quotes declares. */
+#define SHOWN(text) quote_text((text), shown, sizeof shown)
 
 /* Numbers arrive from files, presets and the command line, where stray
  * spaces around a value are common and never meaningful. Strings are taken
@@ -34,11 +36,12 @@ static int hex_digit(int c)
  * cannot tell "-9223372036854775808" (valid) from its positive twin. */
 static int parse_int(const char *text, int64_t *out, skytune_error *err)
 {
+    char shown[QUOTE_TEXT];
     const char *p = text;
     const char *end = text + strlen(text);
     trim_spaces(&p, &end);
     if (p == end)
-        return err_set(err, "invalid integer '%.*s': the text is empty", QUOTED_MAX, text);
+        return err_set(err, "invalid integer '%s': the text is empty", SHOWN(text));
 
     bool negative = false;
     if (*p == '+' || *p == '-') {
@@ -51,7 +54,7 @@ static int parse_int(const char *text, int64_t *out, skytune_error *err)
         p += 2;
     }
     if (p == end)
-        return err_set(err, "invalid integer '%.*s': expected %s digits", QUOTED_MAX, text,
+        return err_set(err, "invalid integer '%s': expected %s digits", SHOWN(text),
                        base == 16 ? "hexadecimal" : "decimal");
 
     /* Magnitude in uint64_t so that 2^63 (INT64_MIN's magnitude) fits. */
@@ -61,15 +64,15 @@ static int parse_int(const char *text, int64_t *out, skytune_error *err)
     for (; p < end; p++) {
         int digit = hex_digit((unsigned char)*p);
         if (digit < 0 || (unsigned)digit >= base)
-            return err_set(err, "invalid integer '%.*s': expected only %s digits%s", QUOTED_MAX,
-                           text, base == 16 ? "hexadecimal" : "decimal",
+            return err_set(err, "invalid integer '%s': expected only %s digits%s", SHOWN(text),
+                           base == 16 ? "hexadecimal" : "decimal",
                            base == 16 ? " after 0x" : " (or 0x and hexadecimal digits)");
         if (magnitude > (limit - (uint64_t)digit) / base) too_large = true;
         if (!too_large) magnitude = magnitude * base + (uint64_t)digit;
     }
     if (too_large)
-        return err_set(err, "integer '%.*s' is out of range; valid integers are %" PRId64
-                       " to %" PRId64, QUOTED_MAX, text, INT64_MIN, INT64_MAX);
+        return err_set(err, "integer '%s' is out of range; valid integers are %" PRId64
+                       " to %" PRId64, SHOWN(text), INT64_MIN, INT64_MAX);
 
     if (negative)
         *out = magnitude == (uint64_t)INT64_MAX + 1u ? INT64_MIN : -(int64_t)magnitude;
@@ -80,16 +83,17 @@ static int parse_int(const char *text, int64_t *out, skytune_error *err)
 
 static int parse_float(const char *text, double *out, skytune_error *err)
 {
+    char shown[QUOTE_TEXT];
     const char *p = text;
     const char *end = text + strlen(text);
     trim_spaces(&p, &end);
     if (p == end)
-        return err_set(err, "invalid real number '%.*s': the text is empty", QUOTED_MAX, text);
+        return err_set(err, "invalid real number '%s': the text is empty", SHOWN(text));
 
     /* strtod needs a terminated string; copy the trimmed part. */
     size_t n = (size_t)(end - p);
     char *copy = malloc(n + 1);
-    if (!copy) return err_set(err, "out of memory parsing real number '%.*s'", QUOTED_MAX, text);
+    if (!copy) return err_set(err, "out of memory parsing real number '%s'", SHOWN(text));
     memcpy(copy, p, n);
     copy[n] = '\0';
 
@@ -99,11 +103,11 @@ static int parse_float(const char *text, double *out, skytune_error *err)
     bool complete = stop == copy + n && n > 0;
     free(copy);
     if (!complete)
-        return err_set(err, "invalid real number '%.*s': expected a number such as 1420, 0.5 "
-                       "or 1.5e-3", QUOTED_MAX, text);
+        return err_set(err, "invalid real number '%s': expected a number such as 1420, 0.5 "
+                       "or 1.5e-3", SHOWN(text));
     if (!isfinite(f))
-        return err_set(err, "invalid real number '%.*s': only finite numbers are accepted",
-                       QUOTED_MAX, text);
+        return err_set(err, "invalid real number '%s': only finite numbers are accepted",
+                       SHOWN(text));
     *out = f;
     return 0;
 }
@@ -121,6 +125,7 @@ static int parse_bool(const char *text, int64_t *out, skytune_error *err)
 {
     static const char *const truthy[] = {"true", "1", "yes", "on"};
     static const char *const falsy[] = {"false", "0", "no", "off"};
+    char shown[QUOTE_TEXT];
     const char *p = text;
     const char *end = text + strlen(text);
     trim_spaces(&p, &end);
@@ -135,12 +140,13 @@ static int parse_bool(const char *text, int64_t *out, skytune_error *err)
             return 0;
         }
     }
-    return err_set(err, "invalid boolean '%.*s': expected true/false, 1/0, yes/no or on/off",
-                   QUOTED_MAX, text);
+    return err_set(err, "invalid boolean '%s': expected true/false, 1/0, yes/no or on/off",
+                   SHOWN(text));
 }
 
 int value_parse(const char *text, skytune_type type, skytune_value *out, skytune_error *err)
 {
+    char shown[QUOTE_TEXT];
     memset(out, 0, sizeof *out);
     out->type = type;
     if (!text) return err_set(err, "no text to parse as %s", type_name(type));
@@ -154,13 +160,13 @@ int value_parse(const char *text, skytune_type type, skytune_value *out, skytune
         return parse_bool(text, &out->i, err);
     case SKYTUNE_STRING: {
         char *copy = strdup(text);
-        if (!copy) return err_set(err, "out of memory copying '%.*s'", QUOTED_MAX, text);
+        if (!copy) return err_set(err, "out of memory copying '%s'", SHOWN(text));
         out->s = copy;
         return 0;
     }
     }
     out->type = SKYTUNE_INT;
-    return err_set(err, "cannot parse '%.*s': unknown value type %d", QUOTED_MAX, text, (int)type);
+    return err_set(err, "cannot parse '%s': unknown value type %d", SHOWN(text), (int)type);
 }
 
 void value_clear(skytune_value *v)
@@ -317,4 +323,42 @@ bool name_is_identifier(const char *name)
         if (!is_identifier_start(name[n]) && !(name[n] >= '0' && name[n] <= '9')) return false;
     }
     return true;
+}
+
+/* Why `s` is not a token, or NULL when it is one. */
+static const char *token_fault(const char *s, size_t *position)
+{
+    *position = 0;
+    if (!s || !*s) return "it is empty";
+    size_t n = 0;
+    for (const unsigned char *c = (const unsigned char *)s; *c; c++, n++) {
+        *position = n + 1;
+        if (*c == ' ') return "it holds a space";
+        if (*c == '"' || *c == '\'') return "it holds a quote";
+        if (*c == '\\') return "it holds a backslash";
+        if (*c < 0x20 || *c == 0x7F) return "it holds a control character";
+        if (*c > 0x7F) return "it holds a character that is not ASCII";
+    }
+    *position = 0;
+    if (n > VALUE_TOKEN_MAX) return "it is too long";
+    return NULL;
+}
+
+bool value_is_token(const char *s)
+{
+    size_t position;
+    return token_fault(s, &position) == NULL;
+}
+
+int value_check_token(const char *what, const char *s, skytune_error *err)
+{
+    size_t position;
+    const char *fault = token_fault(s, &position);
+    if (!fault) return 0;
+    char shown[QUOTE_TEXT], where[48] = "";
+    if (position) snprintf(where, sizeof where, " (character %zu)", position);
+    return err_set(err, "%s%s'%s' is not a valid string value: %s%s. String values become "
+                   "-D NAME=value options of the kernel build, so each must be 1 to %d "
+                   "printable ASCII characters with no space, quote (\" or ') or backslash",
+                   what ? what : "", what ? ": " : "", SHOWN(s), fault, where, VALUE_TOKEN_MAX);
 }

@@ -32,6 +32,19 @@ expr_value value_to_expr(const skytune_value *v);
 
 const char *type_name(skytune_type type);
 
+/* String values reach the kernel build unquoted, as `-D NAME=value`: each
+ * must be a token that cannot become more than that one option, or split
+ * or end it. A token is 1 to VALUE_TOKEN_MAX printable ASCII characters
+ * (from '!' to '~') other than the quotes '"' and '\'' and the backslash.
+ * (',' and '=' are allowed here; the canonical text quotes them.) */
+#define VALUE_TOKEN_MAX 200
+bool value_is_token(const char *s);
+
+/* Fail unless `s` is a token, with a message that names `what` (e.g.
+ * "problem parameter 'mode'"; NULL: the caller names it), quotes the value
+ * (escaped and shortened), says what is wrong with it and what a token is. */
+int value_check_token(const char *what, const char *s, skytune_error *err);
+
 /* True when `name` is an identifier usable as a parameter name, SQL column
  * and -D macro: [A-Za-z_][A-Za-z0-9_]*, at most 63 characters. */
 bool name_is_identifier(const char *name);

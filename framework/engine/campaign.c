@@ -336,6 +336,7 @@ int campaign_run(const campaign_config *cfg, campaign_result *res, skytune_error
                 .cached = cached,
                 .have_best = res->have_best,
                 .best_ns = res->best_ns,
+                .best_gflops = res->best_gflops,
                 .best_text = best_text,
                 .elapsed_s = now_s() - start,
                 .device_s = res->build_s + res->verify_s + res->bench_s,

@@ -55,6 +55,7 @@ typedef struct campaign_event {
     bool cached;               /* reused from the store, not measured now */
     bool have_best;
     double best_ns;
+    double best_gflops;        /* 0: not known */
     const char *best_text;
     double elapsed_s;
     double device_s;           /* build + verify + bench seconds so far */

@@ -85,8 +85,13 @@ bool campaign_unit_run(const tuning_request *rq, const campaign_plan *p, size_t 
         return false;
     }
     if (tuning_run(rq, on_unit_start, &uc, o, &error) != 0) {
-        tell_finished(events, p, unit, cross, NULL, &error);
-        out->units_failed++;
+        /* Ctrl-C while the unit's space was being built stops the sweep
+         * there: the unit is left to do, not failed. */
+        stopped = rq->stop_requested && *rq->stop_requested;
+        if (!stopped) {
+            tell_finished(events, p, unit, cross, NULL, &error);
+            out->units_failed++;
+        }
     } else {
         out->evaluated += o->result.evaluated;
         stopped = o->result.stop == CAMPAIGN_INTERRUPTED;

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "error.h"
+#include "quote.h"
 
 const char *cl_error_name(cl_int code)
 {
@@ -214,10 +215,11 @@ int cl_device_select(const cl_device_entry *list, size_t count, const char *sele
         used += (size_t)snprintf(known + used, sizeof known - used, "%s%u:%u (%s, %s)",
                                  k ? "; " : "", list[k].platform_index, list[k].device_index,
                                  list[k].info.platform, list[k].info.name);
+    char shown[QUOTE_TEXT];
     return err_set(err,
                    "--device '%s' matches no OpenCL device; use PLATFORM:DEVICE indices or part "
                    "of a name: %s",
-                   selector, known);
+                   quote_text(selector, shown, sizeof shown), known);
 }
 
 size_t cl_device_constants(const skytune_device_info *info, const char **names, int64_t *values,

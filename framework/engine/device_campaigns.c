@@ -123,11 +123,14 @@ int tuning_run_devices(const tuning_request *rq, const char *devices,
         snprintf(job->selector, sizeof job->selector, "%u:%u", dev->platform_index,
                  dev->device_index);
         snprintf(job->label, sizeof job->label, "%s %s", job->selector, dev->info.name);
+        snprintf(results[k].label, sizeof results[k].label, "%s", job->label);
         snprintf(results[k].device, sizeof results[k].device, "%s %s %s", job->selector,
                  dev->info.platform, dev->info.name);
         job->rq = *rq;
         job->rq.device = job->selector;
         job->rq.label = job->label;
+        /* One display cannot show several spaces being built. */
+        job->rq.on_space_progress = NULL;
         if (rq->on_event) {
             job->rq.on_event = locked_event;
             job->rq.event_ctx = job;

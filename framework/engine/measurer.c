@@ -9,6 +9,7 @@
 #include <time.h>
 
 #include "build_options.h"
+#include "problem.h"
 #include "stats.h"
 #include "value.h"
 
@@ -40,16 +41,18 @@ static double now_s(void)
 }
 
 int measurer_open(const skytune_plugin *plugin, const cl_device_entry *device,
-                  const skytune_values *problem, const measurer_options *opts, measurer **out,
+                  const skytune_values *problem_values, const measurer_options *opts, measurer **out,
                   skytune_error *err)
 {
     if (opts->runs < 1 || opts->runs > MAX_RUNS)
         return err_set(err, "--runs must be between 1 and %d, got %u", MAX_RUNS, opts->runs);
+    /* setup may rely on the plugin's own limits having passed. */
+    if (problem_check_on_device(plugin, problem_values, &device->info, err) != 0) return -1;
     measurer *ms = calloc(1, sizeof *ms);
     if (!ms) return err_set(err, "out of memory");
     ms->plugin = plugin;
     ms->device = device;
-    ms->problem = problem;
+    ms->problem = problem_values;
     ms->opts = *opts;
     cl_int rc;
     ms->context = clCreateContext(NULL, 1, &device->device, NULL, NULL, &rc);
@@ -70,7 +73,7 @@ int measurer_open(const skytune_plugin *plugin, const cl_device_entry *device,
         .context = ms->context,
         .device = device->device,
         .queue = ms->queue,
-        .problem = problem,
+        .problem = problem_values,
         .device_info = &device->info,
         .seed = opts->seed,
         .plugin = plugin,

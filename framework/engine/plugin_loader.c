@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "params.h"
+#include "plugin_entry_check.h"
 #include "space.h"
 #include "t1_plugin.h"
 #include "value.h"
@@ -110,9 +111,12 @@ static int check_names(const skytune_plugin *d, const char *path, skytune_error 
                            d->name, path, p->name);
         skytune_value v;
         skytune_error verr;
-        if (value_parse(p->default_value ? p->default_value : "", p->type, &v, &verr) != 0)
+        if (value_parse(p->default_value ? p->default_value : "", p->type, &v, &verr) != 0 ||
+            (p->type == SKYTUNE_STRING && value_check_token(NULL, v.s, &verr) != 0)) {
+            value_clear(&v); /* value_parse leaves a value that is safe to clear */
             return err_set(err, "plugin %s (%s): default of problem parameter '%s': %s", d->name,
                            path, p->name, verr.message);
+        }
         value_clear(&v);
         if (n_seen < 512) seen[n_seen++] = p->name;
     }
@@ -139,26 +143,43 @@ static int check_names(const skytune_plugin *d, const char *path, skytune_error 
     return 0;
 }
 
+/* path names a file (it holds a '/'): dlopen searches the library path for
+ * a name without one, and would load the system's libz for "libz.so" in
+ * the current directory. */
 static int load_file(const char *path, loaded_plugin *out, skytune_error *err)
 {
     memset(out, 0, sizeof *out);
     void *handle = dlopen(path, RTLD_NOW | RTLD_LOCAL);
     if (!handle) return err_set(err, "cannot load plugin %s: %s", path, dlerror());
-    skytune_plugin_entry_fn entry;
-    /* POSIX allows converting dlsym's void * to a function pointer this way. */
-    *(void **)(&entry) = dlsym(handle, SKYTUNE_PLUGIN_ENTRY);
-    if (!entry) {
+    void *symbol = dlsym(handle, SKYTUNE_PLUGIN_ENTRY);
+    if (!symbol) {
         dlclose(handle);
         return err_set(err,
                        "%s is not a skytune plugin: it does not export %s (define it with "
                        "SKYTUNE_DEFINE_PLUGIN from skytune/plugin.h)",
                        path, SKYTUNE_PLUGIN_ENTRY);
     }
+    /* Calling data would end skytune with SIGSEGV and no word of why. */
+    if (plugin_entry_check_function(symbol, path, err) != 0) {
+        dlclose(handle);
+        return -1;
+    }
+    skytune_plugin_entry_fn entry;
+    /* POSIX allows converting dlsym's void * to a function pointer this way. */
+    *(void **)(&entry) = symbol;
     const skytune_plugin *desc = entry();
     if (!desc) {
         dlclose(handle);
         return err_set(err, "plugin %s returned no description from %s", path,
                        SKYTUNE_PLUGIN_ENTRY);
+    }
+    /* The version first: a description of another ABI may be of another size. */
+    if (!plugin_memory_readable(&desc->abi_version, sizeof desc->abi_version)) {
+        dlclose(handle);
+        return err_set(err,
+                       "plugin %s: %s returned %p, an address that cannot be read, not a "
+                       "description",
+                       path, SKYTUNE_PLUGIN_ENTRY, (const void *)desc);
     }
     if (desc->abi_version != SKYTUNE_PLUGIN_ABI_VERSION) {
         /* The description lives in the library: read it before unloading. */
@@ -168,6 +189,13 @@ static int load_file(const char *path, loaded_plugin *out, skytune_error *err)
                        "plugin %s was built for plugin ABI version %u, but this skytune loads "
                        "version %u: rebuild the plugin against this skytune's skytune/plugin.h",
                        path, found, SKYTUNE_PLUGIN_ABI_VERSION);
+    }
+    if (!plugin_memory_readable(desc, sizeof *desc)) {
+        dlclose(handle);
+        return err_set(err,
+                       "plugin %s: the description %s returned at %p is not %zu readable "
+                       "bytes (a skytune_plugin)",
+                       path, SKYTUNE_PLUGIN_ENTRY, (const void *)desc, sizeof *desc);
     }
     if (!desc->name || !name_is_identifier(desc->name) || !desc->version) {
         dlclose(handle);
@@ -226,7 +254,15 @@ int plugin_load(const char *name_or_path, const plugin_search *search, loaded_pl
     if (explicit_path) {
         if (!is_regular_file(name_or_path))
             return err_set(err, "plugin file %s does not exist", name_or_path);
-        return load_file(name_or_path, out, err);
+        if (strchr(name_or_path, '/')) return load_file(name_or_path, out, err);
+        /* "NAME.so" is the file in the current directory, the one checked
+         * above: given to dlopen as "./NAME.so". */
+        char *in_current_dir = malloc(len + 3);
+        if (!in_current_dir) return err_set(err, "out of memory loading %s", name_or_path);
+        snprintf(in_current_dir, len + 3, "./%s", name_or_path);
+        int rc = load_file(in_current_dir, out, err);
+        free(in_current_dir);
+        return rc;
     }
     if (!name_is_identifier(name_or_path))
         return err_set(err, "'%s' is not a plugin name (letters, digits, '_') or a path to a .so",

@@ -1,7 +1,9 @@
 /* Finding and loading kernel plugins.
  *
  * A plugin is named either by an explicit path (anything containing '/', or
- * ending in ".so"), or by name, looked up as <dir>/<name>.so in, in order:
+ * ending in ".so": "NAME.so" is the file in the current directory, never a
+ * library the dynamic loader would find on its search path), or by name,
+ * looked up as <dir>/<name>.so in, in order:
  * each --plugin-dir, each entry of SKYTUNE_PLUGIN_PATH (colon-separated), the
  * "plugins" folder beside the running skytune executable (the build tree),
  * and the install directory. The current directory is never searched unless
@@ -33,8 +35,9 @@ int plugin_search_dirs(const plugin_search *search, char ***dirs, size_t *count,
                        skytune_error *err);
 void plugin_search_dirs_free(char **dirs, size_t count);
 
-/* Load and validate: entry symbol present, ABI version equal, names valid
- * and unique, required callbacks present, value lists well-formed. */
+/* Load and validate: entry symbol present and a function (not data), the
+ * description it returns readable, ABI version equal, names valid and
+ * unique, required callbacks present, value lists well-formed. */
 int plugin_load(const char *name_or_path, const plugin_search *search, loaded_plugin *out,
                 skytune_error *err);
 void plugin_unload(loaded_plugin *p);

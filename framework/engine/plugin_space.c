@@ -5,6 +5,7 @@
 
 #include "cl_device.h"
 #include "params.h"
+#include "problem.h"
 
 static int call_plugin_constraint(void *ctx, const skytune_values *config)
 {
@@ -15,6 +16,13 @@ static int call_plugin_constraint(void *ctx, const skytune_values *config)
 int plugin_space_build(const plugin_space_request *rq, space **out, skytune_error *err)
 {
     const skytune_plugin *pl = rq->plugin;
+    /* The plugin's own limits first: its C constraint may take time in
+     * proportion to the problem (cells of a triangle of stations, say), and
+     * a problem the plugin refuses must be refused before it is spent. */
+    static const skytune_values no_problem = {0};
+    if (rq->device &&
+        problem_check_on_device(pl, rq->problem ? rq->problem : &no_problem, rq->device, err) != 0)
+        return -1;
     size_t n_params = 0, n_constraints = 0;
     for (const skytune_tuning_param *t = pl->tuning_params; t && t->name; t++) n_params++;
     for (const char *const *c = pl->constraints; c && *c; c++) n_constraints++;
@@ -58,14 +66,13 @@ int plugin_space_build(const plugin_space_request *rq, space **out, skytune_erro
         .callback = pl->constraint ? call_plugin_constraint : NULL,
         .callback_ctx = (void *)rq,
     };
-    space *base;
-    if ((rc = space_build(&spec, &base, err)) != 0) goto done;
-    if (rq->n_restricts == 0 && rq->n_only == 0) {
-        *out = base;
-    } else {
-        rc = space_narrow(base, rq->restricts, rq->n_restricts, rq->only, rq->n_only, out, err);
-        space_free(base);
-    }
+    /* Narrowed before it is enumerated, so that --only and --restrict cut
+     * the work of enumerating it. */
+    space *definition;
+    if ((rc = space_define(&spec, &definition, err)) != 0) goto done;
+    rc = space_narrow(definition, rq->restricts, rq->n_restricts, rq->only, rq->n_only,
+                      rq->control, out, err);
+    space_free(definition);
 done:
     for (size_t k = 0; k < expanded; k++) param_free(&params[k]);
     free(params);

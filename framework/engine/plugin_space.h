@@ -18,9 +18,12 @@ typedef struct plugin_space_request {
     size_t n_restricts;
     const char *const *only;            /* "name=v1,v2" */
     size_t n_only;
+    const space_control *control;       /* NULL: the default work limit */
 } plugin_space_request;
 
-/* When the plugin has a C constraint, the space calls back with `rq` as its
+/* With a device, the plugin's check_problem runs first (problem.h): a
+ * problem it refuses fails here before any configuration is enumerated.
+ * When the plugin has a C constraint, the space calls back with `rq` as its
  * context: rq and what it points to must outlive the space. */
 int plugin_space_build(const plugin_space_request *rq, space **out, skytune_error *err);
 

@@ -26,6 +26,7 @@
 #include <sqlite3.h>
 #include <zlib.h>
 
+#include "quote.h"
 #include "stats.h"
 #include "store.h"
 #include "value.h"
@@ -78,20 +79,49 @@ static int byte_buffer_reserve(byte_buffer *b, size_t extra)
     return 0;
 }
 
-static int read_file(const char *path, byte_buffer *out, skytune_error *err)
+/* "256 MiB", "1 GiB", "1000 bytes": a limit as the user would write it. */
+static void format_bytes(uint64_t bytes, char *buf, size_t len)
+{
+    static const char *const units[] = {"bytes", "KiB", "MiB", "GiB", "TiB"};
+    size_t unit = 0;
+    while (unit + 1 < sizeof units / sizeof units[0] && bytes >= 1024 && bytes % 1024 == 0) {
+        bytes /= 1024;
+        unit++;
+    }
+    snprintf(buf, len, "%llu %s", (unsigned long long)bytes, units[unit]);
+}
+
+static int too_large(const char *path, const char *what, uint64_t limit, skytune_error *err)
+{
+    char shown[32];
+    format_bytes(limit, shown, sizeof shown);
+    return err_set(err, "%s: more than %s of JSON text%s, the input limit; a file this large is "
+                   "more likely a mistake or a decompression bomb than a dataset, but if it is "
+                   "genuine raise the limit (--input-limit, e.g. --input-limit 2G)",
+                   path, shown, what);
+}
+
+/* The whole file, refused once it is longer than `limit` bytes. `name` is
+ * the path as messages quote it. */
+static int read_file(const char *path, const char *name, uint64_t limit, byte_buffer *out,
+                     skytune_error *err)
 {
     FILE *f = fopen(path, "rb");
-    if (!f) return err_set(err, "%s: cannot open: %s", path, strerror(errno));
+    if (!f) return err_set(err, "%s: cannot open: %s", name, strerror(errno));
     int rc = 0;
     for (;;) {
+        if (out->length > limit) {
+            rc = too_large(name, "", limit, err);
+            break;
+        }
         if (byte_buffer_reserve(out, (size_t)1 << 16) != 0) {
-            rc = err_set(err, "%s: out of memory reading the file", path);
+            rc = err_set(err, "%s: out of memory reading the file", name);
             break;
         }
         size_t got = fread(out->data + out->length, 1, out->capacity - out->length, f);
         out->length += got;
         if (got == 0) {
-            if (ferror(f)) rc = err_set(err, "%s: cannot read: %s", path, strerror(errno));
+            if (ferror(f)) rc = err_set(err, "%s: cannot read: %s", name, strerror(errno));
             break;
         }
     }
@@ -116,8 +146,11 @@ static int read_file_start(const char *path, unsigned char *buf, size_t len, siz
 
 /* Inflate every gzip member of `in` (gzip -c a b > c makes several). Bytes
  * after the last member that are not another member are ignored, as gzip
- * does. Input that ends inside a member, or does not check out, fails. */
-static int gunzip(const char *path, const byte_buffer *in, byte_buffer *out, skytune_error *err)
+ * does. Input that ends inside a member, or does not check out, fails, and
+ * so does output longer than `limit`, once a byte more than that is out
+ * (the buffer never grows much past the limit). */
+static int gunzip(const char *path, const byte_buffer *in, uint64_t limit, byte_buffer *out,
+                  skytune_error *err)
 {
     z_stream zs;
     memset(&zs, 0, sizeof zs);
@@ -126,6 +159,10 @@ static int gunzip(const char *path, const byte_buffer *in, byte_buffer *out, sky
     size_t consumed = 0;
     int rc = 0;
     for (;;) {
+        if (out->length > limit) {
+            rc = too_large(path, " after decompression", limit, err);
+            break;
+        }
         /* Compressed JSON commonly inflates tenfold; grow by at least the
          * input size so that large files take few reallocations. */
         size_t want = in->length > ((size_t)1 << 16) ? in->length : ((size_t)1 << 16);
@@ -135,6 +172,8 @@ static int gunzip(const char *path, const byte_buffer *in, byte_buffer *out, sky
         }
         size_t in_left = in->length - consumed;
         size_t out_room = out->capacity - out->length;
+        /* One byte past the limit is enough to know it is passed. */
+        if (out_room > limit + 1 - out->length) out_room = (size_t)(limit + 1 - out->length);
         zs.next_in = in->data + consumed;
         zs.avail_in = (uInt)(in_left > UINT_MAX ? UINT_MAX : in_left);
         zs.next_out = out->data + out->length;
@@ -185,29 +224,36 @@ static json_t *parse_unterminated_cache(byte_buffer *text)
     return root;
 }
 
-int replay_read_json(const char *path, json_t **out, skytune_error *err)
+int replay_read_json(const char *path, uint64_t max_json_bytes, json_t **out,
+                     skytune_error *err)
 {
     *out = NULL;
+    uint64_t limit = max_json_bytes ? max_json_bytes : REPLAY_DEFAULT_MAX_JSON_BYTES;
+    /* The limit leaves room for the closing that an unterminated cache gets. */
+    if (limit > SIZE_MAX / 2) limit = SIZE_MAX / 2;
+    char name[QUOTE_PATH];
+    quote_text(path, name, sizeof name);
     byte_buffer raw = {0};
-    if (read_file(path, &raw, err) != 0) return -1;
+    if (read_file(path, name, limit, &raw, err) != 0) return -1;
     if (is_gzip(raw.data, raw.length)) {
         byte_buffer inflated = {0};
-        int rc = gunzip(path, &raw, &inflated, err);
+        int rc = gunzip(name, &raw, limit, &inflated, err);
         byte_buffer_free(&raw);
         if (rc != 0) return -1;
         raw = inflated;
     } else if (is_sqlite(raw.data, raw.length)) {
         byte_buffer_free(&raw);
-        return err_set(err, "%s: a SQLite database, not a JSON file", path);
+        return err_set(err, "%s: a SQLite database, not a JSON file", name);
     }
     json_error_t jerr;
     memset(&jerr, 0, sizeof jerr);
     json_t *root = json_loadb((const char *)raw.data, raw.length, 0, &jerr);
     if (!root) root = parse_unterminated_cache(&raw);
     byte_buffer_free(&raw);
+    char reason[QUOTE_TEXT];
     if (!root)
-        return err_set(err, "%s: not JSON: %s (line %d, column %d)", path, jerr.text, jerr.line,
-                       jerr.column);
+        return err_set(err, "%s: not JSON: %s (line %d, column %d)", name,
+                       quote_text(jerr.text, reason, sizeof reason), jerr.line, jerr.column);
     *out = root;
     return 0;
 }
@@ -231,18 +277,17 @@ void replay_free(replay_dataset *d)
 }
 
 /* "A100" from ".../A100.cache.json.gz": the file name up to its first dot
- * (the whole name when it starts with one). */
+ * (the whole name when it starts with one), quoted since it is shown and
+ * recorded as the device's name. */
 static char *name_from_path(const char *path)
 {
     const char *base = strrchr(path, '/');
     base = base ? base + 1 : path;
     size_t len = strcspn(base, ".");
     if (len == 0) len = strlen(base);
-    char *name = malloc(len + 1);
-    if (!name) return NULL;
-    memcpy(name, base, len);
-    name[len] = '\0';
-    return name;
+    char name[QUOTE_TEXT];
+    quote_span(base, len, name, sizeof name);
+    return strdup(name);
 }
 
 /* Entries grow by doubling; `capacity` lives beside the dataset while it is
@@ -301,10 +346,9 @@ static void describe_json(const json_t *j, char *buf, size_t len)
         snprintf(buf, len, "%s", j ? "(a value)" : "nothing");
         return;
     }
-    if (strlen(text) > QUOTED_JSON)
-        snprintf(buf, len, "%.*s...", QUOTED_JSON, text);
-    else
-        snprintf(buf, len, "%s", text);
+    /* The dump escapes ASCII controls but keeps other UTF-8, C1 controls
+     * too; the cut is the quoting's. */
+    quote_text(text, buf, len < QUOTED_JSON + 4 ? len : QUOTED_JSON + 4);
     free(text);
 }
 
@@ -395,15 +439,17 @@ static int param_from_json_list(const char *path, const char *where, const char 
                                 const json_t *list, param_def *out, skytune_error *err)
 {
     size_t n = json_array_size(list);
+    char shown[QUOTE_TEXT];
+    quote_text(name, shown, sizeof shown);
     if (!json_is_array(list) || n == 0)
         return err_set(err, "%s: %s \"%s\": expected a non-empty array of values", path, where,
-                       name);
+                       shown);
     json_kinds kinds = {0};
     for (size_t k = 0; k < n; k++) json_kinds_add(&kinds, json_array_get(list, k));
     skytune_type type;
     if (json_kinds_type(&kinds, &type) != 0)
         return err_set(err, "%s: %s \"%s\": values must be all numbers or all strings (booleans "
-                       "count as numbers)", path, where, name);
+                       "count as numbers)", path, where, shown);
     skytune_value *values = calloc(n, sizeof *values);
     if (!values) return err_set(err, "%s: out of memory", path);
     int rc = 0;
@@ -418,10 +464,39 @@ static int param_from_json_list(const char *path, const char *where, const char 
     return rc;
 }
 
-/* Milliseconds (JSON number) to seconds; 0 when absent or not a number. */
-static double ms_to_s(const json_t *j)
+/* ------------------------------------------------------------ recorded times */
+
+/* A recorded kernel time is a finite number of nanoseconds above 0: zero or
+ * less is no time at all, and an infinite one (1e308 ms is one in ns)
+ * cannot be ranked. A strategy would take either for the best. */
+static bool is_kernel_time(double ns)
 {
-    return json_is_number(j) ? json_number_value(j) / 1000.0 : 0.0;
+    return ns > 0.0 && isfinite(ns);
+}
+
+/* A recorded phase (compile, benchmark) is a finite number of seconds, not
+ * negative: 0 stands for a phase that was not timed. */
+static bool is_phase_time(double s)
+{
+    return s >= 0.0 && isfinite(s);
+}
+
+/* A phase time given in `unit_ns` units as a JSON number, in seconds; 0 when
+ * absent. `where` and `name` name it in the message ("FILE: cache entry
+ * "KEY": "compile_time" ..."). */
+static int phase_seconds(const char *path, const char *where, const char *name, const json_t *j,
+                         double unit_ns, double *seconds, skytune_error *err)
+{
+    *seconds = 0.0;
+    if (!j) return 0;
+    if (json_is_number(j) && is_phase_time(json_number_value(j) * unit_ns / 1e9)) {
+        *seconds = json_number_value(j) * unit_ns / 1e9;
+        return 0;
+    }
+    char shown[QUOTED_JSON + 8];
+    describe_json(j, shown, sizeof shown);
+    return err_set(err, "%s: %s: \"%s\" is %s; a recorded phase time is a finite number, 0 or "
+                   "more", path, where, name, shown);
 }
 
 /* ------------------------------------------------------------ Kernel Tuner */
@@ -439,14 +514,15 @@ static measurement_status kernel_tuner_failure(const char *name)
  * tune_params_keys order: for entries that do not repeat the parameters as
  * fields. */
 static int kernel_tuner_values_from_key(const char *path, const replay_dataset *d, const char *key,
-                                        skytune_value *values, skytune_error *err)
+                                        const char *shown_key, skytune_value *values,
+                                        skytune_error *err)
 {
     size_t pieces = 1;
     for (const char *c = key; *c; c++) pieces += *c == ',';
     if (pieces != d->n_params)
         return err_set(err, "%s: cache entry \"%s\": the key has %zu values for %zu parameters "
                        "(tune_params_keys), and the entry does not name its parameters", path,
-                       key, pieces, d->n_params);
+                       shown_key, pieces, d->n_params);
     const char *piece = key;
     for (size_t k = 0; k < d->n_params; k++) {
         const char *comma = strchr(piece, ',');
@@ -464,9 +540,10 @@ static int kernel_tuner_values_from_key(const char *path, const replay_dataset *
             values[k].type = SKYTUNE_INT;
             values[k].i = text[0] == 'T';
         } else if (value_parse(text, p->type, &values[k], &value_err) != 0) {
+            char shown[QUOTE_TEXT];
             rc = err_set(err, "%s: cache entry \"%s\": value %zu of the key, '%s', is not a %s "
-                         "like the values of parameter '%s'", path, key, k + 1, text,
-                         type_name(p->type), p->name);
+                         "like the values of parameter '%s'", path, shown_key, k + 1,
+                         quote_text(text, shown, sizeof shown), type_name(p->type), p->name);
         }
         free(text);
         if (rc != 0) return -1;
@@ -478,8 +555,10 @@ static int kernel_tuner_values_from_key(const char *path, const replay_dataset *
 static int kernel_tuner_entry(const char *path, replay_dataset *d, size_t *capacity,
                               const char *key, const json_t *fields, skytune_error *err)
 {
+    char key_shown[QUOTE_TEXT];
+    quote_text(key, key_shown, sizeof key_shown);
     if (!json_is_object(fields))
-        return err_set(err, "%s: cache entry \"%s\": expected an object", path, key);
+        return err_set(err, "%s: cache entry \"%s\": expected an object", path, key_shown);
     replay_entry *e = new_entry(d, capacity);
     if (!e) return err_set(err, "%s: out of memory", path);
 
@@ -496,29 +575,40 @@ static int kernel_tuner_entry(const char *path, replay_dataset *d, size_t *capac
                 char shown[QUOTED_JSON + 8];
                 describe_json(v, shown, sizeof shown);
                 return err_set(err, "%s: cache entry \"%s\": parameter '%s' is %s, not a %s like "
-                               "its values in tune_params", path, key, p->name, shown,
+                               "its values in tune_params", path, key_shown, p->name, shown,
                                type_name(p->type));
             }
         }
-    } else if (kernel_tuner_values_from_key(path, d, key, e->values, err) != 0) {
+    } else if (kernel_tuner_values_from_key(path, d, key, key_shown, e->values, err) != 0) {
         return -1;
     }
-    for (size_t k = 0; k < d->n_params; k++)
-        if (find_value(&d->params[k], &e->values[k]) < 0 &&
-            param_append(&d->params[k], &e->values[k]) != 0)
+    for (size_t k = 0; k < d->n_params; k++) {
+        if (find_value(&d->params[k], &e->values[k]) >= 0) continue;
+        const char *fault = e->values[k].type == SKYTUNE_STRING
+                                ? param_string_value_fault(e->values[k].s)
+                                : NULL;
+        if (fault) {
+            char shown[QUOTE_TEXT];
+            return err_set(err, "%s: cache entry \"%s\": parameter '%s' is \"%s\", which %s; %s",
+                           path, key_shown, d->params[k].name,
+                           quote_text(e->values[k].s, shown, sizeof shown), fault,
+                           PARAM_STRING_VALUES);
+        }
+        if (param_append(&d->params[k], &e->values[k]) != 0)
             return err_set(err, "%s: cache entry \"%s\": cannot add a value to parameter '%s' "
-                           "(out of memory, or more than %d values)", path, key,
+                           "(out of memory, or more than %d values)", path, key_shown,
                            d->params[k].name, PARAM_MAX_VALUES);
+    }
 
     const json_t *time = json_object_get(fields, "time");
     if (!time)
         return err_set(err, "%s: cache entry \"%s\": no \"time\" (the time in milliseconds, or "
-                       "a failure such as \"CompilationFailedConfig\")", path, key);
+                       "a failure such as \"CompilationFailedConfig\")", path, key_shown);
     if (json_is_number(time)) {
         double ms = json_number_value(time);
-        if (!(ms >= 0.0) || !isfinite(ms))
-            return err_set(err, "%s: cache entry \"%s\": \"time\" is %g; expected milliseconds "
-                           ">= 0", path, key, ms);
+        if (!is_kernel_time(ms * 1e6))
+            return err_set(err, "%s: cache entry \"%s\": \"time\" is %g ms; a recorded time is a "
+                           "positive, finite number of milliseconds", path, key_shown, ms);
         e->status = MEAS_OK;
         e->time_ns = ms * 1e6;
     } else if (json_is_string(time)) {
@@ -528,10 +618,16 @@ static int kernel_tuner_entry(const char *path, replay_dataset *d, size_t *capac
         char shown[QUOTED_JSON + 8];
         describe_json(time, shown, sizeof shown);
         return err_set(err, "%s: cache entry \"%s\": \"time\" is %s; expected milliseconds or "
-                       "the name of a failure such as \"RuntimeFailedConfig\"", path, key, shown);
+                       "the name of a failure such as \"RuntimeFailedConfig\"", path, key_shown,
+                       shown);
     }
-    e->compile_s = ms_to_s(json_object_get(fields, "compile_time"));
-    e->bench_s = ms_to_s(json_object_get(fields, "benchmark_time"));
+    char where[32 + QUOTE_TEXT];
+    snprintf(where, sizeof where, "cache entry \"%s\"", key_shown);
+    if (phase_seconds(path, where, "compile_time", json_object_get(fields, "compile_time"), 1e6,
+                      &e->compile_s, err) != 0 ||
+        phase_seconds(path, where, "benchmark_time", json_object_get(fields, "benchmark_time"),
+                      1e6, &e->bench_s, err) != 0)
+        return -1;
     return 0;
 }
 
@@ -562,13 +658,15 @@ static int load_kernel_tuner(const char *path, const json_t *root, replay_datase
                 return err_set(err, "%s: tune_params_keys item %zu is not a parameter name",
                                path, k + 1);
             list = json_object_get(tune_params, name);
+            char shown[QUOTE_TEXT];
             if (!list)
                 return err_set(err, "%s: tune_params_keys names '%s', which tune_params does "
-                               "not list", path, name);
+                               "not list", path, quote_text(name, shown, sizeof shown));
             if (param_from_json_list(path, "tune_params", name, list, &d->params[k], err) != 0)
                 return -1;
             if (find_param(d, name) != (int)k)
-                return err_set(err, "%s: tune_params_keys names '%s' twice", path, name);
+                return err_set(err, "%s: tune_params_keys names '%s' twice", path,
+                               quote_text(name, shown, sizeof shown));
         }
     } else {
         json_object_foreach((json_t *)tune_params, key, list) {
@@ -643,9 +741,11 @@ static const t4_status *t4_result_status(const char *path, size_t number, const 
         return NULL;
     }
     const t4_status *s = t4_find_status(invalidity);
+    char shown[QUOTE_TEXT];
     if (!s)
         err_set(err, "%s: result %zu: unknown invalidity \"%s\"; expected one of correct, "
-                "compile, runtime, timeout, correctness, constraints", path, number, invalidity);
+                "compile, runtime, timeout, correctness, constraints", path, number,
+                quote_text(invalidity, shown, sizeof shown));
     return s;
 }
 
@@ -663,8 +763,9 @@ static const json_t *t4_configuration(const char *path, size_t number, const jso
     const json_t *value;
     json_object_foreach((json_t *)config, name, value) {
         if (find_param(d, name) < 0) {
+            char shown[QUOTE_TEXT];
             err_set(err, "%s: result %zu: parameter '%s' does not appear in the first result's "
-                    "configuration", path, number, name);
+                    "configuration", path, number, quote_text(name, shown, sizeof shown));
             return NULL;
         }
     }
@@ -692,13 +793,16 @@ static int t4_time_ns(const char *path, size_t number, const json_t *result, dou
                            "measurement is not a number", path, number);
         double scale = unit_ns;
         const char *unit = json_string_value(json_object_get(m, "unit"));
+        char shown[QUOTE_TEXT];
         if (unit && *unit && time_unit_ns(unit, &scale) != 0)
             return err_set(err, "%s: result %zu: unknown time unit \"%s\"; expected ns, us, ms, s "
-                           "or their long names", path, number, unit);
+                           "or their long names", path, number, quote_text(unit, shown, sizeof shown));
         double t = json_number_value(value) * scale;
-        if (!(t >= 0.0) || !isfinite(t))
-            return err_set(err, "%s: result %zu: the time %g is not a time", path, number,
-                           json_number_value(value));
+        if (!is_kernel_time(t))
+            return err_set(err, "%s: result %zu: the \"time\" measurement is %g %s; a recorded "
+                           "time is a positive, finite number", path, number,
+                           json_number_value(value),
+                           unit && *unit ? quote_text(unit, shown, sizeof shown) : "(the file's unit)");
         *time_ns = t;
         return 0;
     }
@@ -715,6 +819,36 @@ static int t4_time_ns(const char *path, size_t number, const json_t *result, dou
     free(samples);
     if (rc != 0) return err_set(err, "%s: result %zu: cannot summarise its runtimes", path, number);
     *time_ns = s.median * unit_ns;
+    return 0;
+}
+
+/* Every runtime of a result (checked whether or not it ran: a file that
+ * records a negative or non-numeric run is not to be trusted), and their
+ * total in seconds. */
+static int t4_runtimes(const char *path, size_t number, const json_t *times, double unit_ns,
+                       double *total_s, skytune_error *err)
+{
+    const json_t *runtimes = json_object_get(times, "runtimes");
+    *total_s = 0.0;
+    if (!runtimes) return 0;
+    if (!json_is_array(runtimes))
+        return err_set(err, "%s: result %zu: \"runtimes\" is not an array of times", path,
+                       number);
+    double total = 0.0;
+    for (size_t k = 0; k < json_array_size(runtimes); k++) {
+        const json_t *run = json_array_get(runtimes, k);
+        if (!json_is_number(run) || !is_kernel_time(json_number_value(run) * unit_ns)) {
+            char shown[QUOTED_JSON + 8];
+            describe_json(run, shown, sizeof shown);
+            return err_set(err, "%s: result %zu: runtime %zu is %s; a recorded time is a "
+                           "positive, finite number", path, number, k + 1, shown);
+        }
+        total += json_number_value(run) * unit_ns / 1e9;
+    }
+    if (!is_phase_time(total))
+        return err_set(err, "%s: result %zu: its runtimes add up to more than any time", path,
+                       number);
+    *total_s = total;
     return 0;
 }
 
@@ -788,9 +922,11 @@ static int load_t4(const char *path, const json_t *root, replay_dataset *d, skyt
     double unit_ns = 1e6;
     const json_t *metadata = json_object_get(root, "metadata");
     const char *unit = json_string_value(json_object_get(metadata, "timeunit"));
+    char shown[QUOTE_TEXT];
     if (unit && time_unit_ns(unit, &unit_ns) != 0)
         return err_set(err, "%s: metadata.timeunit \"%s\" is not one of nanoseconds, "
-                       "microseconds, milliseconds, seconds", path, unit);
+                       "microseconds, milliseconds, seconds", path,
+                       quote_text(unit, shown, sizeof shown));
 
     /* The first result's configuration gives the parameters and their
      * order; the file declares them nowhere else. */
@@ -866,22 +1002,24 @@ static int load_t4(const char *path, const json_t *root, replay_dataset *d, skyt
             }
         }
         e->status = s->status;
-        if (s->status == MEAS_OK &&
-            t4_time_ns(path, r + 1, result, unit_ns, &e->time_ns, err) != 0) {
+        const json_t *times = json_object_get(result, "times");
+        /* T4 has no benchmark total; the runs themselves are the closest. */
+        if (t4_runtimes(path, r + 1, times, unit_ns, &e->bench_s, err) != 0 ||
+            (s->status == MEAS_OK &&
+             t4_time_ns(path, r + 1, result, unit_ns, &e->time_ns, err) != 0)) {
             rc = -1;
             goto done;
         }
-        const json_t *times = json_object_get(result, "times");
-        const json_t *compilation = json_object_get(times, "compilation");
-        if (!compilation) compilation = json_object_get(times, "compilation_time");
-        if (json_is_number(compilation))
-            e->compile_s = json_number_value(compilation) * unit_ns / 1e9;
-        /* T4 has no benchmark total; the runs themselves are the closest. */
-        const json_t *runtimes = json_object_get(times, "runtimes");
-        double total = 0.0;
-        for (size_t j = 0; j < json_array_size(runtimes); j++)
-            total += json_number_value(json_array_get(runtimes, j));
-        e->bench_s = total * unit_ns / 1e9;
+        const char *compile_name = "compilation";
+        const json_t *compilation = json_object_get(times, compile_name);
+        if (!compilation) compilation = json_object_get(times, compile_name = "compilation_time");
+        char where[32];
+        snprintf(where, sizeof where, "result %zu", r + 1);
+        if (phase_seconds(path, where, compile_name, compilation, unit_ns, &e->compile_s, err) !=
+            0) {
+            rc = -1;
+            goto done;
+        }
     }
     if (d->n_entries == 0) {
         rc = err_set(err, "%s: every result breaks the constraints; nothing to replay", path);
@@ -944,25 +1082,49 @@ static void list_campaigns(const sql_reader *r, char *buf, size_t len)
     }
     size_t used = 0;
     while (sqlite3_step(s) == SQLITE_ROW && used < len) {
-        const char *plugin = (const char *)sqlite3_column_text(s, 1);
-        const char *device = (const char *)sqlite3_column_text(s, 2);
-        const char *strategy = (const char *)sqlite3_column_text(s, 3);
+        char plugin[QUOTE_TEXT], device[QUOTE_TEXT], strategy[QUOTE_TEXT];
+        quote_text((const char *)sqlite3_column_text(s, 1), plugin, sizeof plugin);
+        quote_text((const char *)sqlite3_column_text(s, 2), device, sizeof device);
+        quote_text((const char *)sqlite3_column_text(s, 3), strategy, sizeof strategy);
         int n = snprintf(buf + used, len - used, "%s%lld (%s on %s, %s)", used ? ", " : "",
-                         (long long)sqlite3_column_int64(s, 0), plugin ? plugin : "?",
-                         device ? device : "?", strategy ? strategy : "?");
+                         (long long)sqlite3_column_int64(s, 0), plugin, device, strategy);
         if (n < 0) break;
         used += (size_t)n;
     }
     sqlite3_finalize(s);
 }
 
-/* The campaign to read: the one asked for, or the database's only one. */
-static int choose_campaign(const sql_reader *r, int64_t wanted, int64_t *campaign,
-                           skytune_error *err)
+/* A campaign id as written after "FILE.db:": a positive decimal number;
+ * 0 when it is not one. */
+static int64_t parse_campaign_id(const char *text)
+{
+    int64_t id = 0;
+    if (!*text) return 0;
+    for (const char *c = text; *c; c++) {
+        if (*c < '0' || *c > '9' || id > (INT64_MAX - 9) / 10) return 0;
+        id = id * 10 + (*c - '0');
+    }
+    return id;
+}
+
+/* The campaign to read: the one `selector` names (the text after "FILE:";
+ * NULL: none), or the database's only one. */
+static int choose_campaign(const sql_reader *r, const char *file, const char *selector,
+                           int64_t *campaign, skytune_error *err)
 {
     int64_t count = 0;
     if (sql_single_int(r, "SELECT count(*) FROM campaigns", 0, &count, err) != 0) return -1;
     char listed[600];
+    int64_t wanted = selector ? parse_campaign_id(selector) : 0;
+    if (selector && wanted == 0) {
+        char shown_selector[QUOTE_TEXT], shown_file[QUOTE_TEXT];
+        quote_text(selector, shown_selector, sizeof shown_selector);
+        quote_text(file, shown_file, sizeof shown_file);
+        list_campaigns(r, listed, sizeof listed);
+        return err_set(err, "%s: '%s' is not a campaign of %s; a campaign is chosen as %s:ID, ID "
+                       "a positive number: %s", r->path, shown_selector, shown_file, shown_file,
+                       count ? listed : "the database has no campaigns");
+    }
     if (wanted > 0) {
         sqlite3_stmt *s = NULL;
         int rc = sqlite3_prepare_v2(r->db, "SELECT 1 FROM campaigns WHERE id = ?1", -1, &s, NULL);
@@ -1064,7 +1226,10 @@ static int type_skytune_params(const char *path, replay_dataset *d, skytune_erro
                 char *text = (char *)v->s;
                 rc = value_parse(text, type, v, &ignored);
                 free(text);
-                if (rc != 0) rc = err_set(err, "%s: cannot read value '%s'", path, ignored.message);
+                char shown[QUOTE_TEXT];
+                if (rc != 0)
+                    rc = err_set(err, "%s: cannot read a value: %s", path,
+                                 quote_text(ignored.message, shown, sizeof shown));
             }
             if (rc == 0 && value_set_add(&sets[k], v) != 0)
                 rc = err_set(err, "%s: out of memory", path);
@@ -1100,13 +1265,15 @@ static int skytune_row(const char *path, replay_dataset *d, size_t *capacity, sq
 {
     const char *text = (const char *)sqlite3_column_text(s, 0);
     if (!text) return err_set(err, "%s: a configuration without text", path);
+    char shown[QUOTE_TEXT];
+    quote_text(text, shown, sizeof shown);
     size_t n = count_pairs(text);
     if (pair_spans_reserve(spans, n) != 0) return err_set(err, "%s: out of memory", path);
     text_span *names = spans->names, *values = spans->values;
     if (d->n_params == 0) {
         /* The first configuration gives the parameters and their order. */
         if (n == 0 || split_pairs(text, names, values, n) != 0)
-            return err_set(err, "%s: configuration \"%s\" is not name=value,...", path, text);
+            return err_set(err, "%s: configuration \"%s\" is not name=value,...", path, shown);
         d->params = calloc(n, sizeof *d->params);
         if (!d->params) return err_set(err, "%s: out of memory", path);
         d->n_params = n;
@@ -1116,7 +1283,7 @@ static int skytune_row(const char *path, replay_dataset *d, size_t *capacity, sq
     }
     if (n != d->n_params || split_pairs(text, names, values, n) != 0)
         return err_set(err, "%s: configuration \"%s\" does not have the %zu parameters of the "
-                       "campaign's first configuration", path, text, d->n_params);
+                       "campaign's first configuration", path, shown, d->n_params);
     replay_entry *e = new_entry(d, capacity);
     if (!e) return err_set(err, "%s: out of memory", path);
     for (size_t k = 0; k < n; k++) {
@@ -1124,7 +1291,7 @@ static int skytune_row(const char *path, replay_dataset *d, size_t *capacity, sq
          * where the first configuration had it. */
         if (names[k].length != strlen(d->params[k].name) ||
             memcmp(names[k].begin, d->params[k].name, names[k].length) != 0)
-            return err_set(err, "%s: configuration \"%s\": parameter %zu is not '%s'", path, text,
+            return err_set(err, "%s: configuration \"%s\": parameter %zu is not '%s'", path, shown,
                            k + 1, d->params[k].name);
         e->values[k].type = SKYTUNE_STRING;
         if (!(e->values[k].s = span_copy(values[k])))
@@ -1132,10 +1299,32 @@ static int skytune_row(const char *path, replay_dataset *d, size_t *capacity, sq
     }
     const char *status = (const char *)sqlite3_column_text(s, 1);
     int parsed = status ? measurement_status_parse(status) : -1;
+    char status_shown[QUOTE_TEXT];
+    quote_text(status, status_shown, sizeof status_shown);
     if (parsed < 0)
-        return err_set(err, "%s: configuration \"%s\": unknown status '%s'", path, text,
-                       status ? status : "");
+        return err_set(err, "%s: configuration \"%s\": unknown status '%s'", path, shown,
+                       status_shown);
     e->status = (measurement_status)parsed;
+    /* A database written by hand (or by another program) can hold anything
+     * in a REAL column: text, NULL, a negative number. */
+    static const char *const columns[] = {"median_ns", "build_s", "bench_s"};
+    for (int c = 2; c <= 4; c++) {
+        int type = sqlite3_column_type(s, c);
+        double v = sqlite3_column_double(s, c);
+        bool numeric = type == SQLITE_INTEGER || type == SQLITE_FLOAT;
+        bool fine = c == 2 ? e->status != MEAS_OK || (numeric && is_kernel_time(v))
+                           : numeric && is_phase_time(v);
+        if (!fine) {
+            const char *recorded = (const char *)sqlite3_column_text(s, c);
+            char recorded_shown[QUOTE_TEXT];
+            quote_text(recorded, recorded_shown, sizeof recorded_shown);
+            return err_set(err, "%s: configuration \"%s\" (%s): %s is %s%s%s; a recorded %s is a "
+                           "%s, finite number", path, shown, status_shown, columns[c - 2],
+                           recorded ? "'" : "", recorded ? recorded_shown : "NULL",
+                           recorded ? "'" : "", c == 2 ? "time" : "phase time",
+                           c == 2 ? "positive" : "non-negative");
+        }
+    }
     e->time_ns = e->status == MEAS_OK ? sqlite3_column_double(s, 2) : 0.0;
     e->compile_s = sqlite3_column_double(s, 3);
     e->bench_s = sqlite3_column_double(s, 4);
@@ -1155,8 +1344,11 @@ static int read_skytune_campaign(const sql_reader *r, int64_t campaign, replay_d
         return sql_fail(r, err, "cannot read the campaign");
     }
     int rc = sqlite3_step(s);
-    const char *device = rc == SQLITE_ROW ? (const char *)sqlite3_column_text(s, 0) : NULL;
-    d->name = strdup(device ? device : "");
+    /* The dataset's name is shown and recorded as a device name. */
+    char device[QUOTE_TEXT];
+    quote_text(rc == SQLITE_ROW ? (const char *)sqlite3_column_text(s, 0) : NULL, device,
+               sizeof device);
+    d->name = strdup(device);
     sqlite3_finalize(s);
     if (!d->name) return err_set(err, "%s: out of memory", r->path);
 
@@ -1227,8 +1419,8 @@ static int open_database_for_reading(const char *path, const char *file, sqlite3
     return rc;
 }
 
-static int load_skytune(const char *path, const char *file, int64_t wanted, replay_dataset *d,
-                        skytune_error *err)
+static int load_skytune(const char *path, const char *file, const char *selector,
+                        replay_dataset *d, skytune_error *err)
 {
     sql_reader r = {.path = path, .db = NULL};
     if (open_database_for_reading(path, file, &r.db, err) != 0) return -1;
@@ -1249,80 +1441,97 @@ static int load_skytune(const char *path, const char *file, int64_t wanted, repl
     if (rc == 0 && version > STORE_SCHEMA_VERSION)
         rc = err_set(err, "%s has schema version %lld, newer than this skytune (%d)", path,
                      (long long)version, STORE_SCHEMA_VERSION);
-    if (rc == 0) rc = choose_campaign(&r, wanted, &campaign, err);
+    if (rc == 0) rc = choose_campaign(&r, file, selector, &campaign, err);
     if (rc == 0) rc = read_skytune_campaign(&r, campaign, d, err);
     sqlite3_close(r.db);
     return rc;
 }
 
-/* "FILE.db:ID" when FILE.db exists and ID is a positive number. */
-static bool split_campaign_suffix(const char *path, char **file, int64_t *campaign)
+/* "FILE.db:SELECTOR" split at its last colon: FILE.db (malloc'd) and what
+ * follows. False when there is no colon with text on both sides. */
+static bool split_campaign_suffix(const char *path, char **file, const char **selector)
 {
     const char *colon = strrchr(path, ':');
     if (!colon || colon == path || !colon[1]) return false;
-    int64_t id = 0;
-    for (const char *c = colon + 1; *c; c++) {
-        if (*c < '0' || *c > '9' || id > (INT64_MAX - 9) / 10) return false;
-        id = id * 10 + (*c - '0');
-    }
-    if (id <= 0) return false;
     *file = malloc((size_t)(colon - path) + 1);
     if (!*file) return false;
     memcpy(*file, path, (size_t)(colon - path));
     (*file)[colon - path] = '\0';
-    *campaign = id;
+    *selector = colon + 1;
     return true;
+}
+
+/* A path that cannot be opened as it is may be "FILE.db:CAMPAIGN". */
+static int load_campaign_suffix(const char *path, const char *name, int open_errno,
+                                replay_dataset *d, skytune_error *err)
+{
+    char *db_file = NULL;
+    const char *selector = NULL;
+    if (!split_campaign_suffix(path, &db_file, &selector))
+        return err_set(err, "%s: cannot open: %s", name, strerror(open_errno));
+    unsigned char start[sizeof sqlite_magic];
+    size_t got = 0;
+    int file_errno = 0;
+    char shown_file[QUOTE_TEXT];
+    quote_text(db_file, shown_file, sizeof shown_file);
+    int rc;
+    if (read_file_start(db_file, start, sizeof start, &got, &file_errno) != 0) {
+        rc = err_set(err, "%s: cannot open: %s; nor can %s, as a database whose campaign is "
+                     "chosen with :ID: %s", name, strerror(open_errno), shown_file,
+                     strerror(file_errno));
+    } else if (!is_sqlite(start, got)) {
+        rc = err_set(err, "%s: cannot open: %s; and %s is not a skytune database, whose "
+                     "campaigns are chosen with FILE.db:ID", name, strerror(open_errno),
+                     shown_file);
+    } else {
+        d->format = REPLAY_SKYTUNE;
+        rc = load_skytune(name, db_file, selector, d, err);
+    }
+    free(db_file);
+    return rc;
 }
 
 /* ------------------------------------------------------------ loading */
 
-int replay_load(const char *path, replay_dataset **out, skytune_error *err)
+int replay_load(const char *path, uint64_t max_json_bytes, replay_dataset **out,
+                skytune_error *err)
 {
     *out = NULL;
     if (!path || !*path) return err_set(err, "no dataset file given");
+    /* The path as messages quote it; the loaders below only name it. */
+    char name[QUOTE_PATH];
+    quote_text(path, name, sizeof name);
     replay_dataset *d = calloc(1, sizeof *d);
-    if (!d) return err_set(err, "%s: out of memory", path);
+    if (!d) return err_set(err, "%s: out of memory", name);
 
     unsigned char start[sizeof sqlite_magic];
     size_t got = 0;
     int open_errno = 0;
-    char *db_file = NULL;
-    int64_t campaign = 0;
     int rc = 0;
     if (read_file_start(path, start, sizeof start, &got, &open_errno) != 0) {
-        /* Perhaps "FILE.db:ID". */
-        int suffix_errno = 0;
-        if (split_campaign_suffix(path, &db_file, &campaign) &&
-            read_file_start(db_file, start, sizeof start, &got, &suffix_errno) == 0 &&
-            is_sqlite(start, got)) {
-            d->format = REPLAY_SKYTUNE;
-            rc = load_skytune(path, db_file, campaign, d, err);
-        } else {
-            rc = err_set(err, "%s: cannot open: %s", path, strerror(open_errno));
-        }
+        rc = load_campaign_suffix(path, name, open_errno, d, err);
     } else if (is_sqlite(start, got)) {
         d->format = REPLAY_SKYTUNE;
-        rc = load_skytune(path, path, 0, d, err);
+        rc = load_skytune(name, path, NULL, d, err);
     } else {
         json_t *root = NULL;
-        rc = replay_read_json(path, &root, err);
+        rc = replay_read_json(path, max_json_bytes, &root, err);
         if (rc == 0) {
             if (json_is_object(json_object_get(root, "cache"))) {
                 d->format = REPLAY_KERNEL_TUNER;
-                rc = load_kernel_tuner(path, root, d, err);
+                rc = load_kernel_tuner(name, root, d, err);
             } else if (json_is_array(json_object_get(root, "results"))) {
                 d->format = REPLAY_T4;
-                rc = load_t4(path, root, d, err);
+                rc = load_t4(name, root, d, err);
             } else {
                 rc = err_set(err, "%s: neither a Kernel Tuner cache (no \"cache\" object) nor T4 "
-                             "results (no \"results\" array)", path);
+                             "results (no \"results\" array)", name);
             }
             json_decref(root);
         }
         if (rc == 0 && !(d->name = name_from_path(path)))
-            rc = err_set(err, "%s: out of memory", path);
+            rc = err_set(err, "%s: out of memory", name);
     }
-    free(db_file);
     if (rc != 0) {
         replay_free(d);
         return -1;

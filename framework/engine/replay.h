@@ -45,26 +45,43 @@ typedef struct replay_dataset {
     struct replay_recorded_set *recorded;  /* built by replay_recorded_space */
 } replay_dataset;
 
+/* JSON text (a dataset or a T1 file, after decompression) read at most
+ * unless the caller allows more: a gzip file of a megabyte can inflate to
+ * gigabytes, and the parsed JSON takes several times the text's size. The
+ * recorded datasets of real kernels are a few megabytes. */
+#define REPLAY_DEFAULT_MAX_JSON_BYTES ((uint64_t)256 << 20)
+
 /* Load by content: gzip is detected by its magic bytes, the JSON shape says
  * Kernel Tuner or T4, SQLite's header says skytune database. Malformed input
- * (truncated gzip, wrong JSON shape, missing fields) fails with a message
- * naming the file and what was expected. */
-int replay_load(const char *path, replay_dataset **out, skytune_error *err);
+ * (truncated gzip, wrong JSON shape, missing fields, a time that is not a
+ * positive finite number) fails with a message naming the file, the entry
+ * and what was expected. max_json_bytes: as for replay_read_json. */
+int replay_load(const char *path, uint64_t max_json_bytes, replay_dataset **out,
+                skytune_error *err);
 void replay_free(replay_dataset *d);
 
 /* Read a JSON file, plain or gzip (told by its magic bytes), into a jansson
  * value the caller releases with json_decref. Shared by the dataset and T1
- * loaders. Fails with "FILE: truncated or corrupt gzip data" or "FILE: not
- * JSON: <reason> (line L, column C)". A Kernel Tuner cache left unterminated
- * by a killed run is read closed, as Kernel Tuner itself reads it. */
+ * loaders. Fails with "FILE: truncated or corrupt gzip data", "FILE: not
+ * JSON: <reason> (line L, column C)", or when the text (decompressed) is
+ * longer than max_json_bytes (0: REPLAY_DEFAULT_MAX_JSON_BYTES), before
+ * more than that is read. A Kernel Tuner cache left unterminated by a killed
+ * run is read closed, as Kernel Tuner itself reads it. */
 struct json_t;
-int replay_read_json(const char *path, struct json_t **out, skytune_error *err);
+int replay_read_json(const char *path, uint64_t max_json_bytes, struct json_t **out,
+                     skytune_error *err);
 
 /* A T1 input file's search space: ConfigurationSpace.TuningParameters
  * (Name, Type, Values given as a list or as the text of a Python list) and
  * ConfigurationSpace.Conditions (expressions, parsed with the constraint
- * language). An unknown parameter in a condition fails naming it. */
-int t1_load_space(const char *path, space **out, skytune_error *err);
+ * language). An unknown parameter in a condition fails naming it. The
+ * definition is not enumerated (space_define): narrow it with space_narrow
+ * or complete it with space_from_definition. */
+int t1_load_definition(const char *path, uint64_t max_json_bytes, space **out,
+                       skytune_error *err);
+/* The same, enumerated under `control` (NULL: the default work limit). */
+int t1_load_space(const char *path, uint64_t max_json_bytes, const space_control *control,
+                  space **out, skytune_error *err);
 
 /* The space of the dataset's own parameter lists, unconstrained (every
  * combination of recorded values; the unrecorded ones replay as failures). */
@@ -72,9 +89,11 @@ int replay_dataset_space(const replay_dataset *d, space **out, skytune_error *er
 
 /* The dataset's own parameter lists restricted to the configurations it
  * holds, ran or failed (`--space recorded`): for a database of an
- * exhaustive campaign, the plugin's valid space on that device. The space
- * borrows the dataset, which must be freed after it. */
-int replay_recorded_space(replay_dataset *d, space **out, skytune_error *err);
+ * exhaustive campaign, the plugin's valid space on that device. A
+ * definition (see t1_load_definition), since enumerating it checks every
+ * combination of the recorded values. It and the spaces made from it borrow
+ * the dataset, which must be freed after them. */
+int replay_recorded_definition(replay_dataset *d, space **out, skytune_error *err);
 void replay_recorded_set_free(struct replay_recorded_set *set);
 
 /* The value of --space that asks for replay_recorded_space. */

@@ -83,7 +83,7 @@ void replay_recorded_set_free(struct replay_recorded_set *set)
     free(set);
 }
 
-int replay_recorded_space(replay_dataset *d, space **out, skytune_error *err)
+int replay_recorded_definition(replay_dataset *d, space **out, skytune_error *err)
 {
     *out = NULL;
     if (d->n_params == 0) return err_set(err, "dataset %s has no parameters", d->name);
@@ -92,6 +92,6 @@ int replay_recorded_space(replay_dataset *d, space **out, skytune_error *err)
                        .n_params = d->n_params,
                        .callback = is_recorded,
                        .callback_ctx = d->recorded};
-    if (space_build(&spec, out, err) != 0) return err_prefix(err, "dataset %s", d->name);
+    if (space_define(&spec, out, err) != 0) return err_prefix(err, "dataset %s", d->name);
     return 0;
 }

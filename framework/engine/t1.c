@@ -19,6 +19,7 @@
 
 #include "expr.h"
 #include "python_values.h"
+#include "quote.h"
 #include "value.h"
 
 /* ------------------------------------------------------------ literals */
@@ -186,11 +187,14 @@ int t1_read_parameter(const char *path, size_t number, const json_t *spec, param
     const char *name = json_string_value(json_object_get(spec, "Name"));
     if (!name)
         return err_set(err, "%s: TuningParameters item %zu has no \"Name\" string", path, number);
+    /* Everything quoted from the file is escaped (see quote.h). */
+    char shown[QUOTE_TEXT], shown_text[QUOTE_TEXT], shown_why[QUOTE_TEXT + 256];
+    quote_text(name, shown, sizeof shown);
     const json_t *values = json_object_get(spec, "Values");
     const json_t *type_field = json_object_get(spec, "Type");
     if (type_field && !json_is_string(type_field))
         return err_set(err, "%s: tuning parameter '%s': \"Type\" must be a string such as "
-                       "\"int\"", path, name);
+                       "\"int\"", path, shown);
 
     literal_list list = {0};
     char why[512] = "";
@@ -199,26 +203,29 @@ int t1_read_parameter(const char *path, size_t number, const json_t *spec, param
         skytune_error eval_err = {0};
         if (python_values_eval(json_string_value(values), &list.items, &list.count,
                                &eval_err) != 0)
-            rc = err_set(err, "%s: tuning parameter '%s': Values \"%.200s\": %s", path, name,
-                         json_string_value(values), eval_err.message);
+            rc = err_set(err, "%s: tuning parameter '%s': Values \"%.200s\": %s", path, shown,
+                         quote_text(json_string_value(values), shown_text, sizeof shown_text),
+                         quote_text(eval_err.message, shown_why, sizeof shown_why));
         list.capacity = list.count;
     } else if (json_is_array(values)) {
         if (json_list(values, &list, why, sizeof why) != 0)
-            rc = err_set(err, "%s: tuning parameter '%s': Values: %s", path, name, why);
+            rc = err_set(err, "%s: tuning parameter '%s': Values: %s", path, shown,
+                         quote_text(why, shown_why, sizeof shown_why));
     } else {
         rc = err_set(err, "%s: tuning parameter '%s': \"Values\" must be an array or the text of "
-                     "a Python list such as \"[16, 32, 64]\"", path, name);
+                     "a Python list such as \"[16, 32, 64]\"", path, shown);
     }
     skytune_type type = SKYTUNE_INT;
     if (rc == 0 && type_field && find_type(json_string_value(type_field), &type) != 0)
         rc = err_set(err, "%s: tuning parameter '%s': unknown Type \"%s\"; valid types are int, "
-                     "float, string and bool", path, name, json_string_value(type_field));
+                     "float, string and bool", path, shown,
+                     quote_text(json_string_value(type_field), shown_text, sizeof shown_text));
     if (rc == 0 && !type_field && infer_type(&list, &type) != 0)
         rc = err_set(err, "%s: tuning parameter '%s': Values mix strings and numbers; give a "
-                     "Type", path, name);
+                     "Type", path, shown);
     if (rc == 0 && coerce(&list, type, why, sizeof why) != 0)
-        rc = err_set(err, "%s: tuning parameter '%s' of Type %s: %s", path, name,
-                     type_name(type), why);
+        rc = err_set(err, "%s: tuning parameter '%s' of Type %s: %s", path, shown,
+                     type_name(type), quote_text(why, shown_why, sizeof shown_why));
     skytune_error param_err = {0};
     if (rc == 0 && param_from_values(name, type, list.items, list.count, out, &param_err) != 0)
         rc = err_set(err, "%s: %s", path, param_err.message);
@@ -262,19 +269,25 @@ static int read_conditions(const char *path, const json_t *conditions, const nam
                            "\"Expression\" string", path, k + 1);
         expr *e = NULL;
         skytune_error expr_err = {0};
+        char shown[QUOTE_TEXT + 512];
         if (expr_parse(text, resolve_param, (void *)names, &e, &expr_err) != 0)
-            return err_set(err, "%s: condition %zu: %s", path, k + 1, expr_err.message);
+            return err_set(err, "%s: condition %zu: %s", path, k + 1,
+                           quote_text(expr_err.message, shown, sizeof shown));
         expr_free(e);
         texts[k] = text;
     }
     return 0;
 }
 
-int t1_load_space(const char *path, space **out, skytune_error *err)
+int t1_load_definition(const char *path, uint64_t max_json_bytes, space **out,
+                       skytune_error *err)
 {
     *out = NULL;
     json_t *root = NULL;
-    if (replay_read_json(path, &root, err) != 0) return -1;
+    if (replay_read_json(path, max_json_bytes, &root, err) != 0) return -1;
+    /* The path as messages quote it. */
+    char name[QUOTE_PATH];
+    path = quote_text(path, name, sizeof name);
     const json_t *cs = json_object_get(root, "ConfigurationSpace");
     const json_t *tuning = json_object_get(cs, "TuningParameters");
     const json_t *conditions = json_object_get(cs, "Conditions");
@@ -322,7 +335,7 @@ int t1_load_space(const char *path, space **out, skytune_error *err)
     if (rc == 0) {
         space_spec spec = {.params = params, .n_params = n_params, .constraints = texts,
                            .n_constraints = n_conditions};
-        if (space_build(&spec, out, err) != 0) rc = err_prefix(err, "%s", path);
+        if (space_define(&spec, out, err) != 0) rc = err_prefix(err, "%s", path);
     }
     if (params)
         for (size_t k = 0; k < n_params; k++) param_free(&params[k]);
@@ -330,4 +343,16 @@ int t1_load_space(const char *path, space **out, skytune_error *err)
     free(texts);
     json_decref(root);
     return rc;
+}
+
+int t1_load_space(const char *path, uint64_t max_json_bytes, const space_control *control,
+                  space **out, skytune_error *err)
+{
+    space *definition;
+    *out = NULL;
+    if (t1_load_definition(path, max_json_bytes, &definition, err) != 0) return -1;
+    int rc = space_from_definition(definition, control, out, err);
+    space_free(definition);
+    char name[QUOTE_PATH];
+    return rc != 0 ? err_prefix(err, "%s", quote_text(path, name, sizeof name)) : 0;
 }

@@ -188,6 +188,7 @@ static int run_recorded(const tuning_request *rq, const recorded_campaign *rc,
             .device = rc->device->name,
             .platform = rc->device->platform,
             .strategy = strategy_name,
+            .label = rq->label,
             .space_count = out->space_count,
             .campaign_id = campaign_id,
             .resumed = resumed,
@@ -249,47 +250,92 @@ static int no_valid_configuration(const char *what, skytune_error *err)
                    what);
 }
 
-/* A T1 file narrows a device run's space: its conditions become
- * restrictions, and each parameter it lists keeps only the values it lists. */
-static int add_t1_narrowing(const char *path, space **sp, skytune_error *err)
+/* Building a space honours the run's stop request and shows the caller's
+ * progress display. */
+static int watch_space_build(void *ctx, const space_progress *p)
 {
-    space *t1;
-    if (t1_load_space(path, &t1, err) != 0) return -1;
-    size_t n = space_param_count(t1);
-    char **only = calloc(n + 1, sizeof *only);
-    int rc = only ? 0 : err_set(err, "out of memory");
-    for (size_t k = 0; k < n && rc == 0; k++) {
-        const param_def *p = space_param(t1, k);
-        size_t len = strlen(p->name) + 2 + p->count * 32;
-        only[k] = malloc(len);
-        if (!only[k]) {
-            rc = err_set(err, "out of memory");
-            break;
-        }
-        size_t used = (size_t)snprintf(only[k], len, "%s=", p->name);
-        for (size_t v = 0; v < p->count && used < len; v++) {
-            char text[256];
-            value_format(&p->values[v], text, sizeof text);
-            used += (size_t)snprintf(only[k] + used, len - used, "%s%s", v ? "," : "", text);
-        }
+    const tuning_request *rq = ctx;
+    if (rq->on_space_progress) rq->on_space_progress(rq->space_progress_ctx, p);
+    return rq->stop_requested && *rq->stop_requested;
+}
+
+static space_control space_control_of(const tuning_request *rq)
+{
+    return (space_control){
+        .work_limit = rq->space_work_limit, .on_progress = watch_space_build, .ctx = (void *)rq};
+}
+
+/* The run's --restrict and --only, and those a T1 file adds when it narrows
+ * a device run's space: its conditions become restrictions, and each
+ * parameter it lists keeps only the values it lists. */
+typedef struct narrowing {
+    const char **restricts;      /* the T1 file's conditions, then the run's --restrict */
+    size_t n_restricts;
+    char **t1_only;              /* the T1 file's "name=v1,v2,..." (owned) */
+    size_t n_t1_only;
+    const char **only;           /* t1_only, then the run's --only */
+    size_t n_only;
+    space *t1;                   /* the T1 definition the condition texts point into */
+} narrowing;
+
+static void narrowing_free(narrowing *n)
+{
+    for (size_t k = 0; k < n->n_t1_only; k++) free(n->t1_only[k]);
+    free(n->t1_only);
+    free(n->only);
+    free(n->restricts);
+    space_free(n->t1);
+    memset(n, 0, sizeof *n);
+}
+
+/* "name=v1,v2,..." of a T1 parameter's values, malloc'd. */
+static char *only_text(const param_def *p)
+{
+    size_t len = strlen(p->name) + 2;
+    for (size_t v = 0; v < p->count; v++) {
+        char text[256];
+        value_format(&p->values[v], text, sizeof text);
+        len += strlen(text) + 1;
     }
-    size_t n_conditions = rc == 0 ? space_constraint_count(t1) : 0;
-    const char **conditions = calloc(n_conditions + 1, sizeof *conditions);
-    if (rc == 0 && !conditions) rc = err_set(err, "out of memory");
-    for (size_t k = 0; k < n_conditions && rc == 0; k++) conditions[k] = space_constraint_text(t1, k);
-    space *narrowed = NULL;
-    if (rc == 0 &&
-        space_narrow(*sp, conditions, n_conditions, (const char *const *)only, n, &narrowed, err) != 0)
-        rc = err_prefix(err, "--space %s", path);
-    if (rc == 0) {
-        space_free(*sp);
-        *sp = narrowed;
+    char *only = malloc(len);
+    if (!only) return NULL;
+    size_t used = (size_t)snprintf(only, len, "%s=", p->name);
+    for (size_t v = 0; v < p->count && used < len; v++) {
+        char text[256];
+        value_format(&p->values[v], text, sizeof text);
+        used += (size_t)snprintf(only + used, len - used, "%s%s", v ? "," : "", text);
     }
-    for (size_t k = 0; only && k < n; k++) free(only[k]);
-    free(only);
-    free(conditions);
-    space_free(t1);
-    return rc;
+    return only;
+}
+
+static int narrowing_of(const tuning_request *rq, narrowing *n, skytune_error *err)
+{
+    memset(n, 0, sizeof *n);
+    size_t t1_params = 0, t1_conditions = 0;
+    if (rq->space_file) {
+        if (t1_load_definition(rq->space_file, rq->max_json_bytes, &n->t1, err) != 0) return -1;
+        t1_params = space_param_count(n->t1);
+        t1_conditions = space_constraint_count(n->t1);
+    }
+    n->t1_only = calloc(t1_params + 1, sizeof *n->t1_only);
+    n->only = calloc(t1_params + rq->n_only + 1, sizeof *n->only);
+    n->restricts = calloc(t1_conditions + rq->n_restricts + 1, sizeof *n->restricts);
+    if (!n->t1_only || !n->only || !n->restricts) {
+        narrowing_free(n);
+        return err_set(err, "out of memory");
+    }
+    for (; n->n_t1_only < t1_params; n->n_t1_only++) {
+        if (!(n->t1_only[n->n_t1_only] = only_text(space_param(n->t1, n->n_t1_only)))) {
+            narrowing_free(n);
+            return err_set(err, "out of memory");
+        }
+        n->only[n->n_only++] = n->t1_only[n->n_t1_only];
+    }
+    for (size_t k = 0; k < rq->n_only; k++) n->only[n->n_only++] = rq->only[k];
+    for (size_t k = 0; k < t1_conditions; k++)
+        n->restricts[n->n_restricts++] = space_constraint_text(n->t1, k);
+    for (size_t k = 0; k < rq->n_restricts; k++) n->restricts[n->n_restricts++] = rq->restricts[k];
+    return 0;
 }
 
 /* Spare measuring workers when none were asked for: on a GPU four, so that
@@ -346,6 +392,7 @@ static int run_on_device(const tuning_request *rq,
     measurer *ms = NULL;
     supervisor *sup = NULL;
     device_evaluator de = {0};
+    narrowing narrowed = {0};
     int rc = -1;
 
     if (plugin_load(rq->plugin, &rq->search, &plugin, err) != 0) goto done;
@@ -353,22 +400,27 @@ static int run_on_device(const tuning_request *rq,
     if (cl_devices_list(&devices, &n_devices, err) != 0) goto done;
     if (cl_device_select(devices, n_devices, rq->device, &device_index, err) != 0) goto done;
     const cl_device_entry *dev = &devices[device_index];
-    plugin_space_request space_rq = {
-        .plugin = plugin.desc,
-        .problem = &prob.values,
-        .device = &dev->info,
-        .restricts = rq->restricts,
-        .n_restricts = rq->n_restricts,
-        .only = rq->only,
-        .n_only = rq->n_only,
-    };
-    if (plugin_space_build(&space_rq, &sp, err) != 0) goto done;
     if (rq->space_file && strcmp(rq->space_file, REPLAY_RECORDED_SPACE) == 0) {
         err_set(err, "--space recorded: only a --replay dataset has recorded configurations; "
                      "for a run on a device --space takes a T1 file");
         goto done;
     }
-    if (rq->space_file && add_t1_narrowing(rq->space_file, &sp, err) != 0) goto done;
+    if (narrowing_of(rq, &narrowed, err) != 0) goto done;
+    space_control control = space_control_of(rq);
+    plugin_space_request space_rq = {
+        .plugin = plugin.desc,
+        .problem = &prob.values,
+        .device = &dev->info,
+        .restricts = narrowed.restricts,
+        .n_restricts = narrowed.n_restricts,
+        .only = narrowed.only,
+        .n_only = narrowed.n_only,
+        .control = &control,
+    };
+    if (plugin_space_build(&space_rq, &sp, err) != 0) {
+        if (rq->space_file) err_prefix(err, "with --space %s", rq->space_file);
+        goto done;
+    }
     if (space_count(sp) == 0) {
         char what[160];
         snprintf(what, sizeof what, "plugin %s (see `skytune plugins show %s`)", plugin.desc->name,
@@ -455,6 +507,7 @@ static int run_on_device(const tuning_request *rq,
     if (sup) supervisor_get_stats(sup, &out->supervision);
 done:
     supervisor_close(sup);
+    narrowing_free(&narrowed);
     free(de.values);
     measurer_close(ms);
     binary_cache_close(cache);
@@ -478,13 +531,17 @@ static int run_replayed(const tuning_request *rq,
                      "dataset is the kernel, problem and device");
         goto done;
     }
-    if (replay_load(rq->replay, &data, err) != 0) goto done;
+    if (replay_load(rq->replay, rq->max_json_bytes, &data, err) != 0) goto done;
+    /* The space is narrowed before it is enumerated, so that --only and
+     * --restrict cut the work of enumerating it. */
     if ((!rq->space_file ? replay_dataset_space(data, &base, err)
          : strcmp(rq->space_file, REPLAY_RECORDED_SPACE) == 0
-             ? replay_recorded_space(data, &base, err)
-             : t1_load_space(rq->space_file, &base, err)) != 0)
+             ? replay_recorded_definition(data, &base, err)
+             : t1_load_definition(rq->space_file, rq->max_json_bytes, &base, err)) != 0)
         goto done;
-    if (space_narrow(base, rq->restricts, rq->n_restricts, rq->only, rq->n_only, &sp, err) != 0)
+    space_control control = space_control_of(rq);
+    if (space_narrow(base, rq->restricts, rq->n_restricts, rq->only, rq->n_only, &control, &sp,
+                     err) != 0)
         goto done;
     if (space_count(sp) == 0) {
         no_valid_configuration("the replayed space", err);

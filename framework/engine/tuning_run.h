@@ -60,7 +60,13 @@ typedef struct tuning_request {
     bool retry_failed;                   /* measure failed configurations again */
     void (*on_notice)(void *ctx, const char *text); /* faults, health (may be NULL) */
     void *notice_ctx;
-    volatile sig_atomic_t *stop_requested;
+    volatile sig_atomic_t *stop_requested; /* also stops building the space */
+    uint64_t space_work_limit;           /* combinations checked building the space; 0: default */
+    /* Building the space, every SPACE_PROGRESS_INTERVAL combinations checked
+     * (may be NULL; not called with --devices). */
+    void (*on_space_progress)(void *ctx, const space_progress *p);
+    void *space_progress_ctx;
+    uint64_t max_json_bytes;             /* --replay and --space files; 0: the default */
     void (*on_event)(void *ctx, const campaign_event *ev);
     void *event_ctx;
 } tuning_request;
@@ -68,6 +74,7 @@ typedef struct tuning_request {
 /* Facts known once everything is validated, before measuring starts. */
 typedef struct tuning_started {
     const char *plugin, *plugin_version, *problem_text, *device, *platform, *strategy;
+    const char *label;                   /* tuning_request.label (NULL for a single run) */
     bool isolated;                       /* measured in a supervised worker */
     unsigned compile_jobs;               /* compile workers building ahead */
     unsigned measure_ahead;              /* spare measuring workers */
@@ -98,6 +105,7 @@ typedef struct tuning_outcome {
  * when the list itself is bad. */
 typedef struct tuning_device_outcome {
     char device[300];                    /* "P:D platform device" */
+    char label[160];                     /* "P:D device": the label of its events */
     int status;                          /* 0, or -1 with error */
     skytune_error error;
     tuning_outcome outcome;

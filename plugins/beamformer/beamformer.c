@@ -172,7 +172,7 @@ SKYTUNE_EXPORT cl_mem skytune_beamformer_input_buffer(const void *state)
 }
 
 /* What the kernels index with int, and the problem parameters that shrink
- * the arrays: for the messages of the size checks in setup. */
+ * the arrays: for the messages of the size checks. */
 #define INDEXED_ITEMS "complex values"
 #define SIZE_HINT "stations, channels, samples, polarizations or beams"
 
@@ -183,11 +183,12 @@ static void beamformer_teardown(void *opaque);
 
 
 
-static int beamformer_setup(const skytune_setup_context *ctx, void **state_out,
-                            skytune_error *err)
+/* The engine calls this before it builds the space and before setup. */
+static int beamformer_check_problem(const skytune_values *problem,
+                                    const skytune_device_info *device, skytune_error *err)
 {
     beamformer_problem p;
-    problem_read(ctx->problem, &p);
+    problem_read(problem, &p);
     if (p.stations < 1 || p.channels < 1 || p.samples < 1 || p.beams < 1 ||
         p.polarizations < 1 || p.polarizations > 2)
         return skytune_error_set(err, SKYTUNE_ERR_PROBLEM,
@@ -201,13 +202,22 @@ static int beamformer_setup(const skytune_setup_context *ctx, void **state_out,
                                          SIZE_HINT, err)) ||
         (rc = skytune_check_index_extent("output", output_count(&p), INDEXED_ITEMS, SIZE_HINT,
                                          err)) ||
-        (rc = skytune_check_allocation("input", input_count(&p) * complex_bytes,
-                                       ctx->device_info, SIZE_HINT, err)) ||
-        (rc = skytune_check_allocation("weight table", weight_count(&p) * complex_bytes,
-                                       ctx->device_info, SIZE_HINT, err)) ||
-        (rc = skytune_check_allocation("output", output_count(&p) * complex_bytes,
-                                       ctx->device_info, SIZE_HINT, err)))
+        (rc = skytune_check_allocation("input", input_count(&p) * complex_bytes, device,
+                                       SIZE_HINT, err)) ||
+        (rc = skytune_check_allocation("weight table", weight_count(&p) * complex_bytes, device,
+                                       SIZE_HINT, err)) ||
+        (rc = skytune_check_allocation("output", output_count(&p) * complex_bytes, device,
+                                       SIZE_HINT, err)))
         return rc;
+    return SKYTUNE_OK;
+}
+
+/* The problem passed beamformer_check_problem (the engine calls it first). */
+static int beamformer_setup(const skytune_setup_context *ctx, void **state_out,
+                            skytune_error *err)
+{
+    beamformer_problem p;
+    problem_read(ctx->problem, &p);
 
     beamformer_state *s = calloc(1, sizeof *s);
     if (!s) return skytune_error_set(err, SKYTUNE_ERR_MEMORY, "out of memory for the state");
@@ -479,6 +489,7 @@ static const skytune_plugin beamformer_plugin = {
     .problem_params = problem_params,
     .presets = presets,
     .problem_checks = problem_checks,
+    .check_problem = beamformer_check_problem,
     .tuning_params = tuning_params,
     .constraints = constraints,
     .constraint = NULL,

@@ -184,7 +184,7 @@ typedef struct correlator_launch {
 } correlator_launch;
 
 /* What the kernels index with int, and the problem parameters that shrink
- * the arrays: for the messages of the size checks in setup. */
+ * the arrays: for the messages of the size checks. */
 #define INDEXED_ITEMS "float4 elements"
 #define SIZE_HINT "stations, channels or samples"
 
@@ -196,34 +196,63 @@ static void correlator_release(void *opaque);
 
 
 
-static int correlator_setup(const skytune_setup_context *ctx, void **state_out,
-                            skytune_error *err)
+static correlator_problem problem_read(const skytune_values *problem)
 {
-    correlator_problem p = {
-        .stations = skytune_int(ctx->problem, "stations"),
-        .channels = skytune_int(ctx->problem, "channels"),
-        .samples = skytune_int(ctx->problem, "samples"),
+    return (correlator_problem){
+        .stations = skytune_int(problem, "stations"),
+        .channels = skytune_int(problem, "channels"),
+        .samples = skytune_int(problem, "samples"),
     };
+}
+
+/* Float4 vectors of the input ([channel][time][station][X, Y]) and of the
+ * output ([channel][baseline][XX, XY] and [YX, YY]). */
+static double input_vectors(const correlator_problem *p)
+{
+    return (double)p->channels * (double)p->samples * (double)p->stations;
+}
+
+static double output_vectors(const correlator_problem *p)
+{
+    /* In double: baseline_count would overflow for the largest stations. */
+    const double baselines = (double)p->stations * ((double)p->stations + 1.0) / 2.0;
+    return (double)p->channels * baselines * 2.0;
+}
+
+/* The engine calls this before it builds the space: the C constraint walks
+ * the cells of a triangle of stations, which takes as long as the stations
+ * are many, so a problem too large for the device must be refused first. */
+static int correlator_check_problem(const skytune_values *problem,
+                                    const skytune_device_info *device, skytune_error *err)
+{
+    const correlator_problem p = problem_read(problem);
     if (p.stations < 1 || p.channels < 1 || p.samples < 1)
         return skytune_error_set(err, SKYTUNE_ERR_PROBLEM,
                                  "stations, channels and samples must be at least 1");
-    const double input_vectors = (double)p.channels * (double)p.samples * (double)p.stations;
-    const double output_vectors = (double)p.channels * (double)baseline_count(p.stations) * 2.0;
     int rc;
-    if ((rc = skytune_check_index_extent("input", input_vectors, INDEXED_ITEMS, SIZE_HINT, err)) ||
-        (rc = skytune_check_index_extent("output", output_vectors,
-                                         INDEXED_ITEMS, SIZE_HINT, err)) ||
-        (rc = skytune_check_allocation("input", input_vectors * 16.0,
-                                       ctx->device_info, SIZE_HINT, err)) ||
-        (rc = skytune_check_allocation("output", output_vectors * 16.0,
-                                       ctx->device_info, SIZE_HINT, err)))
+    if ((rc = skytune_check_index_extent("input", input_vectors(&p), INDEXED_ITEMS, SIZE_HINT,
+                                         err)) ||
+        (rc = skytune_check_index_extent("output", output_vectors(&p), INDEXED_ITEMS, SIZE_HINT,
+                                         err)) ||
+        (rc = skytune_check_allocation("input", input_vectors(&p) * 16.0, device, SIZE_HINT,
+                                       err)) ||
+        (rc = skytune_check_allocation("output", output_vectors(&p) * 16.0, device, SIZE_HINT,
+                                       err)))
         return rc;
+    return SKYTUNE_OK;
+}
+
+/* The problem passed correlator_check_problem (the engine calls it first). */
+static int correlator_setup(const skytune_setup_context *ctx, void **state_out,
+                            skytune_error *err)
+{
+    const correlator_problem p = problem_read(ctx->problem);
 
     correlator_state *s = calloc(1, sizeof *s);
     if (!s) return skytune_error_set(err, SKYTUNE_ERR_MEMORY, "out of memory for the state");
     s->problem = p;
-    s->input_floats = (size_t)input_vectors * 4;
-    s->output_floats = (size_t)output_vectors * 4;
+    s->input_floats = (size_t)input_vectors(&p) * 4;
+    s->output_floats = (size_t)output_vectors(&p) * 4;
     s->input = malloc(s->input_floats * sizeof(float));
     s->expected = malloc(s->output_floats * sizeof(float));
     s->result = malloc(s->output_floats * sizeof(float));
@@ -231,7 +260,7 @@ static int correlator_setup(const skytune_setup_context *ctx, void **state_out,
         correlator_teardown(s);
         return skytune_error_set(err, SKYTUNE_ERR_MEMORY,
                                  "out of memory for the host arrays (%zu input, %zu output floats)",
-                                 (size_t)input_vectors * 4, (size_t)output_vectors * 4);
+                                 s->input_floats, s->output_floats);
     }
 
     /* Real and imaginary parts uniform in [-1, 1): zero-mean, like noise-
@@ -568,6 +597,7 @@ static const skytune_plugin correlator_plugin = {
     .problem_params = problem_params,
     .presets = presets,
     .problem_checks = problem_checks,
+    .check_problem = correlator_check_problem,
     .tuning_params = tuning_params,
     .constraints = constraints,
     .constraint = correlator_constraint,

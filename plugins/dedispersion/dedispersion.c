@@ -235,7 +235,7 @@ typedef struct dedispersion_launch {
 } dedispersion_launch;
 
 /* What the kernels index with int, and the problem parameters that shrink
- * the arrays: for the messages of the size checks in setup. */
+ * the arrays: for the messages of the size checks. */
 #define INDEXED_ITEMS "elements"
 #define SIZE_HINT "channels, samples, dms or the DM range"
 
@@ -246,11 +246,14 @@ static void dedispersion_teardown(void *opaque);
 
 
 
-static int dedispersion_setup(const skytune_setup_context *ctx, void **state_out,
-                              skytune_error *err)
+/* The engine calls this before it builds the space and before setup: the
+ * delays must fit the int shift table, and the arrays the kernel's int
+ * indices and the device's largest buffer. */
+static int dedispersion_check_problem(const skytune_values *problem,
+                                      const skytune_device_info *device, skytune_error *err)
 {
     dedispersion_problem p;
-    problem_read(ctx->problem, &p);
+    problem_read(problem, &p);
     if (p.channels < 1 || p.samples < 1 || p.dms < 1)
         return skytune_error_set(err, SKYTUNE_ERR_PROBLEM,
                                  "channels, samples and dms must be at least 1");
@@ -261,7 +264,7 @@ static int dedispersion_setup(const skytune_setup_context *ctx, void **state_out
 
     /* Shifts grow with the DM and shrink with the frequency, so the largest
      * is channel 0's at the last DM; bound it before rounding so that the
-     * table below cannot overflow an int. */
+     * table cannot overflow an int. */
     const double last_dm = p.first_dm + (double)(p.dms - 1) * p.dm_step;
     const double largest_delay = p.zero_dm ? 0.0 : last_dm * delay_per_dm(&p, 0);
     if (!(largest_delay < (double)(INT_MAX - p.samples) - 1.0))
@@ -269,8 +272,7 @@ static int dedispersion_setup(const skytune_setup_context *ctx, void **state_out
                                  "the largest delay (%.0f samples, channel 0 at DM %g) is out of "
                                  "range; reduce dms, dm_step or samples_per_second",
                                  largest_delay, last_dm);
-    const int64_t max_delay = channel_delay(&p, 0, p.dms - 1);
-    const int64_t in_stride = p.samples + max_delay;
+    const int64_t in_stride = p.samples + channel_delay(&p, 0, p.dms - 1);
     const double input_elements = (double)p.channels * (double)in_stride;
     const double output_elements = (double)p.dms * (double)p.samples;
     const double shift_elements = (double)p.dms * (double)p.channels;
@@ -281,10 +283,21 @@ static int dedispersion_setup(const skytune_setup_context *ctx, void **state_out
         (rc = skytune_check_index_extent("shift table", shift_elements,
                                          INDEXED_ITEMS, SIZE_HINT, err)) ||
         (rc = skytune_check_allocation("input", input_elements * sizeof(float),
-                                       ctx->device_info, SIZE_HINT, err)) ||
+                                       device, SIZE_HINT, err)) ||
         (rc = skytune_check_allocation("output", output_elements * sizeof(float),
-                                       ctx->device_info, SIZE_HINT, err)))
+                                       device, SIZE_HINT, err)))
         return rc;
+    return SKYTUNE_OK;
+}
+
+/* The problem passed dedispersion_check_problem (the engine calls it first). */
+static int dedispersion_setup(const skytune_setup_context *ctx, void **state_out,
+                              skytune_error *err)
+{
+    dedispersion_problem p;
+    problem_read(ctx->problem, &p);
+    const int64_t max_delay = channel_delay(&p, 0, p.dms - 1);
+    const int64_t in_stride = p.samples + max_delay;
 
     dedispersion_state *s = calloc(1, sizeof *s);
     if (!s) return skytune_error_set(err, SKYTUNE_ERR_MEMORY, "out of memory for the state");
@@ -541,6 +554,7 @@ static const skytune_plugin dedispersion_plugin = {
     .problem_params = problem_params,
     .presets = presets,
     .problem_checks = problem_checks,
+    .check_problem = dedispersion_check_problem,
     .tuning_params = tuning_params,
     .constraints = constraints,
     .constraint = dedispersion_constraint,

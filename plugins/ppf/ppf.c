@@ -312,7 +312,7 @@ static int create_plan(ppf_state *s, cl_context context, cl_command_queue queue,
 }
 
 /* What the kernels index with int, and the problem parameters that shrink
- * the arrays: for the messages of the size checks in setup. */
+ * the arrays: for the messages of the size checks. */
 #define INDEXED_ITEMS "elements"
 #define SIZE_HINT "stations or samples"
 
@@ -324,7 +324,7 @@ static void ppf_teardown(void *opaque);
 
 
 /* The problem checks again, for callers that bypass problem resolution. */
-static int check_problem(const ppf_problem *p, skytune_error *err)
+static int check_problem_values(const ppf_problem *p, skytune_error *err)
 {
     if (p->stations < 1)
         return skytune_error_set(err, SKYTUNE_ERR_PROBLEM, "stations must be at least 1");
@@ -346,29 +346,50 @@ static int check_problem(const ppf_problem *p, skytune_error *err)
     return SKYTUNE_OK;
 }
 
+/* Counts of complex values of the input and of the FIR output. */
+static double input_count(const ppf_problem *p)
+{
+    return (double)p->stations * 2.0 * (double)p->samples;
+}
+
+static double output_count(const ppf_problem *p)
+{
+    return (double)p->transforms * (double)p->channels;
+}
+
+/* The engine calls this before it builds the space and before setup. */
+static int ppf_check_problem(const skytune_values *problem, const skytune_device_info *device,
+                             skytune_error *err)
+{
+    ppf_problem p;
+    problem_read(problem, &p);
+    int rc = check_problem_values(&p, err);
+    if (rc) return rc;
+    const double sample_bytes = 2.0 * (double)p.sample_bits / 8.0;
+    if ((rc = skytune_check_index_extent("input", input_count(&p), INDEXED_ITEMS, SIZE_HINT,
+                                         err)) ||
+        (rc = skytune_check_index_extent("output", output_count(&p), INDEXED_ITEMS, SIZE_HINT,
+                                         err)) ||
+        (rc = skytune_check_allocation("input", input_count(&p) * sample_bytes, device,
+                                       SIZE_HINT, err)) ||
+        (rc = skytune_check_allocation("FIR output", output_count(&p) * 8.0, device, SIZE_HINT,
+                                       err)))
+        return rc;
+    return SKYTUNE_OK;
+}
+
+/* The problem passed ppf_check_problem (the engine calls it first). */
 static int ppf_setup(const skytune_setup_context *ctx, void **state_out, skytune_error *err)
 {
     ppf_problem p;
     problem_read(ctx->problem, &p);
-    int rc = check_problem(&p, err);
-    if (rc) return rc;
-
-    /* Counts of complex values. */
-    const double input_count = (double)p.stations * 2.0 * (double)p.samples;
-    const double output_count = (double)p.transforms * (double)p.channels;
     const double sample_bytes = 2.0 * (double)p.sample_bits / 8.0;
-    if ((rc = skytune_check_index_extent("input", input_count, INDEXED_ITEMS, SIZE_HINT, err)) ||
-        (rc = skytune_check_index_extent("output", output_count, INDEXED_ITEMS, SIZE_HINT, err)) ||
-        (rc = skytune_check_allocation("input", input_count * sample_bytes,
-                                       ctx->device_info, SIZE_HINT, err)) ||
-        (rc = skytune_check_allocation("FIR output", output_count * 8.0,
-                                       ctx->device_info, SIZE_HINT, err)))
-        return rc;
+    int rc;
 
     ppf_state *s = calloc(1, sizeof *s);
     if (!s) return skytune_error_set(err, SKYTUNE_ERR_MEMORY, "out of memory for the state");
     s->problem = p;
-    const size_t inputs = (size_t)input_count, outputs = (size_t)output_count;
+    const size_t inputs = (size_t)input_count(&p), outputs = (size_t)output_count(&p);
     const size_t coefficient_count = (size_t)(p.taps * p.channels);
     s->input = malloc(inputs * 2 * sizeof *s->input);
     s->coefficients = malloc(coefficient_count * sizeof *s->coefficients);
@@ -412,7 +433,7 @@ static int ppf_setup(const skytune_setup_context *ctx, void **state_out, skytune
 
     cl_int status = CL_SUCCESS;
     s->input_buf = clCreateBuffer(ctx->context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
-                                  (size_t)(input_count * sample_bytes), device_input, &status);
+                                  (size_t)(input_count(&p) * sample_bytes), device_input, &status);
     free(narrow);
     if (status == CL_SUCCESS)
         s->coefficients_buf =
@@ -784,6 +805,7 @@ static const skytune_plugin ppf_plugin = {
     .problem_params = problem_params,
     .presets = presets,
     .problem_checks = problem_checks,
+    .check_problem = ppf_check_problem,
     .tuning_params = tuning_params,
     .constraints = constraints,
     .constraint = NULL,

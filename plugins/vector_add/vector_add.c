@@ -11,6 +11,7 @@
  * parameters, presets, tuning parameters, constraint expressions — plus a few
  * callbacks the engine calls in this order for one problem instance:
  *
+ *   check_problem (before the engine builds the search space)
  *   setup → reference → for each configuration:
  *       [engine builds the program with -D NAME=value for every parameter]
  *       prepare → clear_outputs → enqueue → verify → enqueue (warm-up)
@@ -109,23 +110,31 @@ static void vector_add_teardown(void *opaque);
 /* Record an OpenCL failure: the engine shows cl_error by name (e.g.
  * CL_OUT_OF_RESOURCES) next to the message. */
 
+/* Limits an expression cannot say, checked before the engine builds the
+ * search space and before setup: device limits are facts, not guesses, so
+ * refuse what cannot be allocated with a message that says which parameter
+ * is too large. The sizes are doubles: n * 4 as an integer would overflow
+ * for the largest n and report a negative size. */
+static int vector_add_check_problem(const skytune_values *problem,
+                                    const skytune_device_info *device, skytune_error *err)
+{
+    const int64_t n = skytune_int(problem, "n");
+    const double bytes = (double)n * sizeof(float);
+    if (bytes <= (double)device->max_mem_alloc_size) return SKYTUNE_OK;
+    return skytune_error_set(err, SKYTUNE_ERR_PROBLEM,
+                             "n=%lld needs %.0f bytes per vector; this device allocates at most "
+                             "%lld bytes in one buffer (n <= %lld)",
+                             (long long)n, bytes, (long long)device->max_mem_alloc_size,
+                             (long long)(device->max_mem_alloc_size / (int64_t)sizeof(float)));
+}
+
 static int vector_add_setup(const skytune_setup_context *ctx, void **state_out,
                             skytune_error *err)
 {
-    /* Problem values come typed; the engine has already applied the checks. */
+    /* Problem values come typed; the engine has already applied the checks
+     * (problem_checks and vector_add_check_problem). */
     const int64_t n = skytune_int(ctx->problem, "n");
     const size_t bytes = (size_t)n * sizeof(float);
-
-    /* Device limits are facts, not guesses: refuse what cannot be allocated
-     * with a message that says which parameter is too large. */
-    if (n < 1 || (uint64_t)n > SIZE_MAX / sizeof(float) ||
-        (int64_t)bytes > ctx->device_info->max_mem_alloc_size)
-        return skytune_error_set(err, SKYTUNE_ERR_PROBLEM,
-                                 "n=%lld needs %lld bytes per vector; this device allocates "
-                                 "at most %lld bytes in one buffer (n <= %lld)",
-                                 (long long)n, (long long)n * 4,
-                                 (long long)ctx->device_info->max_mem_alloc_size,
-                                 (long long)(ctx->device_info->max_mem_alloc_size / 4));
 
     /* calloc zeroes the struct, so teardown can run on a half-built state. */
     vector_add_state *s = calloc(1, sizeof *s);
@@ -313,6 +322,7 @@ static const skytune_plugin vector_add_plugin = {
     .problem_params = problem_params,
     .presets = presets,
     .problem_checks = problem_checks,
+    .check_problem = vector_add_check_problem, /* size limits, before the space is built */
     .tuning_params = tuning_params,
     .constraints = constraints,
     .constraint = NULL,       /* everything fits in expressions */

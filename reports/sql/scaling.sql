@@ -1,5 +1,5 @@
--- scaling: performance against problem size. Problem texts "name=value,..."
--- of each plugin's instances are split into parameters; a parameter whose
+-- scaling: performance against problem size. The parameters of each
+-- plugin's instances (problem_params) are compared; a parameter whose
 -- value differs between instances is what varies, and for each such
 -- parameter every instance's best configuration is a point: x the
 -- parameter's value (x is NULL where the value is not a number), y its
@@ -7,7 +7,7 @@
 -- series per device. When several parameters vary, each gets its own
 -- series, and the others vary along it.
 -- Parameters: ?1 a campaign id (its plugin) or NULL; ?2 a plugin name or NULL.
-WITH RECURSIVE plugin_scope AS (
+WITH plugin_scope AS (
     SELECT p.id
     FROM plugins p
     WHERE (?2 IS NULL OR p.name = ?2)
@@ -24,24 +24,12 @@ best AS MATERIALIZED (
     WHERE m.plugin_id IN plugin_scope AND m.status = 'ok'
     GROUP BY m.plugin_id, m.device_id, m.problem_id
 ),
-split(problem_id, name, value, rest) AS (
-    SELECT id, NULL, NULL, text || ','
-    FROM problems
-    WHERE id IN (SELECT problem_id FROM best)
-    UNION ALL
-    SELECT problem_id,
-           substr(rest, 1, instr(rest, '=') - 1),
-           substr(rest, instr(rest, '=') + 1, instr(rest, ',') - instr(rest, '=') - 1),
-           substr(rest, instr(rest, ',') + 1)
-    FROM split
-    WHERE rest <> '' AND instr(rest, '=') > 0
-),
 pairs AS (
-    SELECT s.problem_id, p.name AS plugin, s.name, s.value
-    FROM split s
-    JOIN problems pr ON pr.id = s.problem_id
+    SELECT pp.problem_id, p.name AS plugin, pp.name, pp.value
+    FROM problem_params pp
+    JOIN problems pr ON pr.id = pp.problem_id
     JOIN plugins p   ON p.id = pr.plugin_id
-    WHERE s.name IS NOT NULL
+    WHERE pp.problem_id IN (SELECT problem_id FROM best)
 ),
 varying AS (
     SELECT plugin, name

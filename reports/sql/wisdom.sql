@@ -5,7 +5,7 @@
 -- the order of its text, the configuration's by name), each value typed as in the config_values view (integer,
 -- real, else text).
 -- Parameters: ?1 a campaign id (its plugin) or NULL; ?2 a plugin name or NULL.
-WITH RECURSIVE plugin_scope AS (
+WITH plugin_scope AS (
     SELECT p.id
     FROM plugins p
     WHERE (?2 IS NULL OR p.name = ?2)
@@ -25,26 +25,15 @@ ranked AS (
 best AS (
     SELECT * FROM ranked WHERE place = 1
 ),
-split(problem_id, k, name, value, rest) AS (
-    SELECT pr.id, 0, NULL, NULL, pr.text || ','
-    FROM problems pr WHERE pr.id IN (SELECT problem_id FROM best)
-    UNION ALL
-    SELECT problem_id, k + 1,
-           substr(rest, 1, instr(rest, '=') - 1),
-           substr(rest, instr(rest, '=') + 1, instr(rest, ',') - instr(rest, '=') - 1),
-           substr(rest, instr(rest, ',') + 1)
-    FROM split
-    WHERE rest <> '' AND instr(rest, '=') > 0
-),
 typed AS (
-    SELECT problem_id, k, name,
+    SELECT problem_id, position AS k, name,
            CASE WHEN value = CAST(CAST(value AS INTEGER) AS TEXT) THEN CAST(value AS INTEGER)
                 WHEN value GLOB '*[0-9]*' AND value GLOB '*[.eE]*'
                      AND value = CAST(value AS NUMERIC) THEN CAST(value AS REAL)
                 ELSE value
            END AS value
-    FROM split
-    WHERE name IS NOT NULL
+    FROM problem_params
+    WHERE problem_id IN (SELECT problem_id FROM best)
     ORDER BY problem_id, k
 ),
 problem_objects AS MATERIALIZED (
@@ -57,7 +46,7 @@ SELECT p.name            AS plugin,
        d.name            AS device,
        d.platform        AS platform,
        pr.text           AS problem,
-       po.object         AS problem_values,
+       COALESCE(po.object, json_object()) AS problem_values,
        cf.text           AS configuration,
        (SELECT json_group_object(v.name, v.value) FROM config_values v
         WHERE v.configuration_id = cf.id)
@@ -71,5 +60,8 @@ JOIN plugins p         ON p.id = m.plugin_id
 JOIN devices d         ON d.id = m.device_id
 JOIN problems pr       ON pr.id = m.problem_id
 JOIN configurations cf ON cf.id = m.configuration_id
-JOIN problem_objects po ON po.problem_id = pr.id
+-- A plugin without problem parameters has one problem, the empty text, which
+-- splits into no parameter: it has no row in problem_objects, and its
+-- problem_values is the empty object.
+LEFT JOIN problem_objects po ON po.problem_id = pr.id
 ORDER BY p.name, d.name, pr.text;

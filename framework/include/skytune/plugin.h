@@ -46,7 +46,7 @@
 extern "C" {
 #endif
 
-#define SKYTUNE_PLUGIN_ABI_VERSION 2u
+#define SKYTUNE_PLUGIN_ABI_VERSION 3u
 #define SKYTUNE_PLUGIN_ENTRY "skytune_plugin_entry"
 
 /* Return codes of plugin callbacks. */
@@ -289,6 +289,7 @@ static inline void skytune_compare_floats(const float *got, const float *want, s
  * NULL. Optional callbacks may be NULL.
  *
  * Call order for one problem instance:
+ *   check_problem (before the search space is built)
  *   setup → reference → for each configuration:
  *       [build program] → prepare → clear_outputs → enqueue (verification)
  *       → verify → enqueue (warm-up) → enqueue × runs → release
@@ -303,6 +304,17 @@ typedef struct skytune_plugin {
     const skytune_problem_param *problem_params;
     const skytune_preset *presets;
     const skytune_problem_check *problem_checks;
+
+    /* Optional: what problem_checks cannot say, above all size limits
+     * against the device (an array a kernel indexes with int, a buffer larger
+     * than max_mem_alloc_size; see skytune/plugin_checks.h). Called with the
+     * problem after problem_checks passed, before the search space is built
+     * (so before `constraint` runs) and before setup, which may rely on it.
+     * Return SKYTUNE_ERR_PROBLEM with a message naming what to reduce. It
+     * must be quick: compute sizes, allocate nothing. */
+    int (*check_problem)(const skytune_values *problem, const skytune_device_info *device,
+                         skytune_error *err);
+
     const skytune_tuning_param *tuning_params;
     const char *const *constraints;    /* NULL-terminated list of expressions */
 
@@ -314,7 +326,10 @@ typedef struct skytune_plugin {
     /* OpenCL C source. The engine builds it with `-D NAME=value` for every
      * tuning and problem parameter (integers in decimal, booleans as 0/1,
      * reals as float literals such as 1420.0f, strings as bare tokens) plus
-     * whatever `defines` adds. */
+     * whatever `defines` adds. A string value is a token: 1 to 200 printable
+     * ASCII characters with no space, quote or backslash, so that it can
+     * never become another option; the engine refuses any other value when
+     * the problem is set or the plugin is loaded (docs/plugins.md). */
     const char *kernel_source;
 
     /* Optional: a source generator for kernels whose shape changes with the

@@ -1,0 +1,121 @@
+#include "run_notify.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "http_client.h"
+#include "run_common.h"
+
+/* The notifier's lines, from its sending thread: one fprintf each, so
+ * they never interleave with another line. On a terminal the progress bar
+ * on that line is cleared first; it is drawn again with the next
+ * configuration. */
+static void print_log_line(void *ctx, const char *text)
+{
+    fprintf(stderr, "%sskytune: %s\n", isatty(STDERR_FILENO) ? "\r\033[K" : "", text);
+}
+
+/* The database's path as the events give it: absolute, so that a message
+ * read elsewhere says where to look. */
+static char *absolute_path(const char *path)
+{
+    if (path[0] == '/') return strdup(path);
+    char cwd[4096];
+    if (!getcwd(cwd, sizeof cwd)) return strdup(path);
+    size_t len = strlen(cwd) + strlen(path) + 2;
+    char *joined = malloc(len);
+    if (joined) snprintf(joined, len, "%s/%s", cwd, path);
+    return joined;
+}
+
+int run_notify_settings_from_args(const cli_args *args, const run_notify_settings *given,
+                                  run_notify_settings *s)
+{
+    *s = given ? *given : (run_notify_settings){0};
+    const char *url = cli_get(args, "notify");
+    const char *format = cli_get(args, "notify-format");
+    const char *ca = cli_get(args, "notify-ca");
+    const char *interval = cli_get(args, "notify-best-interval");
+    if (url) {
+        s->url = url;
+        s->origin = "--notify";
+    }
+    if (format) s->format = format;
+    if (ca) {
+        s->ca = ca;
+        s->ca_origin = "--notify-ca";
+    }
+    if (interval) s->best_interval = interval;
+    if (!s->url && (format || ca || interval)) {
+        cli_error("--notify-format, --notify-ca and --notify-best-interval go with --notify URL");
+        return EXIT_USAGE;
+    }
+    return EXIT_OK;
+}
+
+int run_notify_open(const run_notify_settings *s, const char *command, const char *db_path,
+                    size_t instances, run_notify *out)
+{
+    *out = (run_notify){0};
+    if (!s->url) return EXIT_OK;
+    notifier_options opt;
+    notifier_options_default(&opt);
+    skytune_error err;
+    if (s->format && notify_format_parse(s->format, &opt.format, &err) != 0) {
+        cli_error("%s: %s", s->origin, err.message);
+        return EXIT_USAGE;
+    }
+    if (s->best_interval &&
+        cli_parse_duration("notify-best-interval", s->best_interval, &opt.best_interval_s) != 0)
+        return EXIT_USAGE;
+    /* Checked now: a CA file that cannot be read would otherwise only show
+     * as failed deliveries once the campaign runs. */
+    FILE *ca = s->ca ? fopen(s->ca, "r") : NULL;
+    if (s->ca && !ca) {
+        cli_error("%s %s: %s (give a PEM file of CA certificates)", s->ca_origin, s->ca,
+                  strerror(errno));
+        return EXIT_USAGE;
+    }
+    if (ca) fclose(ca);
+    opt.http.ca_file = s->ca;
+    if (http_url_check(s->url, &err) != 0) {
+        cli_error("%s: %s", s->origin, err.message);
+        return EXIT_USAGE;
+    }
+    opt.on_log = print_log_line;
+    char *database = absolute_path(db_path);
+    if (!database || notifier_open(s->url, &opt, &out->notifier, &err) != 0 ||
+        run_notifications_new(out->notifier, command, database, instances, &out->events,
+                              &err) != 0) {
+        cli_error("%s: %s", s->origin, database ? err.message : "out of memory");
+        free(database);
+        run_notify_close(out);
+        return EXIT_FAILED;
+    }
+    free(database);
+    return EXIT_OK;
+}
+
+void run_notify_close(run_notify *rn)
+{
+    notifier_close(rn->notifier, NULL);
+    run_notifications_free(rn->events);
+    *rn = (run_notify){0};
+}
+
+void run_observe_start(void *ctx, const tuning_started *s)
+{
+    run_observers *o = ctx;
+    run_print_start(o->progress, s);
+    if (o->notify) run_notifications_started(o->notify, s);
+}
+
+void run_observe_event(void *ctx, const campaign_event *ev)
+{
+    run_observers *o = ctx;
+    progress_event(o->progress, ev);
+    if (o->notify) run_notifications_event(o->notify, ev);
+}
