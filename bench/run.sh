@@ -8,6 +8,9 @@ echo "== space enumeration"
 "$build/bench/bench_enumerate"
 echo "== engine overhead per configuration"
 "$build/bench/bench_overhead" 1000 10
+echo "== --t1 against the plugin it describes (bench/t1/vector_add.json, plugins/vector_add)"
+sh "$(dirname "$0")/t1_overhead.sh" "$build" 20
+sh "$(dirname "$0")/t1_overhead.sh" "$build" 20 --no-isolation
 ninja -C "$build" bench/bench_report
 echo "== report over 10^5 configurations and 10^6 samples"
 "$build/bench/bench_report" 100000

@@ -157,6 +157,7 @@ skytune_setup_context harness_setup_context(const plugin_harness *h)
         .problem = &h->problem.values,
         .device_info = &h->device->info,
         .seed = h->seed,
+        .plugin = h->plugin.desc,
     };
 }
 

@@ -6,7 +6,8 @@
 set -eu
 packages="meson ninja-build pkg-config gcc python3 ocl-icd-opencl-dev opencl-c-headers
   pocl-opencl-icd clinfo libsqlite3-dev sqlite3 libcriterion-dev libjansson-dev zlib1g-dev
-  libclfft-dev libyaml-dev slurm-wlm munge valgrind libcurl4-openssl-dev openssl"
+  libclfft-dev libyaml-dev slurm-wlm munge valgrind libcurl4-openssl-dev openssl
+  python3-jsonschema"
 if [ "${1:-}" = fuzz ]; then
     packages="$packages clang libclang-rt-14-dev"
 fi

@@ -14,10 +14,12 @@
 #include "quantity.h"
 #include "quote.h"
 #include "strategy.h"
+#include "t1_plugin.h"
 #include "tuning_run.h"
 
 static const cli_option options[] = {
-    {"plugin", "NAME", false, "plugin name or path to its .so (required unless --replay)"},
+    {"plugin", "NAME", false, "plugin name or path to its .so (required unless --t1 or --replay)"},
+    {"t1", "FILE", false, "tune the OpenCL kernel a T1 file describes (its KernelSpecification), without writing a plugin; see docs/t1.md"},
     {"replay", "FILE", false, "a recorded dataset stands in for the device: Kernel Tuner cache, T4 results (.gz or plain) or skytune database[:CAMPAIGN]"},
     {"space", "FILE", false, "T1 file: the space of a --replay run, or a narrowing of a plugin's space; with --replay, 'recorded' is the configurations the dataset holds"},
     {"plugin-dir", "DIR", true, "search DIR for plugins first"},
@@ -134,8 +136,23 @@ int cmd_run(int argc, char **argv)
     rq.plugin = cli_get(&args, "plugin");
     rq.replay = cli_get(&args, "replay");
     rq.space_file = cli_get(&args, "space");
+    char t1_plugin[4096];
+    if (cli_get(&args, "t1")) {
+        if (rq.plugin) {
+            cli_error("run: --t1 FILE is the plugin: give --t1 or --plugin, not both");
+            return EXIT_USAGE;
+        }
+        /* The plugin loader's name for a T1 file, whatever the file's name. */
+        if ((size_t)snprintf(t1_plugin, sizeof t1_plugin, T1_PLUGIN_PREFIX "%s",
+                             cli_get(&args, "t1")) >= sizeof t1_plugin) {
+            cli_error("run: --t1: the file name is too long");
+            return EXIT_USAGE;
+        }
+        rq.plugin = t1_plugin;
+    }
     if (!rq.plugin && !rq.replay) {
-        cli_error("run: --plugin NAME (see skytune plugins) or --replay FILE is required");
+        cli_error("run: --plugin NAME (see skytune plugins), --t1 FILE or --replay FILE is "
+                  "required");
         return EXIT_USAGE;
     }
     rq.search.n_dirs = cli_all(&args, "plugin-dir", &rq.search.dirs);

@@ -208,6 +208,7 @@ void run_print_start(void *ctx, const tuning_started *s)
         fflush(stdout);
         return;
     }
+    if (s->verification) printf("  outputs verified against %s\n", s->verification);
     printf("  measured %s (%u spare%s); %u compile worker%s; binary cache %s\n",
            s->isolated ? "in a supervised worker" : "in this process (--no-isolation)",
            s->measure_ahead, s->measure_ahead == 1 ? "" : "s",

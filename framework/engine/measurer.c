@@ -8,6 +8,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "build_options.h"
 #include "problem.h"
 #include "stats.h"
 #include "value.h"
@@ -75,6 +76,7 @@ int measurer_open(const skytune_plugin *plugin, const cl_device_entry *device,
         .problem = problem_values,
         .device_info = &device->info,
         .seed = opts->seed,
+        .plugin = plugin,
     };
     skytune_error perr = {0};
     if (plugin->setup(&ctx, &ms->state, &perr) != 0) {
@@ -100,41 +102,9 @@ void measurer_close(measurer *ms)
     free(ms);
 }
 
-/* A real-valued parameter reaches the kernel as a float literal even when
- * its value is whole (1420 → 1420.0f), so arithmetic on it in the kernel is
- * never integer arithmetic. */
-static void format_define(const skytune_value *value, char *text, size_t len)
-{
-    value_format(value, text, len);
-    if (value->type != SKYTUNE_FLOAT || !isfinite(value->f)) return;
-    size_t n = strlen(text);
-    const char *suffix = strpbrk(text, ".eE") ? "f" : ".0f";
-    if (n + strlen(suffix) < len) strcat(text, suffix);
-}
-
-static size_t append_defines(char *buf, size_t len, size_t used, const skytune_values *v)
-{
-    for (size_t k = 0; v && k < v->count; k++) {
-        char text[256];
-        format_define(&v->items[k].value, text, sizeof text);
-        if (used < len)
-            used += (size_t)snprintf(buf + used, len - used, " -D %s=%s", v->items[k].name, text);
-    }
-    return used;
-}
-
 int measurer_build_options(const measurer *ms, const skytune_values *config, char *buf, size_t len)
 {
-    size_t used = (size_t)snprintf(buf, len, "-cl-std=CL1.2");
-    used = append_defines(buf, len, used, ms->problem);
-    used = append_defines(buf, len, used, config);
-    if (ms->plugin->defines && used + 2 < len) {
-        buf[used++] = ' ';
-        buf[used] = '\0';
-        if (ms->plugin->defines(ms->state, config, buf + used, len - used) != 0) return -1;
-        used += strlen(buf + used);
-    }
-    return used < len ? 0 : -1;
+    return build_options_format(ms->plugin, ms->state, ms->problem, config, buf, len);
 }
 
 static void fail(measurement *m, measurement_status status, const char *fmt, ...)

@@ -13,6 +13,7 @@
 #include "params.h"
 #include "plugin_entry_check.h"
 #include "space.h"
+#include "t1_plugin.h"
 #include "value.h"
 
 #ifndef SKYTUNE_PLUGIN_INSTALL_DIR
@@ -224,6 +225,7 @@ void plugin_unload(loaded_plugin *p)
 {
     if (!p) return;
     if (p->handle) dlclose(p->handle);
+    t1_plugin_free(p->t1);
     free(p->path);
     memset(p, 0, sizeof *p);
 }
@@ -237,6 +239,15 @@ static int is_regular_file(const char *path)
 int plugin_load(const char *name_or_path, const plugin_search *search, loaded_plugin *out,
                 skytune_error *err)
 {
+    if (t1_plugin_names_file(name_or_path)) {
+        /* Checked like a module's description: the file is the author. */
+        if (t1_plugin_load(name_or_path, out, err) != 0) return -1;
+        if (check_callbacks(out->desc, out->path, err) == 0 &&
+            check_names(out->desc, out->path, err) == 0)
+            return 0;
+        plugin_unload(out);
+        return -1;
+    }
     size_t len = strlen(name_or_path);
     int explicit_path = strchr(name_or_path, '/') != NULL ||
                         (len > 3 && strcmp(name_or_path + len - 3, ".so") == 0);

@@ -7,7 +7,8 @@
  * each --plugin-dir, each entry of SKYTUNE_PLUGIN_PATH (colon-separated), the
  * "plugins" folder beside the running skytune executable (the build tree),
  * and the install directory. The current directory is never searched unless
- * it is named. */
+ * it is named. A T1 file ("t1:PATH", or a path ending in ".json") is a
+ * plugin made from the file (t1_plugin.h). */
 #ifndef SKYTUNE_PLUGIN_LOADER_H
 #define SKYTUNE_PLUGIN_LOADER_H
 
@@ -25,6 +26,8 @@ typedef struct loaded_plugin {
     const skytune_plugin *desc;
     char *path;
     char source_hash[17];        /* FNV-1a 64 of the kernel source, hex */
+    struct t1_plugin *t1;        /* a T1 file's plugin (t1_plugin.h), instead of a module */
+    const char *checked_against; /* T1: what its outputs are verified against */
 } loaded_plugin;
 
 /* The directories searched, in order (malloc'd array of malloc'd strings). */

@@ -3,11 +3,11 @@
  * ConfigurationSpace.Conditions), turned into a space. See replay.h.
  *
  * A parameter's Values are a JSON array or, as the benchmark hub's files
- * write them, the text of a Python list literal ("[16, 32, 48]",
- * "['a', 'b']", "[True, False]"). Only literals are read: a Python
- * expression such as a list comprehension is refused, since evaluating it
- * would need Python. */
+ * write them, the text of a Python expression that makes a list ("[16, 32,
+ * 48]", "[32 * i for i in range(1, 32)]", "[1] + [2 * i for i in range(1,
+ * 11)]"), evaluated by python_values.h's subset of Python. */
 #include "replay.h"
+#include "t1.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -18,6 +18,7 @@
 #include <jansson.h>
 
 #include "expr.h"
+#include "python_values.h"
 #include "quote.h"
 #include "value.h"
 
@@ -51,146 +52,6 @@ static int literal_list_push(literal_list *l, skytune_value *v)
     }
     l->items[l->count++] = *v;
     memset(v, 0, sizeof *v);
-    return 0;
-}
-
-typedef struct literal_parser {
-    const char *text;
-    const char *at;
-    char *why;          /* message buffer for the failure */
-    size_t why_len;
-} literal_parser;
-
-static int literal_fail(literal_parser *p, const char *what)
-{
-    snprintf(p->why, p->why_len, "column %zu: %.400s", (size_t)(p->at - p->text) + 1, what);
-    return -1;
-}
-
-static void skip_spaces(literal_parser *p)
-{
-    while (isspace((unsigned char)*p->at)) p->at++;
-}
-
-static bool starts_word(const char *at, const char *word)
-{
-    size_t n = strlen(word);
-    return strncmp(at, word, n) == 0 && !isalnum((unsigned char)at[n]) && at[n] != '_';
-}
-
-/* A Python string literal in ' or " with the common escapes. */
-static int parse_string(literal_parser *p, skytune_value *out)
-{
-    char quote = *p->at++;
-    size_t cap = strlen(p->at) + 1;
-    char *text = malloc(cap);
-    if (!text) return literal_fail(p, "out of memory");
-    size_t n = 0;
-    while (*p->at && *p->at != quote) {
-        char c = *p->at++;
-        if (c == '\\') {
-            char e = *p->at++;
-            switch (e) {
-            case 'n': c = '\n'; break;
-            case 't': c = '\t'; break;
-            case '\\': c = '\\'; break;
-            case '\'': c = '\''; break;
-            case '"': c = '"'; break;
-            default:
-                free(text);
-                p->at--;
-                return literal_fail(p, "unsupported escape in a string");
-            }
-        }
-        text[n++] = c;
-    }
-    if (*p->at != quote) {
-        free(text);
-        return literal_fail(p, "the string is not closed");
-    }
-    p->at++;
-    text[n] = '\0';
-    memset(out, 0, sizeof *out);
-    out->type = SKYTUNE_STRING;
-    out->s = text;
-    return 0;
-}
-
-/* An integer or real literal: [+-] digits [. digits] [e [+-] digits]. */
-static int parse_number(literal_parser *p, skytune_value *out)
-{
-    const char *start = p->at;
-    const char *c = start;
-    if (*c == '+' || *c == '-') c++;
-    bool digits = false, real = false;
-    while (isdigit((unsigned char)*c)) c++, digits = true;
-    if (*c == '.') {
-        real = true;
-        c++;
-        while (isdigit((unsigned char)*c)) c++, digits = true;
-    }
-    if (!digits) return literal_fail(p, "expected a number, a quoted string, True or False");
-    if (*c == 'e' || *c == 'E') {
-        real = true;
-        c++;
-        if (*c == '+' || *c == '-') c++;
-        if (!isdigit((unsigned char)*c))
-            return literal_fail(p, "expected digits after the exponent");
-        while (isdigit((unsigned char)*c)) c++;
-    }
-    size_t len = (size_t)(c - start);
-    char text[128];
-    if (len >= sizeof text) return literal_fail(p, "the number is too long");
-    memcpy(text, start, len);
-    text[len] = '\0';
-    skytune_error value_err = {0};
-    if (value_parse(text, real ? SKYTUNE_FLOAT : SKYTUNE_INT, out, &value_err) != 0)
-        return literal_fail(p, value_err.message);
-    p->at = c;
-    return 0;
-}
-
-static int parse_item(literal_parser *p, skytune_value *out)
-{
-    char c = *p->at;
-    if (c == '\'' || c == '"') return parse_string(p, out);
-    if (starts_word(p->at, "True") || starts_word(p->at, "False")) {
-        memset(out, 0, sizeof *out);
-        out->type = SKYTUNE_BOOL;
-        out->i = *p->at == 'T';
-        p->at += out->i ? 4 : 5;
-        return 0;
-    }
-    return parse_number(p, out);
-}
-
-/* "[1, 2, 3]" (a tuple "(1, 2, 3)" too) into items. */
-static int parse_python_list(const char *text, literal_list *out, char *why, size_t why_len)
-{
-    literal_parser p = {.text = text, .at = text, .why = why, .why_len = why_len};
-    skip_spaces(&p);
-    char close = *p.at == '[' ? ']' : *p.at == '(' ? ')' : '\0';
-    if (!close) return literal_fail(&p, "expected a list such as \"[16, 32, 64]\"");
-    p.at++;
-    for (;;) {
-        skip_spaces(&p);
-        if (*p.at == close) break; /* empty list, or a trailing comma */
-        skytune_value v;
-        if (parse_item(&p, &v) != 0) return -1;
-        if (literal_list_push(out, &v) != 0) return literal_fail(&p, "out of memory");
-        skip_spaces(&p);
-        if (*p.at == ',') {
-            p.at++;
-            continue;
-        }
-        if (*p.at == close) break;
-        return literal_fail(&p, close == ']' ? "expected ',' or ']' after a value (only list "
-                                               "literals are read, not Python expressions)"
-                                             : "expected ',' or ')' after a value");
-    }
-    p.at++;
-    skip_spaces(&p);
-    if (*p.at) return literal_fail(&p, "unexpected text after the list");
     return 0;
 }
 
@@ -317,8 +178,8 @@ static int coerce(literal_list *l, skytune_type type, char *why, size_t why_len)
 
 /* ------------------------------------------------------------ the file */
 
-static int read_parameter(const char *path, size_t number, const json_t *spec, param_def *out,
-                          skytune_error *err)
+int t1_read_parameter(const char *path, size_t number, const json_t *spec, param_def *out,
+                      skytune_error *err)
 {
     if (!json_is_object(spec))
         return err_set(err, "%s: TuningParameters item %zu is not an object with Name, Type and "
@@ -339,10 +200,13 @@ static int read_parameter(const char *path, size_t number, const json_t *spec, p
     char why[512] = "";
     int rc = 0;
     if (json_is_string(values)) {
-        if (parse_python_list(json_string_value(values), &list, why, sizeof why) != 0)
+        skytune_error eval_err = {0};
+        if (python_values_eval(json_string_value(values), &list.items, &list.count,
+                               &eval_err) != 0)
             rc = err_set(err, "%s: tuning parameter '%s': Values \"%.200s\": %s", path, shown,
                          quote_text(json_string_value(values), shown_text, sizeof shown_text),
-                         quote_text(why, shown_why, sizeof shown_why));
+                         quote_text(eval_err.message, shown_why, sizeof shown_why));
+        list.capacity = list.count;
     } else if (json_is_array(values)) {
         if (json_list(values, &list, why, sizeof why) != 0)
             rc = err_set(err, "%s: tuning parameter '%s': Values: %s", path, shown,
@@ -367,6 +231,14 @@ static int read_parameter(const char *path, size_t number, const json_t *spec, p
         rc = err_set(err, "%s: %s", path, param_err.message);
     literal_list_free(&list);
     return rc;
+}
+
+static bool same_values(const param_def *a, const param_def *b)
+{
+    if (a->type != b->type || a->count != b->count) return false;
+    for (size_t k = 0; k < a->count; k++)
+        if (!value_equal(&a->values[k], &b->values[k])) return false;
+    return true;
 }
 
 typedef struct name_table {
@@ -438,12 +310,25 @@ int t1_load_definition(const char *path, uint64_t max_json_bytes, space **out,
         texts = calloc(n_conditions ? n_conditions : 1, sizeof *texts);
         if (!params || !texts) rc = err_set(err, "%s: out of memory", path);
     }
-    for (size_t k = 0; k < n_params && rc == 0; k++) {
-        rc = read_parameter(path, k + 1, json_array_get(tuning, k), &params[k], err);
-        for (size_t j = 0; j < k && rc == 0; j++)
-            if (strcmp(params[j].name, params[k].name) == 0)
-                rc = err_set(err, "%s: tuning parameter '%s' is declared twice (items %zu and "
-                             "%zu)", path, params[k].name, j + 1, k + 1);
+    size_t declared = n_params;
+    n_params = 0;
+    for (size_t k = 0; k < declared && rc == 0; k++) {
+        param_def *p = &params[n_params];
+        rc = t1_read_parameter(path, k + 1, json_array_get(tuning, k), p, err);
+        bool repeated = false;
+        for (size_t j = 0; j < n_params && rc == 0 && !repeated; j++) {
+            if (strcmp(params[j].name, p->name) != 0) continue;
+            /* The hub's files repeat a parameter word for word at times, and
+             * Python's dict keeps one; a different repetition is a mistake. */
+            repeated = same_values(&params[j], p);
+            if (!repeated)
+                rc = err_set(err, "%s: tuning parameter '%s' is declared twice with different "
+                             "values (the second time as item %zu)", path, p->name, k + 1);
+        }
+        if (rc == 0 && !repeated)
+            n_params++;
+        else
+            param_free(p);
     }
     name_table names = {.params = params, .count = n_params};
     if (rc == 0) rc = read_conditions(path, conditions, &names, texts, err);

@@ -55,6 +55,7 @@ typedef struct recorded_campaign {
     unsigned compile_jobs;
     unsigned measure_ahead;
     const char *cache_dir;
+    const char *verification;
     /* Measurements are claimed before they are made, so that runs sharing
      * the database never make one twice; a claim older than this is a
      * dead run's. 0: no claims (a replay measures nothing). */
@@ -195,6 +196,7 @@ static int run_recorded(const tuning_request *rq, const recorded_campaign *rc,
             .compile_jobs = rc->compile_jobs,
             .measure_ahead = rc->measure_ahead,
             .cache_dir = rc->cache_dir,
+            .verification = rc->verification,
         };
         on_start(start_ctx, &started);
     }
@@ -451,6 +453,7 @@ static int run_on_device(const tuning_request *rq,
         .replayed = false,
         .isolated = rq->worker_exe != NULL,
         .cache_dir = cache ? binary_cache_dir(cache) : NULL,
+        .verification = plugin.checked_against,
         .claim_stale_after_s = rq->watchdog.compile_s + rq->watchdog.cap_s + 60,
     };
     if (rq->worker_exe) {

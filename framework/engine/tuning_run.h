@@ -79,6 +79,7 @@ typedef struct tuning_started {
     unsigned compile_jobs;               /* compile workers building ahead */
     unsigned measure_ahead;              /* spare measuring workers */
     const char *cache_dir;               /* NULL: no binary cache */
+    const char *verification;            /* a T1 plugin's: what outputs are checked against */
     uint64_t space_count;
     int64_t campaign_id;
     bool resumed;

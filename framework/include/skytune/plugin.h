@@ -46,7 +46,7 @@
 extern "C" {
 #endif
 
-#define SKYTUNE_PLUGIN_ABI_VERSION 2u
+#define SKYTUNE_PLUGIN_ABI_VERSION 3u
 #define SKYTUNE_PLUGIN_ENTRY "skytune_plugin_entry"
 
 /* Return codes of plugin callbacks. */
@@ -207,6 +207,8 @@ typedef struct skytune_device_info {
 
 /* What setup receives: the device, a queue with profiling enabled, the
  * problem instance and the seed for deterministic inputs (use PCG32). */
+struct skytune_plugin;
+
 typedef struct skytune_setup_context {
     cl_context context;
     cl_device_id device;
@@ -214,6 +216,9 @@ typedef struct skytune_setup_context {
     const skytune_values *problem;
     const skytune_device_info *device_info;
     uint64_t seed;
+    /* The description whose setup this is: a description made at run time
+     * (the T1 plugin's, from a file) finds its data through plugin->data. */
+    const struct skytune_plugin *plugin;
 } skytune_setup_context;
 
 /* Events of one run: enqueue appends one event per kernel (or clFFT pass) it
@@ -365,6 +370,10 @@ typedef struct skytune_plugin {
     /* Work of one run, for GFLOP/s and GB/s. */
     double (*flops)(const skytune_values *problem, const skytune_values *config);
     double (*bytes)(const skytune_values *problem, const skytune_values *config);
+
+    /* Optional: what a description made at run time needs in setup, which
+     * reaches it as ctx->plugin->data. Static descriptions leave it NULL. */
+    const void *data;
 } skytune_plugin;
 
 typedef const skytune_plugin *(*skytune_plugin_entry_fn)(void);

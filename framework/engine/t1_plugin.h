@@ -1,0 +1,37 @@
+/* The T1 plugin: a kernel plugin made at run time from a T1 file's
+ * KernelSpecification (t1_spec.h), not from a shared object. It implements
+ * the same ABI (skytune/plugin.h) as every plugin, so everything a plugin
+ * run has — the space with its constraints, every strategy, the store,
+ * resume, the supervised measuring worker and the compile workers — works
+ * on it unchanged: a worker is handed the same name and builds the same
+ * plugin from the same file.
+ *
+ * A T1 file is named "t1:PATH" (any file name) or by a path ending in
+ * ".json". The plugin's problem parameters are the file's ProblemSize
+ * entries (problem_size_0, ...), its tuning parameters and constraints the
+ * file's ConfigurationSpace plus the device's work-group limits. Outputs
+ * are verified against the ReferenceArguments, or, where the file gives
+ * none, against the outputs of its Default configuration, computed once by
+ * every measuring worker before it measures anything. The file's hash (with
+ * its kernel source and data files) is part of the plugin build's identity:
+ * editing any of them starts new measurements. */
+#ifndef SKYTUNE_T1_PLUGIN_H
+#define SKYTUNE_T1_PLUGIN_H
+
+#include <stdbool.h>
+
+#include "error.h"
+#include "plugin_loader.h"
+
+#define T1_PLUGIN_PREFIX "t1:"
+
+/* Whether `name_or_path` names a T1 file rather than a plugin module. */
+bool t1_plugin_names_file(const char *name_or_path);
+
+/* Read the file and make its plugin: out->desc is the description, out->t1
+ * owns it (plugin_unload frees it), out->path is name_or_path as given. */
+int t1_plugin_load(const char *name_or_path, loaded_plugin *out, skytune_error *err);
+
+void t1_plugin_free(struct t1_plugin *plugin);
+
+#endif

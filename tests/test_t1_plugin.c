@@ -1,0 +1,500 @@
+/* skytune run --t1 end to end on PoCL, through the supervised measuring
+ * worker and a compile worker like any plugin run: the three examples tune
+ * and verify; a kernel wrong for some configurations is caught by each
+ * validation method and by the Default configuration's reference; arguments
+ * of every memory type and fill type reach the kernel as the file says
+ * (checked bit for bit against data this test computes on its own); an
+ * edited file is a new plugin build; bad files are refused leaving no
+ * database; and the T4 export of a T1 campaign validates against the T4
+ * schemas with python3-jsonschema. */
+#include <criterion/criterion.h>
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <pcg32.h>
+
+#include "cli_harness.h"
+
+static char *scratch;
+
+static void make_scratch(void)
+{
+    scratch = cli_make_temp_dir();
+}
+
+static void remove_scratch(void)
+{
+    cli_remove_tree(scratch);
+    free(scratch);
+    scratch = NULL;
+}
+
+TestSuite(t1_plugin, .init = make_scratch, .fini = remove_scratch);
+
+/* ------------------------------------------------------------ helpers */
+
+static char *in_scratch(const char *name)
+{
+    return cli_path(scratch, name);
+}
+
+static void write_text(const char *name, const char *text)
+{
+    char *path = in_scratch(name);
+    cli_write_file(path, text, strlen(text));
+    free(path);
+}
+
+static char *example(const char *name)
+{
+    char path[1024];
+    snprintf(path, sizeof path, "%s/examples/t1/%s", cli_source_dir(), name);
+    return strdup(path);
+}
+
+#define MAX_ARGS 48
+
+/* skytune run with the options every run here shares (a cache of its own,
+ * one compile worker, two timed runs) and `more`; fails the test unless
+ * it exits with `status`. */
+static cli_result run_t1(int status, const char *t1, const char *db, const char *const *more)
+{
+    char *cache = in_scratch("cache");
+    const char *args[MAX_ARGS + 1] = {"run", "--t1", t1, "--db", db, "--runs", "2",
+                                      "--compile-jobs", "1", "--cache-dir", cache};
+    size_t n = 11;
+    for (size_t k = 0; more && more[k]; k++) {
+        cr_assert(n < MAX_ARGS);
+        args[n++] = more[k];
+    }
+    args[n] = NULL;
+    cli_result r = cli_run(args);
+    free(cache);
+    cr_assert_eq(r.status, status, "skytune run --t1 %s: %s\nstdout:\n%s\nstderr:\n%s", t1,
+                 cli_status_text(r.status), r.out, r.err);
+    return r;
+}
+
+/* The status of the measurement of configuration `text`. */
+static char *status_of(const char *db, const char *text)
+{
+    return cli_db_text(db,
+                       "SELECT m.status FROM measurements m JOIN configurations c "
+                       "ON c.id = m.configuration_id WHERE c.text = '%s'",
+                       text);
+}
+
+static void assert_status(const char *db, const char *config, const char *expected,
+                          const char *why)
+{
+    char *status = status_of(db, config);
+    cr_assert_str_eq(status, expected, "%s: %s is %s (%s)", db, config, status, why);
+    free(status);
+}
+
+/* ------------------------------------------------------------ the examples */
+
+static void tune_example(const char *name, const char *const *more, long long budget)
+{
+    char *t1 = example(name);
+    char *db = in_scratch("example.db");
+    cli_result r = run_t1(0, t1, db, more);
+    cr_assert(strstr(r.out, "outputs verified against the outputs of the Default configuration"),
+              "%s", r.out);
+    cr_assert(strstr(r.out, "measured in a supervised worker"), "%s", r.out);
+    cr_assert_eq(cli_db_int(db, "SELECT COUNT(*) FROM measurements"), budget);
+    cr_assert_eq(cli_db_int(db, "SELECT COUNT(*) FROM measurements WHERE status = 'ok'"), budget,
+                 "every configuration of a correct kernel verifies:\n%s", r.out);
+    char *version = cli_db_text(db, "SELECT version FROM plugins");
+    cr_assert(strncmp(version, "t1.", 3) == 0, "%s", version);
+    free(version);
+    cli_result_free(&r);
+    free(db);
+    free(t1);
+}
+
+Test(t1_plugin, the_vector_add_example_tunes_and_verifies)
+{
+    tune_example("vector_add.json",
+                 CLI_ARGS("--set", "problem_size_0=5000", "--strategy", "random", "--budget", "6"),
+                 6);
+}
+
+Test(t1_plugin, the_matmul_example_tunes_and_verifies)
+{
+    tune_example("matmul.json",
+                 CLI_ARGS("--set", "problem_size_0=96", "--set", "problem_size_1=40", "--strategy",
+                          "random", "--budget", "5"),
+                 5);
+}
+
+Test(t1_plugin, the_convolution_example_tunes_and_verifies)
+{
+    tune_example("convolution.json",
+                 CLI_ARGS("--set", "problem_size_0=100", "--set", "problem_size_1=60",
+                          "--strategy", "random", "--budget", "5"),
+                 5);
+}
+
+/* The example's kernel with a mistake where per_item is 4: the Default
+ * (per_item 1) is right, so the reference is, and only the mistake fails. */
+Test(t1_plugin, a_broken_example_is_caught_by_the_default_reference)
+{
+    char *t1 = example("vector_add.json");
+    size_t len;
+    char *text = (char *)cli_read_file(t1, &len);
+    cr_assert(text);
+    write_text("vector_add.json", text);
+    free(text);
+    char *cl = example("vector_add.cl");
+    char *source = (char *)cli_read_file(cl, &len);
+    const char *right = "c[i] = a[i] + b[i];";
+    char *at = strstr(source, right);
+    cr_assert(at, "the example kernel changed: adjust this test");
+    char broken[8192];
+    snprintf(broken, sizeof broken, "%.*sc[i] = per_item == 4 ? a[i] - b[i] : a[i] + b[i];%s",
+             (int)(at - source), source, at + strlen(right));
+    write_text("vector_add.cl", broken);
+    free(source);
+    free(cl);
+    free(t1);
+    char *copy = in_scratch("vector_add.json");
+    char *db = in_scratch("broken.db");
+    cli_result r = run_t1(0, copy, db,
+                          CLI_ARGS("--set", "problem_size_0=3000", "--strategy", "exhaustive",
+                                   "--only", "wg_size=32,64", "--only", "per_item=1,4"));
+    assert_status(db, "wg_size=32,per_item=1", "ok", "right");
+    assert_status(db, "wg_size=64,per_item=1", "ok", "right");
+    assert_status(db, "wg_size=32,per_item=4", "wrong_result", "subtracts");
+    assert_status(db, "wg_size=64,per_item=4", "wrong_result", "subtracts");
+    char *message = cli_db_text(db, "SELECT message FROM measurements WHERE status = "
+                                    "'wrong_result' LIMIT 1");
+    cr_assert(strstr(message, "differ from the CPU reference; first at index 0"), "%s", message);
+    free(message);
+
+    /* The T4 export of this campaign, failures and all, is T4. */
+    char *t4 = in_scratch("broken.t4.json");
+    cli_result e = cli_run(CLI_ARGS("export", "--db", db, "--format", "t4", "--out", t4));
+    cr_assert_eq(e.status, 0, "%s", e.err);
+    char command[4096];
+    snprintf(command, sizeof command,
+             "/usr/bin/python3 %s/tests/fixtures/t4-schema/validate.py %s "
+             "%s/tests/fixtures/t4-schema/kernel_tuner-results-schema.json "
+             "%s/tests/fixtures/t4-schema/kernel_tuner-metadata-schema.json "
+             "%s/tests/fixtures/t4-schema/ata-results-schema.json "
+             "%s/tests/fixtures/t4-schema/ata-metadata-schema.json 2>&1",
+             cli_source_dir(), t4, cli_source_dir(), cli_source_dir(), cli_source_dir(),
+             cli_source_dir());
+    FILE *p = popen(command, "r");
+    cr_assert(p);
+    char report[16384];
+    size_t got = fread(report, 1, sizeof report - 1, p);
+    report[got] = '\0';
+    int rc = pclose(p);
+    cr_assert_eq(rc, 0, "validate.py failed (is python3-jsonschema installed? "
+                        "tools/install-deps.sh installs it):\n%s", report);
+    cr_assert(strstr(report, "kernel_tuner-results-schema.json 0\n"), "%s", report);
+    cr_assert(strstr(report, "kernel_tuner-metadata-schema.json 0\n"), "%s", report);
+    cr_assert(strstr(report, "ata-metadata-schema.json 0\n"), "%s", report);
+    /* The Association's results schema has no value of "invalidity" for a
+     * correct result (Kernel Tuner's copy added "correct"): the two ok
+     * results are its only errors, and the failures pass it. */
+    cr_assert(strstr(report, "ata-results-schema.json 2\n"), "%s", report);
+    const char *errors = strstr(report, "ata-results-schema.json 2\n");
+    for (const char *line = strchr(errors, '\n') + 1; *line == ' ';
+         line = strchr(line, '\n') + 1)
+        cr_assert(strncmp(line, "  results/", 10) == 0 &&
+                      strstr(line, "/invalidity enum \"correct\""),
+                  "an error other than 'correct': %s", report);
+    cli_result_free(&e);
+    cli_result_free(&r);
+    free(t4);
+    free(db);
+    free(copy);
+}
+
+/* ------------------------------------------------------------ validation methods */
+
+/* out = 2 * in, except: variant 2 adds 1 to every seventh element, variant
+ * 3 adds 0.001 to every element. */
+static const char scaled_kernel[] =
+    "__kernel void scaled(__global const float *in, __global float *out, const int n)\n"
+    "{\n"
+    "    const int i = get_global_id(0);\n"
+    "    if (i >= n) return;\n"
+    "    float v = 2.0f * in[i];\n"
+    "#if variant == 2\n"
+    "    if (i % 7 == 0) v += 1.0f;\n"
+    "#elif variant == 3\n"
+    "    v += 0.001f;\n"
+    "#endif\n"
+    "    out[i] = v;\n"
+    "}\n";
+
+/* A T1 file for the kernel: `input` fills `in`, `reference` (may be "")
+ * is the ReferenceArguments list. */
+static char *write_scaled(const char *name, const char *input, const char *reference)
+{
+    char text[4096];
+    snprintf(text, sizeof text,
+             "{\"General\": {\"BenchmarkName\": \"scaled\"},\n"
+             " \"ConfigurationSpace\": {\"TuningParameters\": [\n"
+             "   {\"Name\": \"variant\", \"Type\": \"int\", \"Values\": \"[0, 1, 2, 3]\", "
+             "\"Default\": 0}]},\n"
+             " \"KernelSpecification\": {\"Language\": \"OpenCL\", \"KernelName\": \"scaled\",\n"
+             "   \"KernelFile\": \"scaled.cl\", \"LocalSize\": {\"X\": \"16\"},\n"
+             "   \"GridDivX\": [\"16\"], \"ProblemSize\": [1024],\n"
+             "   \"Arguments\": [\n"
+             "     {\"Name\": \"in\", \"Type\": \"float\", \"MemoryType\": \"Vector\", "
+             "\"AccessType\": \"ReadOnly\", \"Size\": \"ProblemSize[0]\", %s},\n"
+             "     {\"Name\": \"out\", \"Type\": \"float\", \"MemoryType\": \"Vector\", "
+             "\"AccessType\": \"WriteOnly\", \"Size\": \"ProblemSize[0]\"},\n"
+             "     {\"Name\": \"n\", \"Type\": \"int32\", \"MemoryType\": \"Scalar\", "
+             "\"FillValue\": \"ProblemSize[0]\"}]%s%s}}\n",
+             input, reference[0] ? ",\n   \"ReferenceArguments\": " : "", reference);
+    write_text(name, text);
+    return in_scratch(name);
+}
+
+/* Run the four variants; `wrong` lists which fail ('1') and which pass. */
+static void judge(const char *t1_name, const char *input, const char *reference,
+                  const char *wrong, const char *says)
+{
+    write_text("scaled.cl", scaled_kernel);
+    char *t1 = write_scaled(t1_name, input, reference);
+    char db_name[64];
+    snprintf(db_name, sizeof db_name, "%s.db", t1_name);
+    char *db = in_scratch(db_name);
+    cli_result r = run_t1(0, t1, db, CLI_ARGS("--strategy", "exhaustive"));
+    cr_assert(strstr(r.out, says), "the campaign does not say '%s':\n%s", says, r.out);
+    for (int v = 0; v < 4; v++) {
+        char config[32];
+        snprintf(config, sizeof config, "variant=%d", v);
+        assert_status(db, config, wrong[v] == '1' ? "wrong_result" : "ok", t1_name);
+    }
+    cli_result_free(&r);
+    free(db);
+    free(t1);
+}
+
+#define CONSTANT_INPUT "\"FillType\": \"Constant\", \"FillValue\": 1.5"
+#define REFERENCE(method, threshold)                                                              \
+    "[{\"Name\": \"expected\", \"TargetName\": \"out\", \"FillType\": \"Constant\", "             \
+    "\"FillValue\": 3.0, \"ValidationMethod\": \"" method "\", \"ValidationThreshold\": "         \
+    threshold "}]"
+
+Test(t1_plugin, side_by_side_comparison_catches_a_wrong_kernel)
+{
+    /* 0.001 off is within 0.01 of 3; 1 off is not. */
+    judge("side.json", CONSTANT_INPUT, REFERENCE("SideBySideComparison", "0.01"), "0010",
+          "ReferenceArguments: out by SideBySideComparison, threshold 0.01");
+}
+
+Test(t1_plugin, side_by_side_relative_comparison_catches_a_wrong_kernel)
+{
+    /* 0.001 / 3 is past a relative 1e-4. */
+    judge("relative.json", CONSTANT_INPUT, REFERENCE("SideBySideRelativeComparison", "1e-4"),
+          "0011", "out by SideBySideRelativeComparison, threshold 0.0001");
+}
+
+Test(t1_plugin, absolute_difference_catches_a_wrong_kernel)
+{
+    /* 1024 elements 0.001 off add up to more than 0.5. */
+    judge("absolute.json", CONSTANT_INPUT, REFERENCE("AbsoluteDifference", "0.5"), "0011",
+          "out by AbsoluteDifference, threshold 0.5");
+}
+
+Test(t1_plugin, the_default_configuration_is_the_reference_without_reference_arguments)
+{
+    judge("default.json", "\"FillType\": \"Random\", \"FillValue\": 1.0", "", "0011",
+          "the outputs of the Default configuration (variant=0), run first");
+}
+
+/* ------------------------------------------------------------ arguments */
+
+/* One work-item copies what reached it into `out`; the rest fill their
+ * share of `scratch`, which the first then sums. */
+static const char collect_kernel[] =
+    "__kernel void collect(__global const float *a, __global const int *b,\n"
+    "                      __global const uchar *c, __global const half *h, const float s,\n"
+    "                      const int n, const float4 v, __local float *scratch,\n"
+    "                      __global float *out, const ulong big)\n"
+    "{\n"
+    "    scratch[get_local_id(0)] = 1.0f;\n"
+    "    scratch[wg + get_local_id(0)] = 2.0f;\n"
+    "    barrier(CLK_LOCAL_MEM_FENCE);\n"
+    "    if (get_global_id(0) != 0) return;\n"
+    "    float seen = 0.0f;\n"
+    "    for (int k = 0; k < 2 * wg; k++) seen += scratch[k];\n"
+    "    for (int k = 0; k < 4; k++) out[k] = a[k];\n"
+    "    out[4] = b[0]; out[5] = b[1];\n"
+    "    out[6] = c[0]; out[7] = c[1];\n"
+    "    out[8] = vload_half(0, h);\n"
+    "    out[9] = s;\n"
+    "    out[10] = n;\n"
+    "    out[11] = v.x; out[12] = v.y; out[13] = v.z; out[14] = v.w;\n"
+    "    out[15] = seen / (3 * wg);\n"
+    "    out[16] = (float)(big - 4294967296ul);\n"
+    "}\n";
+
+#define COLLECTED 17
+
+static const char collect_t1[] =
+    "{\"General\": {\"BenchmarkName\": \"collect\"},\n"
+    " \"ConfigurationSpace\": {\"TuningParameters\": [\n"
+    "   {\"Name\": \"wg\", \"Type\": \"int\", \"Values\": \"[1, 2, 4]\", \"Default\": 1}]},\n"
+    " \"KernelSpecification\": {\"Language\": \"OpenCL\", \"KernelName\": \"collect\",\n"
+    "   \"KernelFile\": \"collect.cl\", \"LocalSize\": {\"X\": \"wg\"},\n"
+    "   \"GlobalSize\": {\"X\": \"wg\"}, \"ProblemSize\": [10],\n"
+    "   \"Arguments\": [\n"
+    "     {\"Name\": \"a\", \"Type\": \"float\", \"MemoryType\": \"Vector\", \"AccessType\": "
+    "\"ReadOnly\", \"Size\": 4, \"FillType\": \"Random\", \"FillValue\": 2.0, \"RandomSeed\": 7},\n"
+    "     {\"Name\": \"b\", \"Type\": \"int32\", \"MemoryType\": \"Vector\", \"AccessType\": "
+    "\"ReadOnly\", \"Size\": \"ProblemSize[0] - 8\", \"FillType\": \"Constant\", \"FillValue\": -5},\n"
+    "     {\"Name\": \"c\", \"Type\": \"uint8\", \"MemoryType\": \"Vector\", \"AccessType\": "
+    "\"ReadOnly\", \"Size\": 2, \"FillType\": \"BinaryRaw\", \"DataSource\": \"c.bin\"},\n"
+    "     {\"Name\": \"h\", \"Type\": \"half\", \"MemoryType\": \"Vector\", \"AccessType\": "
+    "\"ReadOnly\", \"Size\": 1, \"FillType\": \"Constant\", \"FillValue\": 0.75},\n"
+    "     {\"Name\": \"s\", \"Type\": \"float\", \"MemoryType\": \"Scalar\", \"FillValue\": 1.25},\n"
+    "     {\"Name\": \"n\", \"Type\": \"int32\", \"MemoryType\": \"Scalar\", "
+    "\"FillValue\": \"ProblemSize[0] * 2\"},\n"
+    "     {\"Name\": \"v\", \"Type\": \"float4\", \"MemoryType\": \"Scalar\", \"FillValue\": 0.5},\n"
+    "     {\"Name\": \"scratch\", \"Type\": \"float\", \"MemoryType\": \"Local\", "
+    "\"Size\": \"wg * 2\"},\n"
+    "     {\"Name\": \"out\", \"Type\": \"float\", \"MemoryType\": \"Vector\", \"AccessType\": "
+    "\"WriteOnly\", \"Size\": 17},\n"
+    "     {\"Name\": \"big\", \"Type\": \"uint64\", \"MemoryType\": \"Scalar\", "
+    "\"FillValue\": 4294967299}],\n"
+    "   \"ReferenceArguments\": [{\"Name\": \"expected\", \"TargetName\": \"out\", "
+    "\"FillType\": \"BinaryRaw\", \"DataSource\": \"%s\", \"ValidationMethod\": "
+    "\"SideBySideComparison\", \"ValidationThreshold\": 0}]}}\n";
+
+/* What the kernel must see, computed here: the PCG stream of RandomSeed 7
+ * scaled by FillValue, the constants, the file's bytes, the scalars. */
+static void expected_collection(float *out)
+{
+    pcg32 rng;
+    pcg32_seed(&rng, 7, 0);
+    for (int k = 0; k < 4; k++) out[k] = (float)(2.0 * pcg32_double(&rng));
+    out[4] = out[5] = -5.0f;
+    out[6] = 200.0f;
+    out[7] = 17.0f;
+    out[8] = 0.75f;
+    out[9] = 1.25f;
+    out[10] = 20.0f;
+    out[11] = out[12] = out[13] = out[14] = 0.5f;
+    out[15] = 1.0f;
+    out[16] = 3.0f;
+}
+
+Test(t1_plugin, arguments_of_every_memory_and_fill_type_reach_the_kernel)
+{
+    write_text("collect.cl", collect_kernel);
+    const unsigned char c_bytes[] = {200, 17, 99};
+    char *c_path = in_scratch("c.bin");
+    cli_write_file(c_path, c_bytes, sizeof c_bytes);
+    free(c_path);
+    float expected[COLLECTED];
+    expected_collection(expected);
+    char *right = in_scratch("expected.bin");
+    cli_write_file(right, expected, sizeof expected);
+    expected[7] = 18.0f; /* what a kernel that misread c would show */
+    char *wrong = in_scratch("wrong.bin");
+    cli_write_file(wrong, expected, sizeof expected);
+
+    char text[8192];
+    snprintf(text, sizeof text, collect_t1, "expected.bin");
+    write_text("collect.json", text);
+    char *t1 = in_scratch("collect.json");
+    char *db = in_scratch("collect.db");
+    cli_result r = run_t1(0, t1, db, CLI_ARGS("--strategy", "exhaustive"));
+    cr_assert_eq(cli_db_int(db, "SELECT COUNT(*) FROM measurements WHERE status = 'ok'"), 3,
+                 "every argument as the file says, for every work-group size:\n%s",
+                 cli_db_text(db, "SELECT group_concat(message, char(10)) FROM measurements"));
+    cli_result_free(&r);
+
+    /* The same with one expected value off: the check is not vacuous. */
+    snprintf(text, sizeof text, collect_t1, "wrong.bin");
+    write_text("collect.json", text);
+    char *db2 = in_scratch("collect-wrong.db");
+    r = run_t1(0, t1, db2, CLI_ARGS("--strategy", "exhaustive"));
+    cr_assert_eq(cli_db_int(db2, "SELECT COUNT(*) FROM measurements WHERE status = "
+                                 "'wrong_result'"),
+                 3);
+    char *message = cli_db_text(db2, "SELECT message FROM measurements LIMIT 1");
+    cr_assert(strstr(message, "first at index 7"), "%s", message);
+    free(message);
+    cli_result_free(&r);
+    free(db2);
+    free(db);
+    free(t1);
+    free(wrong);
+    free(right);
+}
+
+/* ------------------------------------------------------------ identity */
+
+Test(t1_plugin, an_edited_file_is_a_new_build_and_the_same_one_continues)
+{
+    write_text("scaled.cl", scaled_kernel);
+    char *t1 = write_scaled("same.json", CONSTANT_INPUT, REFERENCE("SideBySideComparison", "0.01"));
+    char *db = in_scratch("same.db");
+    cli_result r = run_t1(0, t1, db, CLI_ARGS("--strategy", "exhaustive", "--only", "variant=0,1"));
+    cli_result_free(&r);
+    r = run_t1(0, t1, db, CLI_ARGS("--strategy", "exhaustive", "--only", "variant=0,1"));
+    cr_assert(strstr(r.out, "continuing campaign 1"), "%s", r.out);
+    cli_result_free(&r);
+    cr_assert_eq(cli_db_int(db, "SELECT COUNT(*) FROM plugins"), 1);
+
+    /* A looser threshold: a file that says something else, a new build. */
+    free(write_scaled("same.json", CONSTANT_INPUT, REFERENCE("SideBySideComparison", "0.02")));
+    r = run_t1(0, t1, db, CLI_ARGS("--strategy", "exhaustive", "--only", "variant=0,1"));
+    cr_assert(strstr(r.out, "starting campaign 2"), "%s", r.out);
+    cr_assert(strstr(r.out, "(2 measured, 0 from the database)"), "%s", r.out);
+    cli_result_free(&r);
+    cr_assert_eq(cli_db_int(db, "SELECT COUNT(DISTINCT source_hash) FROM plugins"), 2);
+
+    /* An edited kernel too. */
+    char edited[sizeof scaled_kernel + 64];
+    snprintf(edited, sizeof edited, "/* edited */\n%s", scaled_kernel);
+    write_text("scaled.cl", edited);
+    r = run_t1(0, t1, db, CLI_ARGS("--strategy", "exhaustive", "--only", "variant=0,1"));
+    cr_assert(strstr(r.out, "starting campaign 3"), "%s", r.out);
+    cli_result_free(&r);
+    cr_assert_eq(cli_db_int(db, "SELECT COUNT(DISTINCT source_hash) FROM plugins"), 3);
+    free(db);
+    free(t1);
+}
+
+/* ------------------------------------------------------------ refusals */
+
+Test(t1_plugin, a_bad_file_is_refused_and_leaves_no_database)
+{
+    write_text("scaled.cl", scaled_kernel);
+    char *t1 = write_scaled("cuda.json", CONSTANT_INPUT, "");
+    size_t len;
+    char *text = (char *)cli_read_file(t1, &len);
+    char *language = strstr(text, "\"OpenCL\"");
+    cr_assert(language);
+    memcpy(language, "\"CUDA\"  ", 8);
+    write_text("cuda.json", text);
+    free(text);
+    char *db = in_scratch("refused.db");
+    cli_result r = run_t1(1, t1, db, NULL);
+    cr_assert(strstr(r.err, t1) && strstr(r.err, "KernelSpecification.Language is \"CUDA\"") &&
+                  strstr(r.err, "only OpenCL kernels run here"),
+              "%s", r.err);
+    cr_assert(!cli_file_exists(db), "a refused run left %s", db);
+    cli_result_free(&r);
+
+    const char *both[] = {"run", "--t1", t1, "--plugin", "vector_add", "--db", db, NULL};
+    r = cli_run(both);
+    cr_assert_eq(r.status, 2, "%s", r.err);
+    cr_assert(strstr(r.err, "give --t1 or --plugin, not both"), "%s", r.err);
+    cli_result_free(&r);
+    free(db);
+    free(t1);
+}

@@ -1,0 +1,296 @@
+/* T1 files read without a device: the benchmark hub's spaces load with the
+ * numbers of valid configurations Python counts, and malformed
+ * KernelSpecifications are refused naming the file, the key and what is
+ * valid (through plugin_load, the way every process loads a plugin).
+ *
+ * The hub fixtures (tests/fixtures/t1/, README.md there) are the
+ * ConfigurationSpace parts of the hub's files; their counts were computed by
+ * python3 enumerating every combination with eval() of the Values and the
+ * Conditions. */
+#include <criterion/criterion.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli_harness.h"
+#include "plugin_loader.h"
+#include "replay.h"
+#include "space.h"
+
+static char *scratch;
+
+static void make_scratch(void)
+{
+    scratch = cli_make_temp_dir();
+}
+
+static void remove_scratch(void)
+{
+    cli_remove_tree(scratch);
+    free(scratch);
+    scratch = NULL;
+}
+
+TestSuite(t1_spec, .init = make_scratch, .fini = remove_scratch);
+
+/* ------------------------------------------------------------ the hub's spaces */
+
+static space *load_fixture(const char *name)
+{
+    char path[1024];
+    snprintf(path, sizeof path, "%s/tests/fixtures/t1/%s.space.json", cli_source_dir(), name);
+    space *sp = NULL;
+    skytune_error err = {0};
+    cr_assert_eq(t1_load_space(path, 0, NULL, &sp, &err), 0, "%s", err.message);
+    return sp;
+}
+
+static const param_def *param_named(const space *sp, const char *name)
+{
+    for (size_t k = 0; k < space_param_count(sp); k++)
+        if (strcmp(space_param(sp, k)->name, name) == 0) return space_param(sp, k);
+    cr_assert_fail("no parameter %s", name);
+    return NULL;
+}
+
+Test(t1_spec, pnpoly_space_with_comprehensions)
+{
+    space *sp = load_fixture("pnpoly");
+    cr_assert_eq(space_count(sp), 4092);
+    const param_def *block = param_named(sp, "block_size_x");
+    cr_assert_eq(block->count, 31);
+    cr_assert_eq(block->values[0].i, 32);
+    cr_assert_eq(block->values[30].i, 992);
+    const param_def *tile = param_named(sp, "tile_size");
+    cr_assert_eq(tile->count, 11, "[1] + [2 * i for i in range(1, 11)]");
+    cr_assert_eq(tile->values[0].i, 1);
+    cr_assert_eq(tile->values[1].i, 2);
+    cr_assert_eq(tile->values[10].i, 20);
+    space_free(sp);
+}
+
+Test(t1_spec, dedispersion_space)
+{
+    space *sp = load_fixture("dedispersion_milo");
+    cr_assert_eq(space_count(sp), 11130);
+    space_free(sp);
+}
+
+Test(t1_spec, hotspot_and_gemm_spaces)
+{
+    space *sp = load_fixture("hotspot_milo");
+    cr_assert_eq(space_count(sp), 82984);
+    cr_assert_eq(param_named(sp, "block_size_x")->count, 37,
+                 "[1, 2, 4, 8, 16] + list(range(32, 1024+1, 32))");
+    space_free(sp);
+    sp = load_fixture("gemm_milo");
+    cr_assert_eq(space_count(sp), 116928);
+    space_free(sp);
+}
+
+Test(t1_spec, a_parameter_repeated_word_for_word_is_read_once)
+{
+    space *sp = load_fixture("metatuning_pso");
+    cr_assert_eq(space_param_count(sp), 4);
+    cr_assert_eq(space_count(sp), 81);
+    space_free(sp);
+}
+
+/* ------------------------------------------------------------ refusals */
+
+/* A kernel and a T1 file around one KernelSpecification (its inside, from
+ * "Language" on) and one list of tuning parameters. */
+static char *write_t1_with(const char *tuning, const char *kernel_spec)
+{
+    char *kernel = cli_path(scratch, "k.cl");
+    const char *source = "__kernel void k(__global const float *a, __global float *out) "
+                         "{ out[get_global_id(0)] = a[get_global_id(0)]; }\n";
+    cli_write_file(kernel, source, strlen(source));
+    free(kernel);
+    char *path = cli_path(scratch, "k.json");
+    char text[8192];
+    int n = snprintf(text, sizeof text,
+                     "{\"General\": {\"BenchmarkName\": \"k\"},\n"
+                     " \"ConfigurationSpace\": {\"TuningParameters\": [%s],\n"
+                     "  \"Conditions\": []},\n"
+                     " \"KernelSpecification\": {%s}}\n",
+                     tuning, kernel_spec);
+    cr_assert(n > 0 && (size_t)n < sizeof text);
+    cli_write_file(path, text, (size_t)n);
+    return path;
+}
+
+#define WG "{\"Name\": \"wg\", \"Type\": \"int\", \"Values\": \"[16, 32]\", \"Default\": 16}"
+
+static char *write_t1(const char *kernel_spec)
+{
+    return write_t1_with(WG, kernel_spec);
+}
+
+#define GOOD_ARGUMENTS                                                                            \
+    "\"Arguments\": ["                                                                            \
+    "{\"Name\": \"a\", \"Type\": \"float\", \"MemoryType\": \"Vector\", \"AccessType\": "        \
+    "\"ReadOnly\", \"Size\": \"ProblemSize[0]\", \"FillType\": \"Random\"},"                     \
+    "{\"Name\": \"out\", \"Type\": \"float\", \"MemoryType\": \"Vector\", \"AccessType\": "      \
+    "\"WriteOnly\", \"Size\": \"ProblemSize[0]\"}]"
+
+#define GOOD_GEOMETRY                                                                             \
+    "\"LocalSize\": {\"X\": \"wg\"}, \"GlobalSize\": {\"X\": \"ProblemSize[0]\"}, "              \
+    "\"ProblemSize\": [256]"
+
+#define GOOD_KERNEL "\"Language\": \"OpenCL\", \"KernelName\": \"k\", \"KernelFile\": \"k.cl\""
+
+/* Loading fails with every one of `parts` in the message, which starts
+ * with the file's path. */
+static void refused_with(const char *tuning, const char *kernel_spec, const char *const *parts)
+{
+    char *path = write_t1_with(tuning, kernel_spec);
+    loaded_plugin p;
+    skytune_error err = {0};
+    plugin_search none = {0};
+    cr_assert_neq(plugin_load(path, &none, &p, &err), 0, "accepted: %s", kernel_spec);
+    cr_assert(strncmp(err.message, path, strlen(path)) == 0, "the message names no file: %s",
+              err.message);
+    for (size_t k = 0; parts[k]; k++)
+        cr_assert(strstr(err.message, parts[k]), "'%s' is not in: %s", parts[k], err.message);
+    free(path);
+}
+
+static void refused(const char *kernel_spec, const char *const *parts)
+{
+    refused_with(WG, kernel_spec, parts);
+}
+
+Test(t1_spec, a_well_formed_file_loads)
+{
+    char *path = write_t1(GOOD_KERNEL ", " GOOD_GEOMETRY ", " GOOD_ARGUMENTS);
+    loaded_plugin p;
+    skytune_error err = {0};
+    plugin_search none = {0};
+    cr_assert_eq(plugin_load(path, &none, &p, &err), 0, "%s", err.message);
+    cr_assert_str_eq(p.desc->name, "k");
+    cr_assert(strncmp(p.desc->version, "t1.", 3) == 0, "%s", p.desc->version);
+    cr_assert_str_eq(p.desc->problem_params[0].name, "problem_size_0");
+    cr_assert_str_eq(p.desc->problem_params[0].default_value, "256");
+    cr_assert_str_eq(p.desc->tuning_params[0].list, "16,32");
+    cr_assert(strstr(p.checked_against, "Default configuration (wg=16)"), "%s",
+              p.checked_against);
+    char first[17];
+    memcpy(first, p.source_hash, sizeof first);
+    plugin_unload(&p);
+
+    /* "t1:" names the same file whatever its name; editing it is a new build. */
+    char named[1100];
+    snprintf(named, sizeof named, "t1:%s", path);
+    cr_assert_eq(plugin_load(named, &none, &p, &err), 0, "%s", err.message);
+    cr_assert_str_eq(p.source_hash, first);
+    plugin_unload(&p);
+    free(write_t1(GOOD_KERNEL ", \"CompilerOptions\": [\"-cl-fast-relaxed-math\"], "
+                  GOOD_GEOMETRY ", " GOOD_ARGUMENTS));
+    cr_assert_eq(plugin_load(named, &none, &p, &err), 0, "%s", err.message);
+    cr_assert_str_neq(p.source_hash, first, "an edited file must be a new plugin build");
+    plugin_unload(&p);
+    free(path);
+}
+
+Test(t1_spec, a_missing_kernel_file)
+{
+    refused("\"Language\": \"OpenCL\", \"KernelName\": \"k\", \"KernelFile\": \"gone.cl\", "
+            GOOD_GEOMETRY ", " GOOD_ARGUMENTS,
+            CLI_ARGS("KernelSpecification.KernelFile \"gone.cl\"", "gone.cl",
+                     "No such file or directory", "relative to the T1 file's folder"));
+}
+
+Test(t1_spec, an_unknown_argument_type)
+{
+    refused(GOOD_KERNEL ", " GOOD_GEOMETRY ", \"Arguments\": ["
+            "{\"Name\": \"a\", \"Type\": \"float\", \"MemoryType\": \"Vector\", \"Size\": 4},"
+            "{\"Name\": \"b\", \"Type\": \"floot\", \"MemoryType\": \"Vector\", \"Size\": 4}]",
+            CLI_ARGS("KernelSpecification.Arguments[1] 'b'", "unknown Type \"floot\"",
+                     "valid types are int8, uint8", "float", "double16"));
+    refused(GOOD_KERNEL ", " GOOD_GEOMETRY ", \"Arguments\": ["
+            "{\"Name\": \"flags\", \"Type\": \"bool\", \"MemoryType\": \"Vector\", \"Size\": 4}]",
+            CLI_ARGS("Arguments[0] 'flags'", "Type \"bool\"", "use int8 or uint8"));
+    refused(GOOD_KERNEL ", " GOOD_GEOMETRY ", \"Arguments\": ["
+            "{\"Name\": \"a\", \"Type\": \"float\", \"MemoryType\": \"Symbol\", \"Size\": 4}]",
+            CLI_ARGS("Arguments[0] 'a'", "MemoryType \"Symbol\"", "a Vector"));
+    refused(GOOD_KERNEL ", " GOOD_GEOMETRY ", \"Arguments\": ["
+            "{\"Name\": \"a\", \"Type\": \"float\", \"MemoryType\": \"Vector\", \"Size\": 4, "
+            "\"FillType\": \"Script\"}]",
+            CLI_ARGS("Arguments[0] 'a'", "FillType \"Script\"", "valid are Constant", "Random",
+                     "BinaryRaw"));
+}
+
+Test(t1_spec, a_size_expression_with_an_unknown_name)
+{
+    refused(GOOD_KERNEL ", " GOOD_GEOMETRY ", \"Arguments\": ["
+            "{\"Name\": \"a\", \"Type\": \"float\", \"MemoryType\": \"Vector\", "
+            "\"Size\": \"ProblemSize[0] * nn\"}]",
+            CLI_ARGS("KernelSpecification.Arguments[0] 'a' Size", "unknown name 'nn'",
+                     "the names are the tuning parameters (wg)", "ProblemSize[0]",
+                     "max(P) and min(P)"));
+    refused(GOOD_KERNEL ", \"LocalSize\": {\"X\": \"wg * tile\"}, "
+            "\"GlobalSize\": {\"X\": \"256\"}, " GOOD_ARGUMENTS,
+            CLI_ARGS("KernelSpecification.LocalSize.X \"wg * tile\"", "unknown name 'tile'"));
+    refused(GOOD_KERNEL ", " GOOD_GEOMETRY ", \"Arguments\": ["
+            "{\"Name\": \"a\", \"Type\": \"float\", \"MemoryType\": \"Vector\", "
+            "\"Size\": \"ProblemSize[1]\"}]",
+            CLI_ARGS("Arguments[0] 'a' Size", "ProblemSize[1]", "has 1 entry"));
+    refused(GOOD_KERNEL ", " GOOD_GEOMETRY ", \"Arguments\": ["
+            "{\"Name\": \"a\", \"Type\": \"float\", \"MemoryType\": \"Vector\", "
+            "\"Size\": \"max(size)\"}]",
+            CLI_ARGS("Arguments[0] 'a' Size", "max() takes the name of a numeric tuning "
+                     "parameter", "the tuning parameters are wg"));
+    refused(GOOD_KERNEL ", " GOOD_GEOMETRY ", \"Arguments\": ["
+            "{\"Name\": \"a\", \"Type\": \"float\", \"MemoryType\": \"Vector\", "
+            "\"Size\": \"wg * 4\"}]",
+            CLI_ARGS("Arguments[0] 'a' Size \"wg * 4\"", "not a tuning parameter's value",
+                     "max(P)"));
+}
+
+Test(t1_spec, a_reference_argument_naming_no_argument)
+{
+    refused(GOOD_KERNEL ", " GOOD_GEOMETRY ", " GOOD_ARGUMENTS ", \"ReferenceArguments\": ["
+            "{\"Name\": \"expected\", \"TargetName\": \"ghost\", \"FillType\": \"Constant\", "
+            "\"FillValue\": 1.0}]",
+            CLI_ARGS("KernelSpecification.ReferenceArguments[0] 'expected'",
+                     "TargetName 'ghost' names no Vector argument",
+                     "the Vector arguments are 'a', 'out'"));
+    refused(GOOD_KERNEL ", " GOOD_GEOMETRY ", " GOOD_ARGUMENTS ", \"ReferenceArguments\": ["
+            "{\"Name\": \"expected\", \"TargetName\": \"out\", \"FillType\": \"Constant\", "
+            "\"ValidationMethod\": \"Eyeballing\"}]",
+            CLI_ARGS("ReferenceArguments[0] 'expected'", "ValidationMethod \"Eyeballing\"",
+                     "AbsoluteDifference, SideBySideComparison and SideBySideRelativeComparison"));
+}
+
+Test(t1_spec, cuda_and_vulkan_kernels)
+{
+    refused("\"Language\": \"CUDA\", \"KernelName\": \"k\", \"KernelFile\": \"k.cl\", "
+            GOOD_GEOMETRY ", " GOOD_ARGUMENTS,
+            CLI_ARGS("KernelSpecification.Language is \"CUDA\"", "only OpenCL kernels run here"));
+    refused("\"Language\": \"Vulkan\", \"KernelName\": \"k\", \"KernelFile\": \"k.cl\", "
+            GOOD_GEOMETRY ", " GOOD_ARGUMENTS,
+            CLI_ARGS("KernelSpecification.Language is \"Vulkan\"", "only OpenCL kernels run here"));
+}
+
+Test(t1_spec, what_else_the_plugin_cannot_do)
+{
+    /* No reference: the Default configuration is the reference, and must be there. */
+    refused_with("{\"Name\": \"wg\", \"Type\": \"int\", \"Values\": \"[16, 32]\"}",
+                 GOOD_KERNEL ", " GOOD_GEOMETRY ", " GOOD_ARGUMENTS,
+                 CLI_ARGS("tuning parameter 'wg' has no Default among its values (16, 32)",
+                          "without ReferenceArguments"));
+    refused_with("{\"Name\": \"read_only\", \"Type\": \"int\", \"Values\": \"[0, 1]\"}",
+                 GOOD_KERNEL ", " GOOD_GEOMETRY ", " GOOD_ARGUMENTS,
+                 CLI_ARGS("tuning parameter 'read_only' is a word of OpenCL C", "rename it"));
+    refused(GOOD_KERNEL ", " GOOD_GEOMETRY ", \"Arguments\": ["
+            "{\"Name\": \"a\", \"Type\": \"float\", \"MemoryType\": \"Vector\", \"AccessType\": "
+            "\"ReadOnly\", \"Size\": 4}]",
+            CLI_ARGS("nothing to verify", "WriteOnly or ReadWrite"));
+    refused(GOOD_KERNEL ", \"LocalSize\": {\"X\": \"wg\"}, \"GridDivY\": [\"wg\"], "
+            "\"GlobalSize\": {\"X\": \"256\"}, \"ProblemSize\": [256], " GOOD_ARGUMENTS,
+            CLI_ARGS("KernelSpecification.GridDivY divides ProblemSize[1]", "has 1 entry"));
+    refused(GOOD_KERNEL ", " GOOD_GEOMETRY ", \"SharedMemory\": 1024, " GOOD_ARGUMENTS,
+            CLI_ARGS("SharedMemory", "Local argument"));
+}
