@@ -183,7 +183,22 @@ int campaign_cross_run(const campaign_file *f, const campaign_plan *p, const tun
                 rq.n_configs = candidates.n;
                 rq.limits = (campaign_limits){0};
                 rq.label = p->instances[p->units[u].instance].label;
-                if (campaign_unit_run(&rq, p, u, true, events, out)) out->interrupted = true;
+                /* Another instance's best may lie outside this one's space
+                 * (a value its problem does not allow): measured are only
+                 * those inside, and an instance none of them fits is left
+                 * out of the step. */
+                tuning_request check = rq;
+                check.check_only = true;
+                tuning_outcome *fits = malloc(sizeof *fits);
+                if (!fits) {
+                    rc = err_set(err, "out of memory");
+                } else if (tuning_run(&check, NULL, NULL, fits, err) != 0) {
+                    rc = -1;
+                } else if (fits->space_count > 0 &&
+                           campaign_unit_run(&rq, p, u, true, events, out)) {
+                    out->interrupted = true;
+                }
+                free(fits);
                 free(texts);
             }
         }

@@ -64,7 +64,7 @@ typedef struct recorded_campaign {
 
 /* The ranks of the given configurations that lie in the space, in the
  * order given; those outside it (a value this problem does not allow) are
- * left out. None at all is an error: there is nothing to measure. */
+ * left out, and there may be none. */
 static int selected_ranks(const space *sp, const char *const *configs, size_t n,
                           uint64_t **ranks, size_t *n_ranks, skytune_error *err)
 {
@@ -86,10 +86,6 @@ static int selected_ranks(const space *sp, const char *const *configs, size_t n,
         if (!seen) (*ranks)[(*n_ranks)++] = rank;
     }
     free(idx);
-    if (*n_ranks == 0)
-        return err_set(err, "none of the %zu configurations given is valid for this problem "
-                            "and device",
-                       n);
     return 0;
 }
 
@@ -122,6 +118,12 @@ static int run_recorded(const tuning_request *rq, const recorded_campaign *rc,
                            ? (space_count(rc->space) + rq->space_parts - 1 - rq->space_part) /
                                  rq->space_parts
                            : space_count(rc->space);
+    if (rq->configs && n_ranks == 0 && !rq->check_only) {
+        /* A check says so through space_count 0; a run has nothing to do. */
+        err_set(err, "none of the %zu configurations given is valid for this problem and device",
+                rq->n_configs);
+        goto done;
+    }
     snprintf(out->problem_text, sizeof out->problem_text, "%s", rc->problem_text);
     snprintf(out->device, sizeof out->device, "%s", rc->device->name);
     snprintf(out->plugin, sizeof out->plugin, "%s", rc->plugin_name);
