@@ -619,3 +619,14 @@ void cli_assert_run_refused(const char *dir, const char *const *env, const char 
     free(missing);
     free(existing);
 }
+
+int cli_shell(const char *fmt, ...)
+{
+    char command[8192];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(command, sizeof command, fmt, ap);
+    va_end(ap);
+    int status = system(command);
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}

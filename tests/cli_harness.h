@@ -114,6 +114,10 @@ char *cli_db_text(const char *db_path, const char *sql_format, ...)
 long long cli_db_int(const char *db_path, const char *sql_format, ...)
     __attribute__((format(printf, 2, 3)));
 
+/* A shell command (a printf format), run with this process's environment;
+ * its exit status, or -1 when it did not exit. */
+int cli_shell(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
 /* Whether a C compiler is available as `cc`. */
 bool cli_have_compiler(void);
 

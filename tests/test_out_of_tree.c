@@ -26,18 +26,6 @@ static void tear_down(void)
 
 TestSuite(out_of_tree, .init = set_up, .fini = tear_down, .timeout = 300);
 
-static int shell(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static int shell(const char *fmt, ...)
-{
-    char command[8192];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(command, sizeof command, fmt, ap);
-    va_end(ap);
-    int status = system(command);
-    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-}
-
 static char *text_of(const char *path)
 {
     size_t len;
@@ -52,11 +40,11 @@ static char *install(void)
     cr_assert(build, "SKYTUNE_BUILD_DIR is not set (run through meson test)");
     char *dest = cli_path(scratch, "install");
     char *log = cli_path(scratch, "install.log");
-    cr_assert_eq(shell("meson install -C '%s' --destdir '%s' --no-rebuild --quiet > '%s' 2>&1",
+    cr_assert_eq(cli_shell("meson install -C '%s' --destdir '%s' --no-rebuild --quiet > '%s' 2>&1",
                        build, dest, log),
                  0, "meson install failed:\n%s", text_of(log));
     char *found = cli_path(scratch, "pc.txt");
-    cr_assert_eq(shell("find '%s' -name skytune-plugin.pc > '%s'", dest, found), 0);
+    cr_assert_eq(cli_shell("find '%s' -name skytune-plugin.pc > '%s'", dest, found), 0);
     char *pc = text_of(found);
     char *slash = strrchr(pc, '/');
     cr_assert(slash, "no skytune-plugin.pc was installed:\n%s", pc);
@@ -71,7 +59,7 @@ static char *install(void)
 static char *copy_plugin(const char *name)
 {
     char *dir = cli_path(scratch, name);
-    cr_assert_eq(shell("mkdir -p '%s' && cp '%s/plugins/vector_add/vector_add.c' "
+    cr_assert_eq(cli_shell("mkdir -p '%s' && cp '%s/plugins/vector_add/vector_add.c' "
                        "'%s/plugins/vector_add/vector_add.cl' '%s/examples/out_of_tree/Makefile' "
                        "'%s/examples/out_of_tree/meson.build' "
                        "'%s/examples/out_of_tree/meson_options.txt' '%s'",
@@ -101,12 +89,12 @@ static void expect_loads_and_runs(const char *so)
 Test(out_of_tree, make_builds_the_template_against_an_install_in_any_prefix)
 {
     if (!cli_have_compiler()) cr_skip_test("no C compiler (cc): nothing to build a plugin with");
-    if (shell("command -v make >/dev/null && command -v pkg-config >/dev/null") != 0)
+    if (cli_shell("command -v make >/dev/null && command -v pkg-config >/dev/null") != 0)
         cr_skip_test("make or pkg-config is not installed");
     char *pc_dir = install();
     char *dir = copy_plugin("with-make");
     char *log = cli_path(dir, "build.log");
-    cr_assert_eq(shell("cd '%s' && env -u CFLAGS PKG_CONFIG_PATH='%s' make PLUGIN=vector_add "
+    cr_assert_eq(cli_shell("cd '%s' && env -u CFLAGS PKG_CONFIG_PATH='%s' make PLUGIN=vector_add "
                        "> '%s' 2>&1",
                        dir, pc_dir, log),
                  0, "make failed:\n%s", text_of(log));
@@ -124,7 +112,7 @@ Test(out_of_tree, meson_builds_the_template_against_an_install_in_any_prefix)
     char *pc_dir = install();
     char *dir = copy_plugin("with-meson");
     char *log = cli_path(dir, "build.log");
-    cr_assert_eq(shell("cd '%s' && PKG_CONFIG_PATH='%s' meson setup build -Dplugin=vector_add "
+    cr_assert_eq(cli_shell("cd '%s' && PKG_CONFIG_PATH='%s' meson setup build -Dplugin=vector_add "
                        "> '%s' 2>&1 && ninja -C build >> '%s' 2>&1",
                        dir, pc_dir, log, log),
                  0, "the meson build failed:\n%s", text_of(log));

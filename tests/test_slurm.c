@@ -95,19 +95,6 @@ static int free_port(void)
     return port;
 }
 
-/* Runs a shell command with the test's environment; its exit status. */
-static int shell(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static int shell(const char *fmt, ...)
-{
-    char command[4096];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(command, sizeof command, fmt, ap);
-    va_end(ap);
-    int status = system(command);
-    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-}
-
 static char *file_text(const char *name)
 {
     char *path = cli_path(slurm_dir, name);
@@ -118,11 +105,11 @@ static char *file_text(const char *name)
 
 static void start_munge(void)
 {
-    cr_assert_eq(shell("dd if=/dev/urandom of=%s/munge.key bs=1024 count=1 2>/dev/null && "
+    cr_assert_eq(cli_shell("dd if=/dev/urandom of=%s/munge.key bs=1024 count=1 2>/dev/null && "
                        "chmod 400 %s/munge.key",
                        slurm_dir, slurm_dir),
                  0);
-    cr_assert_eq(shell("munged --force --socket=%s/munge.sock --key-file=%s/munge.key "
+    cr_assert_eq(cli_shell("munged --force --socket=%s/munge.sock --key-file=%s/munge.key "
                        "--pid-file=%s/munged.pid --log-file=%s/munged.log --seed-file=%s/munge.seed",
                        slurm_dir, slurm_dir, slurm_dir, slurm_dir, slurm_dir),
                  0, "munged did not start:\n%s", file_text("munged.log"));
@@ -180,11 +167,11 @@ static void write_config(void)
 /* The node idle, or the test fails with the daemons' logs. */
 static void start_slurm(void)
 {
-    cr_assert_eq(shell("slurmctld -i"), 0, "slurmctld did not start:\n%s",
+    cr_assert_eq(cli_shell("slurmctld -i"), 0, "slurmctld did not start:\n%s",
                  file_text("slurmctld.log"));
-    cr_assert_eq(shell("slurmd"), 0, "slurmd did not start:\n%s", file_text("slurmd.log"));
+    cr_assert_eq(cli_shell("slurmd"), 0, "slurmd did not start:\n%s", file_text("slurmd.log"));
     for (int k = 0; k < 300; k++) {
-        if (shell("sinfo -h -o %%T 2>/dev/null | grep -q '^idle'") == 0) return;
+        if (cli_shell("sinfo -h -o %%T 2>/dev/null | grep -q '^idle'") == 0) return;
         usleep(100000);
     }
     cr_assert_fail("the node never became idle\nslurmctld:\n%s\nslurmd:\n%s",
@@ -193,7 +180,7 @@ static void start_slurm(void)
 
 static bool queue_empty(void)
 {
-    return shell("test -z \"$(squeue -h 2>/dev/null)\" && squeue >/dev/null 2>&1") == 0;
+    return cli_shell("test -z \"$(squeue -h 2>/dev/null)\" && squeue >/dev/null 2>&1") == 0;
 }
 
 Test(slurm, generated_job_array_runs_the_shards_and_merges_them)
@@ -227,7 +214,7 @@ Test(slurm, generated_job_array_runs_the_shards_and_merges_them)
     cli_result_free(&r);
     /* The array's tasks start skytune with the compile workers a CPU device
      * gets; one core each is enough for this campaign. */
-    cr_assert_eq(shell("sh %s/submit.sh > %s/submitted.txt 2>&1", jobs, slurm_dir), 0,
+    cr_assert_eq(cli_shell("sh %s/submit.sh > %s/submitted.txt 2>&1", jobs, slurm_dir), 0,
                  "submit.sh failed:\n%s", file_text("submitted.txt"));
     char *submitted = file_text("submitted.txt");
     cr_expect(strstr(submitted, "array job") && strstr(submitted, "merge job"), "%s", submitted);
@@ -243,7 +230,7 @@ Test(slurm, generated_job_array_runs_the_shards_and_merges_them)
     char *shard_log_path = cli_path(jobs, "logs/shard-0.out");
     char *shard_log = hostile_read_text(shard_log_path);
     cr_assert(done, "the jobs did not finish in 300 s\nsqueue:\n%s",
-              (shell("squeue > %s/squeue.txt 2>&1", slurm_dir), file_text("squeue.txt")));
+              (cli_shell("squeue > %s/squeue.txt 2>&1", slurm_dir), file_text("squeue.txt")));
     cr_assert(cli_file_exists(db), "the merge job wrote no database\nmerge log:\n%s\nshard 0:\n%s",
               merge_log, shard_log);
     cr_expect(strstr(merge_log, "campaign"), "the merge job says what it merged:\n%s", merge_log);
