@@ -42,42 +42,50 @@ static void key_of_message(const campaign_file *f, const char *message, const ch
     }
 }
 
+/* Whether name is one of names (n of them); valid gets them listed for a
+ * message. */
+static bool name_is_one_of(const char *name, const char *const *names, size_t n, char *valid,
+                           size_t len)
+{
+    bool known = false;
+    size_t used = 0;
+    valid[0] = '\0';
+    for (size_t k = 0; k < n; k++) {
+        known = known || strcmp(names[k], name) == 0;
+        if (used < len)
+            used += (size_t)snprintf(valid + used, len - used, "%s%s", used ? ", " : "", names[k]);
+    }
+    return known;
+}
+
 static int check_names(const campaign_file *f, const skytune_plugin *desc, skytune_error *err)
 {
-    for (size_t k = 0; k < f->n_params; k++) {
-        bool known = false;
-        char valid[600] = "";
-        size_t used = 0;
-        for (const skytune_problem_param *pp = desc->problem_params; pp && pp->name; pp++) {
-            known = known || strcmp(pp->name, f->params[k].name) == 0;
-            if (used < sizeof valid)
-                used += (size_t)snprintf(valid + used, sizeof valid - used, "%s%s",
-                                         used ? ", " : "", pp->name);
-        }
-        if (!known)
-            return campaign_file_err(f, f->params[k].line, err,
-                                     "key 'problem.%s': plugin %s has no problem parameter '%s'; "
-                                     "its problem parameters are %s",
-                                     f->params[k].name, desc->name, f->params[k].name,
-                                     used ? valid : "none");
-    }
-    for (size_t k = 0; k < f->n_only; k++) {
-        bool known = false;
-        char valid[600] = "";
-        size_t used = 0;
-        for (const skytune_tuning_param *tp = desc->tuning_params; tp && tp->name; tp++) {
-            known = known || strcmp(tp->name, f->only[k].name) == 0;
-            if (used < sizeof valid)
-                used += (size_t)snprintf(valid + used, sizeof valid - used, "%s%s",
-                                         used ? ", " : "", tp->name);
-        }
-        if (!known)
-            return campaign_file_err(f, f->only[k].line, err,
-                                     "key 'only.%s': plugin %s has no tuning parameter '%s'; its "
-                                     "tuning parameters are %s",
-                                     f->only[k].name, desc->name, f->only[k].name, valid);
-    }
-    return 0;
+    /* The plugin's problem and tuning parameter names, in declaration order. */
+    size_t n_problem = 0, n_tuning = 0;
+    for (const skytune_problem_param *pp = desc->problem_params; pp && pp->name; pp++) n_problem++;
+    for (const skytune_tuning_param *tp = desc->tuning_params; tp && tp->name; tp++) n_tuning++;
+    const char **problem_names = calloc(n_problem + 1, sizeof *problem_names);
+    const char **tuning_names = calloc(n_tuning + 1, sizeof *tuning_names);
+    int rc = problem_names && tuning_names ? 0 : err_set(err, "out of memory");
+    for (size_t k = 0; rc == 0 && k < n_problem; k++) problem_names[k] = desc->problem_params[k].name;
+    for (size_t k = 0; rc == 0 && k < n_tuning; k++) tuning_names[k] = desc->tuning_params[k].name;
+    char valid[600];
+    for (size_t k = 0; rc == 0 && k < f->n_params; k++)
+        if (!name_is_one_of(f->params[k].name, problem_names, n_problem, valid, sizeof valid))
+            rc = campaign_file_err(f, f->params[k].line, err,
+                                   "key 'problem.%s': plugin %s has no problem parameter '%s'; "
+                                   "its problem parameters are %s",
+                                   f->params[k].name, desc->name, f->params[k].name,
+                                   n_problem ? valid : "none");
+    for (size_t k = 0; rc == 0 && k < f->n_only; k++)
+        if (!name_is_one_of(f->only[k].name, tuning_names, n_tuning, valid, sizeof valid))
+            rc = campaign_file_err(f, f->only[k].line, err,
+                                   "key 'only.%s': plugin %s has no tuning parameter '%s'; its "
+                                   "tuning parameters are %s",
+                                   f->only[k].name, desc->name, f->only[k].name, valid);
+    free(problem_names);
+    free(tuning_names);
+    return rc;
 }
 
 /* Each value alone (with the preset and the plugin's defaults around it),
