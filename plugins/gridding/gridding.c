@@ -1378,7 +1378,7 @@ static void gridding_teardown(void *opaque)
  * GB/s compare: per visibility and polarization, the weighting (a complex
  * value times a real weight, 2 FLOPs) and, per footprint point, a complex
  * product (6) added into the grid (2). Footprint points clipped at the
- * grid's edge are counted as done (no preset's data reaches the edge). The
+ * grid's edge are counted as done (of the presets only `small` reaches it). The
  * sort, the atomics' retries and the sum of weights (integer adds) are not
  * FLOPs. */
 static double gridding_flops(const skytune_values *problem, const skytune_values *config)
