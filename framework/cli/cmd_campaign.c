@@ -44,7 +44,6 @@ static const char summary[] =
 typedef struct sweep_printer {
     progress *prog;
     run_notifications *notify; /* NULL: no notifications */
-    const campaign_file *file;
     size_t shown;              /* units started so far */
     size_t total;              /* units this invocation runs */
 } sweep_printer;
@@ -219,7 +218,7 @@ static int run_or_cross(const cli_args *args, const char *sub, const char *path,
     base.event_ctx = &observers;
     base.stop_requested = run_catch_stop_signals("campaign");
     if (!base.stop_requested) goto done;
-    sweep_printer printer = {.prog = &prog, .notify = notify.events, .file = &f, .total = mine};
+    sweep_printer printer = {.prog = &prog, .notify = notify.events, .total = mine};
     sweep_events events = {print_unit_started, print_unit_finished, &printer};
     sweep_result result;
     int rc = cross_only ? campaign_cross_run(&f, &plan, &base, &events,

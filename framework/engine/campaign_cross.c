@@ -13,13 +13,8 @@
 #include "store_campaigns.h"
 #include "strategy.h"
 
-/* A sweep campaign of the file: its strategy and seed, not a cross run. */
-typedef struct instance_campaigns {
-    char *device;              /* the device the campaigns ran on */
-    int64_t *ids;
-    size_t n;
-} instance_campaigns;
-
+/* The campaigns of one instance's search on one device: the file's
+ * strategy and seed, not a cross run. */
 typedef struct find_ctx {
     const char *strategy;
     uint64_t seed;
