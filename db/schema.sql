@@ -1,8 +1,8 @@
--- skytune result database, schema version 4.
+-- skytune result database, schema version 5.
 --
 -- This script creates a fresh database. The store runs it in one transaction
 -- together with PRAGMA application_id = 0x534B5954 ("SKYT") and
--- PRAGMA user_version = 4; a database made by an older skytune is brought
+-- PRAGMA user_version = 5; a database made by an older skytune is brought
 -- forward by the migration steps in db/store.c instead. docs/schema.md
 -- describes every column and has example queries.
 --
@@ -149,8 +149,9 @@ CREATE TABLE measurements (
     gbs              REAL,
     n_samples        INTEGER NOT NULL,  -- rows in samples
     -- Wall-clock seconds of each phase, to say where a campaign's time went.
-    build_s          REAL    NOT NULL,  -- OpenCL compiler
-    verify_s         REAL    NOT NULL,  -- verification run and comparison
+    build_s          REAL    NOT NULL,  -- OpenCL compiler, with the code a driver generates
+                                        -- at the first launch (PoCL)
+    verify_s         REAL    NOT NULL,  -- prepare, verification run and comparison
     bench_s          REAL    NOT NULL,  -- warm-up and timed runs
     overhead_s       REAL    NOT NULL,  -- everything else the engine did for it
     -- Verification against the CPU reference (status 'ok' or 'wrong_result',
@@ -193,6 +194,17 @@ CREATE TABLE measurement_parts (
     label          TEXT    NOT NULL,
     median_ns      REAL    NOT NULL,
     PRIMARY KEY (measurement_id, part)
+) WITHOUT ROWID;
+
+-- Numbers the plugin derives from the problem and the configuration alone
+-- (its derived_values: a transposition's layout distance, say), stored with
+-- each measurement so that queries can relate them to its time. Shown as
+-- columns of results_<plugin>. A replayed measurement has none.
+CREATE TABLE derived_values (
+    measurement_id INTEGER NOT NULL REFERENCES measurements (id) ON DELETE CASCADE,
+    name           TEXT    NOT NULL,
+    value          REAL    NOT NULL,
+    PRIMARY KEY (measurement_id, name)
 ) WITHOUT ROWID;
 
 -- Configurations a run is measuring now, so that runs sharing the database

@@ -92,6 +92,11 @@ static const store_migration store_migrations[] = {
          " position INTEGER NOT NULL, name TEXT NOT NULL, value TEXT NOT NULL,"
          " PRIMARY KEY (problem_id, position)) WITHOUT ROWID;",
       migrate_problem_texts },
+    /* 5: the values a plugin derives from each configuration. */
+    { 4, "CREATE TABLE derived_values ("
+         " measurement_id INTEGER NOT NULL REFERENCES measurements (id) ON DELETE CASCADE,"
+         " name TEXT NOT NULL, value REAL NOT NULL,"
+         " PRIMARY KEY (measurement_id, name)) WITHOUT ROWID;", NULL },
     { 0, NULL, NULL } /* end */
 };
 
@@ -110,6 +115,7 @@ enum hot_statement {
     HOT_MEASUREMENT_FIND,
     HOT_SAMPLE_INSERT,
     HOT_PART_INSERT,
+    HOT_DERIVED_INSERT,
     HOT_EVALUATION_INSERT,
     HOT_CACHED_INSERT,
     HOT_EVALUATION_FIND,
@@ -117,6 +123,7 @@ enum hot_statement {
     HOT_MEASUREMENT_UPDATE,
     HOT_SAMPLES_DELETE,
     HOT_PARTS_DELETE,
+    HOT_DERIVED_DELETE,
     HOT_KNOWN_BY_TEXT,
     HOT_CLAIM_FIND,
     HOT_CLAIM_PUT,
@@ -153,6 +160,8 @@ static const char *const hot_sql[HOT_COUNT] = {
     [HOT_PART_INSERT] =
         "INSERT INTO measurement_parts (measurement_id, part, label, median_ns)"
         " VALUES (?1, ?2, ?3, ?4)",
+    [HOT_DERIVED_INSERT] =
+        "INSERT INTO derived_values (measurement_id, name, value) VALUES (?1, ?2, ?3)",
     /* Runs sharing a campaign (the same command twice) number their own
      * evaluations: a number another run took already moves to the end, and
      * an evaluation the campaign holds already is not added twice. */
@@ -184,6 +193,7 @@ static const char *const hot_sql[HOT_COUNT] = {
         " degraded = ?22, measured_at = strftime('%Y-%m-%dT%H:%M:%SZ', 'now') WHERE id = ?1",
     [HOT_SAMPLES_DELETE] = "DELETE FROM samples WHERE measurement_id = ?1",
     [HOT_PARTS_DELETE] = "DELETE FROM measurement_parts WHERE measurement_id = ?1",
+    [HOT_DERIVED_DELETE] = "DELETE FROM derived_values WHERE measurement_id = ?1",
     [HOT_KNOWN_BY_TEXT] =
         "SELECT m.id, m.status, m.median_ns, m.gflops, m.gbs,"
         " EXISTS (SELECT 1 FROM evaluations e WHERE e.measurement_id = m.id"
@@ -1019,17 +1029,44 @@ static const char *const results_view_fixed_columns[] = {
     "measurement_id", "campaign_id", "device", "problem", "status", "median_ns", "gflops", "gbs",
 };
 
+/* A column of its own for `name` in results_<plugin>: its name, or
+ * "param_<name>" when SQLite (case-insensitive) would confuse it with a
+ * column before it. Appended to `taken`. */
+static char *view_column_name(const char *name, const char *what, const char *plugin,
+                              const char **taken, size_t *n_taken, skytune_error *err)
+{
+    size_t len = strlen(name) + sizeof "param_";
+    char *column = malloc(len);
+    if (!column) {
+        err_set(err, "out of memory");
+        return NULL;
+    }
+    snprintf(column, len, "%s", name);
+    if (column_name_taken(column, taken, *n_taken)) snprintf(column, len, "param_%s", name);
+    if (column_name_taken(column, taken, *n_taken)) {
+        err_set(err, "%s '%s' has no column name of its own in results_%s (names must differ "
+                     "ignoring case)",
+                what, name, plugin);
+        free(column);
+        return NULL;
+    }
+    taken[(*n_taken)++] = column;
+    return column;
+}
+
 /* The text of CREATE VIEW results_<plugin>. Identifiers are checked by the
- * caller; they go in double quotes as names and single quotes as values. */
-static int results_view_sql(const char *plugin, const char *const *param_names, size_t n_params,
-                            char **sql, skytune_error *err)
+ * caller; they go in double quotes as names and single quotes as values.
+ * Derived values are read by subqueries, which multiply no rows. */
+static int results_view_sql(const char *plugin, const store_plugin_columns *c, char **sql,
+                            skytune_error *err)
 {
     size_t n_fixed = sizeof results_view_fixed_columns / sizeof results_view_fixed_columns[0];
-    char **columns = calloc(n_params + 1, sizeof *columns);
-    if (!columns) return err_set(err, "out of memory");
-    const char **taken = calloc(n_fixed + n_params + 1, sizeof *taken);
-    if (!taken) {
+    size_t n_columns = c->n_params + c->n_derived;
+    char **columns = calloc(n_columns + 1, sizeof *columns);
+    const char **taken = calloc(n_fixed + n_columns + 1, sizeof *taken);
+    if (!columns || !taken) {
         free(columns);
+        free(taken);
         return err_set(err, "out of memory");
     }
     size_t n_taken = 0;
@@ -1043,27 +1080,28 @@ static int results_view_sql(const char *plugin, const char *const *param_names, 
                 "       m.gflops AS gflops, m.gbs AS gbs",
                 plugin);
     int rc = 0;
-    for (size_t k = 0; k < n_params && rc == 0; k++) {
-        const char *name = param_names[k];
-        /* A parameter called, say, "status" is shown as "param_status". */
-        size_t len = strlen(name) + sizeof "param_";
-        columns[k] = malloc(len);
-        if (!columns[k]) {
-            rc = err_set(err, "out of memory");
+    size_t made = 0;
+    for (; made < c->n_params && rc == 0; made++) {
+        const char *name = c->params[made];
+        columns[made] = view_column_name(name, "tuning parameter", plugin, taken, &n_taken, err);
+        if (!columns[made]) {
+            rc = -1;
             break;
         }
-        snprintf(columns[k], len, "%s", name);
-        if (column_name_taken(columns[k], taken, n_taken))
-            snprintf(columns[k], len, "param_%s", name);
-        if (column_name_taken(columns[k], taken, n_taken)) {
-            rc = err_set(err, "tuning parameter '%s' has no column name of its own in "
-                              "results_%s (parameter names must differ ignoring case)",
-                         name, plugin);
-            break;
-        }
-        taken[n_taken++] = columns[k];
         text_append(&b, ",\n       MAX(CASE WHEN v.name = '%s' THEN v.value END) AS \"%s\"", name,
-                    columns[k]);
+                    columns[made]);
+    }
+    for (size_t k = 0; rc == 0 && k < c->n_derived; k++, made++) {
+        const char *name = c->derived[k];
+        columns[made] = view_column_name(name, "derived value", plugin, taken, &n_taken, err);
+        if (!columns[made]) {
+            rc = -1;
+            break;
+        }
+        text_append(&b,
+                    ",\n       (SELECT x.value FROM derived_values x WHERE x.measurement_id = m.id"
+                    " AND x.name = '%s') AS \"%s\"",
+                    name, columns[made]);
     }
     text_append(&b,
                 "\nFROM measurements m\n"
@@ -1074,7 +1112,7 @@ static int results_view_sql(const char *plugin, const char *const *param_names, 
                 "WHERE p.name = '%s'\n"
                 "GROUP BY m.id",
                 plugin);
-    for (size_t k = 0; k < n_params; k++) free(columns[k]);
+    for (size_t k = 0; k < made; k++) free(columns[k]);
     free(columns);
     free(taken);
     if (rc == 0 && b.out_of_memory) rc = err_set(err, "out of memory");
@@ -1118,24 +1156,29 @@ static int refresh_results_view(store *st, const char *plugin, const char *view_
 }
 
 int store_plugin_id(store *st, const char *name, const char *version, const char *source_hash,
-                    const char *const *param_names, size_t n_params, int64_t *id,
-                    skytune_error *err)
+                    const store_plugin_columns *columns, int64_t *id, skytune_error *err)
 {
+    static const store_plugin_columns none = {0};
+    const store_plugin_columns *c = columns ? columns : &none;
     if (!is_identifier(name))
         return err_set(err, "%s: plugin name '%s' is not an identifier ([A-Za-z_][A-Za-z0-9_]*)",
                        st->path, name ? name : "(null)");
-    if (!version || !source_hash || !id || (n_params > 0 && !param_names))
+    if (!version || !source_hash || !id || (c->n_params > 0 && !c->params) ||
+        (c->n_derived > 0 && !c->derived))
         return err_set(err, "%s: store_plugin_id: plugin %s given without version, source "
-                            "hash or parameter names",
+                            "hash or column names",
                        st->path, name);
-    for (size_t k = 0; k < n_params; k++)
-        if (!is_identifier(param_names[k]))
-            return err_set(err, "%s: plugin %s: tuning parameter name '%s' is not an "
-                                "identifier ([A-Za-z_][A-Za-z0-9_]*)",
-                           st->path, name, param_names[k] ? param_names[k] : "(null)");
+    for (size_t k = 0; k < c->n_params + c->n_derived; k++) {
+        const char *column = k < c->n_params ? c->params[k] : c->derived[k - c->n_params];
+        if (!is_identifier(column))
+            return err_set(err, "%s: plugin %s: %s name '%s' is not an identifier "
+                                "([A-Za-z_][A-Za-z0-9_]*)",
+                           st->path, name, k < c->n_params ? "tuning parameter" : "derived value",
+                           column ? column : "(null)");
+    }
 
     char *view_sql = NULL;
-    if (results_view_sql(name, param_names, n_params, &view_sql, err) != 0)
+    if (results_view_sql(name, c, &view_sql, err) != 0)
         return err_prefix(err, "%s: cannot make the view results_%s", st->path, name);
 
     const sql_arg key[] = { ARG_TEXT(name), ARG_TEXT(version), ARG_TEXT(source_hash) };
@@ -1516,7 +1559,9 @@ static int replace_measurement(store *st, int64_t campaign_id, int64_t id, const
     if (stmt_exec(st, st->hot[HOT_MEASUREMENT_UPDATE], row, N_ARGS(row), err,
                   "replacing the failed measurement") != 0 ||
         stmt_exec(st, st->hot[HOT_SAMPLES_DELETE], which, 1, err, "removing old samples") != 0 ||
-        stmt_exec(st, st->hot[HOT_PARTS_DELETE], which, 1, err, "removing old parts") != 0)
+        stmt_exec(st, st->hot[HOT_PARTS_DELETE], which, 1, err, "removing old parts") != 0 ||
+        stmt_exec(st, st->hot[HOT_DERIVED_DELETE], which, 1, err,
+                  "removing old derived values") != 0)
         return -1;
     return 0;
 }
@@ -1559,10 +1604,13 @@ int store_record_measurement(store *st, int64_t campaign_id, int64_t seq, const 
     if ((unsigned)m->status >= MEAS_STATUS_COUNT)
         return err_set(err, "%s: configuration '%s': status %d is not a measurement status",
                        st->path, config_text, (int)m->status);
-    if ((m->n_samples > 0 && !m->samples_ns) || m->n_parts > MEAS_MAX_PARTS)
-        return err_set(err, "%s: configuration '%s': the measurement's samples or parts are "
-                            "inconsistent (%zu samples, %zu parts, at most %d parts)",
-                       st->path, config_text, m->n_samples, m->n_parts, MEAS_MAX_PARTS);
+    if ((m->n_samples > 0 && !m->samples_ns) || m->n_parts > MEAS_MAX_PARTS ||
+        m->n_derived > MEAS_MAX_DERIVED)
+        return err_set(err, "%s: configuration '%s': the measurement's samples, parts or derived "
+                            "values are inconsistent (%zu samples, %zu parts, %zu derived "
+                            "values; at most %d parts and %d derived values)",
+                       st->path, config_text, m->n_samples, m->n_parts, m->n_derived,
+                       MEAS_MAX_PARTS, MEAS_MAX_DERIVED);
 
     int64_t config_id = 0, id = 0;
     if (load_campaign_key(st, campaign_id, err) != 0) goto fail_outside;
@@ -1594,6 +1642,13 @@ int store_record_measurement(store *st, int64_t campaign_id, int64_t seq, const 
                                  ARG_REAL(m->parts[k].median_ns) };
         if (stmt_exec(st, st->hot[HOT_PART_INSERT], part, N_ARGS(part), err,
                       "inserting the parts") != 0)
+            goto fail;
+    }
+    for (size_t k = 0; !reused && k < m->n_derived; k++) {
+        const sql_arg value[] = { ARG_INT(id), ARG_CHARS(m->derived[k].name),
+                                  ARG_REAL(m->derived[k].value) };
+        if (stmt_exec(st, st->hot[HOT_DERIVED_INSERT], value, N_ARGS(value), err,
+                      "inserting the derived values") != 0)
             goto fail;
     }
     const sql_arg evaluation[] = { ARG_INT(campaign_id), ARG_INT(seq), ARG_INT(id),

@@ -22,7 +22,7 @@
 #include "measurement.h"
 
 #define STORE_APPLICATION_ID 0x534B5954 /* "SKYT" */
-#define STORE_SCHEMA_VERSION 4
+#define STORE_SCHEMA_VERSION 5
 
 typedef struct store store;
 
@@ -47,12 +47,19 @@ void *store_handle(store *st);
 /* Find or insert; fields as in skytune_device_info. */
 int store_device_id(store *st, const skytune_device_info *dev, int64_t *id, skytune_error *err);
 
+/* The columns results_<plugin> gives a plugin besides the fixed ones. */
+typedef struct store_plugin_columns {
+    const char *const *params;          /* tuning parameters */
+    size_t n_params;
+    const char *const *derived;         /* its derived values' names */
+    size_t n_derived;
+} store_plugin_columns;
+
 /* Find or insert the plugin build (name, version, hash of kernel source) and
  * (re)create the view results_<name>: one row per measurement of this plugin
- * with one column per tuning parameter. */
+ * with one column per tuning parameter and derived value. */
 int store_plugin_id(store *st, const char *name, const char *version, const char *source_hash,
-                    const char *const *param_names, size_t n_params, int64_t *id,
-                    skytune_error *err);
+                    const store_plugin_columns *columns, int64_t *id, skytune_error *err);
 
 /* Find or insert a problem instance by its canonical text "k=v,...". */
 int store_problem_id(store *st, int64_t plugin_id, const char *problem_text, int64_t *id,

@@ -175,6 +175,9 @@ static const char *const merge_sql[] = {
     "INSERT INTO main.measurement_parts (measurement_id, part, label, median_ns)"
     " SELECT mm.dst, s.part, s.label, s.median_ns FROM src.measurement_parts s"
     " JOIN temp.map_measurement mm ON mm.src = s.measurement_id AND mm.kind = 0",
+    "INSERT INTO main.derived_values (measurement_id, name, value)"
+    " SELECT mm.dst, s.name, s.value FROM src.derived_values s"
+    " JOIN temp.map_measurement mm ON mm.src = s.measurement_id AND mm.kind = 0",
 
     /* Duplicates, kept whole beside the row that stays. */
     "INSERT INTO main.duplicate_measurements (kept_id, campaign_id, source, source_id, status,"

@@ -245,8 +245,10 @@ static int hostile_reference(void *opaque, skytune_error *err)
     return SKYTUNE_OK;
 }
 
-static int hostile_defines(void *opaque, const skytune_values *config, char *buf, size_t len)
+static int hostile_defines(void *opaque, const skytune_values *config, char *buf, size_t len,
+                           skytune_error *err)
 {
+    (void)err;
     hostile_state *s = opaque;
     if (s->plan.where == AT_DEFINES && plan_targets(&s->plan, config)) misbehave(s->plan.fault);
     /* The parameters' own -D defines are all the kernel needs. */
@@ -318,9 +320,10 @@ static int hostile_enqueue(void *opaque, cl_command_queue queue, skytune_events 
     return SKYTUNE_OK;
 }
 
-static int hostile_verify(void *opaque, cl_command_queue queue, skytune_verify_report *report,
-                          skytune_error *err)
+static int hostile_verify(void *opaque, const skytune_values *config, cl_command_queue queue,
+                          skytune_verify_report *report, skytune_error *err)
 {
+    (void)config;
     hostile_state *s = opaque;
     if (s->plan.where == AT_VERIFY && s->current_is_bad) misbehave(s->plan.fault);
     cl_int status = clEnqueueReadBuffer(queue, s->out_buf, CL_TRUE, 0,

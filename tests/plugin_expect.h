@@ -88,7 +88,7 @@ static inline skytune_verify_report plugin_verify_with_kernel(const plugin_harne
     cr_assert_eq(harness_run_once(h, launch, &err), 0, "%s", err.message);
     skytune_verify_report report;
     memset(&report, 0, sizeof report);
-    cr_assert_eq(pl->verify(state, h->queue, &report, &err), 0, "%s", err.message);
+    cr_assert_eq(pl->verify(state, &config, h->queue, &report, &err), 0, "%s", err.message);
     pl->release(launch);
     clReleaseProgram(program);
     pl->teardown(state);

@@ -119,9 +119,8 @@ int harness_build(const plugin_harness *h, const skytune_values *config, const c
                   const char *extra_options, cl_program *program, skytune_error *err)
 {
     char options[8192];
-    if (measurer_build_options(h->measurer, config, options, sizeof options) != 0)
-        return skytune_error_set(err, -1, "build options do not fit in %zu bytes",
-                                 sizeof options);
+    if (measurer_build_options(h->measurer, config, options, sizeof options, err) != 0)
+        return -1;
     if (extra_options) {
         size_t used = strlen(options);
         if (snprintf(options + used, sizeof options - used, " %s", extra_options) >=

@@ -119,7 +119,8 @@ int report_fixture_create(const char *path, bool with_peaks, skytune_error *err)
     int64_t device_id, plugin_id, problem_a, problem_b, ids_a[6], ids_b[6];
     int rc = -1;
     if (store_device_id(st, &dev, &device_id, err) != 0 ||
-        store_plugin_id(st, REPORT_FIXTURE_PLUGIN, "1.0", "fixturehash", param_names, 2,
+        store_plugin_id(st, REPORT_FIXTURE_PLUGIN, "1.0", "fixturehash",
+                        &(store_plugin_columns){.params = param_names, .n_params = 2},
                         &plugin_id, err) != 0 ||
         store_problem_id(st, plugin_id, REPORT_FIXTURE_PROBLEM_A, &problem_a, err) != 0 ||
         store_problem_id(st, plugin_id, REPORT_FIXTURE_PROBLEM_B, &problem_b, err) != 0)

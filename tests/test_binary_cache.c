@@ -707,7 +707,7 @@ static void make_config(trivial_config *c, int64_t mode)
     c->items[0] = (skytune_named_value){"wg", {.type = SKYTUNE_INT, .i = 64}};
     c->items[1] = (skytune_named_value){"MODE", {.type = SKYTUNE_INT, .i = mode}};
     c->items[2] = (skytune_named_value){"variant", {.type = SKYTUNE_INT, .i = 0}};
-    c->values = (skytune_values){3, c->items};
+    c->values = (skytune_values){.count = 3, .items = c->items};
 }
 
 static void measure(measurer *ms, int64_t mode, measurement *m)
@@ -732,7 +732,9 @@ static binary_cache_key measurer_key(measurer *ms, int64_t mode)
     trivial_config config;
     make_config(&config, mode);
     char options[8192];
-    cr_assert_eq(measurer_build_options(ms, &config.values, options, sizeof options), 0);
+    skytune_error err = {0};
+    cr_assert_eq(measurer_build_options(ms, &config.values, options, sizeof options, &err), 0,
+                 "%s", err.message);
     return make_key(&devices[chosen_device].info, trivial_plugin.kernel_source, options);
 }
 

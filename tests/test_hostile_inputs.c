@@ -148,9 +148,9 @@ Test(hostile_inputs, a_problem_too_large_for_the_plugin_is_refused_before_its_sp
 static int refusing_constraint_calls;
 
 static int count_constraint_calls(const skytune_values *config, const skytune_values *problem,
-                                  const skytune_device_info *device)
+                                  const skytune_device_info *device, const char **why)
 {
-    (void)config, (void)problem, (void)device;
+    (void)config, (void)problem, (void)device, (void)why;
     refusing_constraint_calls++;
     return 1;
 }

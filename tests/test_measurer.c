@@ -42,7 +42,7 @@ static void measure(int64_t wg, int64_t mode, measurement *m)
         {"MODE", {.type = SKYTUNE_INT, .i = mode}},
         {"variant", {.type = SKYTUNE_INT, .i = 0}},
     };
-    skytune_values config = {3, items};
+    skytune_values config = {.count = 3, .items = items};
     skytune_error err = {0};
     cr_assert_eq(measurer_measure(ms, &config, m, &err), 0, "%s", err.message);
 }

@@ -159,7 +159,7 @@ static skytune_verify_report direct_verify(const direct_run *run)
     memset(&report, 0, sizeof report);
     cr_assert_eq(pl->clear_outputs(run->state, h.queue, &err), 0, "%s", err.message);
     cr_assert_eq(harness_run_once(&h, run->launch, &err), 0, "%s", err.message);
-    cr_assert_eq(pl->verify(run->state, h.queue, &report, &err), 0, "%s", err.message);
+    cr_assert_eq(pl->verify(run->state, NULL, h.queue, &report, &err), 0, "%s", err.message);
     return report;
 }
 

@@ -101,7 +101,7 @@ Test(vector_add, verification_catches_a_kernel_that_writes_nothing)
 Test(vector_add, work_counts)
 {
     skytune_named_value items[] = {{"n", {.type = SKYTUNE_INT, .i = 10}}};
-    skytune_values ten = {1, items};
+    skytune_values ten = {.count = 1, .items = items};
     cr_assert_float_eq(h.plugin.desc->flops(&ten, NULL), 10.0, 1e-12);
     cr_assert_float_eq(h.plugin.desc->bytes(&ten, NULL), 120.0, 1e-12); /* 3 × 4 × 10 */
 }

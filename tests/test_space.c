@@ -161,7 +161,7 @@ static bool reference_valid(const reference *r, const uint16_t *idx)
             named[k].name = r->params[k].name;
             named[k].value = r->params[k].values[idx[k]];
         }
-        skytune_values config = {r->n_params, named};
+        skytune_values config = {.count = r->n_params, .items = named};
         if (!r->callback(r->callback_ctx, &config)) return false;
     }
     return true;

@@ -105,8 +105,9 @@ static fixture open_fixture(const char *name)
     f.db = store_handle(f.st);
     skytune_device_info dev = test_device();
     cr_assert_eq(store_device_id(f.st, &dev, &f.device_id, &err), 0, "%s", err.message);
-    cr_assert_eq(store_plugin_id(f.st, "vadd", "1.0", "abc123", param_names, 3, &f.plugin_id,
-                                 &err),
+    cr_assert_eq(store_plugin_id(f.st, "vadd", "1.0", "abc123",
+                                 &(store_plugin_columns){.params = param_names, .n_params = 3},
+                                 &f.plugin_id, &err),
                  0, "%s", err.message);
     cr_assert_eq(store_problem_id(f.st, f.plugin_id, "n=1024", &f.problem_id, &err), 0, "%s",
                  err.message);
@@ -718,9 +719,13 @@ Test(store, identities_are_found_again)
     cr_expect_neq(id, f.device_id, "a new driver is a new device");
     cr_expect_eq(query_int(f.db, "SELECT max_work_item_size_2 FROM devices WHERE id = 1"), 64);
 
-    cr_assert_eq(store_plugin_id(f.st, "vadd", "1.0", "abc123", param_names, 3, &id, &err), 0);
+    cr_assert_eq(store_plugin_id(f.st, "vadd", "1.0", "abc123",
+                                 &(store_plugin_columns){.params = param_names, .n_params = 3},
+                                 &id, &err), 0);
     cr_expect_eq(id, f.plugin_id);
-    cr_assert_eq(store_plugin_id(f.st, "vadd", "1.0", "def456", param_names, 3, &id, &err), 0);
+    cr_assert_eq(store_plugin_id(f.st, "vadd", "1.0", "def456",
+                                 &(store_plugin_columns){.params = param_names, .n_params = 3},
+                                 &id, &err), 0);
     cr_expect_neq(id, f.plugin_id, "another kernel source is another build");
     cr_assert_eq(store_problem_id(f.st, f.plugin_id, "n=1024", &id, &err), 0);
     cr_expect_eq(id, f.problem_id);
@@ -1008,7 +1013,9 @@ Test(store, results_view_has_a_column_per_parameter)
     /* Registering the same build again leaves the view alone. */
     int64_t cookie = query_int(f.db, "PRAGMA schema_version");
     int64_t id = 0;
-    cr_assert_eq(store_plugin_id(f.st, "vadd", "1.0", "abc123", param_names, 3, &id, &err), 0);
+    cr_assert_eq(store_plugin_id(f.st, "vadd", "1.0", "abc123",
+                                 &(store_plugin_columns){.params = param_names, .n_params = 3},
+                                 &id, &err), 0);
     cr_expect_eq(query_int(f.db, "PRAGMA schema_version"), cookie);
 
     measurement_clear(&m);
@@ -1021,9 +1028,13 @@ Test(store, results_view_follows_a_new_parameter_set_and_avoids_name_clashes)
     skytune_error err = { 0 };
     static const char *const names[] = { "wg", "status", "STATUS" };
     int64_t id = 0;
-    cr_expect_eq(store_plugin_id(f.st, "vadd", "2.0", "abc123", names, 3, &id, &err), -1);
+    cr_expect_eq(store_plugin_id(f.st, "vadd", "2.0", "abc123",
+                                 &(store_plugin_columns){.params = names, .n_params = 3},
+                                 &id, &err), -1);
     cr_expect(strstr(err.message, "'STATUS'") != NULL, "%s", err.message);
-    cr_assert_eq(store_plugin_id(f.st, "vadd", "2.0", "abc123", names, 2, &id, &err), 0, "%s",
+    cr_assert_eq(store_plugin_id(f.st, "vadd", "2.0", "abc123",
+                                 &(store_plugin_columns){.params = names, .n_params = 2},
+                                 &id, &err), 0, "%s",
                  err.message);
     sqlite3_stmt *s = NULL;
     cr_assert_eq(sqlite3_prepare_v2(f.db, "SELECT * FROM results_vadd", -1, &s, NULL), SQLITE_OK,
@@ -1041,15 +1052,18 @@ Test(store, names_pasted_into_sql_must_be_identifiers)
     fixture f = open_fixture("names.db");
     skytune_error err = { 0 };
     int64_t id = 0;
-    cr_expect_eq(store_plugin_id(f.st, "x\"; DROP TABLE samples; --", "1", "h", NULL, 0, &id,
-                                 &err),
+    cr_expect_eq(store_plugin_id(f.st, "x\"; DROP TABLE samples; --", "1", "h", NULL, &id, &err),
                  -1);
     cr_expect(strstr(err.message, "is not an identifier") != NULL, "%s", err.message);
     static const char *const bad[] = { "wg", "a'b" };
-    cr_expect_eq(store_plugin_id(f.st, "vadd", "1", "h", bad, 2, &id, &err), -1);
+    cr_expect_eq(store_plugin_id(f.st, "vadd", "1", "h",
+                                 &(store_plugin_columns){.params = bad, .n_params = 2},
+                                 &id, &err), -1);
     cr_expect(strstr(err.message, "'a'b' is not an identifier") != NULL, "%s", err.message);
     static const char *const digit[] = { "1wg" };
-    cr_expect_eq(store_plugin_id(f.st, "vadd", "1", "h", digit, 1, &id, &err), -1);
+    cr_expect_eq(store_plugin_id(f.st, "vadd", "1", "h",
+                                 &(store_plugin_columns){.params = digit, .n_params = 1},
+                                 &id, &err), -1);
     cr_expect_eq(query_int(f.db, "SELECT count(*) FROM sqlite_master WHERE name = 'samples'"), 1);
     store_close(f.st);
 }

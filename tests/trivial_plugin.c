@@ -93,9 +93,10 @@ static int scale_enqueue(void *launch, cl_command_queue q, skytune_events *ev, s
     return 0;
 }
 
-static int scale_verify(void *state, cl_command_queue q, skytune_verify_report *r,
-                        skytune_error *err)
+static int scale_verify(void *state, const skytune_values *config, cl_command_queue q,
+                        skytune_verify_report *r, skytune_error *err)
 {
+    (void)config;
     scale_state *s = state;
     if (clEnqueueReadBuffer(q, s->out, CL_TRUE, 0, sizeof s->got, s->got, 0, NULL, NULL) !=
         CL_SUCCESS)

@@ -47,6 +47,15 @@ typedef struct measurement_part {
     double median_ns;
 } measurement_part;
 
+#define MEAS_MAX_DERIVED 8
+
+/* A number the plugin derives from the configuration (its
+ * derived_values), kept with the measurement. */
+typedef struct measurement_derived {
+    char name[64];
+    double value;
+} measurement_derived;
+
 typedef struct measurement {
     measurement_status status;
     /* Statistics of the timed runs, in nanoseconds (ok only). */
@@ -56,9 +65,12 @@ typedef struct measurement {
     double *samples_ns;     /* owned (malloc); every timed run's total */
     size_t n_parts;
     measurement_part parts[MEAS_MAX_PARTS];
+    size_t n_derived;
+    measurement_derived derived[MEAS_MAX_DERIVED];
     /* Wall-clock seconds spent on each phase of this configuration. */
-    double build_s;         /* OpenCL compiler */
-    double verify_s;        /* verification run, read-back and comparison */
+    double build_s;         /* OpenCL compiler, and the driver's code generation at the
+                               first launch (measurer.h) */
+    double verify_s;        /* prepare, verification run, read-back and comparison */
     double bench_s;         /* warm-up and timed runs */
     double overhead_s;      /* everything else the engine did for it */
     /* Verification (wrong_result). */

@@ -5,6 +5,7 @@
 
 #include "canonical.h"
 #include "expr.h"
+#include "plugin_lookup.h"
 #include "quote.h"
 #include "value.h"
 
@@ -200,7 +201,10 @@ int problem_check_on_device(const skytune_plugin *plugin, const skytune_values *
 {
     if (!plugin->check_problem) return 0;
     skytune_error plugin_err = {0};
-    if (plugin->check_problem(values, device, &plugin_err) == 0) return 0;
+    skytune_lookup_log lookups = {{0}};
+    skytune_values logged = plugin_values_logged(values, &lookups);
+    if (plugin->check_problem(&logged, device, &plugin_err) == 0)
+        return plugin_lookup_check(plugin, &lookups, "check_problem", err);
     /* The message is the plugin's; a plugin may leave it unterminated. */
     plugin_err.message[sizeof plugin_err.message - 1] = '\0';
     return err_set(err, "invalid problem for plugin %s on %s: %s", plugin->name, device->name,

@@ -453,7 +453,7 @@ static int enumerate_group(space *s, space_group *g, expr_value *slots,
     if (max_tuples > SPACE_MAX_GROUP_TUPLES) max_tuples = SPACE_MAX_GROUP_TUPLES;
     size_t capacity = 0, n = 0;
     uint16_t *tuples = NULL;
-    skytune_values config = {s->n_params, named};
+    skytune_values config = {.count = s->n_params, .items = named};
     bool in_order = true;
     for (size_t d = 0; d < w; d++)
         if (st.order[d] != d) in_order = false;
@@ -793,7 +793,7 @@ int space_build(const space_spec *spec, space **out, skytune_error *err)
     *out = NULL;
     if (define(spec, &s, err) != 0) return -1;
     if (s->callback && s->n_params == 0) {
-        skytune_values none = {0, NULL};
+        skytune_values none = {0};
         if (!s->callback(s->callback_ctx, &none)) s->constants_hold = false;
     }
     if ((s->constants_hold && enumerate_groups(s, spec->control, err) != 0) ||
@@ -998,7 +998,7 @@ bool space_is_valid(const space *s, const uint16_t *idx)
             named[k].name = s->params[k].name;
             named[k].value = s->params[k].values[idx[k]];
         }
-        skytune_values config = {s->n_params, named};
+        skytune_values config = {.count = s->n_params, .items = named};
         valid = s->callback(s->callback_ctx, &config) != 0;
     }
     if (slots != slot_buffer) free(slots);

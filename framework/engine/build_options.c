@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "error.h"
 #include "value.h"
 
 /* A real-valued parameter reaches the kernel as a float literal even when
@@ -29,17 +30,30 @@ static size_t append_defines(char *buf, size_t len, size_t used, const skytune_v
     return used;
 }
 
+/* OpenCL C 1.2 is what every OpenCL 1.2 and later driver compiles; a plugin
+ * that needs another standard names it in its build_options. */
+#define DEFAULT_STANDARD "-cl-std=CL1.2"
+
 int build_options_format(const skytune_plugin *plugin, void *state, const skytune_values *problem,
-                         const skytune_values *config, char *buf, size_t len)
+                         const skytune_values *config, char *buf, size_t len, skytune_error *err)
 {
-    size_t used = (size_t)snprintf(buf, len, "-cl-std=CL1.2");
+    const char *own = plugin->build_options ? plugin->build_options : "";
+    const char *standard = strstr(own, "-cl-std=") ? "" : DEFAULT_STANDARD;
+    size_t used = (size_t)snprintf(buf, len, "%s%s%s", standard, *standard && *own ? " " : "",
+                                   own);
     used = append_defines(buf, len, used, problem);
     used = append_defines(buf, len, used, config);
     if (plugin->defines && used + 2 < len) {
         buf[used++] = ' ';
         buf[used] = '\0';
-        if (plugin->defines(state, config, buf + used, len - used) != 0) return -1;
+        skytune_error perr = {0};
+        if (plugin->defines(state, config, buf + used, len - used, &perr) != 0) {
+            buf[used] = '\0';
+            return err_set(err, "defines: %s",
+                           perr.message[0] ? perr.message : "failed without saying why");
+        }
         used += strlen(buf + used);
     }
-    return used < len ? 0 : -1;
+    if (used >= len) return err_set(err, "the build options do not fit in %zu bytes", len);
+    return 0;
 }

@@ -287,7 +287,8 @@ int campaign_run(const campaign_config *cfg, campaign_result *res, skytune_error
             }
             res->reused++;
         } else {
-            if (cfg->eval.evaluate(cfg->eval.ctx, idx, &m, err) != 0) {
+            if (cfg->eval.evaluate(cfg->eval.ctx, idx, &m, err) != 0 ||
+                (cfg->derive && !m.replayed && cfg->derive(cfg->derive_ctx, idx, &m, err) != 0)) {
                 measurement_clear(&m);
                 goto fail;
             }

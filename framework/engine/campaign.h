@@ -82,6 +82,10 @@ typedef struct campaign_config {
     claimant *claims;
     void (*on_event)(void *ctx, const campaign_event *ev);
     void *event_ctx;
+    /* Fills m->derived for a configuration just evaluated, before it is
+     * recorded (NULL: nothing to derive). A failure ends the campaign. */
+    int (*derive)(void *ctx, const uint16_t *idx, measurement *m, skytune_error *err);
+    void *derive_ctx;
     /* Names this campaign in its events where several run at once (the
      * device); NULL otherwise. */
     const char *label;

@@ -1,6 +1,7 @@
 #include "measurer.h"
 
 #include <math.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -9,7 +10,9 @@
 #include <time.h>
 
 #include "build_options.h"
+#include "plugin_lookup.h"
 #include "problem.h"
+#include "quote.h"
 #include "stats.h"
 #include "value.h"
 
@@ -21,7 +24,10 @@
 struct measurer {
     const skytune_plugin *plugin;
     const cl_device_entry *device;
-    const skytune_values *problem;
+    /* The problem as callbacks see it: its lookups recorded in `lookups`,
+     * as are the configuration's (plugin_lookup.h). */
+    skytune_values problem;
+    skytune_lookup_log lookups;
     measurer_options opts;
     cl_context context;
     cl_command_queue queue;
@@ -52,7 +58,7 @@ int measurer_open(const skytune_plugin *plugin, const cl_device_entry *device,
     if (!ms) return err_set(err, "out of memory");
     ms->plugin = plugin;
     ms->device = device;
-    ms->problem = problem_values;
+    ms->problem = plugin_values_logged(problem_values, &ms->lookups);
     ms->opts = *opts;
     cl_int rc;
     ms->context = clCreateContext(NULL, 1, &device->device, NULL, NULL, &rc);
@@ -73,7 +79,7 @@ int measurer_open(const skytune_plugin *plugin, const cl_device_entry *device,
         .context = ms->context,
         .device = device->device,
         .queue = ms->queue,
-        .problem = problem_values,
+        .problem = &ms->problem,
         .device_info = &device->info,
         .seed = opts->seed,
         .plugin = plugin,
@@ -84,10 +90,18 @@ int measurer_open(const skytune_plugin *plugin, const cl_device_entry *device,
         return err_set(err, "plugin %s could not set up the problem on %s: %s", plugin->name,
                        device->info.name, perr.message);
     }
+    if (plugin_lookup_check(plugin, &ms->lookups, "setup", err) != 0) {
+        measurer_close(ms);
+        return -1;
+    }
     if (!opts->skip_reference && plugin->reference(ms->state, &perr) != 0) {
         measurer_close(ms);
         return err_set(err, "plugin %s could not compute the CPU reference: %s", plugin->name,
                        perr.message);
+    }
+    if (plugin_lookup_check(plugin, &ms->lookups, "reference", err) != 0) {
+        measurer_close(ms);
+        return -1;
     }
     *out = ms;
     return 0;
@@ -102,9 +116,10 @@ void measurer_close(measurer *ms)
     free(ms);
 }
 
-int measurer_build_options(const measurer *ms, const skytune_values *config, char *buf, size_t len)
+int measurer_build_options(const measurer *ms, const skytune_values *config, char *buf, size_t len,
+                           skytune_error *err)
 {
-    return build_options_format(ms->plugin, ms->state, ms->problem, config, buf, len);
+    return build_options_format(ms->plugin, ms->state, &ms->problem, config, buf, len, err);
 }
 
 static void fail(measurement *m, measurement_status status, const char *fmt, ...)
@@ -262,17 +277,29 @@ static int build_program(measurer *ms, const skytune_values *config, bool need_p
     char *generated = NULL;
     const char *source = ms->plugin->kernel_source;
     skytune_error perr = {0};
+    skytune_error lookup = {0};
     if (ms->plugin->generate_source) {
-        if (ms->plugin->generate_source(config, ms->problem, &generated, &perr) != 0) {
+        if (ms->plugin->generate_source(config, &ms->problem, &generated, &perr) != 0) {
             fail(m, MEAS_COMPILE, "source generator failed: %s", perr.message);
+            return -1;
+        }
+        if (plugin_lookup_check(ms->plugin, &ms->lookups, "generate_source", &lookup) != 0) {
+            free(generated);
+            fail(m, MEAS_COMPILE, "%s", lookup.message);
             return -1;
         }
         source = generated;
     }
     char options[8192];
-    if (measurer_build_options(ms, config, options, sizeof options) != 0) {
+    skytune_error options_err = {0};
+    if (measurer_build_options(ms, config, options, sizeof options, &options_err) != 0) {
         free(generated);
-        fail(m, MEAS_COMPILE, "build options do not fit in %zu bytes", sizeof options);
+        fail(m, MEAS_COMPILE, "%s", options_err.message);
+        return -1;
+    }
+    if (plugin_lookup_check(ms->plugin, &ms->lookups, "defines", &lookup) != 0) {
+        free(generated);
+        fail(m, MEAS_COMPILE, "%s", lookup.message);
         return -1;
     }
     binary_cache_key key;
@@ -295,16 +322,67 @@ typedef struct run_times {
     const char *labels[SKYTUNE_MAX_EVENTS];
     double event_ns[SKYTUNE_MAX_EVENTS];
     double total_ns;
+    double wall_s;          /* from the enqueue to the end of clFinish */
 } run_times;
 
-/* One run: enqueue, wait, read each event's profiling times. Returns 0, or
- * -1 with m failed as a launch error. */
-static int run_once(measurer *ms, void *launch, run_times *t, measurement *m)
+/* The first launch's first kernel has started: from here on a crash or a
+ * hang is the kernel's, no longer the driver's code generation. PoCL calls
+ * this on its own thread before the kernel executes, so the stage reaches
+ * the supervisor before anything the kernel does can end the worker. */
+typedef struct first_start {
+    measurer *ms;
+    pthread_mutex_t lock;
+    pthread_cond_t changed;
+    bool reported;
+} first_start;
+
+static void CL_CALLBACK on_first_start(cl_event event, cl_int status, void *user)
+{
+    (void)event, (void)status;
+    first_start *f = user;
+    enter_stage(f->ms, STAGE_VERIFY);
+    pthread_mutex_lock(&f->lock);
+    f->reported = true;
+    pthread_cond_signal(&f->changed);
+    pthread_mutex_unlock(&f->lock);
+}
+
+/* One run: enqueue, wait, read each event's profiling times. The first
+ * launch (see measurer.h) is in stage build from the plugin's enqueue
+ * until its first kernel starts. Returns 0, or -1 with m failed as a launch
+ * error. */
+static int run_once(measurer *ms, void *launch, bool first_launch, run_times *t, measurement *m)
 {
     skytune_events ev = {0};
     skytune_error perr = {0};
+    double started = now_s();
     int rc = ms->plugin->enqueue(launch, ms->queue, &ev, &perr);
+    first_start first = {.ms = ms};
+    bool awaiting_start = false;
+    if (first_launch && rc == 0 && ev.count > 0) {
+        pthread_mutex_init(&first.lock, NULL);
+        pthread_cond_init(&first.changed, NULL);
+        enter_stage(ms, STAGE_BUILD);
+        /* The driver calls back once the command runs, at once if it does
+         * already, and with an error status if it fails: always. */
+        awaiting_start = clSetEventCallback(ev.events[0], CL_RUNNING, on_first_start, &first) ==
+                         CL_SUCCESS;
+        if (!awaiting_start) enter_stage(ms, STAGE_VERIFY);
+        clFlush(ms->queue);
+    }
     cl_int finish = clFinish(ms->queue);
+    t->wall_s = now_s() - started;
+    if (awaiting_start) {
+        /* Some drivers call back after clFinish returns: the callback must
+         * be done with `first` (and with the worker's channel) first. */
+        pthread_mutex_lock(&first.lock);
+        while (!first.reported) pthread_cond_wait(&first.changed, &first.lock);
+        pthread_mutex_unlock(&first.lock);
+    }
+    if (first_launch && rc == 0 && ev.count > 0) {
+        pthread_cond_destroy(&first.changed);
+        pthread_mutex_destroy(&first.lock);
+    }
     if (rc != 0) {
         fail(m, MEAS_LAUNCH, "enqueue: %s [%s]", perr.message,
              perr.cl_error ? cl_error_name(perr.cl_error) : "no OpenCL error code");
@@ -342,6 +420,14 @@ static int run_once(measurer *ms, void *launch, run_times *t, measurement *m)
     return rc;
 }
 
+/* The first launch's time beyond its kernels' own: the driver's code
+ * generation where it defers it, a launch's overhead elsewhere. */
+static double deferred_build_s(const run_times *first)
+{
+    double beyond = first->wall_s - 1e-9 * first->total_ns;
+    return beyond > 0 ? beyond : 0.0;
+}
+
 /* Per-label medians over the timed runs, for plugins that enqueue several
  * kernels (e.g. a FIR filter and an FFT) and want each one's share. */
 static void summarise_parts(const run_times *runs, unsigned n_runs, measurement *m)
@@ -366,15 +452,63 @@ int measurer_compile(measurer *ms, const skytune_values *config, measurement *m,
 {
     measurement_init(m);
     cl_program program = NULL;
+    skytune_values logged = plugin_values_logged(config, &ms->lookups);
     double t0 = now_s();
     enter_stage(ms, STAGE_BUILD);
-    build_program(ms, config, false, &program, m);
+    build_program(ms, &logged, false, &program, m);
     if (program) clReleaseProgram(program);
     m->build_s = now_s() - t0;
     return 0;
 }
 
-int measurer_measure(measurer *ms, const skytune_values *config, measurement *m,
+/* A lookup of an undeclared name in `callback` fails the configuration:
+ * the plugin's result cannot be trusted. Returns -1 when it did. */
+static int check_lookups(measurer *ms, const char *callback, measurement *m)
+{
+    skytune_error lookup = {0};
+    if (plugin_lookup_check(ms->plugin, &ms->lookups, callback, &lookup) == 0) return 0;
+    fail(m, MEAS_LAUNCH, "%s", lookup.message);
+    return -1;
+}
+
+/* "output 'spectra': 12 of 8192 differ ..." for every output that failed,
+ * or the summary when the plugin filled the report without outputs. */
+static void fail_verification(measurement *m, const skytune_verify_report *report)
+{
+    m->max_abs_error = report->max_abs_error;
+    m->max_rel_error = report->max_rel_error;
+    m->first_mismatch = report->first_mismatch;
+    char text[2048];
+    size_t used = 0;
+    size_t n_outputs = report->n_outputs < SKYTUNE_MAX_OUTPUTS ? report->n_outputs
+                                                               : SKYTUNE_MAX_OUTPUTS;
+    for (size_t k = 0; k < n_outputs && used < sizeof text; k++) {
+        const skytune_output_report *o = &report->outputs[k];
+        if (o->passed) continue;
+        char name[64];
+        quote_text(o->name, name, sizeof name);
+        used += (size_t)snprintf(text + used, sizeof text - used,
+                                 "%soutput '%s': %lld of %zu differ from the CPU reference; "
+                                 "first at index %lld; max abs error %.6g, max rel error %.6g "
+                                 "(tolerance: abs %.3g or rel %.3g)",
+                                 used ? "; " : "", name, (long long)o->mismatches, o->count,
+                                 (long long)o->first_mismatch, o->max_abs_error,
+                                 o->max_rel_error, o->abs_tol, o->rel_tol);
+    }
+    if (used == 0)
+        snprintf(text, sizeof text,
+                 "%lld of the outputs differ from the CPU reference; first at index %lld; max "
+                 "abs error %.6g, max rel error %.6g",
+                 (long long)report->mismatches, (long long)report->first_mismatch,
+                 report->max_abs_error, report->max_rel_error);
+    if (report->n_outputs > SKYTUNE_MAX_OUTPUTS && used < sizeof text)
+        snprintf(text + used, sizeof text - used,
+                 "; the plugin compared more than %d outputs, the most a report holds",
+                 SKYTUNE_MAX_OUTPUTS);
+    fail(m, MEAS_WRONG_RESULT, "%s", text);
+}
+
+int measurer_measure(measurer *ms, const skytune_values *config_values, measurement *m,
                      skytune_error *err)
 {
     measurement_init(m);
@@ -383,6 +517,8 @@ int measurer_measure(measurer *ms, const skytune_values *config, measurement *m,
                             "the CPU reference that verification needs; open one without "
                             "skip_reference to measure");
     const skytune_plugin *pl = ms->plugin;
+    skytune_values logged = plugin_values_logged(config_values, &ms->lookups);
+    const skytune_values *config = &logged;
     skytune_error perr = {0};
     cl_program program = NULL;
     void *launch = NULL;
@@ -407,28 +543,28 @@ int measurer_measure(measurer *ms, const skytune_values *config, measurement *m,
              perr.cl_error ? cl_error_name(perr.cl_error) : "no OpenCL error code");
         goto done;
     }
+    if (check_lookups(ms, "prepare", m) != 0) goto done;
     enter_stage(ms, STAGE_VERIFY);
     if (pl->clear_outputs(ms->state, ms->queue, &perr) != 0) {
         fail(m, MEAS_LAUNCH, "clear_outputs: %s", perr.message);
         goto done;
     }
+    /* The poison must be in place before the first launch is timed, so
+     * that only the driver's own work fills the gap before it starts. */
+    clFinish(ms->queue);
     run_times verification;
-    if (run_once(ms, launch, &verification, m) != 0) goto done;
+    if (run_once(ms, launch, true, &verification, m) != 0) goto done;
+    double deferred_s = deferred_build_s(&verification);
+    m->build_s += deferred_s;
     skytune_verify_report report = {0};
-    if (pl->verify(ms->state, ms->queue, &report, &perr) != 0) {
+    if (pl->verify(ms->state, config, ms->queue, &report, &perr) != 0) {
         fail(m, MEAS_LAUNCH, "verify: %s", perr.message);
         goto done;
     }
-    m->verify_s = now_s() - t1;
+    if (check_lookups(ms, "verify", m) != 0) goto done;
+    m->verify_s = now_s() - t1 - deferred_s;
     if (!report.passed) {
-        m->max_abs_error = report.max_abs_error;
-        m->max_rel_error = report.max_rel_error;
-        m->first_mismatch = report.first_mismatch;
-        fail(m, MEAS_WRONG_RESULT,
-             "%lld of the outputs differ from the CPU reference; first at index %lld; max abs "
-             "error %.6g, max rel error %.6g",
-             (long long)report.mismatches, (long long)report.first_mismatch,
-             report.max_abs_error, report.max_rel_error);
+        fail_verification(m, &report);
         goto done;
     }
 
@@ -441,10 +577,10 @@ int measurer_measure(measurer *ms, const skytune_values *config, measurement *m,
     }
     enter_stage(ms, STAGE_WARM_UP);
     run_times warm_up;
-    if (run_once(ms, launch, &warm_up, m) != 0) goto done;
+    if (run_once(ms, launch, false, &warm_up, m) != 0) goto done;
     enter_stage(ms, STAGE_TIMED);
     for (unsigned r = 0; r < ms->opts.runs; r++) {
-        if (run_once(ms, launch, &runs[r], m) != 0) goto done;
+        if (run_once(ms, launch, false, &runs[r], m) != 0) goto done;
         samples[r] = runs[r].total_ns;
     }
     m->bench_s = now_s() - t2;
@@ -455,8 +591,9 @@ int measurer_measure(measurer *ms, const skytune_values *config, measurement *m,
     summarise_parts(runs, ms->opts.runs, m);
     if (m->median_ns > 0.0) {
         /* work per nanosecond is work per second in units of 10^9 */
-        if (pl->flops) m->gflops = pl->flops(ms->problem, config) / m->median_ns;
-        if (pl->bytes) m->gbs = pl->bytes(ms->problem, config) / m->median_ns;
+        if (pl->flops) m->gflops = pl->flops(&ms->problem, config) / m->median_ns;
+        if (pl->bytes) m->gbs = pl->bytes(&ms->problem, config) / m->median_ns;
+        if (check_lookups(ms, "flops or bytes", m) != 0) goto done;
     }
 
 done:

@@ -7,6 +7,14 @@
  * runs once and verifies, runs once to warm up, and runs `runs` more times,
  * each timed with OpenCL profiling events (all of a run's events summed).
  *
+ * Phases mean what they say on every driver. Some drivers (PoCL) generate
+ * the device code of a kernel at its first launch, for the work-group size
+ * it is launched with, not in clBuildProgram. The verification run is the
+ * first launch: until its first kernel starts the stage is `build` again
+ * (watched with the compile limit, not the kernel's), and the run's wall
+ * time beyond its kernels' own profiled time counts as build_s, not
+ * verify_s.
+ *
  * With a binary cache, a configuration's program comes from the cache when
  * an earlier build left it there, and a build from source leaves its
  * binary (or its failure) there for the next time. */
@@ -72,8 +80,9 @@ int measurer_compile(measurer *ms, const skytune_values *config, measurement *m,
  * unusable for good, and every later configuration would fail with it. */
 bool measurer_device_usable(measurer *ms);
 
-/* The build options a configuration gets, for `plugins show` and logs. */
+/* The build options a configuration gets, for `plugins show` and logs;
+ * -1 with a message when they do not fit or the plugin's defines fails. */
 int measurer_build_options(const measurer *ms, const skytune_values *config, char *buf,
-                           size_t len);
+                           size_t len, skytune_error *err);
 
 #endif

@@ -20,6 +20,14 @@
 #define SKYTUNE_PLUGIN_INSTALL_DIR "/usr/local/lib/skytune/plugins"
 #endif
 
+/* What a plugin of the previous ABI changes to load again, for the message
+ * that refuses it (docs/plugins.md, "Plugin ABI versions"). */
+#define ABI_CHANGES_FROM_PREVIOUS                                                              \
+    "; from version 3: verify takes the configuration (verify(state, config, queue, report, " \
+    "err)), the C constraint takes a `const char **why` for its reason, defines takes a "     \
+    "`skytune_error *err`, and the description gained build_options and derived_values "       \
+    "(both may stay NULL)"
+
 static int push_dir(char ***dirs, size_t *count, const char *dir, size_t len)
 {
     if (len == 0) return 0;
@@ -99,6 +107,27 @@ static int check_callbacks(const skytune_plugin *d, const char *path, skytune_er
     return 0;
 }
 
+/* The plugin's own compiler options reach clBuildProgram as they are, in
+ * one string that drivers split at spaces: keep them to what cannot
+ * surprise a driver's splitting. */
+#define BUILD_OPTIONS_MAX 512
+static int check_build_options(const skytune_plugin *d, const char *path, skytune_error *err)
+{
+    const char *o = d->build_options;
+    if (!o) return 0;
+    size_t n = strlen(o);
+    if (n > BUILD_OPTIONS_MAX)
+        return err_set(err, "plugin %s (%s): build_options has %zu characters; at most %d", d->name,
+                       path, n, BUILD_OPTIONS_MAX);
+    for (size_t k = 0; k < n; k++)
+        if (o[k] < ' ' || o[k] > '~' || o[k] == '"' || o[k] == '\'' || o[k] == '\\')
+            return err_set(err,
+                           "plugin %s (%s): build_options holds character %zu (code %u), which "
+                           "is not printable ASCII without quotes and backslashes",
+                           d->name, path, k + 1, (unsigned)(unsigned char)o[k]);
+    return 0;
+}
+
 /* Names are shared by expressions, -D macros and SQL columns, so a problem
  * parameter and a tuning parameter may not share one. */
 static int check_names(const skytune_plugin *d, const char *path, skytune_error *err)
@@ -136,11 +165,23 @@ static int check_names(const skytune_plugin *d, const char *path, skytune_error 
     }
     if (!d->tuning_params || !d->tuning_params[0].name)
         return err_set(err, "plugin %s (%s) declares no tuning parameter", d->name, path);
+    for (const skytune_derived_value *v = d->derived_values; v && v->name; v++) {
+        if (!name_is_identifier(v->name) || !v->compute)
+            return err_set(err,
+                           "plugin %s (%s): derived value '%s' needs an identifier for a name "
+                           "and a compute function",
+                           d->name, path, v->name);
+        for (size_t k = 0; k < n_seen; k++)
+            if (strcmp(seen[k], v->name) == 0)
+                return err_set(err, "plugin %s (%s): the name '%s' is declared twice", d->name,
+                               path, v->name);
+        if (n_seen < 512) seen[n_seen++] = v->name;
+    }
     for (const skytune_preset *p = d->presets; p && p->name; p++)
         if (!p->settings)
             return err_set(err, "plugin %s (%s): preset '%s' has no settings", d->name, path,
                            p->name);
-    return 0;
+    return check_build_options(d, path, err);
 }
 
 /* path names a file (it holds a '/'): dlopen searches the library path for
@@ -187,8 +228,9 @@ static int load_file(const char *path, loaded_plugin *out, skytune_error *err)
         dlclose(handle);
         return err_set(err,
                        "plugin %s was built for plugin ABI version %u, but this skytune loads "
-                       "version %u: rebuild the plugin against this skytune's skytune/plugin.h",
-                       path, found, SKYTUNE_PLUGIN_ABI_VERSION);
+                       "version %u: rebuild the plugin against this skytune's skytune/plugin.h%s",
+                       path, found, SKYTUNE_PLUGIN_ABI_VERSION,
+                       found == SKYTUNE_PLUGIN_ABI_VERSION - 1 ? ABI_CHANGES_FROM_PREVIOUS : "");
     }
     if (!plugin_memory_readable(desc, sizeof *desc)) {
         dlclose(handle);
@@ -216,7 +258,9 @@ static int load_file(const char *path, loaded_plugin *out, skytune_error *err)
      * a new build whose measurements are not mixed with the old one's. */
     char identity[256];
     snprintf(identity, sizeof identity, "%s %s\n", desc->name, desc->version);
-    uint64_t h = space_text_hash(identity) ^ space_text_hash(desc->kernel_source ? desc->kernel_source : "");
+    uint64_t h = space_text_hash(identity) ^
+                 space_text_hash(desc->kernel_source ? desc->kernel_source : "") ^
+                 (desc->build_options ? space_text_hash(desc->build_options) * 31u : 0u);
     snprintf(out->source_hash, sizeof out->source_hash, "%016llx", (unsigned long long)h);
     return 0;
 }

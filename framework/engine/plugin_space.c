@@ -5,15 +5,19 @@
 
 #include "cl_device.h"
 #include "params.h"
+#include "plugin_lookup.h"
 #include "problem.h"
 
 static int call_plugin_constraint(void *ctx, const skytune_values *config)
 {
-    const plugin_space_request *rq = ctx;
-    return rq->plugin->constraint(config, rq->problem, rq->device);
+    plugin_space_request *rq = ctx;
+    skytune_values logged_config = plugin_values_logged(config, &rq->lookups);
+    skytune_values logged_problem = plugin_values_logged(rq->problem, &rq->lookups);
+    const char *why = NULL;
+    return rq->plugin->constraint(&logged_config, &logged_problem, rq->device, &why);
 }
 
-int plugin_space_build(const plugin_space_request *rq, space **out, skytune_error *err)
+int plugin_space_build(plugin_space_request *rq, space **out, skytune_error *err)
 {
     const skytune_plugin *pl = rq->plugin;
     /* The plugin's own limits first: its C constraint may take time in
@@ -73,6 +77,11 @@ int plugin_space_build(const plugin_space_request *rq, space **out, skytune_erro
     rc = space_narrow(definition, rq->restricts, rq->n_restricts, rq->only, rq->n_only,
                       rq->control, out, err);
     space_free(definition);
+    if (rc == 0 && plugin_lookup_check(pl, &rq->lookups, "C constraint", err) != 0) {
+        space_free(*out);
+        *out = NULL;
+        rc = -1;
+    }
 done:
     for (size_t k = 0; k < expanded; k++) param_free(&params[k]);
     free(params);

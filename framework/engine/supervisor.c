@@ -263,11 +263,20 @@ static int run_request(supervisor *s, const uint16_t *idx, measurement *m, skytu
             uint32_t st = worker_get_u32(&msg);
             worker_message_free(&msg);
             if (id != request || st >= STAGE_COUNT) break;
+            measure_stage previous = stage;
             stage = (measure_stage)st;
             if (stage != STAGE_BUILD && build_end == 0) {
                 build_end = now_s();
                 limit_s = post_build_limit(s);
                 deadline = build_end + limit_s;
+            } else if (stage == STAGE_BUILD && previous != STAGE_BUILD) {
+                /* The first launch, while the driver generates the device
+                 * code (measurer.h): the compiler's limit, not the kernel's. */
+                limit_s = s->o.limits.compile_s;
+                deadline = now_s() + limit_s;
+            } else if (stage != STAGE_BUILD && previous == STAGE_BUILD) {
+                limit_s = post_build_limit(s);
+                deadline = now_s() + limit_s;
             }
             if (stage == STAGE_PREPARE && give_device(s, &io_err) != 0) break;
             continue;

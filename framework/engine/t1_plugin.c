@@ -365,9 +365,10 @@ static int read_output(t1_state *s, cl_command_queue queue, size_t k, void *into
                                                  "clEnqueueReadBuffer", s->spec->args[k].name);
 }
 
-static int t1_verify(void *opaque, cl_command_queue queue, skytune_verify_report *report,
-                     skytune_error *err)
+static int t1_verify(void *opaque, const skytune_values *config, cl_command_queue queue,
+                     skytune_verify_report *report, skytune_error *err)
 {
+    (void)config;
     t1_state *s = opaque;
     const t1_spec *spec = s->spec;
     memset(report, 0, sizeof *report);
@@ -437,8 +438,10 @@ static int expected_from_default(t1_state *s, skytune_error *err)
     t1_launch *launch = NULL;
     int rc = SKYTUNE_OK;
     cl_int status = CL_SUCCESS;
-    if (build_options_format(s->desc, s, s->problem, &config, options, sizeof options) != 0) {
-        rc = skytune_error_set(err, SKYTUNE_ERR_SETUP, "the build options do not fit");
+    skytune_error why = {0};
+    if (build_options_format(s->desc, s, s->problem, &config, options, sizeof options, &why) !=
+        0) {
+        rc = skytune_error_set(err, SKYTUNE_ERR_SETUP, "%s", why.message);
         goto done;
     }
     const char *source = spec->kernel_source;
@@ -466,7 +469,6 @@ static int expected_from_default(t1_state *s, skytune_error *err)
                                spec->path, shown, log);
         goto done;
     }
-    skytune_error why = {0};
     skytune_events events = {0};
     if ((rc = t1_prepare(s, program, &config, (void **)&launch, &why)) == SKYTUNE_OK &&
         (rc = t1_clear_outputs(s, s->queue, &why)) == SKYTUNE_OK)
@@ -511,10 +513,15 @@ static int t1_compute_reference(void *opaque, skytune_error *err)
     return s->spec->n_refs ? expected_from_references(s, err) : expected_from_default(s, err);
 }
 
-static int t1_defines(void *opaque, const skytune_values *config, char *buf, size_t len)
+static int t1_defines(void *opaque, const skytune_values *config, char *buf, size_t len,
+                      skytune_error *err)
 {
     const t1_state *s = opaque;
-    return (size_t)snprintf(buf, len, "%s", s->spec->compiler_options) < len ? 0 : -1;
+    (void)config;
+    if ((size_t)snprintf(buf, len, "%s", s->spec->compiler_options) < len) return 0;
+    return skytune_error_set(err, SKYTUNE_ERR_SETUP,
+                             "%s: the CompilerOptions do not fit in the build options",
+                             s->spec->path);
 }
 
 /* ------------------------------------------------------------ the description */

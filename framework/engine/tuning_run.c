@@ -7,6 +7,7 @@
 
 #include "binary_cache.h"
 #include "cl_device.h"
+#include "derived_values.h"
 #include "measurer.h"
 #include "plugin_space.h"
 #include "problem.h"
@@ -46,6 +47,10 @@ static int campaign_settings(const tuning_request *rq, const strategy *st, char 
  * what a device run and a replayed run have in common. */
 typedef struct recorded_campaign {
     const skytune_device_info *device;
+    /* The plugin and problem of a device run, whose derived values are
+     * recorded with each measurement; NULL in a replay. */
+    const skytune_plugin *plugin;
+    const skytune_values *problem;
     const char *plugin_name, *plugin_version, *source_hash;
     const char *problem_text;
     const space *space;
@@ -95,6 +100,8 @@ static int run_recorded(const tuning_request *rq, const recorded_campaign *rc,
 {
     history *hist = history_new();
     strategy *strat = NULL;
+    derived_values derived = {0};
+    bool deriving = false;
     store *st = NULL, *claim_store = NULL;
     claimant claims;
     int64_t campaign_id = 0;
@@ -135,6 +142,12 @@ static int run_recorded(const tuning_request *rq, const recorded_campaign *rc,
         err_set(err, "the run's settings (--restrict, --only, --strategy-opt) are too long");
         goto done;
     }
+    /* Before the database: a plugin whose derived values look up an
+     * undeclared name is refused without a trace. */
+    if (rc->plugin && derived_values_declared(rc->plugin)) {
+        if (derived_values_open(&derived, rc->plugin, rc->problem, rc->space, err) != 0) goto done;
+        deriving = true;
+    }
     if (rq->check_only) {
         status = 0;
         goto done;
@@ -150,9 +163,16 @@ static int run_recorded(const tuning_request *rq, const recorded_campaign *rc,
         goto done;
     }
     for (size_t k = 0; k < n_names; k++) names[k] = space_param(rc->space, k)->name;
+    const char *derived_names[MEAS_MAX_DERIVED];
+    store_plugin_columns columns = {
+        .params = names,
+        .n_params = n_names,
+        .derived = derived_names,
+        .n_derived = rc->plugin ? derived_values_names(rc->plugin, derived_names) : 0,
+    };
     int ids = store_device_id(st, rc->device, &device_id, err) != 0 ||
-              store_plugin_id(st, rc->plugin_name, rc->plugin_version, rc->source_hash, names,
-                              n_names, &plugin_id, err) != 0 ||
+              store_plugin_id(st, rc->plugin_name, rc->plugin_version, rc->source_hash, &columns,
+                              &plugin_id, err) != 0 ||
               store_problem_id(st, plugin_id, rc->problem_text, &problem_id, err) != 0;
     free(names);
     if (ids) goto done;
@@ -216,6 +236,8 @@ static int run_recorded(const tuning_request *rq, const recorded_campaign *rc,
         .claims = claim_store ? &claims : NULL,
         .on_event = rq->on_event,
         .event_ctx = rq->event_ctx,
+        .derive = deriving ? derived_values_compute : NULL,
+        .derive_ctx = &derived,
         .label = rq->label,
     };
     if (campaign_run(&cc, &out->result, err) != 0) goto done;
@@ -240,6 +262,7 @@ done:
     store_close(st);
     strategy_free(strat);
     history_free(hist);
+    if (deriving) derived_values_close(&derived);
     free(ranks);
     return status;
 }
@@ -434,6 +457,8 @@ static int run_on_device(const tuning_request *rq,
         /* Nothing is measured: no cache, no workers, no measurer. */
         recorded_campaign check = {
             .device = &dev->info,
+            .plugin = plugin.desc,
+            .problem = &prob.values,
             .plugin_name = plugin.desc->name,
             .plugin_version = plugin.desc->version,
             .source_hash = plugin.source_hash,
@@ -447,6 +472,8 @@ static int run_on_device(const tuning_request *rq,
     if (!rq->no_cache && binary_cache_open(rq->cache_dir, cache_limit, &cache, err) != 0) goto done;
     recorded_campaign rc_spec = {
         .device = &dev->info,
+        .plugin = plugin.desc,
+        .problem = &prob.values,
         .plugin_name = plugin.desc->name,
         .plugin_version = plugin.desc->version,
         .source_hash = plugin.source_hash,

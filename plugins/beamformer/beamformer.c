@@ -420,9 +420,10 @@ static double beamformer_tolerance(int64_t stations)
     return 2.0 * (double)stations * (double)(stations + 2) * ldexp(1.0, -24);
 }
 
-static int beamformer_verify(void *opaque, cl_command_queue queue, skytune_verify_report *report,
-                             skytune_error *err)
+static int beamformer_verify(void *opaque, const skytune_values *config, cl_command_queue queue,
+                             skytune_verify_report *report, skytune_error *err)
 {
+    (void)config;
     beamformer_state *s = opaque;
     const size_t floats = 2 * s->output_values;
     cl_int status = clEnqueueReadBuffer(queue, s->output_buf, CL_TRUE, 0, floats * sizeof(float),
@@ -430,8 +431,8 @@ static int beamformer_verify(void *opaque, cl_command_queue queue, skytune_verif
     if (status != CL_SUCCESS)
         return skytune_opencl_failure(err, SKYTUNE_ERR_LAUNCH, status,
                                       "clEnqueueReadBuffer (output)");
-    skytune_compare_floats(s->result, s->expected, floats,
-                           beamformer_tolerance(s->problem.stations), 0.0, report);
+    skytune_verify_floats(report, "beams", s->result, s->expected, floats,
+                          beamformer_tolerance(s->problem.stations), 0.0);
     return SKYTUNE_OK;
 }
 

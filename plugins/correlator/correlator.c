@@ -142,14 +142,16 @@ SKYTUNE_EXPORT int64_t skytune_correlator_whole_cells(int64_t stations, int64_t 
  * power of two at or above the cell count. The smallest size is always kept,
  * so no cell shape is left without a work-group. */
 static int correlator_constraint(const skytune_values *config, const skytune_values *problem,
-                                 const skytune_device_info *device)
+                                 const skytune_device_info *device, const char **why)
 {
     (void)device;
     const int64_t wg_size = skytune_int(config, "wg_size");
     const int64_t cells = whole_cell_count(skytune_int(problem, "stations"),
                                            skytune_int(config, "cell_width"),
                                            skytune_int(config, "cell_height"));
-    return wg_size <= SMALLEST_WG_SIZE || wg_size < 2 * cells;
+    if (wg_size <= SMALLEST_WG_SIZE || wg_size < 2 * cells) return 1;
+    *why = "wg_size at least twice the whole cells of a channel (mostly idle work-groups)";
+    return 0;
 }
 
 /* --------------------------------------------------------------- run state */
@@ -501,9 +503,10 @@ static int correlator_enqueue(void *opaque, cl_command_queue queue, skytune_even
     return rc;
 }
 
-static int correlator_verify(void *opaque, cl_command_queue queue, skytune_verify_report *report,
-                             skytune_error *err)
+static int correlator_verify(void *opaque, const skytune_values *config, cl_command_queue queue,
+                             skytune_verify_report *report, skytune_error *err)
 {
+    (void)config;
     correlator_state *s = opaque;
     cl_int status = clEnqueueReadBuffer(queue, s->output_buf, CL_TRUE, 0,
                                         s->output_floats * sizeof(float), s->result, 0, NULL,
@@ -533,7 +536,8 @@ static int correlator_verify(void *opaque, cl_command_queue queue, skytune_verif
     const double samples = (double)s->problem.samples;
     const double abs_tol = u * (2.0 * samples + 4.0 * samples * sqrt(samples));
     const double rel_tol = 4.0 * samples * u;
-    skytune_compare_floats(s->result, s->expected, s->output_floats, abs_tol, rel_tol, report);
+    skytune_verify_floats(report, "visibilities", s->result, s->expected, s->output_floats, abs_tol,
+                          rel_tol);
     return SKYTUNE_OK;
 }
 

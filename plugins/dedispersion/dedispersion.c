@@ -205,14 +205,16 @@ static int64_t max_tile_span(const dedispersion_problem *p, const skytune_values
 /* What an expression cannot say: with local_mem, `unroll` channels of
  * max_tile_span floats each must fit in the device's local memory. */
 static int dedispersion_constraint(const skytune_values *config, const skytune_values *problem,
-                                   const skytune_device_info *device)
+                                   const skytune_device_info *device, const char **why)
 {
     if (!skytune_int(config, "local_mem")) return 1;
     dedispersion_problem p;
     problem_read(problem, &p);
     const double bytes = (double)skytune_int(config, "unroll") *
                          (double)max_tile_span(&p, config) * (double)sizeof(float);
-    return bytes <= (double)device->local_mem_size;
+    if (bytes <= (double)device->local_mem_size) return 1;
+    *why = "local_mem: unroll channels of the tile's span do not fit in local memory";
+    return 0;
 }
 
 /* --------------------------------------------------------------- run state */
@@ -373,13 +375,15 @@ static int dedispersion_reference(void *opaque, skytune_error *err)
 
 /* Build options beyond the parameters: the input row stride and the local
  * staging size, both derived from the delays. */
-static int dedispersion_defines(void *opaque, const skytune_values *config, char *buf, size_t len)
+static int dedispersion_defines(void *opaque, const skytune_values *config, char *buf, size_t len,
+                                skytune_error *err)
 {
     const dedispersion_state *s = opaque;
     const int written = snprintf(buf, len, "-D IN_STRIDE=%lld -D MAX_TILE_SPAN=%lld",
                                  (long long)s->in_stride,
                                  (long long)max_tile_span(&s->problem, config));
-    return written < 0 || (size_t)written >= len ? -1 : 0;
+    if (written >= 0 && (size_t)written < len) return SKYTUNE_OK;
+    return skytune_error_set(err, SKYTUNE_ERR_SETUP, "the stride and tile defines do not fit");
 }
 
 /* The configuration must satisfy the constraints; checking again here turns
@@ -479,9 +483,10 @@ static int dedispersion_enqueue(void *opaque, cl_command_queue queue, skytune_ev
     return SKYTUNE_OK;
 }
 
-static int dedispersion_verify(void *opaque, cl_command_queue queue, skytune_verify_report *report,
-                               skytune_error *err)
+static int dedispersion_verify(void *opaque, const skytune_values *config, cl_command_queue queue,
+                               skytune_verify_report *report, skytune_error *err)
 {
+    (void)config;
     dedispersion_state *s = opaque;
     const size_t count = (size_t)s->problem.dms * (size_t)s->problem.samples;
     cl_int status = clEnqueueReadBuffer(queue, s->output_buf, CL_TRUE, 0, count * sizeof(float),
@@ -499,7 +504,7 @@ static int dedispersion_verify(void *opaque, cl_command_queue queue, skytune_ver
      * of its value, well above it for every realistic channel count. The sums
      * are positive, so no absolute tolerance is needed. */
     const double rel_tol = 2.0 * (double)s->problem.channels * ldexp(1.0, -24);
-    skytune_compare_floats(s->result, s->expected, count, 0.0, rel_tol, report);
+    skytune_verify_floats(report, "dedispersed", s->result, s->expected, count, 0.0, rel_tol);
     return SKYTUNE_OK;
 }
 

@@ -941,7 +941,8 @@ static int variant_of(const skytune_values *config)
 }
 
 /* Build options the parameters do not give directly. */
-static int gridding_defines(void *opaque, const skytune_values *config, char *buf, size_t len)
+static int gridding_defines(void *opaque, const skytune_values *config, char *buf, size_t len,
+                            skytune_error *err)
 {
     const gridding_state *s = opaque;
     const int variant = variant_of(config);
@@ -954,7 +955,8 @@ static int gridding_defines(void *opaque, const skytune_values *config, char *bu
         variant == VARIANT_ROMEIN, strcmp(skytune_string(config, "romein_loop"), "whole") == 0,
         (long long)s->problem.half_os, (long long)s->problem.cube_dim, WEIGHT_SCALE, SORT_WG,
         (long long)s->scan_wg);
-    return written < 0 || (size_t)written >= len ? -1 : 0;
+    if (written >= 0 && (size_t)written < len) return SKYTUNE_OK;
+    return skytune_error_set(err, SKYTUNE_ERR_SETUP, "the variant and size defines do not fit");
 }
 
 /* The rules of the constraints that keep the kernels in bounds, again: a
@@ -1293,9 +1295,10 @@ static int gridding_enqueue(void *opaque, cl_command_queue queue, skytune_events
  * point (see gridding_reference), and each batch's weight sum exact. The
  * weight sums count as elements after the grid's floats in the report:
  * index 2 * points + batch. */
-static int gridding_verify(void *opaque, cl_command_queue queue, skytune_verify_report *report,
-                           skytune_error *err)
+static int gridding_verify(void *opaque, const skytune_values *config, cl_command_queue queue,
+                           skytune_verify_report *report, skytune_error *err)
 {
+    (void)config;
     gridding_state *s = opaque;
     const gridding_problem *p = &s->problem;
     const size_t points = (size_t)p->points;

@@ -720,9 +720,10 @@ static int ppf_enqueue(void *opaque, cl_command_queue queue, skytune_events *eve
     return SKYTUNE_OK;
 }
 
-static int ppf_verify(void *opaque, cl_command_queue queue, skytune_verify_report *report,
-                      skytune_error *err)
+static int ppf_verify(void *opaque, const skytune_values *config, cl_command_queue queue,
+                      skytune_verify_report *report, skytune_error *err)
 {
+    (void)config;
     ppf_state *s = opaque;
     const size_t count = (size_t)s->problem.transforms * (size_t)s->problem.channels * 2;
     cl_int status = clEnqueueReadBuffer(queue, s->spectra_buf, CL_TRUE, 0, count * sizeof(float),
@@ -731,7 +732,7 @@ static int ppf_verify(void *opaque, cl_command_queue queue, skytune_verify_repor
         return skytune_opencl_failure(err, SKYTUNE_ERR_LAUNCH, status,
                                       "clEnqueueReadBuffer (spectra)");
     /* The absolute tolerance is worked out in ppf_reference. */
-    skytune_compare_floats(s->result, s->expected, count, s->abs_tol, 0.0, report);
+    skytune_verify_floats(report, "spectra", s->result, s->expected, count, s->abs_tol, 0.0);
     return SKYTUNE_OK;
 }
 

@@ -257,11 +257,14 @@ static int vector_add_enqueue(void *opaque, cl_command_queue queue, skytune_even
     return SKYTUNE_OK;
 }
 
-/* Read the result back (blocking) and compare it with the reference. */
-static int vector_add_verify(void *opaque, cl_command_queue queue, skytune_verify_report *report,
-                             skytune_error *err)
+/* Read the result back (blocking) and compare it with the reference. The
+ * configuration that produced it is there for tolerances that depend on it;
+ * an element-wise addition needs none. */
+static int vector_add_verify(void *opaque, const skytune_values *config, cl_command_queue queue,
+                             skytune_verify_report *report, skytune_error *err)
 {
     vector_add_state *s = opaque;
+    (void)config;
     cl_int status = clEnqueueReadBuffer(queue, s->c_buf, CL_TRUE, 0,
                                         (size_t)s->n * sizeof(float), s->result, 0, NULL, NULL);
     if (status != CL_SUCCESS)
@@ -270,8 +273,9 @@ static int vector_add_verify(void *opaque, cl_command_queue queue, skytune_verif
      * just like the host's, so a correct kernel reproduces the reference bit
      * for bit. One unit in the last place of relative slack accepts any
      * conforming device and still rejects every real mistake (a wrong or
-     * missing element is off by about 0.5 on average). */
-    skytune_compare_floats(s->result, s->expected, (size_t)s->n, 0.0, FLT_EPSILON, report);
+     * missing element is off by about 0.5 on average). Each output is
+     * compared under its own name and tolerances; this kernel has one, c. */
+    skytune_verify_floats(report, "c", s->result, s->expected, (size_t)s->n, 0.0, FLT_EPSILON);
     return SKYTUNE_OK;
 }
 
@@ -327,6 +331,7 @@ static const skytune_plugin vector_add_plugin = {
     .constraints = constraints,
     .constraint = NULL,       /* everything fits in expressions */
     .kernel_source = vector_add_cl_source,
+    .build_options = NULL,    /* OpenCL C 1.2, the engine's default; e.g. "-cl-std=CL2.0" */
     .generate_source = NULL,  /* the source does not change shape */
     .defines = NULL,          /* the parameters' own -D defines suffice */
     .setup = vector_add_setup,
@@ -339,6 +344,7 @@ static const skytune_plugin vector_add_plugin = {
     .teardown = vector_add_teardown,
     .flops = vector_add_flops,
     .bytes = vector_add_bytes,
+    .derived_values = NULL,   /* no numbers besides the time to record per configuration */
 };
 
 /* Exports skytune_plugin_entry, returning &vector_add_plugin. */

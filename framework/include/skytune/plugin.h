@@ -10,7 +10,8 @@
  *
  * Versioning. The description starts with abi_version; the engine refuses a
  * plugin whose abi_version differs from the SKYTUNE_PLUGIN_ABI_VERSION it was
- * built with. Any change to a struct in this header bumps the version.
+ * built with. Any change to a struct in this header bumps the version
+ * (docs/plugins.md, "Plugin ABI versions", says what each version changed).
  *
  * Ownership. Everything the engine passes to a callback is borrowed and valid
  * only for the duration of the call unless stated otherwise. Everything a
@@ -46,7 +47,7 @@
 extern "C" {
 #endif
 
-#define SKYTUNE_PLUGIN_ABI_VERSION 3u
+#define SKYTUNE_PLUGIN_ABI_VERSION 4u
 #define SKYTUNE_PLUGIN_ENTRY "skytune_plugin_entry"
 
 /* Return codes of plugin callbacks. */
@@ -95,12 +96,27 @@ typedef struct skytune_named_value {
     skytune_value value;
 } skytune_named_value;
 
+/* Where a typed lookup of a name the values do not hold is written down.
+ * The engine owns it: a misspelt name in a plugin (skytune_int(config,
+ * "wg_sise")) would otherwise read as 0 and go unnoticed, so the engine
+ * checks the record after each callback and reports the name as the
+ * plugin's error. */
+typedef struct skytune_lookup_log {
+    char missed[64];  /* the first name not found, cut to fit; "" when none */
+} skytune_lookup_log;
+
 /* A set of named values: a problem instance or a configuration. */
 typedef struct skytune_values {
     size_t count;
     const skytune_named_value *items;
+    /* Set by the engine on the values it passes to a callback (NULL
+     * elsewhere); plugins leave it alone. */
+    skytune_lookup_log *log;
 } skytune_values;
 
+/* The value of `name`, or NULL when the values hold no such name. A plugin
+ * that asks on purpose for a name that may be absent uses this one: it
+ * records nothing. */
 static inline const skytune_value *skytune_values_find(const skytune_values *v, const char *name)
 {
     for (size_t k = 0; v && k < v->count; k++)
@@ -109,26 +125,48 @@ static inline const skytune_value *skytune_values_find(const skytune_values *v, 
     return NULL;
 }
 
-/* Typed lookups. A missing name yields 0 (or ""); plugins look up only names
- * they declared, which the engine guarantees are present. */
+/* The typed lookups' miss: recorded for the engine, which reports it. */
+static inline void skytune_values_missed(const skytune_values *v, const char *name)
+{
+    if (!v || !v->log || v->log->missed[0]) return;
+    size_t n = strlen(name);
+    if (n >= sizeof v->log->missed) n = sizeof v->log->missed - 1;
+    memcpy(v->log->missed, name, n);
+    v->log->missed[n] = '\0';
+}
+
+/* Typed lookups of names the plugin declared. A name the values do not hold
+ * yields 0 (or "") and is recorded, and the engine turns it into an error
+ * naming the plugin and the name (the configuration fails, or the run stops
+ * before measuring when it happens building the space). */
 static inline int64_t skytune_int(const skytune_values *v, const char *name)
 {
     const skytune_value *x = skytune_values_find(v, name);
-    if (!x) return 0;
+    if (!x) {
+        skytune_values_missed(v, name);
+        return 0;
+    }
     return x->type == SKYTUNE_FLOAT ? (int64_t)x->f : x->i;
 }
 
 static inline double skytune_float(const skytune_values *v, const char *name)
 {
     const skytune_value *x = skytune_values_find(v, name);
-    if (!x) return 0.0;
+    if (!x) {
+        skytune_values_missed(v, name);
+        return 0.0;
+    }
     return x->type == SKYTUNE_FLOAT ? x->f : (double)x->i;
 }
 
 static inline const char *skytune_string(const skytune_values *v, const char *name)
 {
     const skytune_value *x = skytune_values_find(v, name);
-    return (x && x->type == SKYTUNE_STRING && x->s) ? x->s : "";
+    if (!x) {
+        skytune_values_missed(v, name);
+        return "";
+    }
+    return (x->type == SKYTUNE_STRING && x->s) ? x->s : "";
 }
 
 /* ------------------------------------------------------------- problem */
@@ -190,8 +228,8 @@ typedef struct skytune_device_info {
     char platform[128];
     char name[128];
     char vendor[128];
-    char driver_version[64];
-    char opencl_version[64];
+    char driver_version[256];
+    char opencl_version[256];
     int is_gpu;
     int64_t compute_units;
     int64_t max_clock_mhz;
@@ -243,27 +281,66 @@ static inline int skytune_events_add(skytune_events *ev, cl_event e, const char 
     return 0;
 }
 
-/* What verify reports: passed is 1 when every element is within tolerance. */
+/* One output's comparison: which output, the tolerances it was held to and
+ * what was found. A plugin with several outputs (a FIR output and its
+ * spectra, a grid and its weight sum) compares each with tolerances of its
+ * own, and a failure names the output and its tolerances. */
+#define SKYTUNE_MAX_OUTPUTS 8
+typedef struct skytune_output_report {
+    char name[32];             /* e.g. "spectra" */
+    double abs_tol, rel_tol;
+    size_t count;              /* elements compared */
+    int passed;
+    double max_abs_error;
+    double max_rel_error;
+    int64_t first_mismatch;    /* index of the first element out of tolerance, -1 if none */
+    int64_t mismatches;
+} skytune_output_report;
+
+/* What verify reports: passed is 1 when every element of every output is
+ * within tolerance. The summary fields are those of the first output that
+ * failed, or (all passed) the largest errors over the outputs. */
 typedef struct skytune_verify_report {
     int passed;
     double max_abs_error;
     double max_rel_error;
     int64_t first_mismatch;    /* index of the first element out of tolerance, -1 if none */
     int64_t mismatches;        /* how many elements are out of tolerance */
+    size_t n_outputs;
+    skytune_output_report outputs[SKYTUNE_MAX_OUTPUTS];
 } skytune_verify_report;
 
-/* Compare `n` floats: element k passes when |got-want| <= abs_tol or
- * |got-want| <= rel_tol*|want|. NaN in `got` never passes. Shared by every
- * plugin so that tolerance means the same thing everywhere. */
-static inline void skytune_compare_floats(const float *got, const float *want, size_t n,
-                                          double abs_tol, double rel_tol,
-                                          skytune_verify_report *r)
+/* Compare output `name`'s `n` floats with the reference and add the result
+ * to the report (the engine hands verify a report with no outputs). Element
+ * k passes when |got-want| <= abs_tol or |got-want| <= rel_tol*|want|; NaN
+ * in `got` never passes. Shared by every plugin so that tolerance means the
+ * same thing everywhere. Returns -1 when the report already holds
+ * SKYTUNE_MAX_OUTPUTS outputs (the comparison then fails the report). */
+static inline int skytune_verify_floats(skytune_verify_report *r, const char *name,
+                                        const float *got, const float *want, size_t n,
+                                        double abs_tol, double rel_tol)
 {
-    r->passed = 1;
-    r->max_abs_error = 0.0;
-    r->max_rel_error = 0.0;
-    r->first_mismatch = -1;
-    r->mismatches = 0;
+    if (r->n_outputs == 0) {
+        r->passed = 1;
+        r->max_abs_error = 0.0;
+        r->max_rel_error = 0.0;
+        r->first_mismatch = -1;
+        r->mismatches = 0;
+    }
+    if (r->n_outputs >= SKYTUNE_MAX_OUTPUTS) {
+        r->passed = 0;
+        return -1;
+    }
+    skytune_output_report *o = &r->outputs[r->n_outputs++];
+    snprintf(o->name, sizeof o->name, "%s", name ? name : "output");
+    o->abs_tol = abs_tol;
+    o->rel_tol = rel_tol;
+    o->count = n;
+    o->passed = 1;
+    o->max_abs_error = 0.0;
+    o->max_rel_error = 0.0;
+    o->first_mismatch = -1;
+    o->mismatches = 0;
     for (size_t k = 0; k < n; k++) {
         double g = got[k], w = want[k];
         double diff = fabs(g - w);
@@ -274,15 +351,46 @@ static inline void skytune_compare_floats(const float *got, const float *want, s
             diff = INFINITY;
             rel = INFINITY;
         }
-        if (diff > r->max_abs_error) r->max_abs_error = diff;
-        if (rel > r->max_rel_error) r->max_rel_error = rel;
+        if (diff > o->max_abs_error) o->max_abs_error = diff;
+        if (rel > o->max_rel_error) o->max_rel_error = rel;
         if (!ok) {
-            if (r->first_mismatch < 0) r->first_mismatch = (int64_t)k;
-            r->mismatches++;
-            r->passed = 0;
+            if (o->first_mismatch < 0) o->first_mismatch = (int64_t)k;
+            o->mismatches++;
+            o->passed = 0;
         }
     }
+    /* The summary follows the first failing output; while all pass, it
+     * holds the largest errors seen. */
+    int first_failure = !o->passed && r->passed;
+    if (first_failure || (r->passed && o->passed)) {
+        if (first_failure || o->max_abs_error > r->max_abs_error)
+            r->max_abs_error = o->max_abs_error;
+        if (first_failure || o->max_rel_error > r->max_rel_error)
+            r->max_rel_error = o->max_rel_error;
+        if (first_failure) r->first_mismatch = o->first_mismatch;
+    }
+    if (!o->passed) {
+        r->passed = 0;
+        r->mismatches += o->mismatches;
+    }
+    return 0;
 }
+
+/* A plugin with one output: the report holds just this comparison. */
+static inline void skytune_compare_floats(const float *got, const float *want, size_t n,
+                                          double abs_tol, double rel_tol,
+                                          skytune_verify_report *r)
+{
+    r->n_outputs = 0;
+    skytune_verify_floats(r, "output", got, want, n, abs_tol, rel_tol);
+}
+
+/* A number derived from the problem and the configuration alone. */
+typedef struct skytune_derived_value {
+    const char *name;          /* identifier; differs from every parameter's name */
+    const char *help;          /* one line, e.g. "sum of the dimensions' position differences" */
+    double (*compute)(const skytune_values *problem, const skytune_values *config);
+} skytune_derived_value;
 
 /*
  * The description. Arrays end with an element whose name (or expression) is
@@ -291,8 +399,10 @@ static inline void skytune_compare_floats(const float *got, const float *want, s
  * Call order for one problem instance:
  *   check_problem (before the search space is built)
  *   setup → reference → for each configuration:
- *       [build program] → prepare → clear_outputs → enqueue (verification)
- *       → verify → enqueue (warm-up) → enqueue × runs → release
+ *       [build program] → prepare → clear_outputs → enqueue (verification, the
+ *       first launch: a driver that generates device code then, as PoCL does,
+ *       has it counted as the build's time) → verify → enqueue (warm-up)
+ *       → enqueue × runs → release
  *   → teardown
  */
 typedef struct skytune_plugin {
@@ -319,9 +429,12 @@ typedef struct skytune_plugin {
     const char *const *constraints;    /* NULL-terminated list of expressions */
 
     /* Optional: what an expression cannot say. Called with every tuning
-     * parameter bound; return nonzero to accept the configuration. */
+     * parameter bound; return nonzero to accept the configuration. When it
+     * rejects one it may point *why at a short static text saying which
+     * rule ("more work-items than cells"): the engine counts rejections by
+     * reason, and `plugins show` and "no valid configuration" print them. */
     int (*constraint)(const skytune_values *config, const skytune_values *problem,
-                      const skytune_device_info *device);
+                      const skytune_device_info *device, const char **why);
 
     /* OpenCL C source. The engine builds it with `-D NAME=value` for every
      * tuning and problem parameter (integers in decimal, booleans as 0/1,
@@ -332,14 +445,25 @@ typedef struct skytune_plugin {
      * the problem is set or the plugin is loaded (docs/plugins.md). */
     const char *kernel_source;
 
+    /* Optional: OpenCL compiler options of the plugin's own, placed before
+     * the -D defines, e.g. "-cl-std=CL2.0 -cl-mad-enable". Without a
+     * -cl-std here the engine asks for OpenCL C 1.2 ("-cl-std=CL1.2"), which
+     * every OpenCL 1.2 and later driver compiles. Part of the plugin
+     * build's identity, like the source. Printable ASCII without quotes or
+     * backslashes, at most 512 characters (checked when loading). */
+    const char *build_options;
+
     /* Optional: a source generator for kernels whose shape changes with the
      * configuration. Returns a malloc'd string in *source; the engine frees. */
     int (*generate_source)(const skytune_values *config, const skytune_values *problem,
                            char **source, skytune_error *err);
 
     /* Optional: extra build options derived from the problem and the
-     * configuration (e.g. "-D MAX_DELAY=812"), written into buf. */
-    int (*defines)(void *state, const skytune_values *config, char *buf, size_t len);
+     * configuration (e.g. "-D MAX_DELAY=812"), written into buf. A nonzero
+     * return fails the configuration's build, with err's message as the
+     * reason (e.g. "the delays need 41000 floats of local memory"). */
+    int (*defines)(void *state, const skytune_values *config, char *buf, size_t len,
+                   skytune_error *err);
 
     /* Create inputs (deterministic, from ctx->seed) and device buffers. */
     int (*setup)(const skytune_setup_context *ctx, void **state, skytune_error *err);
@@ -360,9 +484,12 @@ typedef struct skytune_plugin {
     int (*enqueue)(void *launch, cl_command_queue queue, skytune_events *events,
                    skytune_error *err);
 
-    /* Read the outputs back and compare with the reference. */
-    int (*verify)(void *state, cl_command_queue queue, skytune_verify_report *report,
-                  skytune_error *err);
+    /* Read the outputs back and compare with the reference, each output
+     * with skytune_verify_floats (or skytune_compare_floats for one).
+     * `config` is the configuration that produced them, for tolerances that
+     * depend on it (the order of a float sum, say). */
+    int (*verify)(void *state, const skytune_values *config, cl_command_queue queue,
+                  skytune_verify_report *report, skytune_error *err);
 
     void (*release)(void *launch);
     void (*teardown)(void *state);
@@ -370,6 +497,12 @@ typedef struct skytune_plugin {
     /* Work of one run, for GFLOP/s and GB/s. */
     double (*flops)(const skytune_values *problem, const skytune_values *config);
     double (*bytes)(const skytune_values *problem, const skytune_values *config);
+
+    /* Optional: numbers a configuration has besides its time, which the
+     * engine stores with each of its measurements and shows as columns of
+     * results_<plugin> (a transposition's layout distance, say), so that
+     * queries can relate time to them. */
+    const struct skytune_derived_value *derived_values;
 
     /* Optional: what a description made at run time needs in setup, which
      * reaches it as ctx->plugin->data. Static descriptions leave it NULL. */
