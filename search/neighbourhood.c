@@ -306,8 +306,10 @@ static uint64_t vector_key(const space *s, const uint16_t *idx, bool exact)
     return key & (UINT64_MAX >> 1);
 }
 
-int repair_to_nearest(const space *s, const uint16_t *idx, size_t fixed, rank_filter accept,
-                      void *ctx, pcg32 *rng, size_t max_states, uint64_t *rank)
+/* Parameter `fixed` (REPAIR_NO_FIXED_PARAMETER: none) and those marked in
+ * `mask` (NULL: none) keep their values. */
+static int repair(const space *s, const uint16_t *idx, size_t fixed, const bool *mask,
+                  rank_filter accept, void *ctx, pcg32 *rng, size_t max_states, uint64_t *rank)
 {
     size_t n = space_param_count(s);
     if (space_count(s) == 0 || max_states == 0) return 0;
@@ -344,7 +346,7 @@ int repair_to_nearest(const space *s, const uint16_t *idx, size_t fixed, rank_fi
         }
         for (size_t o = 0; o < n && tail < max_states; o++) {
             size_t k = order[o];
-            if (k == fixed) continue;
+            if (k == fixed || (mask && mask[k])) continue;
             uint32_t values = (uint32_t)space_param(s, k)->count;
             for (int d = 0; d < 2 && tail < max_states; d++) {
                 int step = d == 0 ? first_step : -first_step;
@@ -367,6 +369,19 @@ done:
     free(queue);
     free(order);
     return found;
+}
+
+int repair_to_nearest(const space *s, const uint16_t *idx, size_t fixed, rank_filter accept,
+                      void *ctx, pcg32 *rng, size_t max_states, uint64_t *rank)
+{
+    return repair(s, idx, fixed, NULL, accept, ctx, rng, max_states, rank);
+}
+
+int repair_to_nearest_keeping(const space *s, const uint16_t *idx, const bool *fixed,
+                              rank_filter accept, void *ctx, pcg32 *rng, size_t max_states,
+                              uint64_t *rank)
+{
+    return repair(s, idx, REPAIR_NO_FIXED_PARAMETER, fixed, accept, ctx, rng, max_states, rank);
 }
 
 /* -------------------------------------------------------------- restarts */

@@ -119,6 +119,12 @@ typedef bool (*rank_filter)(void *ctx, uint64_t rank);
 int repair_to_nearest(const space *s, const uint16_t *idx, size_t fixed, rank_filter accept,
                       void *ctx, pcg32 *rng, size_t max_states, uint64_t *rank);
 
+/* The same, keeping every parameter k with fixed[k] (NULL: none) at its
+ * value, for a search that varies several parameters together. */
+int repair_to_nearest_keeping(const space *s, const uint16_t *idx, const bool *fixed,
+                              rank_filter accept, void *ctx, pcg32 *rng, size_t max_states,
+                              uint64_t *rank);
+
 /* A rank_filter accepting configurations not in the history (ctx is the
  * history). */
 bool rank_not_in_history(void *ctx, uint64_t rank);

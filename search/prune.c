@@ -6,26 +6,28 @@
  *    the fastest becomes the baseline (with baseline=first, the first valid
  *    configuration in rank order is evaluated instead). If all of them
  *    failed, sampling goes on until one runs.
- * 2. One parameter at a time. For every parameter and every other value of
- *    it, the baseline with that one value changed is evaluated. When that
- *    configuration breaks a constraint, the nearest valid configuration
- *    that keeps the value is used instead (fewest value steps on the other
- *    parameters). With baseline_update=best the baseline moves to the
- *    fastest configuration a parameter's sweep found before the next
- *    parameter is swept (coordinate descent); with none it stays put, as in
- *    the thesis.
- * 3. Pruning. A value's time is that of its configuration in its
- *    parameter's sweep (the baseline's own value: the baseline's time), so
- *    values are only compared with others in the same context. Values
- *    slower than `threshold` times the sweep's fastest are dropped; so are
- *    values that failed. Values with no valid configuration near the
- *    baseline are kept (nothing is known against them), and a parameter
- *    whose values all failed keeps them all.
+ * 2. One group at a time. A group is one parameter, or several that the
+ *    `groups` option names together (a pipeline stage's read and write
+ *    layouts, say), whose value combinations ("tuples") are swept jointly.
+ *    For every group and every other tuple of it, the baseline with that
+ *    tuple in place is evaluated. When that configuration breaks a
+ *    constraint, the nearest valid configuration that keeps the tuple is
+ *    used instead (fewest value steps on the other parameters). With
+ *    baseline_update=best the baseline moves to the fastest configuration a
+ *    group's sweep found before the next group is swept (coordinate
+ *    descent); with none it stays put, as in the thesis.
+ * 3. Pruning. A tuple's time is that of its configuration in its group's
+ *    sweep (the baseline's own tuple: the baseline's time), so tuples are
+ *    only compared with others in the same context. Tuples slower than
+ *    `threshold` times the sweep's fastest are dropped; so are tuples that
+ *    failed. Tuples with no valid configuration near the baseline are kept
+ *    (nothing is known against them), and a group whose tuples all failed
+ *    keeps them all.
  * 4. The reduced space, the valid configurations in the Cartesian product
- *    of the kept values, is searched exhaustively when the budget left
+ *    of the kept tuples, is searched exhaustively when the budget left
  *    covers it (or the budget is unknown), in best-first order: by the
  *    product of its values' slowdowns relative to their sweep's fastest,
- *    the separable estimate of its time. When it is larger than the budget
+ *    the separable estimate of its time (per group). When it is larger than the budget
  *    left, `second` decides: hill-climbing skips to step 5 at once (a local
  *    search spends a short budget better than a fraction of a large
  *    product, whose best-first order follows the separable estimate into
@@ -78,6 +80,14 @@ typedef struct prune_state {
     uint64_t seed;
     pcg32 rng;
     size_t n_params;
+    /* Groups, in the order of their first parameter: group g's parameters
+     * are group_params[group_start[g] .. group_start[g + 1]), and its tuples
+     * are [offset[g] .. offset[g + 1]) of sweep_time, log_slowdown and kept,
+     * numbered in mixed radix over its parameters (the last fastest). */
+    size_t n_groups;
+    size_t *group_params;
+    size_t *group_start;
+    bool *in_sweep;            /* scratch: the parameters of the group swept */
 
     bool baseline_first;
     size_t baseline_samples;
@@ -91,12 +101,12 @@ typedef struct prune_state {
     size_t samples_proposed;
     best_result baseline;
 
-    size_t sweep_param;        /* parameter being swept */
-    size_t sweep_value;        /* next value index to try */
+    size_t sweep_group;        /* group being swept */
+    size_t sweep_tuple;        /* next tuple to try */
     best_result sweep_best;    /* fastest configuration of this sweep */
 
-    size_t *offset;            /* parameter k's values start at [offset[k]] of: */
-    double *sweep_time;        /* each value's time in its sweep; NAN: not measured */
+    size_t *offset;            /* group g's tuples start at [offset[g]] of: */
+    double *sweep_time;        /* each tuple's time in its sweep; NAN: not measured */
     double *log_slowdown;      /* log(time / sweep's fastest); 0 when unknown */
     bool *kept;
     rank_list reduced;         /* listed reduced space, in search order */
@@ -110,8 +120,8 @@ typedef struct prune_state {
     uint64_t pending_rank;     /* the proposal awaiting its tell, when awaiting_tell */
     bool simulation;           /* a copy that prune_upcoming drives */
     bool simulation_stopped;   /* it reached a reduced space too large to list cheaply */
-    size_t pending_param;      /* the sweep value a proposal measures, */
-    uint16_t pending_value;    /* when phase is PHASE_SWEEP */
+    size_t pending_group;      /* the sweep tuple a proposal measures, */
+    size_t pending_tuple;      /* when phase is PHASE_SWEEP */
     uint16_t *idx;
     uint16_t *scratch;
 } prune_state;
@@ -124,6 +134,9 @@ static const strategy_option prune_options[] = {
     {"baseline_update", "best",
      "best: move the baseline to each sweep's fastest configuration; none: keep it (the thesis)"},
     {"threshold", "1.5", "drop values slower than threshold times the parameter's best value"},
+    {"groups", "",
+     "parameters swept together, their value combinations pruned as one: names joined by ',', "
+     "groups by ';' (e.g. 'in_layout,out_layout;wg'); the others each alone"},
     {"second", "hill-climbing",
      "for a reduced space larger than the budget left: hill-climbing (skip it and climb from the "
      "best), best-first (separable estimate) or random order"},
@@ -135,7 +148,7 @@ static void observe(prune_state *s, uint64_t rank, double objective)
     if (s->phase == PHASE_BASELINE) best_result_note(&s->baseline, rank, objective);
     if (s->phase == PHASE_SWEEP) {
         best_result_note(&s->sweep_best, rank, objective);
-        s->sweep_time[s->offset[s->pending_param] + s->pending_value] = objective;
+        s->sweep_time[s->offset[s->pending_group] + s->pending_tuple] = objective;
     }
 }
 
@@ -154,79 +167,115 @@ static strategy_answer propose_random(prune_state *s, uint64_t *out)
     return propose(s, rank, out);
 }
 
-/* The parameter just swept is done: maybe move the baseline, go on to the
- * next parameter. */
+/* Tuples of group g: the product of its parameters' value counts. */
+static size_t tuple_count(const prune_state *s, size_t g)
+{
+    return s->offset[g + 1] - s->offset[g];
+}
+
+/* Group g's tuple in idx. */
+static size_t tuple_of(const prune_state *s, size_t g, const uint16_t *idx)
+{
+    size_t t = 0;
+    for (size_t j = s->group_start[g]; j < s->group_start[g + 1]; j++) {
+        size_t k = s->group_params[j];
+        t = t * space_param(s->space, k)->count + idx[k];
+    }
+    return t;
+}
+
+/* Put group g's tuple t into idx. */
+static void set_tuple(const prune_state *s, size_t g, size_t t, uint16_t *idx)
+{
+    for (size_t j = s->group_start[g + 1]; j-- > s->group_start[g];) {
+        size_t k = s->group_params[j];
+        size_t values = space_param(s->space, k)->count;
+        idx[k] = (uint16_t)(t % values);
+        t /= values;
+    }
+}
+
+/* The group just swept is done: maybe move the baseline, go on to the next
+ * group. */
 static void finish_sweep(prune_state *s)
 {
     if (s->baseline_update && s->sweep_best.have &&
         s->sweep_best.objective < s->baseline.objective)
         s->baseline = s->sweep_best;
     s->sweep_best.have = false;
-    s->sweep_param++;
-    s->sweep_value = 0;
+    s->sweep_group++;
+    s->sweep_tuple = 0;
 }
 
-/* The next one-at-a-time configuration; false when every parameter has
+/* The next one-group-at-a-time configuration; false when every group has
  * been swept. Configurations already evaluated are observed for free. */
 static bool next_sweep_configuration(prune_state *s, uint64_t *rank)
 {
-    while (s->sweep_param < s->n_params) {
-        size_t k = s->sweep_param;
-        size_t values = space_param(s->space, k)->count;
+    while (s->sweep_group < s->n_groups) {
+        size_t g = s->sweep_group;
+        size_t tuples = tuple_count(s, g);
         space_unrank(s->space, s->baseline.rank, s->idx);
-        uint16_t base_value = s->idx[k];
-        if (s->sweep_value == 0) s->sweep_time[s->offset[k] + base_value] = s->baseline.objective;
-        while (s->sweep_value < values) {
-            uint16_t v = (uint16_t)s->sweep_value++;
-            if (v == base_value) continue;
-            s->idx[k] = v;
+        size_t base_tuple = tuple_of(s, g, s->idx);
+        if (s->sweep_tuple == 0) s->sweep_time[s->offset[g] + base_tuple] = s->baseline.objective;
+        for (size_t j = s->group_start[g]; j < s->group_start[g + 1]; j++)
+            s->in_sweep[s->group_params[j]] = true;
+        bool proposed = false;
+        while (s->sweep_tuple < tuples) {
+            size_t t = s->sweep_tuple++;
+            if (t == base_tuple) continue;
+            set_tuple(s, g, t, s->idx);
             uint64_t r;
-            int found = repair_to_nearest(s->space, s->idx, k, NULL, NULL, &s->rng,
-                                          REPAIR_DEFAULT_STATES, &r);
-            s->idx[k] = base_value;
+            int found = repair_to_nearest_keeping(s->space, s->idx, s->in_sweep, NULL, NULL,
+                                                  &s->rng, REPAIR_DEFAULT_STATES, &r);
+            set_tuple(s, g, base_tuple, s->idx);
             if (found < 0) {
                 s->degraded = true;
-                return false;
+                break;
             }
-            if (found == 0) continue; /* no valid configuration near the baseline has v */
-            s->pending_param = k;
-            s->pending_value = v;
+            if (found == 0) continue; /* no valid configuration near the baseline has t */
+            s->pending_group = g;
+            s->pending_tuple = t;
             double known;
             if (history_lookup(s->history, r, &known)) {
                 observe(s, r, objective_or_failure(known));
                 continue;
             }
             *rank = r;
-            return true;
+            proposed = true;
+            break;
         }
+        for (size_t j = s->group_start[g]; j < s->group_start[g + 1]; j++)
+            s->in_sweep[s->group_params[j]] = false;
+        if (proposed) return true;
+        if (s->degraded) return false;
         finish_sweep(s);
     }
     return false;
 }
 
-/* The fastest time in parameter k's sweep; +infinity when all failed or
- * none was measured. */
-static double sweep_fastest(const prune_state *s, size_t k)
+/* The fastest time in group g's sweep; +infinity when all failed or none
+ * was measured. */
+static double sweep_fastest(const prune_state *s, size_t g)
 {
     double fastest = INFINITY;
-    for (size_t v = s->offset[k]; v < s->offset[k + 1]; v++)
-        if (s->sweep_time[v] < fastest) fastest = s->sweep_time[v];
+    for (size_t t = s->offset[g]; t < s->offset[g + 1]; t++)
+        if (s->sweep_time[t] < fastest) fastest = s->sweep_time[t];
     return fastest;
 }
 
-/* Decides which values stay, and each value's slowdown against its sweep's
+/* Decides which tuples stay, and each tuple's slowdown against its sweep's
  * fastest for the best-first order. */
-static void decide_kept_values(prune_state *s)
+static void decide_kept_tuples(prune_state *s)
 {
-    for (size_t k = 0; k < s->n_params; k++) {
-        double fastest = sweep_fastest(s, k);
-        for (size_t v = s->offset[k]; v < s->offset[k + 1]; v++) {
-            double t = s->sweep_time[v];
-            bool unmeasured = t != t;
-            s->kept[v] = unmeasured || fastest == INFINITY || t <= s->threshold * fastest;
-            /* Unmeasured values count as the fastest: nothing is known against them. */
-            s->log_slowdown[v] = !unmeasured && t < INFINITY && fastest < INFINITY
-                                     ? log(t / fastest)
+    for (size_t g = 0; g < s->n_groups; g++) {
+        double fastest = sweep_fastest(s, g);
+        for (size_t t = s->offset[g]; t < s->offset[g + 1]; t++) {
+            double time = s->sweep_time[t];
+            bool unmeasured = time != time;
+            s->kept[t] = unmeasured || fastest == INFINITY || time <= s->threshold * fastest;
+            /* Unmeasured tuples count as the fastest: nothing is known against them. */
+            s->log_slowdown[t] = !unmeasured && time < INFINITY && fastest < INFINITY
+                                     ? log(time / fastest)
                                      : 0.0;
         }
     }
@@ -237,7 +286,8 @@ static void decide_kept_values(prune_state *s)
 static double estimate(const prune_state *s, const uint16_t *idx)
 {
     double total = 0.0;
-    for (size_t k = 0; k < s->n_params; k++) total += s->log_slowdown[s->offset[k] + idx[k]];
+    for (size_t g = 0; g < s->n_groups; g++)
+        total += s->log_slowdown[s->offset[g] + tuple_of(s, g, idx)];
     return total;
 }
 
@@ -253,22 +303,24 @@ static int compare_estimates(const void *a, const void *b)
     return (x->rank > y->rank) - (x->rank < y->rank);
 }
 
-/* Next combination of kept values after idx (odometer, last parameter
- * fastest); false after the last one. */
+/* The first kept tuple of group g at or after t; tuple_count when none. */
+static size_t next_kept_tuple(const prune_state *s, size_t g, size_t t)
+{
+    while (t < tuple_count(s, g) && !s->kept[s->offset[g] + t]) t++;
+    return t;
+}
+
+/* Next combination of kept tuples after idx (odometer over the groups, the
+ * last group fastest); false after the last one. */
 static bool next_kept_combination(const prune_state *s, uint16_t *idx)
 {
-    for (size_t k = s->n_params; k-- > 0;) {
-        size_t values = space_param(s->space, k)->count;
-        const bool *kept = s->kept + s->offset[k];
-        size_t v = idx[k] + 1u;
-        while (v < values && !kept[v]) v++;
-        if (v < values) {
-            idx[k] = (uint16_t)v;
+    for (size_t g = s->n_groups; g-- > 0;) {
+        size_t t = next_kept_tuple(s, g, tuple_of(s, g, idx) + 1);
+        if (t < tuple_count(s, g)) {
+            set_tuple(s, g, t, idx);
             return true;
         }
-        v = 0;
-        while (!kept[v]) v++;
-        idx[k] = (uint16_t)v;
+        set_tuple(s, g, next_kept_tuple(s, g, 0), idx);
     }
     return false;
 }
@@ -277,12 +329,11 @@ static bool next_kept_combination(const prune_state *s, uint16_t *idx)
  * marks it to be sampled when it is too large to list. */
 static void build_reduced_space(prune_state *s)
 {
-    decide_kept_values(s);
+    decide_kept_tuples(s);
     uint64_t product = 1;
-    for (size_t k = 0; k < s->n_params; k++) {
+    for (size_t g = 0; g < s->n_groups; g++) {
         uint64_t kept = 0;
-        for (size_t v = 0; v < space_param(s->space, k)->count; v++)
-            kept += s->kept[s->offset[k] + v];
+        for (size_t t = s->offset[g]; t < s->offset[g + 1]; t++) kept += s->kept[t];
         product = kept && product > PRUNE_MAX_WALKED / kept ? PRUNE_MAX_WALKED + 1 : product * kept;
     }
     if (s->simulation && product > PRUNE_SIMULATION_MAX_WALKED) {
@@ -293,12 +344,7 @@ static void build_reduced_space(prune_state *s)
         s->reduced_sampled = s->second != SECOND_HILL_CLIMBING;
         return;
     }
-    for (size_t k = 0; k < s->n_params; k++) {
-        const bool *kept = s->kept + s->offset[k];
-        size_t v = 0;
-        while (!kept[v]) v++;
-        s->idx[k] = (uint16_t)v;
-    }
+    for (size_t g = 0; g < s->n_groups; g++) set_tuple(s, g, next_kept_tuple(s, g, 0), s->idx);
     do {
         uint64_t r;
         if (space_is_valid(s->space, s->idx) && space_rank(s->space, s->idx, &r) == 0 &&
@@ -340,16 +386,15 @@ static void build_reduced_space(prune_state *s)
 static bool sample_reduced(prune_state *s, uint64_t *rank)
 {
     for (int attempt = 0; attempt < PRUNE_SAMPLE_TRIES; attempt++) {
-        for (size_t k = 0; k < s->n_params; k++) {
-            size_t values = space_param(s->space, k)->count;
-            const bool *kept = s->kept + s->offset[k];
+        for (size_t g = 0; g < s->n_groups; g++) {
+            const bool *kept = s->kept + s->offset[g];
             size_t n_kept = 0;
-            for (size_t v = 0; v < values; v++) n_kept += kept[v];
+            for (size_t t = 0; t < tuple_count(s, g); t++) n_kept += kept[t];
             size_t pick = pcg32_bounded(&s->rng, (uint32_t)n_kept);
-            size_t v = 0;
-            for (;; v++)
-                if (kept[v] && pick-- == 0) break;
-            s->idx[k] = (uint16_t)v;
+            size_t t = 0;
+            for (;; t++)
+                if (kept[t] && pick-- == 0) break;
+            set_tuple(s, g, t, s->idx);
         }
         uint64_t r;
         if (space_is_valid(s->space, s->idx) && space_rank(s->space, s->idx, &r) == 0 &&
@@ -437,6 +482,9 @@ static void prune_destroy(void *state)
     prune_state *s = state;
     if (!s) return;
     strategy_free(s->climber);
+    free(s->group_params);
+    free(s->group_start);
+    free(s->in_sweep);
     free(s->offset);
     free(s->sweep_time);
     free(s->log_slowdown);
@@ -468,17 +516,20 @@ static void *prune_copy(const void *state, const history *layer)
     copy->history = layer;
     copy->simulation = true;
     copy->climber = NULL;
-    size_t n_values = s->offset[s->n_params];
-    copy->offset = duplicate(s->offset, s->n_params + 1, sizeof *s->offset);
-    copy->sweep_time = duplicate(s->sweep_time, n_values + 1, sizeof *s->sweep_time);
-    copy->log_slowdown = duplicate(s->log_slowdown, n_values + 1, sizeof *s->log_slowdown);
-    copy->kept = duplicate(s->kept, n_values + 1, sizeof *s->kept);
+    size_t n_tuples = s->offset[s->n_groups];
+    copy->group_params = duplicate(s->group_params, s->n_params + 1, sizeof *s->group_params);
+    copy->group_start = duplicate(s->group_start, s->n_groups + 1, sizeof *s->group_start);
+    copy->in_sweep = duplicate(s->in_sweep, s->n_params + 1, sizeof *s->in_sweep);
+    copy->offset = duplicate(s->offset, s->n_groups + 1, sizeof *s->offset);
+    copy->sweep_time = duplicate(s->sweep_time, n_tuples + 1, sizeof *s->sweep_time);
+    copy->log_slowdown = duplicate(s->log_slowdown, n_tuples + 1, sizeof *s->log_slowdown);
+    copy->kept = duplicate(s->kept, n_tuples + 1, sizeof *s->kept);
     copy->idx = duplicate(s->idx, s->n_params + 1, sizeof *s->idx);
     copy->scratch = duplicate(s->scratch, s->n_params + 1, sizeof *s->scratch);
     copy->reduced_borrowed = s->phase == PHASE_REDUCED;
     if (!copy->reduced_borrowed) copy->reduced = (rank_list){0};
-    if (!copy->offset || !copy->sweep_time || !copy->log_slowdown || !copy->kept || !copy->idx ||
-        !copy->scratch) {
+    if (!copy->group_params || !copy->group_start || !copy->in_sweep || !copy->offset ||
+        !copy->sweep_time || !copy->log_slowdown || !copy->kept || !copy->idx || !copy->scratch) {
         prune_destroy(copy);
         return NULL;
     }
@@ -504,6 +555,101 @@ static size_t prune_upcoming(void *state, uint64_t *ranks, size_t max)
     static const double outcomes[] = {SIMULATED_SLOW, SIMULATED_FAST};
     return simulate_upcoming(s, s->history, &prune_simulation,
                              s->awaiting_tell ? &s->pending_rank : NULL, outcomes, 2, ranks, max);
+}
+
+/* A group's sweep measures each of its tuples once: beyond this many, a
+ * group of parameters is better searched by a strategy than swept. */
+#define PRUNE_MAX_GROUP_TUPLES ((size_t)1 << 16)
+
+/* The group each parameter is named in by the `groups` option ("a,b;c"),
+ * into group_of (SIZE_MAX: none); fails naming an unknown or repeated
+ * parameter, or an empty name. */
+static int parse_groups(const prune_state *s, const char *text, size_t *group_of,
+                        size_t *n_named, skytune_error *err)
+{
+    for (size_t k = 0; k < s->n_params; k++) group_of[k] = SIZE_MAX;
+    *n_named = 0;
+    const char *p = text;
+    while (*p) {
+        for (;;) {
+            while (*p == ' ') p++;
+            size_t len = strcspn(p, ",;");
+            while (len > 0 && p[len - 1] == ' ') len--;
+            char name[128];
+            if (len == 0 || len >= sizeof name)
+                return err_set(err, "option groups='%s': a parameter name is %s; write names "
+                                    "joined by ',' and groups by ';', e.g. 'a,b;c'",
+                               text, len == 0 ? "missing" : "too long");
+            memcpy(name, p, len);
+            name[len] = '\0';
+            int k = space_param_index(s->space, name);
+            if (k < 0) {
+                char valid[1024];
+                size_t used = 0;
+                valid[0] = '\0';
+                for (size_t j = 0; j < s->n_params && used < sizeof valid; j++)
+                    used += (size_t)snprintf(valid + used, sizeof valid - used, "%s%s",
+                                             j ? ", " : "", space_param(s->space, j)->name);
+                return err_set(err, "option groups: '%s' is not a tuning parameter; they are: %s",
+                               name, valid);
+            }
+            if (group_of[k] != SIZE_MAX)
+                return err_set(err, "option groups: '%s' is named twice", name);
+            group_of[k] = *n_named;
+            p += strcspn(p, ",;");
+            if (*p != ',') break;
+            p++;
+        }
+        (*n_named)++;
+        if (*p == ';') p++;
+    }
+    return 0;
+}
+
+/* The groups in the order of their first parameter, every parameter not
+ * named in the option a group of its own, and their tuples' offsets. */
+static int set_groups(prune_state *s, const char *text, skytune_error *err)
+{
+    size_t *group_of = calloc(s->n_params + 1, sizeof *group_of);
+    bool *placed = calloc(s->n_params + 1, sizeof *placed);
+    s->group_params = calloc(s->n_params + 1, sizeof *s->group_params);
+    s->group_start = calloc(s->n_params + 2, sizeof *s->group_start);
+    s->offset = calloc(s->n_params + 2, sizeof *s->offset);
+    int rc = 0;
+    size_t n_named = 0;
+    if (!group_of || !placed || !s->group_params || !s->group_start || !s->offset) {
+        rc = err_set(err, "out of memory");
+        goto done;
+    }
+    if ((rc = parse_groups(s, text ? text : "", group_of, &n_named, err)) != 0) goto done;
+    size_t n = 0;
+    for (size_t k = 0; k < s->n_params; k++) {
+        if (placed[k]) continue;
+        size_t g = s->n_groups;
+        s->group_start[g] = n;
+        size_t tuples = 1;
+        for (size_t j = k; j < s->n_params; j++) {
+            if (j != k && (group_of[k] == SIZE_MAX || group_of[j] != group_of[k])) continue;
+            s->group_params[n++] = j;
+            placed[j] = true;
+            size_t values = space_param(s->space, j)->count;
+            tuples = tuples > PRUNE_MAX_GROUP_TUPLES / values ? PRUNE_MAX_GROUP_TUPLES + 1
+                                                               : tuples * values;
+        }
+        if (tuples > PRUNE_MAX_GROUP_TUPLES) {
+            rc = err_set(err, "option groups: the group holding '%s' has more than %zu value "
+                              "combinations to sweep; make it smaller",
+                         space_param(s->space, k)->name, PRUNE_MAX_GROUP_TUPLES);
+            goto done;
+        }
+        s->offset[g + 1] = s->offset[g] + tuples;
+        s->n_groups++;
+        s->group_start[s->n_groups] = n;
+    }
+done:
+    free(group_of);
+    free(placed);
+    return rc;
 }
 
 static int prune_create(const strategy_setup *setup, const strategy_options *options,
@@ -539,22 +685,24 @@ static int prune_create(const strategy_setup *setup, const strategy_options *opt
     s->n_params = space_param_count(setup->space);
     s->idx = calloc(s->n_params + 1, sizeof *s->idx);
     s->scratch = calloc(s->n_params + 1, sizeof *s->scratch);
-    s->offset = calloc(s->n_params + 1, sizeof *s->offset);
-    if (!s->idx || !s->scratch || !s->offset) {
+    s->in_sweep = calloc(s->n_params + 1, sizeof *s->in_sweep);
+    if (!s->idx || !s->scratch || !s->in_sweep) {
         prune_destroy(s);
         return err_set(err, "out of memory");
     }
-    for (size_t k = 0; k < s->n_params; k++)
-        s->offset[k + 1] = s->offset[k] + space_param(s->space, k)->count;
-    size_t n_values = s->offset[s->n_params];
-    s->sweep_time = malloc((n_values + 1) * sizeof *s->sweep_time);
-    s->log_slowdown = calloc(n_values + 1, sizeof *s->log_slowdown);
-    s->kept = calloc(n_values + 1, sizeof *s->kept);
+    if (set_groups(s, strategy_option_string(options, "groups"), err) != 0) {
+        prune_destroy(s);
+        return -1;
+    }
+    size_t n_tuples = s->offset[s->n_groups];
+    s->sweep_time = malloc((n_tuples + 1) * sizeof *s->sweep_time);
+    s->log_slowdown = calloc(n_tuples + 1, sizeof *s->log_slowdown);
+    s->kept = calloc(n_tuples + 1, sizeof *s->kept);
     if (!s->sweep_time || !s->log_slowdown || !s->kept) {
         prune_destroy(s);
         return err_set(err, "out of memory");
     }
-    for (size_t v = 0; v < n_values; v++) s->sweep_time[v] = NAN;
+    for (size_t t = 0; t < n_tuples; t++) s->sweep_time[t] = NAN;
     s->baseline_first = strcmp(baseline, "first") == 0;
     s->baseline_samples = s->baseline_first ? 1 : (size_t)samples;
     s->baseline_update = strcmp(update, "best") == 0;

@@ -503,6 +503,89 @@ Test(search_strategies, prune_sweeps_around_a_baseline_even_where_constraints_bi
     space_free(s);
 }
 
+/* p0 and p1 interact: the time is lowest where they agree, and lowest of
+ * all at (6, 6); p2 is separable. Swept one at a time around a baseline off
+ * the diagonal, each parameter's best value is the other's: only a joint
+ * sweep sees (6, 6) without luck. */
+static double interacting(const uint16_t *idx, size_t n)
+{
+    (void)n;
+    double gap = (double)idx[0] - (double)idx[1];
+    return 1000.0 * (1.0 + 0.5 * gap * gap + 0.02 * (6 - idx[0]) + 0.02 * (6 - idx[1])) *
+           (idx[2] == 3 ? 1.0 : 1.3);
+}
+
+Test(search_strategies, prune_sweeps_a_group_of_parameters_as_one)
+{
+    space *s = fixture_space(3, 7, NULL, 0);
+    double optimum = true_optimum(s, interacting);
+    cr_assert_eq(optimum, 1000.0);
+    static const char *const settings[] = {"groups=p0,p1", "baseline_samples=4",
+                                           "threshold=1.05"};
+    for (uint64_t seed = 1; seed <= 5; seed++) {
+        history *h = history_new();
+        strategy_setup setup = {.space = s, .history = h, .seed = seed, .budget = 500};
+        strategy *st;
+        skytune_error err = {0};
+        cr_assert_eq(strategy_create("prune", &setup, settings, 3, &st, &err), 0, "%s",
+                     err.message);
+        /* The baseline samples, then every other tuple of the group with p2
+         * at the baseline's value, each once: 48, less those the samples
+         * measured already. */
+        uint16_t idx[3], samples[4][3];
+        double sample_time[4];
+        uint64_t rank;
+        size_t baseline = 0;
+        for (size_t e = 0; e < 4; e++) {
+            cr_assert_eq(strategy_ask(st, &rank), STRATEGY_PROPOSE);
+            space_unrank(s, rank, samples[e]);
+            sample_time[e] = interacting(samples[e], 3);
+            if (sample_time[e] < sample_time[baseline]) baseline = e;
+            cr_assert_eq(history_add(h, rank, sample_time[e]), 0);
+            strategy_tell(st, rank, sample_time[e]);
+        }
+        const uint16_t *base = samples[baseline];
+        bool seen[7][7] = {{false}};
+        seen[base[0]][base[1]] = true;
+        size_t sweep = 48;
+        for (size_t e = 0; e < 4; e++)
+            if (samples[e][2] == base[2] && !seen[samples[e][0]][samples[e][1]]) {
+                seen[samples[e][0]][samples[e][1]] = true;
+                sweep--;
+            }
+        for (size_t e = 0; e < sweep; e++) {
+            cr_assert_eq(strategy_ask(st, &rank), STRATEGY_PROPOSE);
+            space_unrank(s, rank, idx);
+            cr_assert_eq(idx[2], base[2], "seed %llu: p2 moved during the group's sweep",
+                         (unsigned long long)seed);
+            cr_assert(!seen[idx[0]][idx[1]], "seed %llu: a tuple swept twice",
+                      (unsigned long long)seed);
+            seen[idx[0]][idx[1]] = true;
+            double t = interacting(idx, 3);
+            cr_assert_eq(history_add(h, rank, t), 0);
+            strategy_tell(st, rank, t);
+        }
+        /* Then p2 alone (6 more) and the reduced space: the optimum. */
+        bool found = false;
+        for (size_t e = 0; e < 6 + 2 && !found; e++) {
+            cr_assert_eq(strategy_ask(st, &rank), STRATEGY_PROPOSE);
+            space_unrank(s, rank, idx);
+            double t = interacting(idx, 3);
+            found = t == optimum;
+            cr_assert_eq(history_add(h, rank, t), 0);
+            strategy_tell(st, rank, t);
+        }
+        double best = INFINITY;
+        for (size_t j = 0; j < history_count(h); j++)
+            if (history_objective_at(h, j) < best) best = history_objective_at(h, j);
+        cr_assert_eq(best, optimum, "seed %llu: the optimum was not found after the sweeps",
+                     (unsigned long long)seed);
+        strategy_free(st);
+        history_free(h);
+    }
+    space_free(s);
+}
+
 Test(search_strategies, bad_option_values_are_refused_naming_the_valid_ones)
 {
     space *s = fixture_space(3, 4, NULL, 0);
@@ -521,6 +604,9 @@ Test(search_strategies, bad_option_values_are_refused_naming_the_valid_ones)
         {"evolutionary", "mutation=2", "mutation"},
         {"prune", "second=simplex", "hill-climbing, best-first, random"},
         {"prune", "threshold=0.5", "threshold"},
+        {"prune", "groups=p0,q7", "'q7' is not a tuning parameter; they are: p0, p1, p2"},
+        {"prune", "groups=p0,p1;p1", "'p1' is named twice"},
+        {"prune", "groups=p0,,p1", "a parameter name is missing"},
         {"bayes", "hc_share=1.5", "hc_share must be in 0..1"},
         {"bayes", "relevance=2", "relevance must be 0 or 1"},
         {"bayes", "pow2=-1", "pow2 must be 0 or 1"},
