@@ -78,9 +78,9 @@ static const skytune_tuning_param tuning_params[] = {
     {"tile", SKYTUNE_LIST, "8,16,32,64", 0, 0, 0,
      "side of the square tile staged in local memory (tiled only)"},
     {"wg_x", SKYTUNE_POW2, NULL, 1, 256, 0,
-     "work-items along the input's contiguous dimension"},
+     "work-group side along the input's contiguous dimension (tiled: along a tile's rows)"},
     {"wg_y", SKYTUNE_POW2, NULL, 1, 256, 0,
-     "work-items along the second dimension (direct: the input's next; tiled: the tile's)"},
+     "work-group side along the input's next dimension (tiled: across a tile's rows)"},
     {NULL, 0, NULL, 0, 0, 0, NULL}
 };
 
