@@ -434,6 +434,37 @@ Test(transpose_small, only_with_a_text_that_is_no_layout_is_refused)
     cli_remove_tree(dir);
 }
 
+Test(transpose_small, runs_show_gb_per_s_where_no_flops_are_counted)
+{
+    char *dir = cli_make_temp_dir();
+    char *db = cli_path(dir, "t.db");
+    cli_result r = cli_run(CLI_ARGS("run", "--plugin", "transpose", "--plugin-dir",
+                                    cli_plugin_dir(), "--preset", "small", "--strategy", "random",
+                                    "--budget", "3", "--runs", "2", "--db", db));
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    /* One line per configuration (stdout is no terminal here), each with
+     * its GB/s and no GFLOP/s. */
+    cr_expect_null(strstr(r.out, "GFLOP/s"), "%s", r.out);
+    int lines = 0;
+    for (const char *at = r.out; (at = strstr(at, "] ok ")) != NULL; at++) {
+        const char *end = strchr(at, '\n');
+        const char *rate = strstr(at, " GB/s ");
+        cr_expect(rate && end && rate < end, "%s", r.out);
+        lines++;
+    }
+    cr_expect_eq(lines, 3, "%s", r.out);
+    cli_result_free(&r);
+    r = cli_run(CLI_ARGS("best", "--db", db));
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    char *throughput = cli_line_after(r.out, "throughput ");
+    cr_assert_not_null(throughput, "%s", r.out);
+    cr_expect(strstr(throughput, " GB/s") && !strstr(throughput, "GFLOP/s"), "%s", throughput);
+    free(throughput);
+    cli_result_free(&r);
+    free(db);
+    cli_remove_tree(dir);
+}
+
 /* ---------------------- larger sides: tiles of 32 and 64, partial as well */
 
 static void open_wide(void)
