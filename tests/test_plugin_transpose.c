@@ -7,7 +7,8 @@
  * partial row; the layout distance matches hand counts; the work counts,
  * the problem checks, the size limits and the size of the space are what
  * the plugin documents; `--only` with a text that is no layout is refused
- * naming the parameter and its valid values. */
+ * naming the parameter and its valid values; a run's lines and `best` show
+ * GB/s, the plugin counting no flops. */
 #include <criterion/criterion.h>
 #include <dlfcn.h>
 #include <limits.h>
