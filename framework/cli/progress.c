@@ -50,6 +50,18 @@ static double wall_s(void)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
+/* GFLOP/s where the plugin counts flops, else GB/s where it counts bytes
+ * only (a transposition computes nothing), else "-": 16 columns each. */
+static void format_rate(const measurement *m, char *buf, size_t len)
+{
+    if (m->gflops > 0)
+        snprintf(buf, len, "%8.2f GFLOP/s", m->gflops);
+    else if (m->gbs > 0)
+        snprintf(buf, len, "%8.2f GB/s   ", m->gbs);
+    else
+        snprintf(buf, len, "%8s        ", "-");
+}
+
 void progress_event(void *ctx, const campaign_event *ev)
 {
     progress *p = ctx;
@@ -60,10 +72,12 @@ void progress_event(void *ctx, const campaign_event *ev)
     if (!p->terminal) {
         const char *status = measurement_status_name(ev->m->status);
         if (ev->label) fprintf(p->out, "[%s] ", ev->label);
-        fprintf(p->out, "[%llu/%llu] %-12s %10s %8.2f GFLOP/s%s  %s\n",
-                (unsigned long long)ev->evaluated, (unsigned long long)ev->planned, status,
-                ev->m->status == MEAS_OK ? time_text : "-", ev->m->gflops,
-                ev->cached ? " (stored)" : "", ev->config_text);
+        char rate[32];
+        format_rate(ev->m, rate, sizeof rate);
+        fprintf(p->out, "[%llu/%llu] %-12s %10s %s%s  %s\n", (unsigned long long)ev->evaluated,
+                (unsigned long long)ev->planned, status,
+                ev->m->status == MEAS_OK ? time_text : "-", rate, ev->cached ? " (stored)" : "",
+                ev->config_text);
         fflush(p->out);
         return;
     }

@@ -84,6 +84,7 @@ static const char *letter_list(const char *letters, char *buf, size_t len)
 int layout_check(const char *name, const char *layout, const char *letters, char *message,
                  size_t message_len)
 {
+    if (is_permutation(layout, letters)) return 0;
     if (!name) name = "layout";
     if (!letters_valid(letters))
         return fail(message, message_len,
@@ -115,13 +116,11 @@ int layout_check(const char *name, const char *layout, const char *letters, char
                         "%s: '%s' is not a layout of %s: '%c' appears more than once; %s", name,
                         shown, letters, *c, valid);
     }
-    /* Every letter is one of `letters` and none repeats: only some can be
-     * missing. */
-    for (const char *l = letters; *l; l++)
-        if (!strchr(layout, *l))
-            return fail(message, message_len, "%s: '%s' is not a layout of %s: '%c' is missing; %s",
-                        name, shown, letters, *l, valid);
-    return 0;
+    /* Every letter is one of `letters` and none repeats: some are missing. */
+    const char *missing = letters;
+    while (missing[1] && strchr(layout, *missing)) missing++;
+    return fail(message, message_len, "%s: '%s' is not a layout of %s: '%c' is missing; %s",
+                name, shown, letters, *missing, valid);
 }
 
 /* --------------------------------------------------------------- distance */

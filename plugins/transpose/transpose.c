@@ -1,0 +1,560 @@
+/*
+ * transpose — a 4-D array of complex samples over station (S), channel (C),
+ * time (T) and polarization (P) copied from one data layout into another,
+ * tuned as in J. Kis, "Auto-tuning a LOFAR radio astronomy pipeline in
+ * JavaCL" (MSc thesis, VU Amsterdam, 2013), sections 6.2 and 6.3.
+ *
+ * A layout is an ordering of the letters SCTP, outermost first: TCSP stores
+ * x[time][channel][station][polarization]. The input and the output layout
+ * are tuning parameters (24 each), and so is the kernel: `direct`, the
+ * thesis's Algorithm 2 (one work-item per sample), or `tiled`, which stages
+ * square tiles in local memory so that reads and writes are both contiguous.
+ * transpose.cl describes both. The layout distance between input and output
+ * (the thesis's measure of how far apart two layouts are) is derived from
+ * every configuration.
+ */
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <pcg32.h>
+#include <skytune/plugin.h>
+#include <skytune/plugin_checks.h>
+
+#include "layout.h"
+
+extern const char transpose_cl_source[];
+
+/* The dimensions, in the order this plugin keeps sizes and strides in, and
+ * the order of its canonical host array. */
+#define DIMENSIONS "SCTP"
+#define DIMS 4
+
+/* ------------------------------------------------------------ description data */
+
+/* Defaults are the thesis's Figure 6.3 setup. */
+static const skytune_problem_param problem_params[] = {
+    {"stations", SKYTUNE_INT, "64", "stations (S)"},
+    {"channels", SKYTUNE_INT, "300", "frequency channels (C)"},
+    {"samples", SKYTUNE_INT, "768", "time samples (T)"},
+    {"polarizations", SKYTUNE_INT, "2", "polarizations (P): 1 or 2"},
+    {NULL, 0, NULL, NULL}
+};
+
+/* `small` has sizes that no tile size (8 to 64) divides, and that all
+ * differ, so that partial tiles and work-groups are exercised and no two
+ * dimensions can be confused. */
+static const skytune_preset presets[] = {
+    {"thesis", "stations=64,channels=300,samples=768,polarizations=2",
+     "Kis 2013, Figure 6.3: 64 stations, 300 channels, 768 samples, 2 polarizations"},
+    {"small", "stations=6,channels=11,samples=37,polarizations=2",
+     "6 stations, 11 channels, 37 samples, 2 polarizations: for tests and demos"},
+    {NULL, NULL, NULL}
+};
+
+static const skytune_problem_check problem_checks[] = {
+    {"stations >= 1", "stations must be at least 1"},
+    {"channels >= 1", "channels must be at least 1"},
+    {"samples >= 1", "samples must be at least 1"},
+    {"polarizations == 1 or polarizations == 2", "polarizations must be 1 or 2"},
+    {NULL, NULL}
+};
+
+/* The smallest tile offered; the C constraint always keeps it, and the
+ * direct kernel, which has no tile, is pinned to it. */
+#define SMALLEST_TILE 8
+
+/* Tiles from 8 x 8 (512 bytes of local memory) to 64 x 64 (33 KiB with the
+ * padding, within a GPU's 48 KiB). Work-group sides are powers of two from 1:
+ * an input whose contiguous dimension is the 2 polarizations wants wg_x = 2. */
+static const skytune_tuning_param tuning_params[] = {
+    {"in_layout", SKYTUNE_PERMUTATION, DIMENSIONS, 0, 0, 0,
+     "layout of the input, outermost dimension first"},
+    {"out_layout", SKYTUNE_PERMUTATION, DIMENSIONS, 0, 0, 0,
+     "layout of the output, outermost dimension first"},
+    {"variant", SKYTUNE_ENUM, "direct,tiled", 0, 0, 0,
+     "direct: one work-item per sample (Kis 2013, Algorithm 2); tiled: through local memory"},
+    {"tile", SKYTUNE_LIST, "8,16,32,64", 0, 0, 0,
+     "side of the square tile staged in local memory (tiled only)"},
+    {"wg_x", SKYTUNE_POW2, NULL, 1, 256, 0,
+     "work-group side along the input's contiguous dimension (tiled: along a tile's rows)"},
+    {"wg_y", SKYTUNE_POW2, NULL, 1, 256, 0,
+     "work-group side along the input's next dimension (tiled: across a tile's rows)"},
+    {NULL, 0, NULL, 0, 0, 0, NULL}
+};
+
+/* `tile` means nothing to the direct kernel, so it is pinned there (the space
+ * would otherwise repeat each direct configuration four times). A tiled
+ * work-group walks its tile in steps of wg_x by wg_y, so neither may exceed
+ * the tile. The local footprint is tile x (tile + 1) samples of 8 bytes.
+ * Work-group sides against the problem's sizes are the C constraint below. */
+static const char *const constraints[] = {
+    "wg_x * wg_y <= device.max_work_group_size",
+    "wg_x <= device.max_work_item_size_0",
+    "wg_y <= device.max_work_item_size_1",
+    "variant == 'tiled' or tile == 8",
+    "variant == 'direct' or (wg_x <= tile and wg_y <= tile)",
+    "variant == 'direct' or tile * (tile + 1) * 8 <= device.local_mem_size",
+    NULL
+};
+
+/* --------------------------------------------------------------- geometry */
+
+static void problem_sizes(const skytune_values *problem, int64_t sizes[DIMS])
+{
+    sizes[0] = skytune_int(problem, "stations");
+    sizes[1] = skytune_int(problem, "channels");
+    sizes[2] = skytune_int(problem, "samples");
+    sizes[3] = skytune_int(problem, "polarizations");
+}
+
+static double element_count(const int64_t sizes[DIMS])
+{
+    return (double)sizes[0] * (double)sizes[1] * (double)sizes[2] * (double)sizes[3];
+}
+
+static bool is_layout(const char *text)
+{
+    return layout_check("layout", text, DIMENSIONS, NULL, 0) == 0;
+}
+
+/* Index into DIMENSIONS (and into sizes and strides) of a layout's k-th
+ * letter. */
+static int dimension_at(const char *layout, int k)
+{
+    return layout_position(DIMENSIONS, layout[k]);
+}
+
+/* The dimensions in the tiled kernel's order: A, the input's contiguous
+ * dimension; B, the output's innermost dimension other than A; then the
+ * other two in input order. Indices into DIMENSIONS. */
+static void tiled_order(const char *in, const char *out, int order[DIMS])
+{
+    const char a = in[DIMS - 1];
+    char b = out[DIMS - 1];
+    if (b == a) b = out[DIMS - 2];
+    order[0] = layout_position(DIMENSIONS, a);
+    order[1] = layout_position(DIMENSIONS, b);
+    int next = 2;
+    for (int k = 0; k < DIMS; k++)
+        if (in[k] != a && in[k] != b) order[next++] = dimension_at(in, k);
+}
+
+/* Work-groups larger than needed only add idle work-items: the direct
+ * kernel's sides are at most the power of two at or above the input's
+ * innermost (wg_x) and next (wg_y) sizes, and a tile at most the power of two
+ * at or above the smaller of its two sides. The smallest values are always
+ * kept, so every layout pair has configurations of both kernels. */
+static int transpose_constraint(const skytune_values *config, const skytune_values *problem,
+                                const skytune_device_info *device, const char **why)
+{
+    (void)device;
+    const char *in = skytune_string(config, "in_layout");
+    const char *out = skytune_string(config, "out_layout");
+    if (!is_layout(in) || !is_layout(out)) return 0;
+    int64_t sizes[DIMS];
+    problem_sizes(problem, sizes);
+    if (strcmp(skytune_string(config, "variant"), "direct") == 0) {
+        const int64_t wg_x = skytune_int(config, "wg_x"), wg_y = skytune_int(config, "wg_y");
+        const int64_t inner = sizes[dimension_at(in, DIMS - 1)];
+        const int64_t next = sizes[dimension_at(in, DIMS - 2)];
+        if ((wg_x == 1 || wg_x < 2 * inner) && (wg_y == 1 || wg_y < 2 * next)) return 1;
+        *why = "direct: a work-group side at least twice the input's dimension along it";
+        return 0;
+    }
+    int order[DIMS];
+    tiled_order(in, out, order);
+    const int64_t tile = skytune_int(config, "tile");
+    const int64_t side = sizes[order[0]] < sizes[order[1]] ? sizes[order[0]] : sizes[order[1]];
+    if (tile == SMALLEST_TILE || tile < 2 * side) return 1;
+    *why = "tiled: a tile at least twice the smaller of its two sides";
+    return 0;
+}
+
+/* The layout distance between a configuration's input and output layouts
+ * (Kis 2013, section 6.3); -1 unless both are layouts of SCTP. Exported for
+ * tests and for scripts (through dlsym). */
+SKYTUNE_EXPORT double skytune_transpose_layout_distance(const char *in, const char *out);
+SKYTUNE_EXPORT double skytune_transpose_layout_distance(const char *in, const char *out)
+{
+    if (!is_layout(in) || !is_layout(out)) return -1.0;
+    return (double)layout_distance(in, out);
+}
+
+/* The distance as a derived value of every configuration, stored with its
+ * measurements: what the thesis relates the transposition's time to. */
+static double transpose_distance_of(const skytune_values *problem, const skytune_values *config)
+{
+    (void)problem;
+    return skytune_transpose_layout_distance(skytune_string(config, "in_layout"),
+                                             skytune_string(config, "out_layout"));
+}
+
+static const skytune_derived_value derived_values[] = {
+    {"layout_distance",
+     "sum over S, C, T and P of how many places each moves between in_layout and out_layout",
+     transpose_distance_of},
+    {NULL, NULL, NULL}};
+
+/* --------------------------------------------------------------- run state */
+
+typedef struct transpose_state {
+    int64_t sizes[DIMS];     /* in the order of DIMENSIONS */
+    size_t elements;         /* complex samples in the array */
+    cl_context context;      /* retained: prepare uploads the input in each layout */
+    float *canonical;        /* the input as x[S][C][T][P], re and im */
+    float *expected;         /* the canonical array laid out in expected_layout */
+    float *scratch;          /* the input laid out for upload; the output read back */
+    char uploaded_layout[DIMS + 1];  /* layout of input_buf, "" before the first */
+    char expected_layout[DIMS + 1];  /* layout of `expected`, "" before the first */
+    cl_mem input_buf;        /* the input in uploaded_layout */
+    cl_mem output_buf;
+} transpose_state;
+
+typedef struct transpose_launch {
+    cl_kernel kernel;
+    cl_mem input_buf;        /* retained: the buffer this kernel's argument names */
+    size_t global[3];
+    size_t local[3];
+} transpose_launch;
+
+#define SIZE_HINT "stations, channels, samples or polarizations"
+
+/* ---------------------------------------------------------------- callbacks */
+
+static void transpose_teardown(void *opaque);
+
+/* The kernels index with int; the input and the output are one buffer
+ * each. */
+static int transpose_check_problem(const skytune_values *problem,
+                                   const skytune_device_info *device, skytune_error *err)
+{
+    int64_t sizes[DIMS];
+    problem_sizes(problem, sizes);
+    const double elements = element_count(sizes);
+    int rc;
+    if ((rc = skytune_check_index_extent("array", elements, "complex samples", SIZE_HINT, err)) ||
+        (rc = skytune_check_allocation("array (input and output alike)", elements * 8.0, device,
+                                       SIZE_HINT, err)))
+        return rc;
+    return SKYTUNE_OK;
+}
+
+/* The problem passed transpose_check_problem (the engine calls it first). */
+static int transpose_setup(const skytune_setup_context *ctx, void **state_out,
+                           skytune_error *err)
+{
+    transpose_state *s = calloc(1, sizeof *s);
+    if (!s) return skytune_error_set(err, SKYTUNE_ERR_MEMORY, "out of memory for the state");
+    problem_sizes(ctx->problem, s->sizes);
+    s->elements = (size_t)element_count(s->sizes);
+    const size_t bytes = s->elements * 2 * sizeof(float);
+    s->canonical = malloc(bytes);
+    s->expected = malloc(bytes);
+    s->scratch = malloc(bytes);
+    if (!s->canonical || !s->expected || !s->scratch) {
+        transpose_teardown(s);
+        return skytune_error_set(err, SKYTUNE_ERR_MEMORY,
+                                 "out of memory for three host arrays of %zu complex samples",
+                                 s->elements);
+    }
+
+    /* Real and imaginary parts uniform in [-1, 1), in S, C, T, P order: the
+     * same values wherever a layout puts them. */
+    pcg32 rng;
+    pcg32_seed(&rng, ctx->seed, 0);
+    for (size_t k = 0; k < 2 * s->elements; k++)
+        s->canonical[k] = 2.0f * pcg32_float(&rng) - 1.0f;
+
+    cl_int status = clRetainContext(ctx->context);
+    if (status == CL_SUCCESS) {
+        s->context = ctx->context;
+        s->output_buf = clCreateBuffer(ctx->context, CL_MEM_WRITE_ONLY, bytes, NULL, &status);
+    }
+    if (status != CL_SUCCESS) {
+        transpose_teardown(s);
+        return skytune_opencl_failure(err, SKYTUNE_ERR_SETUP, status, "clCreateBuffer (output)");
+    }
+    *state_out = s;
+    return SKYTUNE_OK;
+}
+
+/* The transposition on the host, with the layout library's strides: every
+ * sample of the canonical array goes where `layout` puts it. */
+static void lay_out(const transpose_state *s, const char *layout, float *dst)
+{
+    int64_t stride[DIMS];
+    layout_strides(layout, DIMENSIONS, s->sizes, stride); /* a checked layout */
+    const float *src = s->canonical;
+    for (int64_t st = 0; st < s->sizes[0]; st++)
+        for (int64_t c = 0; c < s->sizes[1]; c++)
+            for (int64_t t = 0; t < s->sizes[2]; t++)
+                for (int64_t p = 0; p < s->sizes[3]; p++, src += 2) {
+                    const int64_t at =
+                        st * stride[0] + c * stride[1] + t * stride[2] + p * stride[3];
+                    dst[2 * at] = src[0];
+                    dst[2 * at + 1] = src[1];
+                }
+}
+
+/* The expected output depends on the configuration's output layout, so it
+ * is laid out per configuration (in verify, when the layout changes), not
+ * once here. */
+static int transpose_reference(void *opaque, skytune_error *err)
+{
+    (void)opaque;
+    (void)err;
+    return SKYTUNE_OK;
+}
+
+/* The device input in `layout`, uploaded anew only when the layout differs
+ * from the last configuration's. */
+static int upload_input(transpose_state *s, const char *layout, skytune_error *err)
+{
+    if (strcmp(s->uploaded_layout, layout) == 0) return SKYTUNE_OK;
+    if (s->input_buf) clReleaseMemObject(s->input_buf);
+    s->input_buf = NULL;
+    s->uploaded_layout[0] = '\0';
+    lay_out(s, layout, s->scratch);
+    cl_int status = CL_SUCCESS;
+    s->input_buf = clCreateBuffer(s->context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
+                                  s->elements * 2 * sizeof(float), s->scratch, &status);
+    if (status != CL_SUCCESS) {
+        s->input_buf = NULL;
+        return skytune_opencl_failure(err, SKYTUNE_ERR_LAUNCH, status, "clCreateBuffer (input)");
+    }
+    memcpy(s->uploaded_layout, layout, DIMS + 1);
+    return SKYTUNE_OK;
+}
+
+static void expect_layout(transpose_state *s, const char *layout)
+{
+    if (strcmp(s->expected_layout, layout) == 0) return;
+    lay_out(s, layout, s->expected);
+    memcpy(s->expected_layout, layout, DIMS + 1);
+}
+
+static int set_args(cl_kernel kernel, const cl_mem *buffers, const cl_int4 *geometry,
+                    int n_geometry)
+{
+    cl_int status = clSetKernelArg(kernel, 0, sizeof(cl_mem), &buffers[0]);
+    if (status == CL_SUCCESS) status = clSetKernelArg(kernel, 1, sizeof(cl_mem), &buffers[1]);
+    for (int k = 0; k < n_geometry && status == CL_SUCCESS; k++)
+        status = clSetKernelArg(kernel, (cl_uint)(2 + k), sizeof(cl_int4), &geometry[k]);
+    return status;
+}
+
+static size_t round_up(int64_t n, int64_t multiple)
+{
+    return (size_t)((n + multiple - 1) / multiple * multiple);
+}
+
+/* The direct kernel: sizes and output strides in input order; the NDRange
+ * over the input's innermost dimension, its next, and the outer two. */
+static cl_int prepare_direct(const transpose_state *s, const char *in, const int64_t *out_stride,
+                             const skytune_values *config, transpose_launch *l)
+{
+    cl_int4 geometry[2];
+    int64_t n[DIMS];
+    for (int k = 0; k < DIMS; k++) {
+        const int d = dimension_at(in, k);
+        n[k] = s->sizes[d];
+        geometry[0].s[k] = (cl_int)n[k];
+        geometry[1].s[k] = (cl_int)out_stride[d];
+    }
+    const int64_t wg_x = skytune_int(config, "wg_x"), wg_y = skytune_int(config, "wg_y");
+    l->global[0] = round_up(n[3], wg_x);
+    l->global[1] = round_up(n[2], wg_y);
+    l->global[2] = (size_t)(n[0] * n[1]);
+    const cl_mem buffers[2] = {l->input_buf, s->output_buf};
+    return set_args(l->kernel, buffers, geometry, 2);
+}
+
+/* The tiled kernel: sizes, input and output strides in its own order (see
+ * tiled_order), and whether it writes along A; one work-group per tile of
+ * A by B and per pair of the other two dimensions. */
+static cl_int prepare_tiled(const transpose_state *s, const char *in, const char *out,
+                            const int64_t *in_stride, const int64_t *out_stride,
+                            const skytune_values *config, transpose_launch *l)
+{
+    int order[DIMS];
+    tiled_order(in, out, order);
+    cl_int4 geometry[3];
+    for (int k = 0; k < DIMS; k++) {
+        geometry[0].s[k] = (cl_int)s->sizes[order[k]];
+        geometry[1].s[k] = (cl_int)in_stride[order[k]];
+        geometry[2].s[k] = (cl_int)out_stride[order[k]];
+    }
+    const int64_t tile = skytune_int(config, "tile");
+    const int64_t wg_x = skytune_int(config, "wg_x"), wg_y = skytune_int(config, "wg_y");
+    l->global[0] = round_up(s->sizes[order[0]], tile) / (size_t)tile * (size_t)wg_x;
+    l->global[1] = round_up(s->sizes[order[1]], tile) / (size_t)tile * (size_t)wg_y;
+    l->global[2] = (size_t)(s->sizes[order[2]] * s->sizes[order[3]]);
+    const cl_mem buffers[2] = {l->input_buf, s->output_buf};
+    cl_int status = set_args(l->kernel, buffers, geometry, 3);
+    const cl_int write_along_a = out[DIMS - 1] == in[DIMS - 1];
+    if (status == CL_SUCCESS)
+        status = clSetKernelArg(l->kernel, 5, sizeof write_along_a, &write_along_a);
+    return status;
+}
+
+static void transpose_release(void *opaque);
+
+/* Per configuration: the input on the device in the configuration's input
+ * layout, then the kernel and its geometry. */
+static int transpose_prepare(void *opaque, cl_program program, const skytune_values *config,
+                             void **launch_out, skytune_error *err)
+{
+    transpose_state *s = opaque;
+    const char *in = skytune_string(config, "in_layout");
+    const char *out = skytune_string(config, "out_layout");
+    char refusal[512];
+    if (layout_check("in_layout", in, DIMENSIONS, refusal, sizeof refusal) != 0 ||
+        layout_check("out_layout", out, DIMENSIONS, refusal, sizeof refusal) != 0)
+        return skytune_error_set(err, SKYTUNE_ERR_LAUNCH, "%s", refusal);
+    int rc = upload_input(s, in, err);
+    if (rc != SKYTUNE_OK) return rc;
+
+    transpose_launch *l = calloc(1, sizeof *l);
+    if (!l) return skytune_error_set(err, SKYTUNE_ERR_MEMORY, "out of memory for the launch");
+    const int direct = strcmp(skytune_string(config, "variant"), "direct") == 0;
+    const char *name = direct ? "transpose_direct" : "transpose_tiled";
+    cl_int status = clRetainMemObject(s->input_buf);
+    if (status == CL_SUCCESS) {
+        l->input_buf = s->input_buf;
+        l->kernel = clCreateKernel(program, name, &status);
+    }
+    if (status != CL_SUCCESS) {
+        transpose_release(l);
+        return skytune_opencl_failure(err, SKYTUNE_ERR_LAUNCH, status,
+                                      direct ? "clCreateKernel(transpose_direct)"
+                                             : "clCreateKernel(transpose_tiled)");
+    }
+    int64_t in_stride[DIMS], out_stride[DIMS];
+    layout_strides(in, DIMENSIONS, s->sizes, in_stride);
+    layout_strides(out, DIMENSIONS, s->sizes, out_stride);
+    status = direct ? prepare_direct(s, in, out_stride, config, l)
+                    : prepare_tiled(s, in, out, in_stride, out_stride, config, l);
+    if (status != CL_SUCCESS) {
+        transpose_release(l);
+        return skytune_opencl_failure(err, SKYTUNE_ERR_LAUNCH, status, "clSetKernelArg");
+    }
+    l->local[0] = (size_t)skytune_int(config, "wg_x");
+    l->local[1] = (size_t)skytune_int(config, "wg_y");
+    l->local[2] = 1;
+    *launch_out = l;
+    return SKYTUNE_OK;
+}
+
+static int transpose_clear_outputs(void *opaque, cl_command_queue queue, skytune_error *err)
+{
+    transpose_state *s = opaque;
+    const float poison = NAN;
+    cl_int status = clEnqueueFillBuffer(queue, s->output_buf, &poison, sizeof poison, 0,
+                                        s->elements * 2 * sizeof(float), 0, NULL, NULL);
+    if (status != CL_SUCCESS)
+        return skytune_opencl_failure(err, SKYTUNE_ERR_LAUNCH, status, "clEnqueueFillBuffer (NaN)");
+    return SKYTUNE_OK;
+}
+
+static int transpose_enqueue(void *opaque, cl_command_queue queue, skytune_events *events,
+                             skytune_error *err)
+{
+    transpose_launch *l = opaque;
+    cl_event done = NULL;
+    cl_int status = clEnqueueNDRangeKernel(queue, l->kernel, 3, NULL, l->global, l->local, 0,
+                                           NULL, &done);
+    if (status != CL_SUCCESS)
+        return skytune_opencl_failure(err, SKYTUNE_ERR_LAUNCH, status, "clEnqueueNDRangeKernel");
+    if (skytune_events_add(events, done, "transpose") != 0)
+        return skytune_error_set(err, SKYTUNE_ERR_LAUNCH, "too many events in one run");
+    return SKYTUNE_OK;
+}
+
+/* Compares with the reference laid out in the configuration's output
+ * layout. */
+static int transpose_verify(void *opaque, const skytune_values *config, cl_command_queue queue,
+                            skytune_verify_report *report, skytune_error *err)
+{
+    transpose_state *s = opaque;
+    const char *out = skytune_string(config, "out_layout");
+    char refusal[512];
+    if (layout_check("out_layout", out, DIMENSIONS, refusal, sizeof refusal) != 0)
+        return skytune_error_set(err, SKYTUNE_ERR_LAUNCH, "%s", refusal);
+    expect_layout(s, out);
+    cl_int status = clEnqueueReadBuffer(queue, s->output_buf, CL_TRUE, 0,
+                                        s->elements * 2 * sizeof(float), s->scratch, 0, NULL,
+                                        NULL);
+    if (status != CL_SUCCESS)
+        return skytune_opencl_failure(err, SKYTUNE_ERR_LAUNCH, status,
+                                      "clEnqueueReadBuffer (output)");
+    /* A transposition moves bits and computes nothing: every sample must
+     * equal the reference exactly, so both tolerances are 0. */
+    skytune_verify_floats(report, "output", s->scratch, s->expected, s->elements * 2, 0.0, 0.0);
+    return SKYTUNE_OK;
+}
+
+static void transpose_release(void *opaque)
+{
+    transpose_launch *l = opaque;
+    if (!l) return;
+    if (l->kernel) clReleaseKernel(l->kernel);
+    if (l->input_buf) clReleaseMemObject(l->input_buf);
+    free(l);
+}
+
+static void transpose_teardown(void *opaque)
+{
+    transpose_state *s = opaque;
+    if (!s) return;
+    if (s->input_buf) clReleaseMemObject(s->input_buf);
+    if (s->output_buf) clReleaseMemObject(s->output_buf);
+    if (s->context) clReleaseContext(s->context);
+    free(s->canonical);
+    free(s->expected);
+    free(s->scratch);
+    free(s);
+}
+
+/* Every sample read once and written once, 8 bytes each way. A transposition
+ * does no arithmetic, so the plugin counts no flops (GFLOP/s stays empty). */
+static double transpose_bytes(const skytune_values *problem, const skytune_values *config)
+{
+    (void)config;
+    int64_t sizes[DIMS];
+    problem_sizes(problem, sizes);
+    return 16.0 * element_count(sizes);
+}
+
+/* -------------------------------------------------------------- description */
+
+static const skytune_plugin transpose_plugin = {
+    .abi_version = SKYTUNE_PLUGIN_ABI_VERSION,
+    .name = "transpose",
+    .version = "1.0",
+    .description = "4-D complex array from one SCTP layout into another (Kis 2013, ch. 6)",
+    .problem_params = problem_params,
+    .presets = presets,
+    .problem_checks = problem_checks,
+    .check_problem = transpose_check_problem,
+    .tuning_params = tuning_params,
+    .constraints = constraints,
+    .constraint = transpose_constraint,
+    .kernel_source = transpose_cl_source,
+    .generate_source = NULL,
+    .defines = NULL,
+    .setup = transpose_setup,
+    .reference = transpose_reference,
+    .prepare = transpose_prepare,
+    .clear_outputs = transpose_clear_outputs,
+    .enqueue = transpose_enqueue,
+    .verify = transpose_verify,
+    .release = transpose_release,
+    .teardown = transpose_teardown,
+    .flops = NULL,
+    .bytes = transpose_bytes,
+    .derived_values = derived_values,
+};
+
+SKYTUNE_DEFINE_PLUGIN(transpose_plugin)
