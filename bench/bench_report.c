@@ -93,7 +93,9 @@ static void build(const char *path, long n_configs)
     dev.compute_units = 100;
     int64_t device_id, plugin_id, problems[2], campaigns[2];
     if (store_device_id(st, &dev, &device_id, &err) != 0 ||
-        store_plugin_id(st, "bench", "1.0", "hash", param_names, 4, &plugin_id, &err) != 0 ||
+        store_plugin_id(st, "bench", "1.0", "hash",
+                        &(store_param_names){.tuning = param_names, .n_tuning = 4}, &plugin_id,
+                        &err) != 0 ||
         store_problem_id(st, plugin_id, "n=1000000", &problems[0], &err) != 0 ||
         store_problem_id(st, plugin_id, "n=4000000", &problems[1], &err) != 0)
         die(path, err.message);

@@ -47,12 +47,20 @@ void *store_handle(store *st);
 /* Find or insert; fields as in skytune_device_info. */
 int store_device_id(store *st, const skytune_device_info *dev, int64_t *id, skytune_error *err);
 
+/* A plugin build's parameter names, each list in the plugin's order. */
+typedef struct store_param_names {
+    const char *const *tuning;
+    size_t n_tuning;
+    const char *const *problem;
+    size_t n_problem;
+} store_param_names;
+
 /* Find or insert the plugin build (name, version, hash of kernel source) and
  * (re)create the view results_<name>: one row per measurement of this plugin
- * with one column per tuning parameter. */
+ * with one column per tuning parameter, then one per problem parameter.
+ * params may be NULL for a plugin without parameters. */
 int store_plugin_id(store *st, const char *name, const char *version, const char *source_hash,
-                    const char *const *param_names, size_t n_params, int64_t *id,
-                    skytune_error *err);
+                    const store_param_names *params, int64_t *id, skytune_error *err);
 
 /* Find or insert a problem instance by its canonical text "k=v,...". */
 int store_problem_id(store *st, int64_t plugin_id, const char *problem_text, int64_t *id,

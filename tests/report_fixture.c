@@ -8,6 +8,9 @@
 #include "store.h"
 
 static const char *const param_names[] = {"wg", "mode"};
+static const char *const problem_names[] = {"n", "batch"};
+static const store_param_names fixture_params = {
+    .tuning = param_names, .n_tuning = 2, .problem = problem_names, .n_problem = 2};
 
 typedef struct fixture_config {
     const char *wg, *mode;
@@ -119,7 +122,7 @@ int report_fixture_create(const char *path, bool with_peaks, skytune_error *err)
     int64_t device_id, plugin_id, problem_a, problem_b, ids_a[6], ids_b[6];
     int rc = -1;
     if (store_device_id(st, &dev, &device_id, err) != 0 ||
-        store_plugin_id(st, REPORT_FIXTURE_PLUGIN, "1.0", "fixturehash", param_names, 2,
+        store_plugin_id(st, REPORT_FIXTURE_PLUGIN, "1.0", "fixturehash", &fixture_params,
                         &plugin_id, err) != 0 ||
         store_problem_id(st, plugin_id, REPORT_FIXTURE_PROBLEM_A, &problem_a, err) != 0 ||
         store_problem_id(st, plugin_id, REPORT_FIXTURE_PROBLEM_B, &problem_b, err) != 0)

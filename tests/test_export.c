@@ -198,7 +198,9 @@ static void create_keyword_db(const char *path)
     int64_t device_id, plugin_id, problem_id, campaign_id, measurement_id;
     bool resumed;
     cr_assert_eq(store_device_id(st, &device, &device_id, &err), 0, "%s", err.message);
-    cr_assert_eq(store_plugin_id(st, "keywords", "1", "hash", names, N_PARAMS, &plugin_id, &err),
+    cr_assert_eq(store_plugin_id(st, "keywords", "1", "hash",
+                                 &(store_param_names){.tuning = names, .n_tuning = N_PARAMS},
+                                 &plugin_id, &err),
                  0, "%s", err.message);
     cr_assert_eq(store_problem_id(st, plugin_id, "n=1", &problem_id, &err), 0, "%s",
                  err.message);
