@@ -4,11 +4,13 @@
 -- measurements up to it (as in best-so-far), its status, and its median
 -- time when it passed (NULL otherwise). A campaign of more than 1000
 -- evaluations would make a chart of that many points, so its evaluations
--- are merged into cells instead: 500 columns of consecutive evaluations,
--- and within a column, evaluations of one status whose times lie within
--- 1/16 of a factor e of each other (failed ones by status alone). A cell is
--- one row, at the mean evaluation number and wall time and the geometric
--- mean time of its evaluations, with how many it holds.
+-- are merged into cells instead: 100 columns of consecutive evaluations,
+-- and within a column, evaluations of one status whose times lie within a
+-- quarter of a factor e of each other (failed ones by status alone). A cell
+-- is one row, at the mean evaluation number and wall time and the geometric
+-- mean time of its evaluations, with how many it holds. (On the benchmark's
+-- 10^5 evaluations, bench/bench_report, that is about 2000 rows, where finer
+-- cells would make the report's file megabytes long.)
 -- Parameters: ?1 a campaign id or NULL; ?2 a plugin name or NULL.
 WITH scope AS (
     SELECT c.id
@@ -40,9 +42,9 @@ cells AS (
            COUNT(*) AS evaluations
     FROM ev
     GROUP BY campaign_id,
-             CASE WHEN total <= 1000 THEN evaluation ELSE (evaluation - 1) * 500 / total END,
+             CASE WHEN total <= 1000 THEN evaluation ELSE (evaluation - 1) * 100 / total END,
              status,
-             CAST(round(log_ns * 16) AS INTEGER)
+             CAST(round(log_ns * 4) AS INTEGER)
 )
 SELECT campaign_id  AS campaign,
        evaluation   AS evaluation,
