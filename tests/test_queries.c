@@ -3,6 +3,7 @@
  * hand from the fixture's table. */
 #include <criterion/criterion.h>
 
+#include <dirent.h>
 #include <jansson.h>
 #include <math.h>
 #include <sqlite3.h>
@@ -40,12 +41,15 @@ static void teardown(void)
 {
     if (st) store_close(st);
     st = NULL;
-    char path[256];
-    static const char *const files[] = {"fixture.db", "fixture.db-wal", "fixture.db-shm"};
-    for (size_t k = 0; k < 3; k++) {
-        snprintf(path, sizeof path, "%s/%s", tmp_dir, files[k]);
+    /* The fixture and whatever databases a test opened instead. */
+    DIR *dir = opendir(tmp_dir);
+    for (struct dirent *e; dir && (e = readdir(dir));) {
+        if (e->d_name[0] == '.') continue;
+        char path[512];
+        snprintf(path, sizeof path, "%s/%s", tmp_dir, e->d_name);
         unlink(path);
     }
+    if (dir) closedir(dir);
     rmdir(tmp_dir);
 }
 
@@ -104,6 +108,18 @@ static size_t find_row(const query_table *t, const char *campaign, const char *c
     cr_assert_fail("no row with %s = %s%s%s", column, value, campaign ? " in campaign " : "",
                    campaign ? campaign : "");
     return 0;
+}
+
+/* Close the fixture's store and open another database in its folder
+ * instead, as st: a new one, or one a fixture function made at path. */
+static void open_instead(const char *name, bool create, char *path, size_t len)
+{
+    store_close(st);
+    st = NULL;
+    snprintf(path, len, "%s/%s", tmp_dir, name);
+    skytune_error err = {0};
+    if (!create) cr_assert_eq(report_fixture_create_noisy(path, &err), 0, "%s", err.message);
+    cr_assert_eq(store_open(path, create, &st, &err), 0, "%s", err.message);
 }
 
 #define HOSTILE_CONFIG(wg) "wg=" wg ",mode=" REPORT_FIXTURE_HOSTILE
@@ -285,12 +301,9 @@ Test(queries, evaluations_are_every_evaluation_with_its_status_time_and_wall_tim
 
 Test(queries, evaluations_merge_into_cells_past_a_thousand)
 {
-    store_close(st);
-    st = NULL;
     char path[160];
-    snprintf(path, sizeof path, "%s/long.db", tmp_dir);
+    open_instead("long.db", true, path, sizeof path);
     skytune_error err = {0};
-    cr_assert_eq(store_open(path, true, &st, &err), 0, "%s", err.message);
     static const char *const names[] = {"k"};
     int64_t device_id, plugin_id, problem_id, campaign_id;
     bool resumed;
@@ -356,13 +369,8 @@ Test(queries, evaluations_merge_into_cells_past_a_thousand)
 
 Test(queries, noisy_is_a_standard_deviation_above_a_tenth_of_the_median)
 {
-    store_close(st);
-    st = NULL;
     char path[160];
-    snprintf(path, sizeof path, "%s/noisy.db", tmp_dir);
-    skytune_error err = {0};
-    cr_assert_eq(report_fixture_create_noisy(path, &err), 0, "%s", err.message);
-    cr_assert_eq(store_open(path, false, &st, &err), 0, "%s", err.message);
+    open_instead("noisy.db", false, path, sizeof path);
     /* sd / median: wg=32 58.8 %, wg=64 0.9 %, wg=128 9.5 %, hostile 10.5 %. */
     query_table t = run("top", NULL, NULL, NULL);
     static const char *const noisy_by_place[] = {"1", "0", "0", "1"};
@@ -528,12 +536,8 @@ Test(queries, t4_rows_map_statuses_to_t4_invalidity)
 
 Test(queries, every_named_query_runs_on_an_empty_database)
 {
-    store_close(st);
-    st = NULL;
     char path[160];
-    snprintf(path, sizeof path, "%s/empty.db", tmp_dir);
-    skytune_error err = {0};
-    cr_assert_eq(store_open(path, true, &st, &err), 0, "%s", err.message);
+    open_instead("empty.db", true, path, sizeof path);
     for (size_t k = 0; k < query_count(); k++) {
         query_table t = run(query_at(k)->name, "1", NULL, NULL);
         cr_assert_eq(t.n_rows, 0, "%s gives %zu rows", query_at(k)->name, t.n_rows);
@@ -541,7 +545,6 @@ Test(queries, every_named_query_runs_on_an_empty_database)
     }
     store_close(st);
     st = NULL;
-    unlink(path);
 }
 
 Test(queries, report_load_refuses_an_empty_scope_naming_it)
