@@ -144,12 +144,13 @@ static char *program_path(const char *program)
 static char **command_prefix(size_t *count)
 {
     static char **words;
+    static char *copy; /* the words point into it; kept for the life of the process */
     static size_t n_words;
     static bool parsed;
     if (!parsed) {
         parsed = true;
         const char *prefix = getenv("SKYTUNE_TEST_PREFIX");
-        char *copy = strdup(prefix ? prefix : "");
+        copy = strdup(prefix ? prefix : "");
         cr_assert(copy, "out of memory");
         words = calloc(strlen(copy) / 2 + 2, sizeof *words);
         cr_assert(words, "out of memory");

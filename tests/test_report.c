@@ -154,9 +154,11 @@ Test(report, writes_the_data_of_every_table_as_csv)
     char *html_path = cli_path(scratch, "report.html");
     char *csv_dir = cli_path(scratch, "csv");
     free(make_report(html_path, CLI_ARGS("--csv", csv_dir)));
-    static const char *const names[] = {"campaigns", "top", "time-split", "failures",
-                                        "by-param", "best-so-far", "distribution", "snr",
-                                        "roofline", "instances", "scaling", "fixed-vs-tuned"};
+    static const char *const names[] = {"campaigns",    "top",         "time-split",
+                                        "failures",     "by-param",    "best-so-far",
+                                        "evaluations",  "distribution", "snr",
+                                        "roofline",     "instances",   "scaling",
+                                        "fixed-vs-tuned"};
     for (size_t k = 0; k < sizeof names / sizeof names[0]; k++) {
         char file[64];
         snprintf(file, sizeof file, "%s.csv", names[k]);
