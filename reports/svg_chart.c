@@ -16,7 +16,7 @@ static const char *colour(int index)
 }
 
 enum { WIDTH = 570, HEIGHT = 330, LEFT = 78, RIGHT = 24, TOP = 34, BOTTOM = 52 };
-enum { LEGEND_LINE = 14, BAND = 18 };
+enum { LEGEND_LINE = 14, BAND = 18, BAND_GAP = 8 };
 #define CHAR_PX 6.4 /* average advance of an 11 px sans-serif character */
 
 void svg_format_number(double v, char *buf, size_t len)
@@ -420,16 +420,17 @@ void svg_write_xy(FILE *f, const svg_xy_chart *c)
             entries[n++] = (legend_entry){c->series[s].name, c->series[s].color,
                                           series_swatch(&c->series[s])};
     int legend_lines = legend(NULL, LEFT, 18, WIDTH - RIGHT, entries, n);
-    double top = TOP + LEGEND_LINE * (legend_lines > 1 ? legend_lines - 1 : 0) + (band ? BAND : 0);
+    double top = TOP + LEGEND_LINE * (legend_lines > 1 ? legend_lines - 1 : 0) +
+                 (band ? BAND + BAND_GAP : 0);
     axis x = make_axis(ex, c->x_scale, false, false, true, LEFT, WIDTH - RIGHT);
     axis y = make_axis(ey, c->y_scale, c->y_from_zero, false, true, HEIGHT - BOTTOM, top);
     x_axis(f, &x, HEIGHT - BOTTOM, top, c->x_label, (LEFT + WIDTH - RIGHT) / 2.0);
     y_axis(f, &y, LEFT, WIDTH - RIGHT, c->y_label);
-    double band_y = top - BAND / 2.0 - 2;
+    double band_y = top - BAND_GAP - BAND / 2.0;
     if (band) {
         fprintf(f,
                 "<rect x=\"%d\" y=\"%.1f\" width=\"%d\" height=\"%d\" fill=\"#f3f3f3\"/>\n",
-                LEFT, top - BAND - 2, WIDTH - RIGHT - LEFT, BAND);
+                LEFT, top - BAND_GAP - BAND, WIDTH - RIGHT - LEFT, BAND);
         text_at(f, LEFT - 7, band_y + 4, "end", NULL, c->band_label ? c->band_label : "");
     }
     /* Points first, lines over them. */
