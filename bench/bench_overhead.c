@@ -144,8 +144,7 @@ int main(int argc, char **argv)
     const char *names[] = {"wg", "MODE", "variant"};
     if (store_device_id(st, &devices[chosen].info, &dev_id, &err) != 0 ||
         store_plugin_id(st, "trivial", "1", "0",
-                        &(store_plugin_columns){.params = names, .n_params = 3},
-                        &plugin_id, &err) != 0 ||
+                        &(store_param_names){.tuning = names, .n_tuning = 3}, &plugin_id, &err) != 0 ||
         store_problem_id(st, plugin_id, "", &problem_id, &err) != 0)
         return fail(&err);
     store_campaign_spec spec = {plugin_id, dev_id, problem_id, "random", "", 1, "bench", "", false};

@@ -94,8 +94,8 @@ static void build(const char *path, long n_configs)
     int64_t device_id, plugin_id, problems[2], campaigns[2];
     if (store_device_id(st, &dev, &device_id, &err) != 0 ||
         store_plugin_id(st, "bench", "1.0", "hash",
-                        &(store_plugin_columns){.params = param_names, .n_params = 4},
-                        &plugin_id, &err) != 0 ||
+                        &(store_param_names){.tuning = param_names, .n_tuning = 4}, &plugin_id,
+                        &err) != 0 ||
         store_problem_id(st, plugin_id, "n=1000000", &problems[0], &err) != 0 ||
         store_problem_id(st, plugin_id, "n=4000000", &problems[1], &err) != 0)
         die(path, err.message);

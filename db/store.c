@@ -1029,11 +1029,21 @@ static const char *const results_view_fixed_columns[] = {
     "measurement_id", "campaign_id", "device", "problem", "status", "median_ns", "gflops", "gbs",
 };
 
-/* A column of its own for `name` in results_<plugin>: its name, or
- * "param_<name>" when SQLite (case-insensitive) would confuse it with a
- * column before it. Appended to `taken`. */
-static char *view_column_name(const char *name, const char *what, const char *plugin,
-                              const char **taken, size_t *n_taken, skytune_error *err)
+/* A problem parameter's value typed as the config_values view of
+ * schema.sql types a tuning parameter's: an integer, a real, else text. */
+#define RESULTS_VIEW_PROBLEM_VALUE                                                              \
+    "(SELECT CASE WHEN pp.value = CAST(CAST(pp.value AS INTEGER) AS TEXT)"                      \
+    " THEN CAST(pp.value AS INTEGER)"                                                           \
+    " WHEN pp.value GLOB '*[0-9]*' AND pp.value GLOB '*[.eE]*'"                                 \
+    " AND pp.value = CAST(pp.value AS NUMERIC) THEN CAST(pp.value AS REAL)"                     \
+    " ELSE pp.value END"                                                                        \
+    " FROM problem_params pp WHERE pp.problem_id = m.problem_id AND pp.name = '%s')"
+
+/* The column a parameter gets in results_<plugin>: its name, or
+ * param_<name> where that is taken already (by a fixed column or an earlier
+ * parameter). NULL with err set when both are taken. */
+static char *results_view_column(const char *plugin, const char *kind, const char *name,
+                                 const char **taken, size_t *n_taken, skytune_error *err)
 {
     size_t len = strlen(name) + sizeof "param_";
     char *column = malloc(len);
@@ -1044,9 +1054,9 @@ static char *view_column_name(const char *name, const char *what, const char *pl
     snprintf(column, len, "%s", name);
     if (column_name_taken(column, taken, *n_taken)) snprintf(column, len, "param_%s", name);
     if (column_name_taken(column, taken, *n_taken)) {
-        err_set(err, "%s '%s' has no column name of its own in results_%s (names must differ "
-                     "ignoring case)",
-                what, name, plugin);
+        err_set(err, "%s '%s' has no column name of its own in results_%s (parameter "
+                     "names must differ ignoring case)",
+                kind, name, plugin);
         free(column);
         return NULL;
     }
@@ -1054,21 +1064,20 @@ static char *view_column_name(const char *name, const char *what, const char *pl
     return column;
 }
 
-/* The text of CREATE VIEW results_<plugin>. Identifiers are checked by the
- * caller; they go in double quotes as names and single quotes as values.
- * Derived values are read by subqueries, which multiply no rows. */
-static int results_view_sql(const char *plugin, const store_plugin_columns *c, char **sql,
+/* The text of CREATE VIEW results_<plugin>: the fixed columns, one column
+ * per tuning parameter, then one per problem parameter, then one per
+ * derived value. The tuning parameters come first because they are what
+ * differs from row to row of a campaign; the problem's are the same along a
+ * campaign. Derived values are read by subqueries, which multiply no rows.
+ * Identifiers are checked by the caller; they go in double quotes as names
+ * and single quotes as values. */
+static int results_view_sql(const char *plugin, const store_param_names *params, char **sql,
                             skytune_error *err)
 {
     size_t n_fixed = sizeof results_view_fixed_columns / sizeof results_view_fixed_columns[0];
-    size_t n_columns = c->n_params + c->n_derived;
-    char **columns = calloc(n_columns + 1, sizeof *columns);
-    const char **taken = calloc(n_fixed + n_columns + 1, sizeof *taken);
-    if (!columns || !taken) {
-        free(columns);
-        free(taken);
-        return err_set(err, "out of memory");
-    }
+    size_t n_params = params->n_tuning + params->n_problem;
+    const char **taken = calloc(n_fixed + n_params + params->n_derived + 1, sizeof *taken);
+    if (!taken) return err_set(err, "out of memory");
     size_t n_taken = 0;
     for (size_t k = 0; k < n_fixed; k++) taken[n_taken++] = results_view_fixed_columns[k];
 
@@ -1080,28 +1089,31 @@ static int results_view_sql(const char *plugin, const store_plugin_columns *c, c
                 "       m.gflops AS gflops, m.gbs AS gbs",
                 plugin);
     int rc = 0;
-    size_t made = 0;
-    for (; made < c->n_params && rc == 0; made++) {
-        const char *name = c->params[made];
-        columns[made] = view_column_name(name, "tuning parameter", plugin, taken, &n_taken, err);
-        if (!columns[made]) {
+    for (size_t k = 0; k < n_params && rc == 0; k++) {
+        bool tuning = k < params->n_tuning;
+        const char *name = tuning ? params->tuning[k] : params->problem[k - params->n_tuning];
+        const char *column =
+            results_view_column(plugin, tuning ? "tuning parameter" : "problem parameter", name,
+                                taken, &n_taken, err);
+        if (!column)
             rc = -1;
-            break;
-        }
-        text_append(&b, ",\n       MAX(CASE WHEN v.name = '%s' THEN v.value END) AS \"%s\"", name,
-                    columns[made]);
+        else if (tuning)
+            text_append(&b, ",\n       MAX(CASE WHEN v.name = '%s' THEN v.value END) AS \"%s\"",
+                        name, column);
+        else
+            text_append(&b, ",\n       " RESULTS_VIEW_PROBLEM_VALUE " AS \"%s\"", name, column);
     }
-    for (size_t k = 0; rc == 0 && k < c->n_derived; k++, made++) {
-        const char *name = c->derived[k];
-        columns[made] = view_column_name(name, "derived value", plugin, taken, &n_taken, err);
-        if (!columns[made]) {
+    for (size_t k = 0; k < params->n_derived && rc == 0; k++) {
+        const char *name = params->derived[k];
+        const char *column =
+            results_view_column(plugin, "derived value", name, taken, &n_taken, err);
+        if (!column)
             rc = -1;
-            break;
-        }
-        text_append(&b,
-                    ",\n       (SELECT x.value FROM derived_values x WHERE x.measurement_id = m.id"
-                    " AND x.name = '%s') AS \"%s\"",
-                    name, columns[made]);
+        else
+            text_append(&b,
+                        ",\n       (SELECT x.value FROM derived_values x"
+                        " WHERE x.measurement_id = m.id AND x.name = '%s') AS \"%s\"",
+                        name, column);
     }
     text_append(&b,
                 "\nFROM measurements m\n"
@@ -1112,8 +1124,7 @@ static int results_view_sql(const char *plugin, const store_plugin_columns *c, c
                 "WHERE p.name = '%s'\n"
                 "GROUP BY m.id",
                 plugin);
-    for (size_t k = 0; k < made; k++) free(columns[k]);
-    free(columns);
+    for (size_t k = n_fixed; k < n_taken; k++) free((char *)taken[k]);
     free(taken);
     if (rc == 0 && b.out_of_memory) rc = err_set(err, "out of memory");
     if (rc != 0) {
@@ -1155,30 +1166,42 @@ static int refresh_results_view(store *st, const char *plugin, const char *view_
     return exec_script(st, view_sql, err, "creating the view");
 }
 
-int store_plugin_id(store *st, const char *name, const char *version, const char *source_hash,
-                    const store_plugin_columns *columns, int64_t *id, skytune_error *err)
+/* Parameter names become column names of results_<plugin>. */
+static int check_param_names(const store *st, const char *plugin, const char *kind,
+                             const char *const *names, size_t n, skytune_error *err)
 {
-    static const store_plugin_columns none = {0};
-    const store_plugin_columns *c = columns ? columns : &none;
+    for (size_t k = 0; k < n; k++)
+        if (!is_identifier(names[k]))
+            return err_set(err, "%s: plugin %s: %s name '%s' is not an identifier "
+                                "([A-Za-z_][A-Za-z0-9_]*)",
+                           st->path, plugin, kind, names[k] ? names[k] : "(null)");
+    return 0;
+}
+
+int store_plugin_id(store *st, const char *name, const char *version, const char *source_hash,
+                    const store_param_names *params, int64_t *id, skytune_error *err)
+{
+    static const store_param_names none = { 0 };
+    if (!params) params = &none;
     if (!is_identifier(name))
         return err_set(err, "%s: plugin name '%s' is not an identifier ([A-Za-z_][A-Za-z0-9_]*)",
                        st->path, name ? name : "(null)");
-    if (!version || !source_hash || !id || (c->n_params > 0 && !c->params) ||
-        (c->n_derived > 0 && !c->derived))
+    if (!version || !source_hash || !id || (params->n_tuning > 0 && !params->tuning) ||
+        (params->n_problem > 0 && !params->problem) ||
+        (params->n_derived > 0 && !params->derived))
         return err_set(err, "%s: store_plugin_id: plugin %s given without version, source "
                             "hash or column names",
                        st->path, name);
-    for (size_t k = 0; k < c->n_params + c->n_derived; k++) {
-        const char *column = k < c->n_params ? c->params[k] : c->derived[k - c->n_params];
-        if (!is_identifier(column))
-            return err_set(err, "%s: plugin %s: %s name '%s' is not an identifier "
-                                "([A-Za-z_][A-Za-z0-9_]*)",
-                           st->path, name, k < c->n_params ? "tuning parameter" : "derived value",
-                           column ? column : "(null)");
-    }
+    if (check_param_names(st, name, "tuning parameter", params->tuning, params->n_tuning, err) !=
+            0 ||
+        check_param_names(st, name, "problem parameter", params->problem, params->n_problem,
+                          err) != 0 ||
+        check_param_names(st, name, "derived value", params->derived, params->n_derived, err) !=
+            0)
+        return -1;
 
     char *view_sql = NULL;
-    if (results_view_sql(name, c, &view_sql, err) != 0)
+    if (results_view_sql(name, params, &view_sql, err) != 0)
         return err_prefix(err, "%s: cannot make the view results_%s", st->path, name);
 
     const sql_arg key[] = { ARG_TEXT(name), ARG_TEXT(version), ARG_TEXT(source_hash) };

@@ -47,19 +47,24 @@ void *store_handle(store *st);
 /* Find or insert; fields as in skytune_device_info. */
 int store_device_id(store *st, const skytune_device_info *dev, int64_t *id, skytune_error *err);
 
-/* The columns results_<plugin> gives a plugin besides the fixed ones. */
-typedef struct store_plugin_columns {
-    const char *const *params;          /* tuning parameters */
-    size_t n_params;
-    const char *const *derived;         /* its derived values' names */
+/* A plugin build's parameter names, each list in the plugin's order, and
+ * the names of its derived values (skytune_derived_value). */
+typedef struct store_param_names {
+    const char *const *tuning;
+    size_t n_tuning;
+    const char *const *problem;
+    size_t n_problem;
+    const char *const *derived;
     size_t n_derived;
-} store_plugin_columns;
+} store_param_names;
 
 /* Find or insert the plugin build (name, version, hash of kernel source) and
  * (re)create the view results_<name>: one row per measurement of this plugin
- * with one column per tuning parameter and derived value. */
+ * with one column per tuning parameter, then one per problem parameter, then
+ * one per derived value. params may be NULL for a plugin without
+ * parameters. */
 int store_plugin_id(store *st, const char *name, const char *version, const char *source_hash,
-                    const store_plugin_columns *columns, int64_t *id, skytune_error *err);
+                    const store_param_names *params, int64_t *id, skytune_error *err);
 
 /* Find or insert a problem instance by its canonical text "k=v,...". */
 int store_problem_id(store *st, int64_t plugin_id, const char *problem_text, int64_t *id,

@@ -1,4 +1,7 @@
 /* Exports of a result database for other programs:
+ *   csv     every evaluation, one row each, one column per tuning parameter
+ *           (and per problem parameter when the rows span problems), from
+ *           reports/sql/measurements.sql (export_csv.c)
  *   wisdom  the best configuration per (plugin, device, problem) as JSON
  *           (export_wisdom.c), from reports/sql/wisdom.sql
  *   header  the same as a C header an application includes, with a lookup
@@ -13,6 +16,11 @@
 #include <stdio.h>
 
 #include "error.h"
+
+/* campaign, plugin: only this campaign's or plugin's evaluations, or NULL
+ * for all. *rows: how many were written. */
+int export_csv(void *db, const char *campaign, const char *plugin, FILE *f, size_t *rows,
+               skytune_error *err);
 
 /* plugin: only this plugin's entries, or NULL for all. Fails when there is
  * no entry (no configuration passed), naming the plugin. */

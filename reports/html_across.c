@@ -53,6 +53,7 @@ static void write_instances(FILE *f, const report_data *d, const char *anchor, s
         {"median_ns", "median", FORMAT_TIME_NS, false},
         {"min_ns", "min", FORMAT_TIME_NS, false},
         {"stddev_ns", "sd", FORMAT_TIME_NS, false},
+        {"noisy", "noisy", FORMAT_FLAG, false},
         {"gflops", "GFLOP/s", FORMAT_NUMBER, false},
         {"gbs", "GB/s", FORMAT_NUMBER, false},
         {"measured", "measured", FORMAT_INTEGER, false},

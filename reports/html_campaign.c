@@ -5,45 +5,38 @@
 
 #include "html_escape.h"
 #include "html_parts.h"
+#include "html_campaign.h"
 #include "html_sections.h"
+#include "param_columns.h"
 #include "report_format.h"
 #include "svg_chart.h"
 
 #define COUNT(a) (sizeof(a) / sizeof((a)[0]))
 
-typedef struct campaign_ctx {
-    FILE *f;
-    const report_data *d;
-    size_t row;                 /* in the campaigns table */
-    long long id;
-    char anchor[48];            /* id prefix of the section's headings */
-} campaign_ctx;
-
-static const query_table *table(const campaign_ctx *c, report_query q)
+const query_table *campaign_table(const campaign_ctx *c, report_query q)
 {
     return &c->d->tables[q];
 }
 
-static const char *summary(const campaign_ctx *c, const char *column)
+const char *campaign_summary(const campaign_ctx *c, const char *column)
 {
-    return query_cell(table(c, REPORT_CAMPAIGNS), c->row, column);
+    return query_cell(campaign_table(c, REPORT_CAMPAIGNS), c->row, column);
 }
 
-static double cell_number(const query_table *t, size_t r, const char *column, double fallback)
+double campaign_number(const query_table *t, size_t r, const char *column, double fallback)
 {
     double v;
     return query_number(t, r, column, &v) ? v : fallback;
 }
 
-static void heading(const campaign_ctx *c, const char *slug, const char *text)
+void campaign_heading(const campaign_ctx *c, const char *slug, const char *text)
 {
     char id[96];
     snprintf(id, sizeof id, "%s-%s", c->anchor, slug);
     html_heading(c->f, 3, id, text);
 }
 
-/* Doubles for chart series, freed by the caller; NULL when out of memory. */
-static double *numbers(size_t n)
+double *campaign_numbers(size_t n)
 {
     return calloc(n ? n : 1, sizeof(double));
 }
@@ -53,30 +46,30 @@ static double *numbers(size_t n)
 static void write_what(campaign_ctx *c)
 {
     FILE *f = c->f;
-    heading(c, "what", "What was tuned");
+    campaign_heading(c, "what", "What was tuned");
     char plugin[256], device[512], counts[256];
-    snprintf(plugin, sizeof plugin, "%s %s (kernel source hash %s)", summary(c, "plugin"),
-             summary(c, "plugin_version"), summary(c, "source_hash"));
-    snprintf(device, sizeof device, "%s (platform %s, driver %s)", summary(c, "device"),
-             summary(c, "platform"), summary(c, "driver_version"));
+    snprintf(plugin, sizeof plugin, "%s %s (kernel source hash %s)", campaign_summary(c, "plugin"),
+             campaign_summary(c, "plugin_version"), campaign_summary(c, "source_hash"));
+    snprintf(device, sizeof device, "%s (platform %s, driver %s)", campaign_summary(c, "device"),
+             campaign_summary(c, "platform"), campaign_summary(c, "driver_version"));
     snprintf(counts, sizeof counts,
              "%s evaluated: %s measured by this campaign, %s reused from earlier campaigns; "
              "%s passed, %s failed",
-             summary(c, "evaluated"), summary(c, "measured"), summary(c, "reused"),
-             summary(c, "ok"), summary(c, "failed"));
+             campaign_summary(c, "evaluated"), campaign_summary(c, "measured"), campaign_summary(c, "reused"),
+             campaign_summary(c, "ok"), campaign_summary(c, "failed"));
     html_kv_open(f);
     html_kv_row(f, "plugin", plugin, false);
-    html_kv_row(f, "problem", summary(c, "problem"), true);
+    html_kv_row(f, "problem", campaign_summary(c, "problem"), true);
     html_kv_row(f, "device", device, false);
-    html_kv_row(f, "strategy", summary(c, "strategy"), false);
-    html_kv_row(f, "seed", summary(c, "seed"), false);
-    html_kv_row(f, "settings and budget", summary(c, "settings"), true);
-    html_kv_row(f, "status", summary(c, "status"), false);
-    html_kv_row(f, "started", summary(c, "started_at"), false);
-    html_kv_row(f, "ended", summary(c, "ended_at") ? summary(c, "ended_at") : "not ended (running, or killed)", false);
-    html_kv_row(f, "host", summary(c, "host"), false);
-    html_kv_row(f, "command", summary(c, "command"), true);
-    const char *replayed = summary(c, "replayed");
+    html_kv_row(f, "strategy", campaign_summary(c, "strategy"), false);
+    html_kv_row(f, "seed", campaign_summary(c, "seed"), false);
+    html_kv_row(f, "settings and budget", campaign_summary(c, "settings"), true);
+    html_kv_row(f, "status", campaign_summary(c, "status"), false);
+    html_kv_row(f, "started", campaign_summary(c, "started_at"), false);
+    html_kv_row(f, "ended", campaign_summary(c, "ended_at") ? campaign_summary(c, "ended_at") : "not ended (running, or killed)", false);
+    html_kv_row(f, "host", campaign_summary(c, "host"), false);
+    html_kv_row(f, "command", campaign_summary(c, "command"), true);
+    const char *replayed = campaign_summary(c, "replayed");
     html_kv_row(f, "measured on", replayed && strcmp(replayed, "1") == 0
                                        ? "a recorded dataset (replay), not the device"
                                        : "the device", false);
@@ -90,8 +83,8 @@ static void write_what(campaign_ctx *c)
 static int write_status(campaign_ctx *c, size_t first, size_t end, skytune_error *err)
 {
     FILE *f = c->f;
-    const query_table *t = table(c, REPORT_FAILURES);
-    heading(c, "status", "Evaluations by status");
+    const query_table *t = campaign_table(c, REPORT_FAILURES);
+    campaign_heading(c, "status", "Evaluations by status");
     if (first == end) {
         html_paragraph(f, NULL, "No evaluations yet.");
         return 0;
@@ -104,7 +97,7 @@ static int write_status(campaign_ctx *c, size_t first, size_t end, skytune_error
     };
     size_t n = end - first;
     const char **labels = calloc(n, sizeof *labels);
-    double *values = numbers(n);
+    double *values = campaign_numbers(n);
     if (!labels || !values) {
         free(labels);
         free(values);
@@ -112,7 +105,7 @@ static int write_status(campaign_ctx *c, size_t first, size_t end, skytune_error
     }
     for (size_t r = first; r < end; r++) {
         labels[r - first] = query_cell(t, r, "status");
-        values[r - first] = cell_number(t, r, "evaluations", NAN);
+        values[r - first] = campaign_number(t, r, "evaluations", NAN);
     }
     char title[96];
     snprintf(title, sizeof title, "Campaign %lld: evaluations by status", c->id);
@@ -131,8 +124,8 @@ static int write_status(campaign_ctx *c, size_t first, size_t end, skytune_error
 static void write_time(campaign_ctx *c, size_t first, size_t end)
 {
     FILE *f = c->f;
-    const query_table *t = table(c, REPORT_TIME_SPLIT);
-    heading(c, "time", "Where the time went");
+    const query_table *t = campaign_table(c, REPORT_TIME_SPLIT);
+    campaign_heading(c, "time", "Where the time went");
     if (first == end) return;
     size_t r = first;
     static const char *const phases[] = {"build (OpenCL compiler)", "verification",
@@ -141,7 +134,7 @@ static void write_time(campaign_ctx *c, size_t first, size_t end)
     static const char *const percents[] = {"build_percent", "verify_percent", "bench_percent",
                                            "overhead_percent"};
     double values[4];
-    for (size_t k = 0; k < 4; k++) values[k] = cell_number(t, r, seconds[k], 0);
+    for (size_t k = 0; k < 4; k++) values[k] = campaign_number(t, r, seconds[k], 0);
     char title[96];
     snprintf(title, sizeof title, "Campaign %lld: where the time went", c->id);
     svg_stacked_bar bar = {.title = title, .unit = "s", .labels = phases, .values = values, .n = 4};
@@ -177,11 +170,27 @@ static void write_time(campaign_ctx *c, size_t first, size_t end)
 
 /* ------------------------------------------------------------ best, top */
 
+/* "sd 1.3 % of the median", and for a noisy configuration what that means. */
+static void describe_spread(const query_table *t, size_t r, char *buf, size_t len)
+{
+    double sd = campaign_number(t, r, "stddev_ns", NAN);
+    double median = campaign_number(t, r, "median_ns", NAN);
+    if (!(median > 0) || !isfinite(sd)) {
+        snprintf(buf, len, "\xE2\x80\x93");
+        return;
+    }
+    bool noisy = campaign_number(t, r, "noisy", 0) != 0;
+    snprintf(buf, len, "sd %.3g %% of the median%s", 100.0 * sd / median,
+             noisy ? ": noisy (more than 10 %), so its time and place are uncertain; measure it "
+                     "again, with more --runs or on a quieter device"
+                   : "");
+}
+
 static void write_best(campaign_ctx *c, size_t first, size_t end)
 {
     FILE *f = c->f;
-    const query_table *t = table(c, REPORT_TOP);
-    heading(c, "best", "Best configuration");
+    const query_table *t = campaign_table(c, REPORT_TOP);
+    campaign_heading(c, "best", "Best configuration");
     if (first == end) {
         html_paragraph(f, NULL, "None: no configuration passed verification.");
         html_source_note(f, c->d->queries[REPORT_TOP]);
@@ -199,95 +208,60 @@ static void write_best(campaign_ctx *c, size_t first, size_t end)
     html_kv_row(f, "slowest run", report_format_cell(query_cell(t, r, "max_ns"), FORMAT_TIME_NS, x, sizeof x), false);
     html_kv_row(f, "standard deviation", report_format_cell(query_cell(t, r, "stddev_ns"), FORMAT_TIME_NS, s, sizeof s), false);
     html_kv_row(f, "timed runs", report_format_cell(query_cell(t, r, "n_samples"), FORMAT_INTEGER, n, sizeof n), false);
+    char spread[256];
+    describe_spread(t, r, spread, sizeof spread);
+    html_kv_row(f, "spread of the runs", spread, false);
     html_kv_row(f, "GFLOP/s", report_format_cell(query_cell(t, r, "gflops"), FORMAT_NUMBER, g, sizeof g), false);
     html_kv_row(f, "GB/s", report_format_cell(query_cell(t, r, "gbs"), FORMAT_NUMBER, bw, sizeof bw), false);
     html_kv_row(f, "found at", at, false);
     html_kv_close(f);
 }
 
-static void write_top(campaign_ctx *c, size_t first, size_t end)
+/* The top table: one column per tuning parameter (a campaign has one
+ * problem), then the figures. */
+static int write_top(campaign_ctx *c, size_t first, size_t end, skytune_error *err)
 {
     FILE *f = c->f;
     char title[64];
     snprintf(title, sizeof title, "Top %u configurations", c->d->options.top);
-    heading(c, "top", title);
+    campaign_heading(c, "top", title);
     if (first == end) {
         html_source_note(f, c->d->queries[REPORT_TOP]);
-        return;
+        return 0;
     }
-    static const html_column cols[] = {
-        {"place", "#", FORMAT_INTEGER, false},
-        {"configuration", "configuration", FORMAT_TEXT, true},
+    static const html_column figures[] = {
         {"median_ns", "median", FORMAT_TIME_NS, false},
         {"min_ns", "min", FORMAT_TIME_NS, false},
         {"stddev_ns", "sd", FORMAT_TIME_NS, false},
+        {"noisy", "noisy", FORMAT_FLAG, false},
         {"gflops", "GFLOP/s", FORMAT_NUMBER, false},
         {"gbs", "GB/s", FORMAT_NUMBER, false},
         {"relative", "best / this", FORMAT_RATIO, false},
         {"evaluation", "evaluation", FORMAT_INTEGER, false},
     };
-    html_table(f, table(c, REPORT_TOP), first, end, cols, COUNT(cols));
-    html_source_note(f, c->d->queries[REPORT_TOP]);
-}
-
-/* ------------------------------------------------------------ convergence */
-
-static int write_convergence(campaign_ctx *c, size_t first, size_t end, skytune_error *err)
-{
-    FILE *f = c->f;
-    const query_table *t = table(c, REPORT_BEST_SO_FAR);
-    heading(c, "convergence", "Convergence");
-    size_t n = end - first;
-    double *evaluation = numbers(n), *wall = numbers(n), *best = numbers(n);
-    if (!evaluation || !wall || !best) {
-        free(evaluation);
-        free(wall);
-        free(best);
-        return err_set(err, "out of memory drawing campaign %lld's convergence", c->id);
+    param_spread spread = {.column = "configuration"};
+    query_table t;
+    if (param_columns_spread(campaign_table(c, REPORT_TOP), first, end, &spread, 1, &t, err) != 0)
+        return err_prefix(err, "campaign %lld's top table", c->id);
+    html_column *cols = calloc(1 + spread.count + COUNT(figures), sizeof *cols);
+    if (!cols) {
+        query_table_free(&t);
+        return err_set(err, "out of memory writing campaign %lld's top table", c->id);
     }
-    double last_best = NAN;
-    for (size_t r = first; r < end; r++) {
-        evaluation[r - first] = cell_number(t, r, "evaluation", NAN);
-        wall[r - first] = cell_number(t, r, "wall_s", NAN);
-        best[r - first] = cell_number(t, r, "best_median_ns", NAN);
-        if (isfinite(best[r - first])) last_best = best[r - first];
+    size_t n = 0;
+    cols[n++] = (html_column){"place", "#", FORMAT_INTEGER, false};
+    for (size_t k = 0; k < spread.count; k++) {
+        const char *name = t.cols[spread.first + k];
+        cols[n++] = (html_column){name, name, FORMAT_TEXT, true};
     }
-    double divisor;
-    const char *unit;
-    report_time_unit(isfinite(last_best) ? last_best : 1.0, &divisor, &unit);
-    for (size_t k = 0; k < n; k++) best[k] /= divisor;
-    char y_label[64], title1[96], title2[96];
-    snprintf(y_label, sizeof y_label, "best median time so far (%s)", unit);
-    snprintf(title1, sizeof title1, "Campaign %lld: best so far against evaluations", c->id);
-    snprintf(title2, sizeof title2, "Campaign %lld: best so far against wall time", c->id);
-    svg_series by_evaluation = {.name = NULL, .style = SVG_STEP, .x = evaluation, .y = best, .n = n};
-    svg_xy_chart chart = {.title = title1, .x_label = "evaluation", .y_label = y_label,
-                          .x_scale = SVG_LINEAR, .y_scale = SVG_LINEAR, .series = &by_evaluation,
-                          .n_series = 1};
-    fputs("<div class=\"charts\">\n", f);
-    svg_write_xy(f, &chart);
-    svg_series by_wall = by_evaluation;
-    by_wall.x = wall;
-    chart.series = &by_wall;
-    chart.title = title2;
-    chart.x_label = "cumulative wall time of the measurements (s)";
-    svg_write_xy(f, &chart);
-    fputs("</div>\n", f);
-    free(evaluation);
-    free(wall);
-    free(best);
+    for (size_t k = 0; k < COUNT(figures); k++) cols[n++] = figures[k];
+    html_table(f, &t, 0, t.n_rows, cols, n);
+    free(cols);
+    query_table_free(&t);
     html_paragraph(f, NULL,
-                   "Each step is an evaluation that improved on the best median time before it; "
-                   "wall time adds up build, verification, timed runs and engine overhead in "
-                   "evaluation order (reused evaluations add nothing).");
-    static const html_column cols[] = {
-        {"evaluation", "evaluation", FORMAT_INTEGER, false},
-        {"wall_s", "wall time", FORMAT_SECONDS, false},
-        {"best_median_ns", "best so far", FORMAT_TIME_NS, false},
-        {"configuration", "new best", FORMAT_TEXT, true},
-    };
-    html_table(f, t, first, end, cols, COUNT(cols));
-    html_source_note(f, c->d->queries[REPORT_BEST_SO_FAR]);
+                   "noisy: the timed runs' standard deviation is more than 10 % of their median, "
+                   "so the configuration's place is uncertain.");
+    html_source_note(f, c->d->queries[REPORT_TOP]);
     return 0;
 }
 
@@ -297,15 +271,15 @@ static int write_distribution(campaign_ctx *c, size_t first, size_t end, size_t 
                               size_t snr_end, skytune_error *err)
 {
     FILE *f = c->f;
-    const query_table *t = table(c, REPORT_DISTRIBUTION);
-    const query_table *s = table(c, REPORT_SNR);
-    heading(c, "distribution", "Distribution of performance");
+    const query_table *t = campaign_table(c, REPORT_DISTRIBUTION);
+    const query_table *s = campaign_table(c, REPORT_SNR);
+    campaign_heading(c, "distribution", "Distribution of performance");
     if (first == end) {
         html_paragraph(f, NULL, "No configuration passed verification.");
         return 0;
     }
     size_t n = end - first;
-    double *low = numbers(n), *high = numbers(n), *count = numbers(n);
+    double *low = campaign_numbers(n), *high = campaign_numbers(n), *count = campaign_numbers(n);
     if (!low || !high || !count) {
         free(low);
         free(high);
@@ -313,16 +287,16 @@ static int write_distribution(campaign_ctx *c, size_t first, size_t end, size_t 
         return err_set(err, "out of memory drawing campaign %lld's distribution", c->id);
     }
     for (size_t r = first; r < end; r++) {
-        low[r - first] = cell_number(t, r, "bin_low", NAN);
-        high[r - first] = cell_number(t, r, "bin_high", NAN);
-        count[r - first] = cell_number(t, r, "configurations", 0);
+        low[r - first] = campaign_number(t, r, "bin_low", NAN);
+        high[r - first] = campaign_number(t, r, "bin_high", NAN);
+        count[r - first] = campaign_number(t, r, "configurations", 0);
     }
     const char *metric = query_cell(t, first, "metric");
     double mean = NAN, optimum = NAN;
     bool have_snr = snr_first < snr_end;
     if (have_snr) {
-        mean = cell_number(s, snr_first, "mean", NAN);
-        optimum = cell_number(s, snr_first, "optimum", NAN);
+        mean = campaign_number(s, snr_first, "mean", NAN);
+        optimum = campaign_number(s, snr_first, "optimum", NAN);
     }
     char optimum_label[96], mean_label[96], num[32], x_label[64], title[96];
     svg_format_number(optimum, num, sizeof num);
@@ -345,13 +319,13 @@ static int write_distribution(campaign_ctx *c, size_t first, size_t end, size_t 
     if (have_snr) {
         char text[768], sd[32], k[32], bound[32], share[32], nconf[32];
         const char *snr = query_cell(s, snr_first, "snr");
-        svg_format_number(cell_number(s, snr_first, "sd", NAN), sd, sizeof sd);
-        svg_format_number(cell_number(s, snr_first, "mean", NAN), num, sizeof num);
+        svg_format_number(campaign_number(s, snr_first, "sd", NAN), sd, sizeof sd);
+        svg_format_number(campaign_number(s, snr_first, "mean", NAN), num, sizeof num);
         report_format_cell(query_cell(s, snr_first, "configurations"), FORMAT_INTEGER, nconf, sizeof nconf);
         if (snr) {
             snprintf(k, sizeof k, "%.2f", strtod(snr, NULL));
-            snprintf(bound, sizeof bound, "%.1f %%", 100.0 * cell_number(s, snr_first, "chebyshev_bound", NAN));
-            snprintf(share, sizeof share, "%.1f %%", 100.0 * cell_number(s, snr_first, "observed_share", NAN));
+            snprintf(bound, sizeof bound, "%.1f %%", 100.0 * campaign_number(s, snr_first, "chebyshev_bound", NAN));
+            snprintf(share, sizeof share, "%.1f %%", 100.0 * campaign_number(s, snr_first, "observed_share", NAN));
             snprintf(text, sizeof text,
                      "Signal-to-noise ratio of the optimum: it lies k = %s standard deviations above "
                      "the mean (mean %s, standard deviation %s %s over %s configurations). By "
@@ -387,8 +361,8 @@ static size_t parameter_end(const query_table *t, size_t first, size_t end)
 static int write_parameters(campaign_ctx *c, size_t first, size_t end, skytune_error *err)
 {
     FILE *f = c->f;
-    const query_table *t = table(c, REPORT_BY_PARAM);
-    heading(c, "parameters", "Tuning parameters");
+    const query_table *t = campaign_table(c, REPORT_BY_PARAM);
+    campaign_heading(c, "parameters", "Tuning parameters");
     if (first == end) {
         html_paragraph(f, NULL, "No evaluations yet.");
         return 0;
@@ -405,7 +379,7 @@ static int write_parameters(campaign_ctx *c, size_t first, size_t end, skytune_e
         size_t b = parameter_end(t, a, end);
         size_t n = b - a;
         const char **labels = calloc(n, sizeof *labels);
-        double *values = numbers(2 * n);
+        double *values = campaign_numbers(2 * n);
         if (!labels || !values) {
             free(labels);
             free(values);
@@ -413,8 +387,8 @@ static int write_parameters(campaign_ctx *c, size_t first, size_t end, skytune_e
         }
         for (size_t r = a; r < b; r++) {
             labels[r - a] = query_cell(t, r, "value");
-            values[r - a] = cell_number(t, r, "best_relative", NAN);
-            values[n + r - a] = cell_number(t, r, "geomean_relative", NAN);
+            values[r - a] = campaign_number(t, r, "best_relative", NAN);
+            values[n + r - a] = campaign_number(t, r, "geomean_relative", NAN);
         }
         char title[160], label[128];
         snprintf(title, sizeof title, "Campaign %lld: parameter %s", c->id,
@@ -448,15 +422,15 @@ static int write_parameters(campaign_ctx *c, size_t first, size_t end, skytune_e
 static bool parameter_failed(const query_table *t, size_t a, size_t b)
 {
     for (size_t r = a; r < b; r++)
-        if (cell_number(t, r, "failed", 0) > 0) return true;
+        if (campaign_number(t, r, "failed", 0) > 0) return true;
     return false;
 }
 
 static int write_failures_by_param(campaign_ctx *c, size_t first, size_t end, skytune_error *err)
 {
     FILE *f = c->f;
-    const query_table *t = table(c, REPORT_BY_PARAM);
-    heading(c, "failures", "Failures by parameter value");
+    const query_table *t = campaign_table(c, REPORT_BY_PARAM);
+    campaign_heading(c, "failures", "Failures by parameter value");
     size_t failing = 0;
     for (size_t a = first; a < end;) {
         size_t b = parameter_end(t, a, end);
@@ -480,7 +454,7 @@ static int write_failures_by_param(campaign_ctx *c, size_t first, size_t end, sk
         }
         size_t n = b - a;
         const char **labels = calloc(n, sizeof *labels);
-        double *values = numbers(n);
+        double *values = campaign_numbers(n);
         if (!labels || !values) {
             free(labels);
             free(values);
@@ -488,7 +462,7 @@ static int write_failures_by_param(campaign_ctx *c, size_t first, size_t end, sk
         }
         for (size_t r = a; r < b; r++) {
             labels[r - a] = query_cell(t, r, "value");
-            values[r - a] = cell_number(t, r, "failed_percent", NAN);
+            values[r - a] = campaign_number(t, r, "failed_percent", NAN);
         }
         char title[160], label[128];
         snprintf(title, sizeof title, "Campaign %lld: failures by %s", c->id,
@@ -525,99 +499,6 @@ static int write_failures_by_param(campaign_ctx *c, size_t first, size_t end, sk
     return 0;
 }
 
-/* ------------------------------------------------------------ roofline */
-
-static int write_roofline(campaign_ctx *c, size_t first, size_t end, size_t top_first,
-                          size_t top_end, skytune_error *err)
-{
-    FILE *f = c->f;
-    const query_table *t = table(c, REPORT_ROOFLINE);
-    heading(c, "roofline", "Roofline");
-    double peak_gflops = NAN, peak_gbs = NAN;
-    bool peaks = query_number(table(c, REPORT_CAMPAIGNS), c->row, "peak_gflops", &peak_gflops) &&
-                 query_number(table(c, REPORT_CAMPAIGNS), c->row, "peak_gbs", &peak_gbs) &&
-                 peak_gflops > 0 && peak_gbs > 0;
-    if (!peaks)
-        html_paragraph(f, "warn",
-                       "Device peaks unknown: run skytune devices --probe --db FILE (or "
-                       "skytune devices --set-peaks GFLOPS,GBS --db FILE) to draw the roofs.");
-    if (first == end) {
-        html_paragraph(f, NULL,
-                       "No configuration that passed has both a FLOP and a byte count (the plugin "
-                       "does not count them), so there is nothing to place on a roofline.");
-        html_source_note(f, c->d->queries[REPORT_ROOFLINE]);
-        return 0;
-    }
-    size_t n = end - first;
-    double *x = numbers(n), *y = numbers(n), *w = numbers(n);
-    if (!x || !y || !w) {
-        free(x);
-        free(y);
-        free(w);
-        return err_set(err, "out of memory drawing campaign %lld's roofline", c->id);
-    }
-    double lo = INFINITY, hi = 0;
-    for (size_t r = first; r < end; r++) {
-        x[r - first] = cell_number(t, r, "intensity", NAN);
-        y[r - first] = cell_number(t, r, "gflops", NAN);
-        w[r - first] = cell_number(t, r, "configurations", 1);
-        if (x[r - first] < lo) lo = x[r - first];
-        if (x[r - first] > hi) hi = x[r - first];
-    }
-    svg_series series[3];
-    size_t n_series = 0;
-    series[n_series++] = (svg_series){.name = "configurations",
-                                      .style = SVG_POINTS, .x = x, .y = y, .weight = w, .n = n,
-                                      .color = 0};
-    double roof_x[3], roof_y[3];
-    if (peaks) {
-        /* The roof spans the decades the chart's axis will show. */
-        double ridge = peak_gflops / peak_gbs;
-        double x0 = pow(10.0, floor(log10(ridge < lo ? ridge : lo)));
-        double x1 = pow(10.0, ceil(log10(ridge > hi ? ridge : hi)));
-        if (!(x1 > x0)) x1 = x0 * 10;
-        roof_x[0] = x0, roof_y[0] = x0 * peak_gbs;
-        roof_x[1] = ridge, roof_y[1] = peak_gflops;
-        roof_x[2] = x1, roof_y[2] = peak_gflops;
-        series[n_series++] = (svg_series){.name = "device peaks", .style = SVG_LINE, .x = roof_x,
-                                          .y = roof_y, .n = 3, .color = 7};
-    }
-    double best_x, best_y;
-    const query_table *top = table(c, REPORT_TOP);
-    double g, b;
-    if (top_first < top_end && query_number(top, top_first, "gflops", &g) &&
-        query_number(top, top_first, "gbs", &b) && g > 0 && b > 0) {
-        best_x = g / b;
-        best_y = g;
-        series[n_series++] = (svg_series){.name = "best configuration", .style = SVG_POINTS,
-                                          .x = &best_x, .y = &best_y, .n = 1, .color = 1};
-    }
-    char title[96];
-    snprintf(title, sizeof title, "Campaign %lld: roofline", c->id);
-    svg_xy_chart chart = {.title = title, .x_label = "arithmetic intensity (FLOP/byte)",
-                          .y_label = "GFLOP/s", .x_scale = SVG_LOG, .y_scale = SVG_LOG,
-                          .series = series, .n_series = n_series};
-    svg_write_xy(f, &chart);
-    free(x);
-    free(y);
-    free(w);
-    html_paragraph(f, NULL,
-                   "Configurations that land close together are drawn as one circle, bigger "
-                   "for more of them.");
-    if (peaks) {
-        char text[256], pg[32], pb[32], ridge[32];
-        svg_format_number(peak_gflops, pg, sizeof pg);
-        svg_format_number(peak_gbs, pb, sizeof pb);
-        svg_format_number(peak_gflops / peak_gbs, ridge, sizeof ridge);
-        snprintf(text, sizeof text,
-                 "Roofs: %s GB/s times intensity up to the ridge at %s FLOP/byte, then %s GFLOP/s.",
-                 pb, ridge, pg);
-        html_paragraph(f, NULL, text);
-    }
-    html_source_note(f, c->d->queries[REPORT_ROOFLINE]);
-    return 0;
-}
-
 /* ------------------------------------------------------------ section */
 
 int html_campaign_write(FILE *f, const report_data *d, size_t row, size_t *cursors,
@@ -627,7 +508,7 @@ int html_campaign_write(FILE *f, const report_data *d, size_t row, size_t *curso
     const char *id_text = query_cell(&d->tables[REPORT_CAMPAIGNS], row, "campaign");
     c.id = id_text ? strtoll(id_text, NULL, 10) : 0;
     snprintf(c.anchor, sizeof c.anchor, "campaign-%lld", c.id);
-    size_t first[REPORT_N_QUERIES], end[REPORT_N_QUERIES];
+    size_t *first = c.first, *end = c.end;
     for (size_t q = 0; q < REPORT_N_QUERIES; q++) {
         first[q] = end[q] = cursors[q];
         if (q == REPORT_CAMPAIGNS || !d->tables[q].n_cols) continue;
@@ -636,21 +517,20 @@ int html_campaign_write(FILE *f, const report_data *d, size_t row, size_t *curso
     }
     fprintf(f, "<section class=\"campaign\" id=\"%s\">\n", c.anchor);
     char title[512];
-    snprintf(title, sizeof title, "Campaign %lld: %s on %s", c.id, summary(&c, "plugin"),
-             summary(&c, "device"));
+    snprintf(title, sizeof title, "Campaign %lld: %s on %s", c.id, campaign_summary(&c, "plugin"),
+             campaign_summary(&c, "device"));
     html_heading(f, 2, NULL, title);
     write_what(&c);
     if (write_status(&c, first[REPORT_FAILURES], end[REPORT_FAILURES], err) != 0) return -1;
     write_time(&c, first[REPORT_TIME_SPLIT], end[REPORT_TIME_SPLIT]);
     write_best(&c, first[REPORT_TOP], end[REPORT_TOP]);
-    write_top(&c, first[REPORT_TOP], end[REPORT_TOP]);
-    if (write_convergence(&c, first[REPORT_BEST_SO_FAR], end[REPORT_BEST_SO_FAR], err) != 0 ||
+    if (write_top(&c, first[REPORT_TOP], end[REPORT_TOP], err) != 0 ||
+        campaign_write_convergence(&c, err) != 0 ||
         write_distribution(&c, first[REPORT_DISTRIBUTION], end[REPORT_DISTRIBUTION],
                            first[REPORT_SNR], end[REPORT_SNR], err) != 0 ||
         write_parameters(&c, first[REPORT_BY_PARAM], end[REPORT_BY_PARAM], err) != 0 ||
         write_failures_by_param(&c, first[REPORT_BY_PARAM], end[REPORT_BY_PARAM], err) != 0 ||
-        write_roofline(&c, first[REPORT_ROOFLINE], end[REPORT_ROOFLINE], first[REPORT_TOP],
-                       end[REPORT_TOP], err) != 0)
+        campaign_write_roofline(&c, err) != 0)
         return -1;
     fputs("</section>\n", f);
     return 0;

@@ -22,8 +22,11 @@ void html_table_rows(FILE *f, const query_table *t, size_t first, size_t end,
             char buf[64];
             const char *text =
                 report_format_cell(query_cell(t, r, cols[c].column), cols[c].format, buf, sizeof buf);
-            bool number = cols[c].format != FORMAT_TEXT;
-            fputs(number ? "<td class=\"num\">" : "<td>", f);
+            bool number = cols[c].format != FORMAT_TEXT && cols[c].format != FORMAT_FLAG;
+            fputs(number ? "<td class=\"num\">"
+                  : cols[c].format == FORMAT_FLAG ? "<td class=\"flag\">"
+                                                  : "<td>",
+                  f);
             if (cols[c].code) fputs("<code>", f);
             html_escape_write(f, text);
             if (cols[c].code) fputs("</code>", f);

@@ -17,7 +17,7 @@ static const char style[] =
     "table{border-collapse:collapse;margin:6px 0 10px;font-size:13px}\n"
     "th,td{border:1px solid #d0d0d0;padding:3px 7px;text-align:left;vertical-align:top}\n"
     "thead th{background:#f0f3f7}td.num{text-align:right;font-variant-numeric:tabular-nums;"
-    "white-space:nowrap}\n"
+    "white-space:nowrap}td.flag{color:#8a4b00;font-weight:bold}\n"
     "table.kv th{background:#f7f7f7;font-weight:normal;color:#444;white-space:nowrap}\n"
     "code{font-family:monospace;font-size:12px;overflow-wrap:anywhere;white-space:pre-wrap}\n"
     ".charts{display:flex;flex-wrap:wrap;gap:12px}svg.chart{border:1px solid #e4e4e4;"

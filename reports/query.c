@@ -13,6 +13,7 @@ extern const char report_sql_time_split[];
 extern const char report_sql_failures[];
 extern const char report_sql_by_param[];
 extern const char report_sql_best_so_far[];
+extern const char report_sql_evaluations[];
 extern const char report_sql_distribution[];
 extern const char report_sql_snr[];
 extern const char report_sql_roofline[];
@@ -36,6 +37,8 @@ static const query_def queries[] = {
      "per tuning parameter value: best and typical time, failures by status"},
     {"best-so-far", "best_so_far.sql", report_sql_best_so_far,
      "the best time found against evaluations and cumulative wall time"},
+    {"evaluations", "evaluations.sql", report_sql_evaluations,
+     "every evaluation's time or status against its number and wall time (cells past 1000)"},
     {"distribution", "distribution.sql", report_sql_distribution,
      "histogram of performance over the configurations that passed"},
     {"snr", "snr.sql", report_sql_snr,

@@ -47,6 +47,7 @@ const char *report_format_cell(const char *text, report_format format, char *buf
     case FORMAT_SECONDS: snprintf(buf, len, "%.3g s", v); break;
     case FORMAT_PERCENT: snprintf(buf, len, "%.1f %%", v); break;
     case FORMAT_RATIO: snprintf(buf, len, "%.3f", v); break;
+    case FORMAT_FLAG: snprintf(buf, len, "%s", v != 0 ? "yes" : ""); break;
     case FORMAT_TEXT: return text;
     }
     return buf;

@@ -13,7 +13,8 @@ typedef enum report_format {
     FORMAT_TIME_NS,      /* nanoseconds shown as ns, µs, ms or s */
     FORMAT_SECONDS,      /* seconds, 3 significant digits */
     FORMAT_PERCENT,      /* a percentage: "12.5 %" */
-    FORMAT_RATIO         /* a relative figure or speedup: 3 decimals */
+    FORMAT_RATIO,        /* a relative figure or speedup: 3 decimals */
+    FORMAT_FLAG          /* 0/1: "yes" for 1, nothing for 0 */
 } report_format;
 
 /* The cell text formatted; buf receives it. NULL text gives "–". */

@@ -6,8 +6,8 @@
 #include "html_escape.h"
 
 /* Colour-blind-friendly enough, and distinct in print. */
-static const char *const palette[] = {"#1f77b4", "#d62728", "#2ca02c", "#ff7f0e",
-                                      "#9467bd", "#8c564b", "#e377c2", "#7f7f7f"};
+static const char *const palette[] = {"#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd",
+                                      "#8c564b", "#e377c2", "#7f7f7f", "#222222" /* SVG_INK */};
 
 static const char *colour(int index)
 {
@@ -16,6 +16,7 @@ static const char *colour(int index)
 }
 
 enum { WIDTH = 570, HEIGHT = 330, LEFT = 78, RIGHT = 24, TOP = 34, BOTTOM = 52 };
+enum { LEGEND_LINE = 14, BAND = 18, BAND_GAP = 8 };
 #define CHAR_PX 6.4 /* average advance of an 11 px sans-serif character */
 
 void svg_format_number(double v, char *buf, size_t len)
@@ -78,8 +79,12 @@ static double nice_step(double raw)
     return nice * decade;
 }
 
-/* whole: the values are counts, so ticks fall on whole numbers. */
-static axis make_axis(extent e, svg_scale scale, bool from_zero, bool whole, double px0, double px1)
+/* whole: the values are counts, so ticks fall on whole numbers. margin:
+ * the axis reaches past its extreme values, so that a point drawn there
+ * lies inside the plot rather than on its edge (a linear axis whose values
+ * are not negative still starts at zero). */
+static axis make_axis(extent e, svg_scale scale, bool from_zero, bool whole, bool margin,
+                      double px0, double px1)
 {
     axis a = {.scale = scale, .px0 = px0, .px1 = px1, .lo = 0, .hi = 1};
     if (!e.any) {
@@ -88,8 +93,13 @@ static axis make_axis(extent e, svg_scale scale, bool from_zero, bool whole, dou
         return a;
     }
     if (scale == SVG_LOG) {
-        a.lo = pow(10.0, floor(log10(e.min)));
-        a.hi = pow(10.0, ceil(log10(e.max)));
+        /* A tenth of a decade and a twentieth of the span at each end,
+         * then out to whole decades: a value of exactly 10^k is not on
+         * the edge. */
+        double t0 = log10(e.min), t1 = log10(e.max);
+        double pad = margin ? 0.1 + 0.05 * (t1 - t0) : 0.0;
+        a.lo = pow(10.0, floor(t0 - pad));
+        a.hi = pow(10.0, ceil(t1 + pad));
         if (!(a.hi > a.lo)) a.hi = a.lo * 10.0;
         return a;
     }
@@ -109,6 +119,10 @@ static axis make_axis(extent e, svg_scale scale, bool from_zero, bool whole, dou
     a.lo = floor(lo / step) * step;
     a.hi = ceil(hi / step) * step;
     if (!(a.hi > a.lo)) a.hi = a.lo + step;
+    if (margin && a.hi - e.max < 0.02 * step) a.hi += step;
+    /* An axis that starts at zero with nothing below it keeps zero: an
+     * evaluation number or a time is never negative. */
+    if (margin && !(a.lo == 0 && e.min >= 0) && e.min - a.lo < 0.02 * step) a.lo -= step;
     return a;
 }
 
@@ -209,16 +223,55 @@ static size_t text_chars(const char *text)
     return n;
 }
 
-static void legend(FILE *f, double x, double y, const char *const *names, const int *colours,
-                   size_t n)
+typedef enum swatch { SWATCH_BOX, SWATCH_DOT, SWATCH_LINE, SWATCH_DASH } swatch;
+
+typedef struct legend_entry {
+    const char *name;
+    int colour;
+    swatch shape;
+} legend_entry;
+
+/* Entries left to right from (x, y), a line further down whenever the next
+ * would pass `right`. Returns the number of lines; with f NULL it only
+ * counts them, so that a chart can make room before drawing. */
+static int legend(FILE *f, double x, double y, double right, const legend_entry *e, size_t n)
 {
+    double at = x;
+    int lines = n ? 1 : 0;
+    if (f && n) fputs("<g class=\"legend\">\n", f);
     for (size_t k = 0; k < n; k++) {
-        if (!names[k]) continue;
-        fprintf(f, "<rect x=\"%.1f\" y=\"%.1f\" width=\"10\" height=\"10\" fill=\"%s\"/>\n", x,
-                y - 9, colour(colours[k]));
-        text_at(f, x + 14, y, "start", NULL, names[k]);
-        x += 24 + CHAR_PX * (double)text_chars(names[k]);
+        double width = 24 + CHAR_PX * (double)text_chars(e[k].name);
+        if (at > x && at + width - 10 > right) {
+            at = x;
+            y += LEGEND_LINE;
+            lines++;
+        }
+        if (f) {
+            const char *c = colour(e[k].colour);
+            switch (e[k].shape) {
+            case SWATCH_DOT:
+                fprintf(f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"4\" fill=\"%s\"/>\n", at + 5, y - 4,
+                        c);
+                break;
+            case SWATCH_LINE:
+            case SWATCH_DASH:
+                fprintf(f,
+                        "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" "
+                        "stroke-width=\"2\"%s/>\n",
+                        at, y - 4, at + 11, y - 4, c,
+                        e[k].shape == SWATCH_DASH ? " stroke-dasharray=\"4 2\"" : "");
+                break;
+            case SWATCH_BOX:
+                fprintf(f, "<rect x=\"%.1f\" y=\"%.1f\" width=\"10\" height=\"10\" fill=\"%s\"/>\n",
+                        at, y - 9, c);
+                break;
+            }
+            text_at(f, at + 14, y, "start", NULL, e[k].name);
+        }
+        at += width;
     }
+    if (f && n) fputs("</g>\n", f);
+    return lines;
 }
 
 static void x_axis(FILE *f, const axis *a, double y, double top, const char *label, double mid)
@@ -316,29 +369,42 @@ static void series_path(FILE *f, const svg_series *s, const axis *x, const axis 
     fputs("\"/>\n", f);
 }
 
-static void series_points(FILE *f, const svg_series *s, const axis *x, const axis *y)
+/* Points of a band series sit at y_px; the others at their y. */
+static void series_points(FILE *f, const svg_series *s, const axis *x, const axis *y, double y_px)
 {
     for (size_t k = 0; k < s->n; k++) {
-        if (!drawable(s->x[k], x->scale) || !drawable(s->y[k], y->scale)) continue;
+        if (!drawable(s->x[k], x->scale) || (!s->band && !drawable(s->y[k], y->scale))) continue;
         double r = 3.0;
         if (s->weight && s->weight[k] > 1) r += 1.5 * log10(s->weight[k]);
         fprintf(f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"%.1f\" fill=\"%s\" fill-opacity=\"0.7\"/>\n",
-                axis_px(x, s->x[k]), axis_px(y, s->y[k]), r, colour(s->color));
+                axis_px(x, s->x[k]), s->band ? y_px : axis_px(y, s->y[k]), r, colour(s->color));
     }
+}
+
+static swatch series_swatch(const svg_series *s)
+{
+    if (s->style == SVG_POINTS) return SWATCH_DOT;
+    return s->dashed ? SWATCH_DASH : SWATCH_LINE;
 }
 
 void svg_write_xy(FILE *f, const svg_xy_chart *c)
 {
     open_svg(f, WIDTH, HEIGHT, c->title);
     extent ex = {0}, ey = {0};
-    for (size_t s = 0; s < c->n_series; s++)
-        for (size_t k = 0; k < c->series[s].n; k++) {
-            if (!drawable(c->series[s].x[k], c->x_scale) ||
-                !drawable(c->series[s].y[k], c->y_scale))
-                continue;
-            extent_add(&ex, c->series[s].x[k], c->x_scale);
-            extent_add(&ey, c->series[s].y[k], c->y_scale);
+    bool band = false;
+    for (size_t s = 0; s < c->n_series; s++) {
+        const svg_series *se = &c->series[s];
+        for (size_t k = 0; k < se->n; k++) {
+            if (!drawable(se->x[k], c->x_scale)) continue;
+            if (se->band) {
+                extent_add(&ex, se->x[k], c->x_scale);
+                band = true;
+            } else if (drawable(se->y[k], c->y_scale)) {
+                extent_add(&ex, se->x[k], c->x_scale);
+                extent_add(&ey, se->y[k], c->y_scale);
+            }
         }
+    }
     if (!ex.any) {
         no_data(f, WIDTH, HEIGHT);
         fputs("</svg>\n", f);
@@ -347,25 +413,38 @@ void svg_write_xy(FILE *f, const svg_xy_chart *c)
     for (size_t k = 0; k < c->n_markers; k++)
         extent_add(c->markers[k].vertical ? &ex : &ey, c->markers[k].at,
                    c->markers[k].vertical ? c->x_scale : c->y_scale);
-    axis x = make_axis(ex, c->x_scale, false, false, LEFT, WIDTH - RIGHT);
-    axis y = make_axis(ey, c->y_scale, c->y_from_zero, false, HEIGHT - BOTTOM, TOP);
-    x_axis(f, &x, HEIGHT - BOTTOM, TOP, c->x_label, (LEFT + WIDTH - RIGHT) / 2.0);
+    legend_entry entries[16];
+    size_t n = 0;
+    for (size_t s = 0; s < c->n_series && n < 16; s++)
+        if (c->series[s].name)
+            entries[n++] = (legend_entry){c->series[s].name, c->series[s].color,
+                                          series_swatch(&c->series[s])};
+    int legend_lines = legend(NULL, LEFT, 18, WIDTH - RIGHT, entries, n);
+    double top = TOP + LEGEND_LINE * (legend_lines > 1 ? legend_lines - 1 : 0) +
+                 (band ? BAND + BAND_GAP : 0);
+    axis x = make_axis(ex, c->x_scale, false, false, true, LEFT, WIDTH - RIGHT);
+    axis y = make_axis(ey, c->y_scale, c->y_from_zero, false, true, HEIGHT - BOTTOM, top);
+    x_axis(f, &x, HEIGHT - BOTTOM, top, c->x_label, (LEFT + WIDTH - RIGHT) / 2.0);
     y_axis(f, &y, LEFT, WIDTH - RIGHT, c->y_label);
+    double band_y = top - BAND_GAP - BAND / 2.0;
+    if (band) {
+        fprintf(f,
+                "<rect x=\"%d\" y=\"%.1f\" width=\"%d\" height=\"%d\" fill=\"#f3f3f3\"/>\n",
+                LEFT, top - BAND_GAP - BAND, WIDTH - RIGHT - LEFT, BAND);
+        text_at(f, LEFT - 7, band_y + 4, "end", NULL, c->band_label ? c->band_label : "");
+    }
+    /* Points first, lines over them. */
     for (size_t s = 0; s < c->n_series; s++) {
         const svg_series *se = &c->series[s];
-        if (se->style != SVG_POINTS) series_path(f, se, &x, &y);
-        if (se->style == SVG_POINTS || se->style == SVG_LINE_POINTS) series_points(f, se, &x, &y);
+        if (se->style == SVG_POINTS || se->style == SVG_LINE_POINTS)
+            series_points(f, se, &x, &y, band_y);
+    }
+    for (size_t s = 0; s < c->n_series; s++) {
+        const svg_series *se = &c->series[s];
+        if (se->style != SVG_POINTS && !se->band) series_path(f, se, &x, &y);
     }
     marker_lines(f, c->markers, c->n_markers, &x, &y);
-    const char *names[8];
-    int colours[8];
-    size_t n = 0;
-    for (size_t s = 0; s < c->n_series && n < 8; s++)
-        if (c->series[s].name) {
-            names[n] = c->series[s].name;
-            colours[n++] = c->series[s].color;
-        }
-    legend(f, LEFT, 18, names, colours, n);
+    legend(f, LEFT, 18, WIDTH - RIGHT, entries, n);
     fputs("</svg>\n", f);
 }
 
@@ -395,7 +474,7 @@ void svg_write_bars(FILE *f, const svg_bar_chart *c)
         fputs("</svg>\n", f);
         return;
     }
-    axis x = make_axis(e, SVG_LINEAR, true, c->whole, left, width - RIGHT);
+    axis x = make_axis(e, SVG_LINEAR, true, c->whole, false, left, width - RIGHT);
     if (c->max > 0) x.hi = c->max;
     double bottom = top + plot_height;
     x_axis(f, &x, bottom, top, c->value_label, (left + width - RIGHT) / 2.0);
@@ -423,10 +502,12 @@ void svg_write_bars(FILE *f, const svg_bar_chart *c)
     axis y_rows = {.scale = SVG_LINEAR, .lo = 0, .hi = 1, .px0 = bottom, .px1 = top};
     marker_lines(f, c->markers, c->n_markers, &x, &y_rows);
     if (c->series_names && c->n_series > 1) {
-        int colours[8];
-        size_t n = c->n_series < 8 ? c->n_series : 8;
-        for (size_t s = 0; s < n; s++) colours[s] = (int)s;
-        legend(f, left, 18, c->series_names, colours, n);
+        legend_entry entries[8];
+        size_t n = 0;
+        for (size_t s = 0; s < c->n_series && n < 8; s++)
+            if (c->series_names[s])
+                entries[n++] = (legend_entry){c->series_names[s], (int)s, SWATCH_BOX};
+        legend(f, left, 18, width - RIGHT, entries, n);
     }
     fputs("</svg>\n", f);
 }
@@ -449,8 +530,8 @@ void svg_write_histogram(FILE *f, const svg_histogram *h)
     }
     for (size_t k = 0; k < h->n_markers; k++)
         if (h->markers[k].vertical) extent_add(&ex, h->markers[k].at, SVG_LINEAR);
-    axis x = make_axis(ex, SVG_LINEAR, false, false, LEFT, WIDTH - RIGHT);
-    axis y = make_axis(ey, SVG_LINEAR, true, true, HEIGHT - BOTTOM, TOP);
+    axis x = make_axis(ex, SVG_LINEAR, false, false, false, LEFT, WIDTH - RIGHT);
+    axis y = make_axis(ey, SVG_LINEAR, true, true, false, HEIGHT - BOTTOM, TOP);
     x_axis(f, &x, HEIGHT - BOTTOM, TOP, h->x_label, (LEFT + WIDTH - RIGHT) / 2.0);
     y_axis(f, &y, LEFT, WIDTH - RIGHT, h->y_label);
     for (size_t k = 0; k < h->n; k++) {

@@ -21,6 +21,10 @@ typedef enum svg_style {
     SVG_LINE_POINTS = 3  /* both */
 } svg_style;
 
+/* Palette indexes: 0-7 are colours, SVG_INK a near-black for a line drawn
+ * over points of every colour. */
+enum { SVG_INK = 8 };
+
 typedef struct svg_series {
     const char *name;    /* legend entry; NULL for none */
     svg_style style;
@@ -29,6 +33,10 @@ typedef struct svg_series {
     size_t n;
     int color;           /* palette index */
     bool dashed;
+    /* POINTS that have no y value (a failed evaluation has no time): drawn
+     * at their x in a band above the plot, named by the chart's band_label.
+     * y is not read and may be NULL. */
+    bool band;
 } svg_series;
 
 /* A reference line across the plot: vertical at x = at, or horizontal at y = at. */
@@ -48,7 +56,12 @@ typedef struct svg_xy_chart {
     size_t n_series;
     const svg_marker *markers;
     size_t n_markers;
+    const char *band_label; /* names the band of the band series, e.g. "failed" */
 } svg_xy_chart;
+
+/* An xy chart is drawn with a margin on both axes: every point that can be
+ * drawn lies inside the axes, never on their edge. Legends wrap onto more
+ * lines where they do not fit one. */
 
 void svg_write_xy(FILE *f, const svg_xy_chart *c);
 

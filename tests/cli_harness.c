@@ -144,12 +144,13 @@ static char *program_path(const char *program)
 static char **command_prefix(size_t *count)
 {
     static char **words;
+    static char *copy; /* the words point into it; kept for the life of the process */
     static size_t n_words;
     static bool parsed;
     if (!parsed) {
         parsed = true;
         const char *prefix = getenv("SKYTUNE_TEST_PREFIX");
-        char *copy = strdup(prefix ? prefix : "");
+        copy = strdup(prefix ? prefix : "");
         cr_assert(copy, "out of memory");
         words = calloc(strlen(copy) / 2 + 2, sizeof *words);
         cr_assert(words, "out of memory");
@@ -553,6 +554,77 @@ char *cli_line_after(const char *text, const char *marker)
     memcpy(line, at, len);
     line[len] = '\0';
     return line;
+}
+
+/* ------------------------------------------------------------ CSV */
+
+/* The field that starts at *p (RFC 4180: quoted or bare), malloc'd; *p moves
+ * past it and its separator. *end_of_line tells whether it ended the line. */
+static char *csv_field(const char **p, bool *end_of_line)
+{
+    size_t cap = strlen(*p) + 1, len = 0;
+    char *out = malloc(cap);
+    cr_assert(out, "out of memory");
+    const char *s = *p;
+    if (*s == '"') {
+        for (s++; *s; s++) {
+            if (*s == '"' && s[1] == '"') {
+                out[len++] = '"';
+                s++;
+            } else if (*s == '"') {
+                s++;
+                break;
+            } else {
+                out[len++] = *s;
+            }
+        }
+    } else {
+        while (*s && *s != ',' && *s != '\n') out[len++] = *s++;
+    }
+    out[len] = '\0';
+    *end_of_line = *s != ',';
+    if (*s == ',' || *s == '\n') s++;
+    *p = s;
+    return out;
+}
+
+char *cli_csv_cell(const char *csv, size_t row, const char *column)
+{
+    const char *p = csv;
+    bool eol = false;
+    long index = -1;
+    for (long k = 0; !eol && *p; k++) {
+        char *name = csv_field(&p, &eol);
+        if (strcmp(name, column) == 0) index = k;
+        free(name);
+    }
+    cr_assert(index >= 0, "the CSV has no column %s: %.200s", column, csv);
+    for (size_t r = 0; r <= row; r++) {
+        cr_assert(*p, "the CSV has no row %zu", row);
+        eol = false;
+        for (long k = 0; !eol && *p; k++) {
+            char *field = csv_field(&p, &eol);
+            if (r == row && k == index) {
+                /* the rest of the row is not needed */
+                return field;
+            }
+            free(field);
+        }
+    }
+    cr_assert_fail("row %zu of the CSV has no column %s", row, column);
+    return NULL;
+}
+
+bool cli_csv_has_column(const char *csv, const char *column)
+{
+    const char *p = csv;
+    bool eol = false, found = false;
+    while (!eol && *p) {
+        char *name = csv_field(&p, &eol);
+        found = found || strcmp(name, column) == 0;
+        free(name);
+    }
+    return found;
 }
 
 /* ------------------------------------------------------------ refusals */

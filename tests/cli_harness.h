@@ -130,6 +130,13 @@ void cli_compile_shared(const char *source, const char *so_path, const char *ext
  * line, malloc'd; NULL when marker does not occur. */
 char *cli_line_after(const char *text, const char *marker);
 
+/* A cell of CSV text (RFC 4180, header line first): data row `row` (from
+ * 0) of the named column, unquoted and malloc'd. Fails the test when there
+ * is no such column or row. */
+char *cli_csv_cell(const char *csv, size_t row, const char *column);
+/* Whether the CSV's header names the column. */
+bool cli_csv_has_column(const char *csv, const char *column);
+
 /* A result database as skytune creates it, with no campaign yet. */
 void cli_create_db(const char *path);
 

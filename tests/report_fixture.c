@@ -8,6 +8,9 @@
 #include "store.h"
 
 static const char *const param_names[] = {"wg", "mode"};
+static const char *const problem_names[] = {"n", "batch"};
+static const store_param_names fixture_params = {
+    .tuning = param_names, .n_tuning = 2, .problem = problem_names, .n_problem = 2};
 
 typedef struct fixture_config {
     const char *wg, *mode;
@@ -119,8 +122,7 @@ int report_fixture_create(const char *path, bool with_peaks, skytune_error *err)
     int64_t device_id, plugin_id, problem_a, problem_b, ids_a[6], ids_b[6];
     int rc = -1;
     if (store_device_id(st, &dev, &device_id, err) != 0 ||
-        store_plugin_id(st, REPORT_FIXTURE_PLUGIN, "1.0", "fixturehash",
-                        &(store_plugin_columns){.params = param_names, .n_params = 2},
+        store_plugin_id(st, REPORT_FIXTURE_PLUGIN, "1.0", "fixturehash", &fixture_params,
                         &plugin_id, err) != 0 ||
         store_problem_id(st, plugin_id, REPORT_FIXTURE_PROBLEM_A, &problem_a, err) != 0 ||
         store_problem_id(st, plugin_id, REPORT_FIXTURE_PROBLEM_B, &problem_b, err) != 0)
@@ -165,6 +167,78 @@ int report_fixture_create(const char *path, bool with_peaks, skytune_error *err)
         }
     }
     rc = 0;
+done:
+    store_close(st);
+    return rc;
+}
+
+/* ------------------------------------------------------------ noisy */
+
+typedef struct noisy_config {
+    const char *wg, *mode;
+    double runs_ms[7];
+    size_t n;
+} noisy_config;
+
+static const noisy_config noisy_configs[] = {
+    {"32", "plain", {1.2, 1.5, 2.9, 3.07, 3.3, 5.4, 6.0}, 7},
+    {"64", "plain", {3.45, 3.48, 3.5, 3.5, 3.5, 3.52, 3.55}, 7},
+    {"128", "plain", {3.62, 4.0, 4.38}, 3},
+    {"32", REPORT_FIXTURE_HOSTILE, {4.0275, 4.5, 4.9725}, 3},
+};
+
+static int record_noisy(store *st, int64_t campaign_id, int seq, const noisy_config *c,
+                        skytune_error *err)
+{
+    measurement m;
+    measurement_init(&m);
+    double samples[7];
+    for (size_t k = 0; k < c->n; k++) samples[k] = c->runs_ms[k] * 1e6;
+    m.status = MEAS_OK;
+    m.build_s = 1.0;
+    m.verify_s = 0.5;
+    m.bench_s = 0.25;
+    m.overhead_s = 0.125;
+    m.max_abs_error = 0.0;
+    m.max_rel_error = 0.0;
+    if (measurement_set_samples(&m, samples, c->n) != 0) {
+        measurement_clear(&m);
+        return err_set(err, "fixture: out of memory");
+    }
+    m.gflops = 2e6 / m.median_ns;
+    m.gbs = 1e6 / m.median_ns;
+    char text[128];
+    snprintf(text, sizeof text, "wg=%s,mode=%s", c->wg, c->mode);
+    const char *values[2] = {c->wg, c->mode};
+    int64_t id;
+    int rc = store_record_measurement(st, campaign_id, seq, text, (uint64_t)(seq + 1) * 0x9E37u,
+                                      param_names, values, 2, &m, &id, err);
+    measurement_clear(&m);
+    return rc;
+}
+
+int report_fixture_create_noisy(const char *path, skytune_error *err)
+{
+    store *st;
+    if (store_open(path, true, &st, err) != 0) return -1;
+    skytune_device_info dev = fixture_device();
+    int64_t device_id, plugin_id, problem_id, campaign_id;
+    bool resumed;
+    int rc = -1;
+    if (store_device_id(st, &dev, &device_id, err) != 0 ||
+        store_plugin_id(st, REPORT_FIXTURE_PLUGIN, "1.0", "fixturehash", &fixture_params,
+                        &plugin_id, err) != 0 ||
+        store_problem_id(st, plugin_id, REPORT_FIXTURE_PROBLEM_A, &problem_id, err) != 0)
+        goto done;
+    store_campaign_spec spec = {
+        .plugin_id = plugin_id, .device_id = device_id, .problem_id = problem_id,
+        .strategy = "random", .settings = "budget=4,runs=7", .seed = 7,
+        .command = "skytune run --plugin toy --set n=1000", .host = "fixture-host",
+    };
+    if (store_campaign_open(st, &spec, &campaign_id, &resumed, err) != 0) goto done;
+    for (int k = 0; k < 4; k++)
+        if (record_noisy(st, campaign_id, k, &noisy_configs[k], err) != 0) goto done;
+    rc = store_campaign_close(st, campaign_id, "done", err);
 done:
     store_close(st);
     return rc;

@@ -78,8 +78,8 @@ static int64_t open_campaign(store *st, uint64_t seed)
     skytune_error err = {0};
     cr_assert_eq(store_device_id(st, &dev, &device_id, &err), 0, "%s", err.message);
     cr_assert_eq(store_plugin_id(st, "fake", "1", "abc",
-                                 &(store_plugin_columns){.params = names, .n_params = 3},
-                                 &plugin_id, &err), 0, "%s",
+                                 &(store_param_names){.tuning = names, .n_tuning = 3}, &plugin_id,
+                                 &err), 0, "%s",
                  err.message);
     cr_assert_eq(store_problem_id(st, plugin_id, "n=1", &problem_id, &err), 0, "%s", err.message);
     store_campaign_spec spec = {plugin_id, device_id, problem_id, "random", "runs=3", seed,

@@ -1,7 +1,8 @@
 /* Exports of databases the report fixture does not cover: a real campaign
  * of a plugin without problem parameters (its problem is the empty text),
  * and a C header whose tuning parameters are named after every C11 keyword,
- * compiled with the system C compiler. */
+ * compiled with the system C compiler; and the CSV export's columns, on the
+ * report fixtures (report_fixture.h). */
 #include <criterion/criterion.h>
 
 #include <jansson.h>
@@ -11,6 +12,7 @@
 
 #include "cli_harness.h"
 #include "measurement.h"
+#include "report_fixture.h"
 #include "store.h"
 
 static char *scratch;
@@ -199,7 +201,7 @@ static void create_keyword_db(const char *path)
     bool resumed;
     cr_assert_eq(store_device_id(st, &device, &device_id, &err), 0, "%s", err.message);
     cr_assert_eq(store_plugin_id(st, "keywords", "1", "hash",
-                                 &(store_plugin_columns){.params = names, .n_params = N_PARAMS},
+                                 &(store_param_names){.tuning = names, .n_tuning = N_PARAMS},
                                  &plugin_id, &err),
                  0, "%s", err.message);
     cr_assert_eq(store_problem_id(st, plugin_id, "n=1", &problem_id, &err), 0, "%s",
@@ -279,5 +281,71 @@ Test(export, a_header_compiles_with_every_c11_keyword_as_a_parameter_name)
     compile_and_run(source, "Keyword GPU");
     free(source);
     free(header);
+    free(db);
+}
+
+/* ------------------------------------------------------------ csv */
+
+/* `skytune export --db DB` with more arguments; its standard output. */
+static char *export_csv(const char *db, const char *campaign)
+{
+    cli_result r = campaign ? cli_run(CLI_ARGS("export", "--db", db, "--campaign", campaign))
+                            : cli_run(CLI_ARGS("export", "--db", db));
+    cr_assert_eq(r.status, 0, "skytune export: %s\n%s", cli_status_text(r.status), r.err);
+    char *out = r.out;
+    r.out = NULL;
+    free(r.err);
+    return out;
+}
+
+static void expect_cell(const char *csv, size_t row, const char *column, const char *want)
+{
+    char *got = cli_csv_cell(csv, row, column);
+    cr_expect_str_eq(got, want, "row %zu, column %s", row, column);
+    free(got);
+}
+
+Test(export, csv_has_a_column_per_parameter_and_spreads_problems_only_when_rows_span_them)
+{
+    char *db = cli_path(scratch, "fixture.db");
+    skytune_error err = {0};
+    cr_assert_eq(report_fixture_create(db, true, &err), 0, "%s", err.message);
+    char *csv = export_csv(db, NULL);
+    /* Campaigns 1 and 2 are on two problems: n varies, batch does not. */
+    static const char wide[] = "campaign,seq,plugin,device,problem,n,batch,wg,mode,status,";
+    cr_expect(strncmp(csv, wide, strlen(wide)) == 0, "%.120s", csv);
+    cr_expect(!cli_csv_has_column(csv, "configuration"), "the text column is still there");
+    /* Campaign 1's first evaluation is c1 (wg=32, plain) on A. */
+    expect_cell(csv, 0, "problem", REPORT_FIXTURE_PROBLEM_A);
+    expect_cell(csv, 0, "n", "1000");
+    expect_cell(csv, 0, "batch", "2");
+    expect_cell(csv, 0, "wg", "32");
+    expect_cell(csv, 0, "mode", "plain");
+    /* Its second, c4, holds the value made of markup, as it is. */
+    expect_cell(csv, 1, "mode", REPORT_FIXTURE_HOSTILE);
+    /* Campaign 2's first is c3 (wg=128) on B. */
+    expect_cell(csv, 6, "n", "4000");
+    expect_cell(csv, 6, "wg", "128");
+    free(csv);
+
+    /* One campaign, one problem: its text says it all. */
+    csv = export_csv(db, "1");
+    static const char narrow[] = "campaign,seq,plugin,device,problem,wg,mode,status,";
+    cr_expect(strncmp(csv, narrow, strlen(narrow)) == 0, "%.120s", csv);
+    cr_expect(!cli_csv_has_column(csv, "n"), "one problem, yet its parameters are columns");
+    free(csv);
+    free(db);
+}
+
+Test(export, csv_flags_noisy_configurations)
+{
+    char *db = cli_path(scratch, "noisy.db");
+    skytune_error err = {0};
+    cr_assert_eq(report_fixture_create_noisy(db, &err), 0, "%s", err.message);
+    char *csv = export_csv(db, NULL);
+    /* sd / median: 58.8 %, 0.9 %, 9.5 %, 10.5 % (report_fixture.h). */
+    static const char *const want[] = {"1", "0", "0", "1"};
+    for (size_t k = 0; k < 4; k++) expect_cell(csv, k, "noisy", want[k]);
+    free(csv);
     free(db);
 }

@@ -3,6 +3,7 @@
  * hand from the fixture's table. */
 #include <criterion/criterion.h>
 
+#include <dirent.h>
 #include <jansson.h>
 #include <math.h>
 #include <sqlite3.h>
@@ -11,6 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "measurement.h"
 #include "query.h"
 #include "report.h"
 #include "report_fixture.h"
@@ -39,12 +41,15 @@ static void teardown(void)
 {
     if (st) store_close(st);
     st = NULL;
-    char path[256];
-    static const char *const files[] = {"fixture.db", "fixture.db-wal", "fixture.db-shm"};
-    for (size_t k = 0; k < 3; k++) {
-        snprintf(path, sizeof path, "%s/%s", tmp_dir, files[k]);
+    /* The fixture and whatever databases a test opened instead. */
+    DIR *dir = opendir(tmp_dir);
+    for (struct dirent *e; dir && (e = readdir(dir));) {
+        if (e->d_name[0] == '.') continue;
+        char path[512];
+        snprintf(path, sizeof path, "%s/%s", tmp_dir, e->d_name);
         unlink(path);
     }
+    if (dir) closedir(dir);
     rmdir(tmp_dir);
 }
 
@@ -103,6 +108,18 @@ static size_t find_row(const query_table *t, const char *campaign, const char *c
     cr_assert_fail("no row with %s = %s%s%s", column, value, campaign ? " in campaign " : "",
                    campaign ? campaign : "");
     return 0;
+}
+
+/* Close the fixture's store and open another database in its folder
+ * instead, as st: a new one, or one a fixture function made at path. */
+static void open_instead(const char *name, bool create, char *path, size_t len)
+{
+    store_close(st);
+    st = NULL;
+    snprintf(path, len, "%s/%s", tmp_dir, name);
+    skytune_error err = {0};
+    if (!create) cr_assert_eq(report_fixture_create_noisy(path, &err), 0, "%s", err.message);
+    cr_assert_eq(store_open(path, create, &st, &err), 0, "%s", err.message);
 }
 
 #define HOSTILE_CONFIG(wg) "wg=" wg ",mode=" REPORT_FIXTURE_HOSTILE
@@ -257,6 +274,123 @@ Test(queries, best_so_far_traces_the_improvements)
     query_table_free(&t);
 }
 
+Test(queries, evaluations_are_every_evaluation_with_its_status_time_and_wall_time)
+{
+    query_table t = run("evaluations", "1", NULL, NULL);
+    /* Campaign 1 evaluates c1 c4 c5 c2 c6 c3. */
+    static const char *const status[] = {"ok", "ok", "compile", "ok", "wrong_result", "ok"};
+    static const double median[] = {1000, 2000, NAN, 500, NAN, 800};
+    cr_assert_eq(t.n_rows, 6, "%zu rows", t.n_rows);
+    for (size_t k = 0; k < 6; k++) {
+        assert_near(number(&t, k, "evaluation"), (double)k + 1, "evaluation");
+        assert_text(&t, k, "status", status[k]);
+        assert_near(number(&t, k, "wall_s"), 1.875 * (double)(k + 1), "wall time");
+        assert_near(number(&t, k, "evaluations"), 1, "evaluations in the point");
+        if (isnan(median[k]))
+            cr_expect_null(cell(&t, k, "median_ns"), "a failed evaluation has a time");
+        else
+            assert_near(number(&t, k, "median_ns"), median[k], "median");
+    }
+    query_table_free(&t);
+    /* Reused evaluations cost the campaign no time. */
+    t = run("evaluations", "3", NULL, NULL);
+    cr_assert_eq(t.n_rows, 2);
+    assert_near(number(&t, 1, "wall_s"), 0.0, "campaign 3 wall time");
+    query_table_free(&t);
+}
+
+Test(queries, evaluations_merge_into_cells_past_a_thousand)
+{
+    char path[160];
+    open_instead("long.db", true, path, sizeof path);
+    skytune_error err = {0};
+    static const char *const names[] = {"k"};
+    int64_t device_id, plugin_id, problem_id, campaign_id;
+    bool resumed;
+    skytune_device_info dev = {.is_gpu = 1};
+    snprintf(dev.platform, sizeof dev.platform, "P");
+    snprintf(dev.name, sizeof dev.name, "D");
+    snprintf(dev.driver_version, sizeof dev.driver_version, "1");
+    cr_assert_eq(store_device_id(st, &dev, &device_id, &err), 0, "%s", err.message);
+    cr_assert_eq(store_plugin_id(st, "long", "1", "h",
+                                 &(store_param_names){.tuning = names, .n_tuning = 1}, &plugin_id,
+                                 &err),
+                 0, "%s", err.message);
+    cr_assert_eq(store_problem_id(st, plugin_id, "", &problem_id, &err), 0, "%s", err.message);
+    store_campaign_spec spec = {.plugin_id = plugin_id, .device_id = device_id,
+                                .problem_id = problem_id, .strategy = "random", .settings = "",
+                                .command = "", .host = "h"};
+    cr_assert_eq(store_campaign_open(st, &spec, &campaign_id, &resumed, &err), 0, "%s",
+                 err.message);
+    /* 1500 evaluations: every tenth fails, the others take 1000 to 1600 ns. */
+    enum { N = 1500 };
+    for (int k = 0; k < N; k++) {
+        measurement m;
+        measurement_init(&m);
+        if (k % 10 == 9) {
+            m.status = MEAS_COMPILE;
+        } else {
+            double x = 1000 + 100 * (k % 7);
+            cr_assert_eq(measurement_set_samples(&m, &x, 1), 0);
+        }
+        char text[32], value[16];
+        snprintf(value, sizeof value, "%d", k);
+        snprintf(text, sizeof text, "k=%d", k);
+        const char *values[1] = {value};
+        int64_t id;
+        cr_assert_eq(store_record_measurement(st, campaign_id, k, text, (uint64_t)k + 1, names,
+                                              values, 1, &m, &id, &err),
+                     0, "%s", err.message);
+        measurement_clear(&m);
+    }
+    query_table t = run("evaluations", NULL, NULL, NULL);
+    /* 100 columns of 15 evaluations; in each, the failures are one cell and
+     * the times (1000-1600 ns, ln * 4 from 27.6 to 29.5) at most three. */
+    cr_expect_leq(t.n_rows, 400, "%zu rows for %d evaluations", t.n_rows, N);
+    cr_expect_geq(t.n_rows, 200, "%zu rows", t.n_rows);
+    double total = 0, failed = 0;
+    for (size_t r = 0; r < t.n_rows; r++) {
+        double n = number(&t, r, "evaluations"), e = number(&t, r, "evaluation");
+        total += n;
+        cr_expect(e >= 1 && e <= N, "evaluation %g", e);
+        if (strcmp(cell(&t, r, "status"), "ok") == 0) {
+            double ns = number(&t, r, "median_ns");
+            cr_expect(ns >= 1000 - 1e-6 && ns <= 1600 + 1e-6, "a cell's time %g", ns);
+        } else {
+            failed += n;
+        }
+    }
+    assert_near(total, N, "evaluations in all cells");
+    assert_near(failed, N / 10, "failed evaluations");
+    query_table_free(&t);
+    store_close(st);
+    st = NULL;
+}
+
+Test(queries, noisy_is_a_standard_deviation_above_a_tenth_of_the_median)
+{
+    char path[160];
+    open_instead("noisy.db", false, path, sizeof path);
+    /* sd / median: wg=32 58.8 %, wg=64 0.9 %, wg=128 9.5 %, hostile 10.5 %. */
+    query_table t = run("top", NULL, NULL, NULL);
+    static const char *const noisy_by_place[] = {"1", "0", "0", "1"};
+    cr_assert_eq(t.n_rows, 4);
+    for (size_t k = 0; k < 4; k++) assert_text(&t, k, "noisy", noisy_by_place[k]);
+    assert_text(&t, 0, "configuration", REPORT_FIXTURE_NOISY_BEST);
+    assert_near(number(&t, 0, "median_ns"), 3.07e6, "median of the noisy best");
+    query_table_free(&t);
+    t = run("best", NULL, NULL, NULL);
+    assert_text(&t, 0, "noisy", "1");
+    query_table_free(&t);
+    /* The campaign evaluated them fastest first, so in the same order. */
+    t = run("measurements", NULL, NULL, NULL);
+    for (size_t k = 0; k < 4; k++) assert_text(&t, k, "noisy", noisy_by_place[k]);
+    query_table_free(&t);
+    t = run("instances", NULL, NULL, NULL);
+    assert_text(&t, 0, "noisy", "1");
+    query_table_free(&t);
+}
+
 Test(queries, distribution_bins_the_performance_of_the_configurations_that_passed)
 {
     query_table t = run("distribution", "1", NULL, NULL);
@@ -402,12 +536,8 @@ Test(queries, t4_rows_map_statuses_to_t4_invalidity)
 
 Test(queries, every_named_query_runs_on_an_empty_database)
 {
-    store_close(st);
-    st = NULL;
     char path[160];
-    snprintf(path, sizeof path, "%s/empty.db", tmp_dir);
-    skytune_error err = {0};
-    cr_assert_eq(store_open(path, true, &st, &err), 0, "%s", err.message);
+    open_instead("empty.db", true, path, sizeof path);
     for (size_t k = 0; k < query_count(); k++) {
         query_table t = run(query_at(k)->name, "1", NULL, NULL);
         cr_assert_eq(t.n_rows, 0, "%s gives %zu rows", query_at(k)->name, t.n_rows);
@@ -415,7 +545,6 @@ Test(queries, every_named_query_runs_on_an_empty_database)
     }
     store_close(st);
     st = NULL;
-    unlink(path);
 }
 
 Test(queries, report_load_refuses_an_empty_scope_naming_it)

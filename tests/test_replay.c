@@ -544,7 +544,7 @@ static int64_t record_campaign(store *st, uint64_t seed, const db_row *rows, siz
     bool resumed = false;
     cr_assert_eq(store_device_id(st, &dev, &device_id, &err), 0, "%s", err.message);
     cr_assert_eq(store_plugin_id(st, "conv", "1.0", "abc",
-                                 &(store_plugin_columns){.params = db_param_names, .n_params = 3},
+                                 &(store_param_names){.tuning = db_param_names, .n_tuning = 3},
                                  &plugin_id, &err), 0,
                  "%s", err.message);
     cr_assert_eq(store_problem_id(st, plugin_id, "n=1024", &problem_id, &err), 0, "%s",

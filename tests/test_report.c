@@ -8,6 +8,7 @@
 
 #include <jansson.h>
 #include <math.h>
+#include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -153,9 +154,11 @@ Test(report, writes_the_data_of_every_table_as_csv)
     char *html_path = cli_path(scratch, "report.html");
     char *csv_dir = cli_path(scratch, "csv");
     free(make_report(html_path, CLI_ARGS("--csv", csv_dir)));
-    static const char *const names[] = {"campaigns", "top", "time-split", "failures",
-                                        "by-param", "best-so-far", "distribution", "snr",
-                                        "roofline", "instances", "scaling", "fixed-vs-tuned"};
+    static const char *const names[] = {"campaigns",    "top",         "time-split",
+                                        "failures",     "by-param",    "best-so-far",
+                                        "evaluations",  "distribution", "snr",
+                                        "roofline",     "instances",   "scaling",
+                                        "fixed-vs-tuned"};
     for (size_t k = 0; k < sizeof names / sizeof names[0]; k++) {
         char file[64];
         snprintf(file, sizeof file, "%s.csv", names[k]);
@@ -192,6 +195,278 @@ Test(report, a_failed_report_leaves_the_previous_file_alone)
     snprintf(command, sizeof command, "test $(ls -A '%s' | grep -c tmp) -eq 0", scratch);
     cr_assert_eq(system(command), 0, "a temporary file was left in %s", scratch);
     free(html_path);
+}
+
+/* ------------------------------------------------------------ charts */
+
+/* The <svg> element of the chart titled `title`, malloc'd. */
+static char *chart_svg(const char *html, const char *title)
+{
+    char label[256];
+    snprintf(label, sizeof label, "aria-label=\"%s\"", title);
+    const char *at = strstr(html, label);
+    cr_assert(at, "no chart \"%s\"", title);
+    const char *start = at;
+    while (start > html && strncmp(start, "<svg", 4) != 0) start--;
+    const char *end = strstr(at, "</svg>");
+    cr_assert(end, "chart \"%s\" is not closed", title);
+    return strndup(start, (size_t)(end + 6 - start));
+}
+
+/* The legend, cut out of a chart's SVG (malloc'd); what remains is what the
+ * plot draws. */
+static char *cut_legend(char *svg)
+{
+    char *g = strstr(svg, "<g class=\"legend\">");
+    cr_assert(g, "the chart has no legend");
+    char *end = strstr(g, "</g>");
+    cr_assert(end);
+    char *legend = strndup(g, (size_t)(end + 4 - g));
+    memmove(g, end + 4, strlen(end + 4) + 1);
+    return legend;
+}
+
+/* The plot's box: the x axis is the first long horizontal dark line, the y
+ * axis the first long vertical one. */
+typedef struct plot_box {
+    double left, right, top, bottom;
+} plot_box;
+
+static plot_box axes_of(const char *svg)
+{
+    plot_box b = {0};
+    bool have_x = false, have_y = false;
+    for (const char *p = strstr(svg, "<line "); p; p = strstr(p + 1, "<line ")) {
+        double x1, y1, x2, y2;
+        char stroke[16];
+        if (sscanf(p, "<line x1=\"%lf\" y1=\"%lf\" x2=\"%lf\" y2=\"%lf\" stroke=\"%15[^\"]\"", &x1,
+                   &y1, &x2, &y2, stroke) != 5 ||
+            strcmp(stroke, "#333333") != 0)
+            continue;
+        if (!have_x && y1 == y2 && x2 - x1 > 100) {
+            b.left = x1, b.right = x2, b.bottom = y1;
+            have_x = true;
+        } else if (!have_y && x1 == x2 && fabs(y2 - y1) > 100) {
+            b.top = fmin(y1, y2);
+            have_y = true;
+        }
+    }
+    cr_assert(have_x && have_y, "no axes in the chart");
+    return b;
+}
+
+typedef struct circle {
+    double cx, cy, r;
+    char fill[16];
+} circle;
+
+static size_t circles_of(const char *svg, circle *out, size_t cap)
+{
+    size_t n = 0;
+    for (const char *p = strstr(svg, "<circle "); p; p = strstr(p + 1, "<circle ")) {
+        cr_assert_lt(n, cap, "more than %zu circles", cap);
+        cr_assert_eq(sscanf(p, "<circle cx=\"%lf\" cy=\"%lf\" r=\"%lf\" fill=\"%15[^\"]\"", &out[n].cx,
+                            &out[n].cy, &out[n].r, out[n].fill),
+                     4, "%.80s", p);
+        n++;
+    }
+    return n;
+}
+
+static bool inside(const circle *c, const plot_box *b)
+{
+    return c->cx - c->r >= b->left && c->cx + c->r <= b->right && c->cy - c->r >= b->top &&
+           c->cy + c->r <= b->bottom;
+}
+
+/* Every point of the roofline chart lies inside its axes, circle and all. */
+static void assert_roofline_points_inside(const char *html, const char *what)
+{
+    char *svg = chart_svg(html, "Campaign 1: roofline");
+    free(cut_legend(svg));
+    plot_box b = axes_of(svg);
+    circle c[32];
+    size_t n = circles_of(svg, c, 32);
+    /* Campaign 1's four configurations that passed, and the best marked. */
+    cr_assert_eq(n, 5, "%s: %zu points", what, n);
+    for (size_t k = 0; k < n; k++)
+        cr_expect(inside(&c[k], &b), "%s: point (%.1f, %.1f) r %.1f is outside the axes x %.1f..%.1f, "
+                  "y %.1f..%.1f", what, c[k].cx, c[k].cy, c[k].r, b.left, b.right, b.top, b.bottom);
+    free(svg);
+}
+
+/* Campaign 1's configurations all at an intensity of exactly 10 FLOP/byte,
+ * a decade's edge, past the fixture's ridge (10000 / 5000 = 2). */
+static void move_to_intensity_ten(const char *path)
+{
+    sqlite3 *h = NULL;
+    cr_assert_eq(sqlite3_open(path, &h), SQLITE_OK);
+    char *message = NULL;
+    cr_assert_eq(sqlite3_exec(h, "UPDATE measurements SET gbs = gflops / 10 WHERE campaign_id = 1",
+                              NULL, NULL, &message),
+                 SQLITE_OK, "%s", message ? message : "");
+    sqlite3_close(h);
+}
+
+Test(report, roofline_points_lie_inside_its_axes_with_and_without_peaks)
+{
+    move_to_intensity_ten(db);
+    char *html_path = cli_path(scratch, "report.html");
+    char *html = make_report(html_path, NULL);
+    assert_roofline_points_inside(html, "with peaks");
+    free(html);
+
+    char *bare = cli_path(scratch, "bare.db");
+    skytune_error err = {0};
+    cr_assert_eq(report_fixture_create(bare, false, &err), 0, "%s", err.message);
+    move_to_intensity_ten(bare);
+    free(db);
+    db = bare;
+    html = make_report(html_path, NULL);
+    assert_roofline_points_inside(html, "without peaks");
+    /* Without peaks the roofs are the campaign's best, dashed. */
+    char *svg = chart_svg(html, "Campaign 1: roofline");
+    char *legend = cut_legend(svg);
+    cr_expect(strstr(legend, ">best measured<"), "no best measured roof in the legend");
+    cr_expect(strstr(svg, "stroke=\"#7f7f7f\" stroke-width=\"1.8\" stroke-dasharray"),
+              "the best measured roof is not drawn dashed");
+    cr_expect(strstr(html, "the best GB/s any configuration of this campaign reached (400) times intensity up "
+                     "to 10 FLOP/byte, then the best GFLOP/s it reached (4000)"),
+              "the roof's figures are not given");
+    free(legend);
+    free(svg);
+    free(html);
+    free(html_path);
+}
+
+Test(report, convergence_shows_every_evaluation_by_status_under_the_best_so_far_line)
+{
+    char *html_path = cli_path(scratch, "report.html");
+    char *html = make_report(html_path, NULL);
+    char *svg = chart_svg(html, "Campaign 1: evaluations and best so far");
+    char *legend = cut_legend(svg);
+    static const char *const entries[] = {">ok<", ">compile<", ">wrong_result<", ">best so far<"};
+    for (size_t k = 0; k < sizeof entries / sizeof entries[0]; k++)
+        cr_expect(strstr(legend, entries[k]), "the legend lacks %s", entries[k]);
+    cr_expect(!strstr(legend, ">crash<"), "a status that did not occur is in the legend");
+    cr_expect(strstr(svg, ">failed</text>"), "the failures' band is not named");
+    plot_box b = axes_of(svg);
+    circle c[32];
+    size_t n = circles_of(svg, c, 32);
+    /* Campaign 1 evaluated c1 c4 c5 c2 c6 c3: four passed, c5 failed to
+     * compile, c6 gave a wrong result. */
+    cr_assert_eq(n, 6, "%zu points for 6 evaluations", n);
+    size_t ok = 0, compile = 0, wrong = 0;
+    for (size_t k = 0; k < n; k++) {
+        if (strcmp(c[k].fill, "#1f77b4") == 0) {
+            ok++;
+            cr_expect(inside(&c[k], &b), "a passed evaluation outside the plot");
+        } else {
+            compile += strcmp(c[k].fill, "#ff7f0e") == 0;
+            wrong += strcmp(c[k].fill, "#d62728") == 0;
+            cr_expect(c[k].cy < b.top, "a failed evaluation is not in the band above the plot");
+        }
+    }
+    cr_expect_eq(ok, 4);
+    cr_expect_eq(compile, 1);
+    cr_expect_eq(wrong, 1);
+    /* The failures sit at their evaluation numbers: compile 3rd, wrong 5th. */
+    double x_compile = 0, x_wrong = 0;
+    for (size_t k = 0; k < n; k++) {
+        if (strcmp(c[k].fill, "#ff7f0e") == 0) x_compile = c[k].cx;
+        if (strcmp(c[k].fill, "#d62728") == 0) x_wrong = c[k].cx;
+    }
+    cr_expect_gt(x_wrong, x_compile);
+    cr_expect(strstr(svg, "<path fill=\"none\" stroke=\"#222222\""), "no best-so-far line");
+    free(legend);
+    free(svg);
+    free(html);
+    free(html_path);
+}
+
+/* ------------------------------------------------------------ noisy */
+
+/* The HTML from `from` up to the end of the first table after it. */
+static char *table_after(const char *html, const char *from)
+{
+    const char *start = strstr(html, from);
+    cr_assert(start, "no %s", from);
+    const char *end = strstr(start, "</table>");
+    cr_assert(end);
+    return strndup(start, (size_t)(end - start));
+}
+
+static size_t occurrences(const char *text, const char *needle)
+{
+    size_t n = 0;
+    for (const char *p = strstr(text, needle); p; p = strstr(p + 1, needle)) n++;
+    return n;
+}
+
+Test(report, top_table_has_a_column_per_parameter_and_flags_noisy_configurations)
+{
+    char *noisy = cli_path(scratch, "noisy.db");
+    skytune_error err = {0};
+    cr_assert_eq(report_fixture_create_noisy(noisy, &err), 0, "%s", err.message);
+    free(db);
+    db = noisy;
+    char *html_path = cli_path(scratch, "report.html");
+    char *html = make_report(html_path, NULL);
+    char *top = table_after(html, "id=\"campaign-1-top\"");
+    cr_expect(strstr(top, "<th>#</th><th>wg</th><th>mode</th><th>median</th>"),
+              "the top table has no column per parameter: %.300s", top);
+    cr_expect(!strstr(top, "<th>configuration</th>"), "the top table still has the text column");
+    cr_expect(strstr(top, "<td><code>32</code></td><td><code>plain</code></td>"),
+              "the best configuration's values are not in their columns");
+    /* wg=32,plain (sd 58.8 % of the median) and wg=32,hostile (10.5 %), not
+     * wg=128,plain (9.5 %) or wg=64,plain (0.9 %). */
+    cr_expect_eq(occurrences(top, "<td class=\"flag\">yes</td>"), 2, "%s", top);
+    cr_expect_eq(occurrences(top, "<td class=\"flag\"></td>"), 2, "%s", top);
+    char *best = table_after(html, "id=\"campaign-1-best\"");
+    cr_expect(strstr(best, "sd 58.8 % of the median: noisy"), "%s", best);
+    free(best);
+    free(top);
+    free(html);
+
+    /* The fixture's configurations are steady: nothing is flagged. */
+    char *steady = cli_path(scratch, "steady.db");
+    cr_assert_eq(report_fixture_create(steady, true, &err), 0, "%s", err.message);
+    free(db);
+    db = steady;
+    html = make_report(html_path, NULL);
+    cr_expect(!strstr(html, "<td class=\"flag\">yes</td>"), "a steady configuration is flagged");
+    cr_expect(!strstr(html, ": noisy"), "a steady best configuration is called noisy");
+    free(html);
+    free(html_path);
+}
+
+Test(report, best_flags_a_noisy_best_configuration)
+{
+    char *noisy = cli_path(scratch, "noisy.db");
+    skytune_error err = {0};
+    cr_assert_eq(report_fixture_create_noisy(noisy, &err), 0, "%s", err.message);
+    cli_result r = cli_run(CLI_ARGS("best", "--db", noisy));
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    cr_expect(strstr(r.out, "best       " REPORT_FIXTURE_NOISY_BEST), "%s", r.out);
+    cr_expect(strstr(r.out, "noisy      sd 59 % of the median"), "%s", r.out);
+    cli_result_free(&r);
+    r = cli_run(CLI_ARGS("best", "--db", noisy, "--format", "csv"));
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    char *flag = cli_csv_cell(r.out, 0, "noisy");
+    cr_expect_str_eq(flag, "1");
+    free(flag);
+    cli_result_free(&r);
+    /* A steady best configuration is not flagged. */
+    r = cli_run(CLI_ARGS("best", "--db", db));
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    cr_expect(!strstr(r.out, "noisy"), "%s", r.out);
+    cli_result_free(&r);
+    r = cli_run(CLI_ARGS("best", "--db", db, "--format", "csv"));
+    flag = cli_csv_cell(r.out, 0, "noisy");
+    cr_expect_str_eq(flag, "0");
+    free(flag);
+    cli_result_free(&r);
+    free(noisy);
 }
 
 /* ------------------------------------------------------------ python checks */

@@ -74,6 +74,9 @@ static skytune_device_info test_device(void)
 }
 
 static const char *const param_names[] = { "wg", "mode", "scale" };
+static const char *const problem_names[] = { "n" };
+static const store_param_names vadd_params = { .tuning = param_names, .n_tuning = 3,
+                                               .problem = problem_names, .n_problem = 1 };
 
 /* An open store with one device, plugin, problem and campaign. */
 typedef struct fixture {
@@ -105,9 +108,7 @@ static fixture open_fixture(const char *name)
     f.db = store_handle(f.st);
     skytune_device_info dev = test_device();
     cr_assert_eq(store_device_id(f.st, &dev, &f.device_id, &err), 0, "%s", err.message);
-    cr_assert_eq(store_plugin_id(f.st, "vadd", "1.0", "abc123",
-                                 &(store_plugin_columns){.params = param_names, .n_params = 3},
-                                 &f.plugin_id, &err),
+    cr_assert_eq(store_plugin_id(f.st, "vadd", "1.0", "abc123", &vadd_params, &f.plugin_id, &err),
                  0, "%s", err.message);
     cr_assert_eq(store_problem_id(f.st, f.plugin_id, "n=1024", &f.problem_id, &err), 0, "%s",
                  err.message);
@@ -719,13 +720,9 @@ Test(store, identities_are_found_again)
     cr_expect_neq(id, f.device_id, "a new driver is a new device");
     cr_expect_eq(query_int(f.db, "SELECT max_work_item_size_2 FROM devices WHERE id = 1"), 64);
 
-    cr_assert_eq(store_plugin_id(f.st, "vadd", "1.0", "abc123",
-                                 &(store_plugin_columns){.params = param_names, .n_params = 3},
-                                 &id, &err), 0);
+    cr_assert_eq(store_plugin_id(f.st, "vadd", "1.0", "abc123", &vadd_params, &id, &err), 0);
     cr_expect_eq(id, f.plugin_id);
-    cr_assert_eq(store_plugin_id(f.st, "vadd", "1.0", "def456",
-                                 &(store_plugin_columns){.params = param_names, .n_params = 3},
-                                 &id, &err), 0);
+    cr_assert_eq(store_plugin_id(f.st, "vadd", "1.0", "def456", &vadd_params, &id, &err), 0);
     cr_expect_neq(id, f.plugin_id, "another kernel source is another build");
     cr_assert_eq(store_problem_id(f.st, f.plugin_id, "n=1024", &id, &err), 0);
     cr_expect_eq(id, f.problem_id);
@@ -974,9 +971,9 @@ Test(store, results_view_has_a_column_per_parameter)
                  SQLITE_OK, "%s", sqlite3_errmsg(f.db));
     static const char *const columns[] = { "measurement_id", "campaign_id", "device", "problem",
                                            "status", "median_ns", "gflops", "gbs",
-                                           "wg", "mode", "scale" };
-    cr_assert_eq(sqlite3_column_count(s), 11);
-    for (int k = 0; k < 11; k++)
+                                           "wg", "mode", "scale", "n" };
+    cr_assert_eq(sqlite3_column_count(s), 12);
+    for (int k = 0; k < 12; k++)
         cr_expect_str_eq(sqlite3_column_name(s, k), columns[k]);
     cr_assert_eq(sqlite3_step(s), SQLITE_ROW);
     cr_expect_eq(sqlite3_column_int64(s, 0), id_a);
@@ -990,6 +987,9 @@ Test(store, results_view_has_a_column_per_parameter)
     cr_expect_str_eq((const char *)sqlite3_column_text(s, 9), "tiled");
     cr_expect_eq(sqlite3_column_type(s, 10), SQLITE_FLOAT);
     cr_expect_eq(sqlite3_column_double(s, 10), 1.5);
+    /* The problem parameter, typed like the tuning parameters. */
+    cr_expect_eq(sqlite3_column_type(s, 11), SQLITE_INTEGER);
+    cr_expect_eq(sqlite3_column_int64(s, 11), 1024);
     cr_assert_eq(sqlite3_step(s), SQLITE_ROW);
     cr_expect_eq(sqlite3_column_int64(s, 0), id_b);
     cr_expect_eq(sqlite3_column_int64(s, 8), 128);
@@ -1001,6 +1001,7 @@ Test(store, results_view_has_a_column_per_parameter)
     /* Typed values: a number compares as a number. */
     cr_expect_eq(query_int(f.db, "SELECT measurement_id FROM results_vadd WHERE wg = 128"), id_b);
     cr_expect_eq(query_int(f.db, "SELECT count(*) FROM results_vadd WHERE scale > 1.7"), 1);
+    cr_expect_eq(query_int(f.db, "SELECT count(*) FROM results_vadd WHERE n = 1024"), 2);
 
     /* The overall results view: one row per evaluation. */
     cr_expect_eq(query_int(f.db, "SELECT count(*) FROM results WHERE plugin = 'vadd'"
@@ -1013,9 +1014,7 @@ Test(store, results_view_has_a_column_per_parameter)
     /* Registering the same build again leaves the view alone. */
     int64_t cookie = query_int(f.db, "PRAGMA schema_version");
     int64_t id = 0;
-    cr_assert_eq(store_plugin_id(f.st, "vadd", "1.0", "abc123",
-                                 &(store_plugin_columns){.params = param_names, .n_params = 3},
-                                 &id, &err), 0);
+    cr_assert_eq(store_plugin_id(f.st, "vadd", "1.0", "abc123", &vadd_params, &id, &err), 0);
     cr_expect_eq(query_int(f.db, "PRAGMA schema_version"), cookie);
 
     measurement_clear(&m);
@@ -1029,12 +1028,12 @@ Test(store, results_view_follows_a_new_parameter_set_and_avoids_name_clashes)
     static const char *const names[] = { "wg", "status", "STATUS" };
     int64_t id = 0;
     cr_expect_eq(store_plugin_id(f.st, "vadd", "2.0", "abc123",
-                                 &(store_plugin_columns){.params = names, .n_params = 3},
-                                 &id, &err), -1);
+                                 &(store_param_names){ .tuning = names, .n_tuning = 3 }, &id, &err),
+                 -1);
     cr_expect(strstr(err.message, "'STATUS'") != NULL, "%s", err.message);
     cr_assert_eq(store_plugin_id(f.st, "vadd", "2.0", "abc123",
-                                 &(store_plugin_columns){.params = names, .n_params = 2},
-                                 &id, &err), 0, "%s",
+                                 &(store_param_names){ .tuning = names, .n_tuning = 2 }, &id, &err),
+                 0, "%s",
                  err.message);
     sqlite3_stmt *s = NULL;
     cr_assert_eq(sqlite3_prepare_v2(f.db, "SELECT * FROM results_vadd", -1, &s, NULL), SQLITE_OK,
@@ -1043,6 +1042,22 @@ Test(store, results_view_follows_a_new_parameter_set_and_avoids_name_clashes)
     cr_expect_str_eq(sqlite3_column_name(s, 4), "status");
     cr_expect_str_eq(sqlite3_column_name(s, 8), "wg");
     cr_expect_str_eq(sqlite3_column_name(s, 9), "param_status");
+    sqlite3_finalize(s);
+
+    /* A problem parameter that clashes with a fixed column, or with a
+     * tuning parameter, takes the same way out. */
+    static const char *const problem[] = { "device", "wg" };
+    cr_assert_eq(store_plugin_id(f.st, "vadd", "3.0", "abc123",
+                                 &(store_param_names){ .tuning = names, .n_tuning = 1,
+                                                       .problem = problem, .n_problem = 2 },
+                                 &id, &err),
+                 0, "%s", err.message);
+    cr_assert_eq(sqlite3_prepare_v2(f.db, "SELECT * FROM results_vadd", -1, &s, NULL), SQLITE_OK,
+                 "%s", sqlite3_errmsg(f.db));
+    cr_assert_eq(sqlite3_column_count(s), 11);
+    cr_expect_str_eq(sqlite3_column_name(s, 8), "wg");
+    cr_expect_str_eq(sqlite3_column_name(s, 9), "param_device");
+    cr_expect_str_eq(sqlite3_column_name(s, 10), "param_wg");
     sqlite3_finalize(s);
     store_close(f.st);
 }
@@ -1057,13 +1072,12 @@ Test(store, names_pasted_into_sql_must_be_identifiers)
     cr_expect(strstr(err.message, "is not an identifier") != NULL, "%s", err.message);
     static const char *const bad[] = { "wg", "a'b" };
     cr_expect_eq(store_plugin_id(f.st, "vadd", "1", "h",
-                                 &(store_plugin_columns){.params = bad, .n_params = 2},
-                                 &id, &err), -1);
+                                 &(store_param_names){ .tuning = bad, .n_tuning = 2 }, &id, &err), -1);
     cr_expect(strstr(err.message, "'a'b' is not an identifier") != NULL, "%s", err.message);
     static const char *const digit[] = { "1wg" };
     cr_expect_eq(store_plugin_id(f.st, "vadd", "1", "h",
-                                 &(store_plugin_columns){.params = digit, .n_params = 1},
-                                 &id, &err), -1);
+                                 &(store_param_names){ .problem = digit, .n_problem = 1 }, &id,
+                                 &err), -1);
     cr_expect_eq(query_int(f.db, "SELECT count(*) FROM sqlite_master WHERE name = 'samples'"), 1);
     store_close(f.st);
 }

@@ -39,6 +39,11 @@ static void print_campaign(const query_table *t, size_t r)
     format_duration_ns(cell(t, r, "stddev_ns") ? strtod(cell(t, r, "stddev_ns"), NULL) : 0.0, sd,
                        sizeof sd);
     printf("  best       %s\n  time       median %s, min %s, sd %s\n", config, median, min, sd);
+    const char *noisy = cell(t, r, "noisy");
+    if (noisy && strcmp(noisy, "1") == 0)
+        printf("  noisy      sd %.2g %% of the median: the timed runs spread widely, so this time "
+               "and the ranking are uncertain; measure again with more --runs\n",
+               100.0 * strtod(cell(t, r, "stddev_ns"), NULL) / strtod(cell(t, r, "median_ns"), NULL));
     const char *gflops = cell(t, r, "gflops"), *gbs = cell(t, r, "gbs");
     /* Only what the plugin counts: a transposition has bytes but no flops. */
     if (gflops && gbs)
@@ -55,8 +60,9 @@ int cmd_best(int argc, char **argv)
     cli_args args;
     int rc = cli_parse("best",
                        "The best configuration of every campaign (lowest median time among "
-                       "configurations that passed verification), with its figures. The query is "
-                       "reports/sql/best.sql.",
+                       "configurations that passed verification), with its figures; one whose "
+                       "timed runs spread widely (standard deviation above 10 % of the median) "
+                       "is marked noisy. The query is reports/sql/best.sql.",
                        options, sizeof options / sizeof options[0], 0, NULL, argc, argv, &args);
     if (rc) return rc < 0 ? EXIT_OK : rc;
     const char *path = cli_get(&args, "db");

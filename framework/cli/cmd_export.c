@@ -4,15 +4,14 @@
 
 #include "atomic_file.h"
 #include "cli.h"
-#include "csv.h"
 #include "db_open.h"
 #include "export.h"
-#include "query.h"
 
 static const cli_option options[] = {
     {"db", "FILE", false, "result database (required)"},
     {"format", "FORMAT", false,
-     "csv (default): every evaluation; json: the best configuration per plugin, device and "
+     "csv (default): every evaluation, a column per parameter; json: the best configuration "
+     "per plugin, device and "
      "problem (wisdom); header: the same as a C header with a lookup function; t4: a "
      "campaign's evaluations in the T4 results format"},
     {"campaign", "ID", false, "only this campaign (csv; t4: required unless there is one)"},
@@ -27,13 +26,7 @@ static int write_export(void *db, const char *format, const char *campaign, cons
     if (strcmp(format, "json") == 0) return export_wisdom_json(db, plugin, f, count, err);
     if (strcmp(format, "header") == 0) return export_wisdom_header(db, plugin, source, f, count, err);
     if (strcmp(format, "t4") == 0) return export_t4(db, campaign, f, count, err);
-    query_table t;
-    const char *params[QUERY_N_PARAMS] = {campaign, plugin, NULL};
-    if (query_run_named(db, "measurements", params, QUERY_N_PARAMS, &t, err) != 0) return -1;
-    *count = t.n_rows;
-    int rc = csv_write_table(f, &t);
-    query_table_free(&t);
-    return rc == 0 ? 0 : err_set(err, "writing CSV failed");
+    return export_csv(db, campaign, plugin, f, count, err);
 }
 
 int cmd_export(int argc, char **argv)
@@ -42,7 +35,9 @@ int cmd_export(int argc, char **argv)
     int rc = cli_parse("export",
                        "Write a database for other programs. csv: every evaluation of every "
                        "campaign (or one), one row per configuration with its status, statistics, "
-                       "throughput and phase times (reports/sql/measurements.sql). json: the best "
+                       "throughput and phase times (reports/sql/measurements.sql), one column per "
+                       "tuning parameter and, where the rows span problems, per problem "
+                       "parameter. json: the best "
                        "configuration per (plugin, device, problem) as wisdom an application can "
                        "read; header: the same as a C header with skytune_<plugin>_lookup() "
                        "(reports/sql/wisdom.sql). t4: one campaign in the T4 results format "

@@ -156,25 +156,35 @@ static int run_recorded(const tuning_request *rq, const recorded_campaign *rc,
     /* Everything is validated: only now is the database opened. */
     if (store_open(rq->db_path, true, &st, err) != 0) goto done;
     int64_t device_id, plugin_id, problem_id;
-    size_t n_names = space_param_count(rc->space);
+    size_t n_names = space_param_count(rc->space), n_problem_names = 0;
+    const skytune_problem_param *problem_params = rc->plugin ? rc->plugin->problem_params : NULL;
+    for (const skytune_problem_param *pp = problem_params; pp && pp->name; pp++)
+        n_problem_names++;
     const char **names = calloc(n_names + 1, sizeof *names);
-    if (!names) {
+    const char **problem_names = calloc(n_problem_names + 1, sizeof *problem_names);
+    if (!names || !problem_names) {
+        free(names);
+        free(problem_names);
         err_set(err, "out of memory");
         goto done;
     }
     for (size_t k = 0; k < n_names; k++) names[k] = space_param(rc->space, k)->name;
+    for (size_t k = 0; k < n_problem_names; k++) problem_names[k] = problem_params[k].name;
     const char *derived_names[MEAS_MAX_DERIVED];
-    store_plugin_columns columns = {
-        .params = names,
-        .n_params = n_names,
+    store_param_names params = {
+        .tuning = names,
+        .n_tuning = n_names,
+        .problem = problem_names,
+        .n_problem = n_problem_names,
         .derived = derived_names,
         .n_derived = rc->plugin ? derived_values_names(rc->plugin, derived_names) : 0,
     };
     int ids = store_device_id(st, rc->device, &device_id, err) != 0 ||
-              store_plugin_id(st, rc->plugin_name, rc->plugin_version, rc->source_hash, &columns,
+              store_plugin_id(st, rc->plugin_name, rc->plugin_version, rc->source_hash, &params,
                               &plugin_id, err) != 0 ||
               store_problem_id(st, plugin_id, rc->problem_text, &problem_id, err) != 0;
     free(names);
+    free(problem_names);
     if (ids) goto done;
     char host[256] = "";
     gethostname(host, sizeof host - 1);

@@ -1,6 +1,9 @@
 -- best: the best configuration of every campaign (lowest median time among
 -- its evaluations with status ok), with its figures and the campaign's
--- counts. Campaigns with no ok evaluation show NULL figures.
+-- counts. Campaigns with no ok evaluation show NULL figures. noisy is 1
+-- when the best configuration's timed runs spread widely: their sample
+-- standard deviation is more than 10 % of their median (docs/reports.md,
+-- "Noisy configurations").
 -- Parameters: ?1 a campaign id or NULL; ?2 a plugin name or NULL.
 WITH ranked AS (
     SELECT e.campaign_id,
@@ -32,6 +35,8 @@ SELECT c.id                     AS campaign,
        m.median_ns              AS median_ns,
        m.min_ns                 AS min_ns,
        m.stddev_ns              AS stddev_ns,
+       CASE WHEN m.id IS NOT NULL
+            THEN COALESCE(m.stddev_ns > 0.1 * m.median_ns, 0) END AS noisy,
        m.gflops                 AS gflops,
        m.gbs                    AS gbs
 FROM campaigns c

@@ -3,7 +3,9 @@
 -- per (plugin build, device, problem) with its fastest configuration with
 -- status ok (of equally fast ones, the first in configuration id order),
 -- that configuration's figures, how many configurations were measured there
--- and by which campaigns.
+-- and by which campaigns. noisy is 1 when that configuration's timed runs
+-- spread widely: their sample standard deviation is more than 10 % of their
+-- median (docs/reports.md, "Noisy configurations").
 -- Parameters: ?1 a campaign id (its plugin) or NULL; ?2 a plugin name or NULL.
 WITH plugin_scope AS (
     SELECT p.id
@@ -36,6 +38,8 @@ SELECT p.name             AS plugin,
        r.median_ns        AS median_ns,
        r.min_ns           AS min_ns,
        r.stddev_ns        AS stddev_ns,
+       CASE WHEN r.id IS NOT NULL
+            THEN COALESCE(r.stddev_ns > 0.1 * r.median_ns, 0) END AS noisy,
        r.gflops           AS gflops,
        r.gbs              AS gbs,
        n.measured         AS measured,

@@ -1,6 +1,9 @@
 -- measurements: every evaluation of every campaign, one row each, in the
 -- order the strategy proposed them, with the phase times and verification
--- figures. Parameters: ?1 a campaign id or NULL; ?2 a plugin name or NULL.
+-- figures. noisy is 1 for a configuration that passed whose timed runs
+-- spread widely: their sample standard deviation is more than 10 % of their
+-- median (docs/reports.md, "Noisy configurations"); NULL for one that failed.
+-- Parameters: ?1 a campaign id or NULL; ?2 a plugin name or NULL.
 SELECT e.campaign_id      AS campaign,
        e.seq              AS seq,
        p.name             AS plugin,
@@ -13,6 +16,8 @@ SELECT e.campaign_id      AS campaign,
        m.max_ns           AS max_ns,
        m.mean_ns          AS mean_ns,
        m.stddev_ns        AS stddev_ns,
+       CASE WHEN m.status = 'ok'
+            THEN COALESCE(m.stddev_ns > 0.1 * m.median_ns, 0) END AS noisy,
        m.n_samples        AS n_samples,
        m.gflops           AS gflops,
        m.gbs              AS gbs,

@@ -1,7 +1,10 @@
 -- top: each campaign's fastest configurations (lowest median time among its
 -- evaluations with status ok), place 1 being the campaign's best, with their
 -- statistics, throughput and how close each comes to the best
--- (relative = best median / this median, 1 for the best).
+-- (relative = best median / this median, 1 for the best). noisy is 1 when
+-- the configuration's timed runs spread widely: their sample standard
+-- deviation is more than 10 % of their median (docs/reports.md, "Noisy
+-- configurations").
 -- Parameters: ?1 a campaign id or NULL; ?2 a plugin name or NULL;
 -- ?3 how many per campaign (NULL: 20).
 WITH scope AS (
@@ -43,6 +46,7 @@ SELECT r.campaign_id             AS campaign,
        m.min_ns                  AS min_ns,
        m.max_ns                  AS max_ns,
        m.stddev_ns               AS stddev_ns,
+       COALESCE(m.stddev_ns > 0.1 * m.median_ns, 0) AS noisy,
        m.n_samples               AS n_samples,
        m.gflops                  AS gflops,
        m.gbs                     AS gbs,
