@@ -499,6 +499,57 @@ static int write_failures_by_param(campaign_ctx *c, size_t first, size_t end, sk
     return 0;
 }
 
+/* ------------------------------------------------------------ independence */
+
+/* Whether the order of one parameter's values holds whatever another's
+ * value is (the independence query): the thesis's read-write independence,
+ * which says when a pipeline's parts may be tuned apart. */
+static void write_independence(campaign_ctx *c, size_t first, size_t end)
+{
+    FILE *f = c->f;
+    const query_table *t = campaign_table(c, REPORT_INDEPENDENCE);
+    campaign_heading(c, "independence", "Independence of parameters");
+    if (first == end) {
+        html_paragraph(f, NULL,
+                       "No two parameters were measured together in enough combinations to "
+                       "compare their rankings: each needs two values of both, in configurations "
+                       "that otherwise agree (and a campaign of more than 10,000 passed "
+                       "configurations is not compared).");
+        html_source_note(f, c->d->queries[REPORT_INDEPENDENCE]);
+        return;
+    }
+    size_t independent = 0, judged = 0;
+    for (size_t r = first; r < end; r++) {
+        const char *v = query_cell(t, r, "independent");
+        if (!v) continue;
+        judged++;
+        if (strcmp(v, "1") == 0) independent++;
+    }
+    char text[640];
+    snprintf(text, sizeof text,
+             "For each pair of parameters: does the ranking of the first one's values stay the "
+             "same whatever the second one's value, the other parameters fixed? Agreement is the "
+             "share of comparisons (two values of the first, under two values of the second) "
+             "whose order holds; decisive ones differ by more than 5 %% both times, beyond "
+             "run-to-run noise. A pair is independent when no decisive comparison flips: the "
+             "first parameter may then be tuned with the second fixed at any value, and a "
+             "pipeline joined by them tuned in parts. %zu of the %zu pairs judged are.",
+             independent, judged);
+    html_paragraph(f, NULL, text);
+    static const html_column cols[] = {
+        {"ranked", "ranked", FORMAT_TEXT, true},
+        {"across", "across", FORMAT_TEXT, true},
+        {"comparisons", "comparisons", FORMAT_INTEGER, false},
+        {"agreement", "agreement", FORMAT_RATIO, false},
+        {"decisive", "decisive", FORMAT_INTEGER, false},
+        {"decisive_flips", "decisive flips", FORMAT_INTEGER, false},
+        {"decisive_agreement", "decisive agreement", FORMAT_RATIO, false},
+        {"independent", "independent", FORMAT_TEXT, false},
+    };
+    html_table(f, t, first, end, cols, COUNT(cols));
+    html_source_note(f, c->d->queries[REPORT_INDEPENDENCE]);
+}
+
 /* ------------------------------------------------------------ section */
 
 int html_campaign_write(FILE *f, const report_data *d, size_t row, size_t *cursors,
@@ -529,9 +580,10 @@ int html_campaign_write(FILE *f, const report_data *d, size_t row, size_t *curso
         write_distribution(&c, first[REPORT_DISTRIBUTION], end[REPORT_DISTRIBUTION],
                            first[REPORT_SNR], end[REPORT_SNR], err) != 0 ||
         write_parameters(&c, first[REPORT_BY_PARAM], end[REPORT_BY_PARAM], err) != 0 ||
-        write_failures_by_param(&c, first[REPORT_BY_PARAM], end[REPORT_BY_PARAM], err) != 0 ||
-        campaign_write_roofline(&c, err) != 0)
+        write_failures_by_param(&c, first[REPORT_BY_PARAM], end[REPORT_BY_PARAM], err) != 0)
         return -1;
+    write_independence(&c, first[REPORT_INDEPENDENCE], end[REPORT_INDEPENDENCE]);
+    if (campaign_write_roofline(&c, err) != 0) return -1;
     fputs("</section>\n", f);
     return 0;
 }

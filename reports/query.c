@@ -22,6 +22,7 @@ extern const char report_sql_scaling[];
 extern const char report_sql_fixed_vs_tuned[];
 extern const char report_sql_wisdom[];
 extern const char report_sql_t4[];
+extern const char report_sql_independence[];
 
 static const query_def queries[] = {
     {"campaigns", "campaign_summary.sql", report_sql_campaign_summary,
@@ -35,6 +36,8 @@ static const query_def queries[] = {
      "each campaign's evaluations counted by status, with the first message"},
     {"by-param", "by_param.sql", report_sql_by_param,
      "per tuning parameter value: best and typical time, failures by status"},
+    {"independence", "independence.sql", report_sql_independence,
+     "per pair of tuning parameters: whether one's ranking holds whatever the other's value"},
     {"best-so-far", "best_so_far.sql", report_sql_best_so_far,
      "the best time found against evaluations and cumulative wall time"},
     {"evaluations", "evaluations.sql", report_sql_evaluations,

@@ -18,6 +18,7 @@ static const char *const query_names_by_part[REPORT_N_QUERIES] = {
     [REPORT_DISTRIBUTION] = "distribution",
     [REPORT_SNR] = "snr",
     [REPORT_BY_PARAM] = "by-param",
+    [REPORT_INDEPENDENCE] = "independence",
     [REPORT_ROOFLINE] = "roofline",
     [REPORT_INSTANCES] = "instances",
     [REPORT_SCALING] = "scaling",
@@ -76,10 +77,10 @@ static int check_scope(const report_data *d, sqlite3 *db, skytune_error *err)
 /* The report's queries, costliest first (as measured by bench/bench_report
  * over 10^5 configurations), so that parallel workers finish together. */
 static const report_query cost_order[REPORT_N_QUERIES] = {
-    REPORT_BY_PARAM,     REPORT_FIXED_VS_TUNED, REPORT_EVALUATIONS, REPORT_BEST_SO_FAR,
-    REPORT_SNR,          REPORT_INSTANCES,      REPORT_SCALING,     REPORT_DISTRIBUTION,
-    REPORT_ROOFLINE,     REPORT_FAILURES,       REPORT_TOP,         REPORT_TIME_SPLIT,
-    REPORT_CAMPAIGNS,
+    REPORT_BY_PARAM,     REPORT_INDEPENDENCE,   REPORT_FIXED_VS_TUNED, REPORT_EVALUATIONS,
+    REPORT_BEST_SO_FAR,  REPORT_SNR,            REPORT_INSTANCES,      REPORT_SCALING,
+    REPORT_DISTRIBUTION, REPORT_ROOFLINE,       REPORT_FAILURES,       REPORT_TOP,
+    REPORT_TIME_SPLIT,   REPORT_CAMPAIGNS,
 };
 
 #define MAX_WORKERS 4

@@ -243,3 +243,65 @@ done:
     store_close(st);
     return rc;
 }
+
+/* ------------------------------------------------------------ a grid */
+
+/* Times (ns) of the grid fixture's configurations, [problem][wg][mode]. */
+static const double grid_times[2][3][2] = {
+    /* A: separable, wg ranks 32 < 64 < 128 under both modes. */
+    {{1000, 1500}, {2000, 3000}, {3000, 4500}},
+    /* B: wg's order under "fast" is the reverse of that under "plain". */
+    {{1000, 4500}, {2000, 3000}, {3000, 1500}},
+};
+
+int report_fixture_create_grid(const char *path, skytune_error *err)
+{
+    static const char *const wgs[3] = {"32", "64", "128"};
+    static const char *const modes[2] = {"plain", "fast"};
+    store *st;
+    if (store_open(path, true, &st, err) != 0) return -1;
+    skytune_device_info dev = fixture_device();
+    int64_t device_id, plugin_id, problems[2];
+    int rc = -1;
+    if (store_device_id(st, &dev, &device_id, err) != 0 ||
+        store_plugin_id(st, REPORT_FIXTURE_PLUGIN, "1.0", "fixturehash", &fixture_params,
+                        &plugin_id, err) != 0 ||
+        store_problem_id(st, plugin_id, REPORT_FIXTURE_PROBLEM_A, &problems[0], err) != 0 ||
+        store_problem_id(st, plugin_id, REPORT_FIXTURE_PROBLEM_B, &problems[1], err) != 0)
+        goto done;
+    for (int p = 0; p < 2; p++) {
+        store_campaign_spec spec = {
+            .plugin_id = plugin_id, .device_id = device_id, .problem_id = problems[p],
+            .strategy = "exhaustive", .settings = "runs=1", .seed = 1,
+            .command = "skytune run --plugin toy --strategy exhaustive", .host = "fixture-host",
+        };
+        int64_t campaign_id;
+        bool resumed;
+        if (store_campaign_open(st, &spec, &campaign_id, &resumed, err) != 0) goto done;
+        for (int k = 0; k < 6; k++) {
+            const char *values[2] = {wgs[k / 2], modes[k % 2]};
+            char text[64];
+            snprintf(text, sizeof text, "wg=%s,mode=%s", values[0], values[1]);
+            measurement m;
+            measurement_init(&m);
+            m.status = MEAS_OK;
+            const double t = grid_times[p][k / 2][k % 2];
+            if (measurement_set_samples(&m, &t, 1) != 0) {
+                measurement_clear(&m);
+                err_set(err, "fixture: out of memory");
+                goto done;
+            }
+            int64_t id;
+            int recorded = store_record_measurement(st, campaign_id, k, text,
+                                                    (uint64_t)(k + 1) * 0x9E37u, param_names,
+                                                    values, 2, &m, &id, err);
+            measurement_clear(&m);
+            if (recorded != 0) goto done;
+        }
+        if (store_campaign_close(st, campaign_id, "done", err) != 0) goto done;
+    }
+    rc = 0;
+done:
+    store_close(st);
+    return rc;
+}

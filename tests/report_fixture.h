@@ -58,6 +58,18 @@ int report_fixture_create(const char *path, bool with_peaks, skytune_error *err)
  * (median 3.07 ms, sd 1.8 ms), and the threshold (sd above 10 % of the
  * median) lies between the last two. */
 #define REPORT_FIXTURE_NOISY_BEST "wg=32,mode=plain"
+
+/* A third fixture, for the independence of parameters: plugin "toy", two
+ * exhaustive campaigns over wg (32, 64, 128) and mode ("plain", "fast"),
+ * one sample each (ns):
+ *
+ *   campaign 1 (problem A)   wg=32  wg=64  wg=128      campaign 2 (problem B)
+ *     plain                   1000   2000   3000          1000   2000   3000
+ *     fast                    1500   3000   4500          4500   3000   1500
+ *
+ * In campaign 1 wg ranks the same under both modes (independent); in
+ * campaign 2 its order under fast is the reverse of that under plain. */
+int report_fixture_create_grid(const char *path, skytune_error *err);
 int report_fixture_create_noisy(const char *path, skytune_error *err);
 
 #endif

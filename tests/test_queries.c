@@ -534,6 +534,41 @@ Test(queries, t4_rows_map_statuses_to_t4_invalidity)
     query_table_free(&t);
 }
 
+Test(queries, independence_tells_a_ranking_that_holds_from_one_that_flips)
+{
+    char grid_path[160];
+    snprintf(grid_path, sizeof grid_path, "%s/grid.db", tmp_dir);
+    skytune_error err = {0};
+    cr_assert_eq(report_fixture_create_grid(grid_path, &err), 0, "%s", err.message);
+    store *grid;
+    cr_assert_eq(store_open(grid_path, false, &grid, &err), 0, "%s", err.message);
+    query_table t;
+    const char *params[QUERY_N_PARAMS] = {NULL, NULL, NULL};
+    cr_assert_eq(query_run_named(store_handle(grid), "independence", params, QUERY_N_PARAMS, &t,
+                                 &err),
+                 0, "%s", err.message);
+    /* wg across mode: the reference is plain (the fastest configuration's
+     * mode), and the three pairs of wg values are compared under fast. */
+    size_t a = find_row(&t, "1", "ranked", "wg");
+    assert_text(&t, a, "across", "mode");
+    assert_near(number(&t, a, "comparisons"), 3, "campaign 1 comparisons");
+    assert_near(number(&t, a, "agreement"), 1.0, "campaign 1 agreement");
+    assert_near(number(&t, a, "decisive_flips"), 0, "campaign 1 flips");
+    assert_text(&t, a, "independent", "1");
+    size_t b = find_row(&t, "2", "ranked", "wg");
+    assert_near(number(&t, b, "comparisons"), 3, "campaign 2 comparisons");
+    assert_near(number(&t, b, "agreement"), 0.0, "campaign 2 agreement");
+    assert_near(number(&t, b, "decisive_flips"), 3, "campaign 2 flips");
+    assert_text(&t, b, "independent", "0");
+    /* mode across wg in campaign 2: plain wins at wg 32 (the reference) and
+     * 64, fast at 128: one of two comparisons holds. */
+    size_t c = find_row(&t, "2", "ranked", "mode");
+    assert_near(number(&t, c, "comparisons"), 2, "mode across wg comparisons");
+    assert_near(number(&t, c, "agreement"), 0.5, "mode across wg agreement");
+    query_table_free(&t);
+    store_close(grid);
+}
+
 Test(queries, every_named_query_runs_on_an_empty_database)
 {
     char path[160];
