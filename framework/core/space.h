@@ -134,6 +134,34 @@ uint64_t space_count(const space *s);
 /* Size of the Cartesian product of the value lists (saturates). */
 uint64_t space_cartesian_count(const space *s);
 
+/* Why the rest of the Cartesian product is not in the space. While a space
+ * is enumerated, every combination it rules out is counted once, under the
+ * constraint that rejected it first in the search's order (the groups in
+ * order, each depth-first; a rejection at a partial binding counts every
+ * completion of it), or under the C callback. A constraint that names no
+ * parameter and fails rules out everything. The counts add up to
+ * space_cartesian_count() - space_count() (as reals: exact below 2^53),
+ * except where an empty group stopped the enumeration: the groups after it
+ * count nothing, having no valid combination to stand for. */
+#define SPACE_CALLBACK SIZE_MAX
+typedef struct space_rejection {
+    size_t constraint;       /* as space_constraint_text; SPACE_CALLBACK: the C callback */
+    const char *text;        /* the constraint's expression; NULL for the callback */
+    double combinations;     /* of the Cartesian product it ruled out */
+} space_rejection;
+
+/* The buckets that ruled out anything, most first (ties in constraint
+ * order, the callback last); *n of them. Owned by the space; none for a
+ * definition. */
+const space_rejection *space_rejections(const space *s, size_t *n);
+
+/* Whether constraint k was added by space_narrow (a restriction) rather
+ * than being the definition's own. */
+bool space_constraint_is_added(const space *s, size_t k);
+/* Whether constraint k reads a constant whose name starts with prefix
+ * ("device." for the device's limits). */
+bool space_constraint_reads(const space *s, size_t k, const char *prefix);
+
 /* Every constraint (and the callback) holds. idx need not be in the space's
  * enumerated order; works for any index array within the value lists. */
 bool space_is_valid(const space *s, const uint16_t *idx);
