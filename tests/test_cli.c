@@ -265,6 +265,77 @@ Test(cli, plugins_show_describes_dedispersion)
     cli_result_free(&r);
 }
 
+/* The column where the text after `field` starts on each line of the
+ * section that begins with `heading` (up to the next blank line), for lines
+ * that hold `marker`; every one must be the same. Returns how many lines
+ * were compared. */
+static size_t assert_column_aligned(const char *out, const char *heading, const char *marker)
+{
+    const char *section = strstr(out, heading);
+    cr_assert(section, "no '%s' section in:\n%s", heading, out);
+    const char *end = strstr(section, "\n\n");
+    long column = -1;
+    size_t lines = 0;
+    for (const char *line = strchr(section, '\n') + 1; line && (!end || line < end);) {
+        const char *eol = strchr(line, '\n');
+        const char *at = strstr(line, marker);
+        if (at && (!eol || at < eol)) {
+            /* Back over the count before the marker ("8 values: ..."). */
+            const char *start = at;
+            while (start > line && start[-1] >= '0' && start[-1] <= '9') start--;
+            long here = (long)(start - line);
+            if (column < 0) column = here;
+            cr_assert_eq(here, column, "'%s' lines do not line up (column %ld, then %ld) in:\n%s",
+                         heading, column, here, section);
+            lines++;
+        }
+        line = eol ? eol + 1 : NULL;
+    }
+    return lines;
+}
+
+Test(cli, plugins_show_lines_up_its_columns)
+{
+    cli_result r = cli_run(CLI_ARGS("plugins", "show", "ppf", "--plugin-dir", cli_plugin_dir()));
+    cr_assert_eq(r.status, 0, "skytune plugins show ppf: %s:\n%s", cli_status_text(r.status), r.err);
+    /* ppf has a tuning parameter of 17 characters and a kind of 13. */
+    cr_assert_eq(assert_column_aligned(r.out, "tuning parameters:", " values: "), 4, "%s", r.out);
+    cr_assert_eq(assert_column_aligned(r.out, "problem parameters:", "default "), 5, "%s", r.out);
+    cli_result_free(&r);
+}
+
+/* A problem that leaves nothing: the run says which constraints rule out
+ * how much, and `plugins show` says the same. */
+Test(cli, no_valid_configuration_names_the_constraints_that_rule_everything_out)
+{
+    const char *const problem[] = {"--preset", "small", "--set", "stations=1", "--set",
+                                   "channels=2", "--set", "samples=16", "--set", "taps=2", NULL};
+    const char *const lines[] = {
+        "320 of 384 (83.3 %) ruled out by (samples // channels - taps + 1) % samples_per_item == 0",
+        " 64 of 384 (16.7 %) ruled out by (stations * channels * (2 - both_pols)) % (wg_size * "
+        "channels_per_item) == 0",
+        NULL};
+    cli_assert_run_refused(scratch, NULL,
+                       CLI_ARGS("--plugin", "ppf", "--plugin-dir", cli_plugin_dir(), problem[0],
+                                problem[1], problem[2], problem[3], problem[4], problem[5],
+                                problem[6], problem[7], problem[8], problem[9], "--runs", "1"),
+                       1, CLI_ARGS("no valid configuration", lines[0], lines[1]));
+    cli_result r = cli_run(CLI_ARGS("plugins", "show", "ppf", "--plugin-dir", cli_plugin_dir(),
+                                    problem[0], problem[1], problem[2], problem[3], problem[4],
+                                    problem[5], problem[6], problem[7], problem[8], problem[9]));
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    cr_assert(strstr(r.out, "valid configurations: 0 of 384 combinations"), "%s", r.out);
+    for (size_t k = 0; lines[k]; k++) cr_assert(strstr(r.out, lines[k]), "'%s' missing:\n%s", lines[k], r.out);
+    cli_result_free(&r);
+    /* With configurations left, the same breakdown of what is not. */
+    r = cli_run(CLI_ARGS("plugins", "show", "ppf", "--plugin-dir", cli_plugin_dir(), "--preset",
+                         "small"));
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    cr_assert(strstr(r.out, "ruled out by channels_per_item * samples_per_item * (1 + both_pols) <= 32"),
+              "%s", r.out);
+    cli_result_free(&r);
+}
+
 /* ------------------------------------------------------------ real runs */
 
 Test(cli, run_records_every_measurement_with_its_samples)

@@ -940,12 +940,15 @@ Test(space, rejections_text_names_device_limits_and_restrictions)
     cr_assert(space_constraint_is_added(s, 1));
     cr_assert_not(space_constraint_is_added(s, 0));
     char text[1024];
-    size_t len = space_rejections_text(s, "  ", text, sizeof text);
+    size_t len = space_rejections_text(s, "  ", 0, text, sizeof text);
     cr_assert_eq(len, strlen(text));
     cr_assert_str_eq(text,
                      "  2 of 6 (33.3 %) ruled out by wg <= device.max_work_group_size (a device "
                      "limit)\n"
                      "  1 of 6 (16.7 %) ruled out by restriction wg != 64\n");
+    /* One line at most: it sums every bucket. */
+    space_rejections_text(s, "", 1, text, sizeof text);
+    cr_assert_str_eq(text, "3 of 6 (50.0 %) ruled out by 2 other constraints\n");
     space_free(s);
     space_free(base);
     free_params(params, 1);

@@ -43,10 +43,12 @@ static void describe(const space *s, const space_rejection *r, char *buf, size_t
         snprintf(buf, len, "%s", shown);
 }
 
-size_t space_rejections_text(const space *s, const char *indent, char *buf, size_t len)
+size_t space_rejections_text(const space *s, const char *indent, size_t max_lines, char *buf,
+                             size_t len)
 {
     size_t n;
     const space_rejection *r = space_rejections(s, &n);
+    size_t shown_lines = max_lines && max_lines < n ? max_lines - 1 : n;
     double whole = 1.0;
     for (size_t k = 0; k < space_param_count(s); k++) whole *= (double)space_param(s, k)->count;
     char total[32];
@@ -60,7 +62,7 @@ size_t space_rejections_text(const space *s, const char *indent, char *buf, size
     }
     size_t used = 0;
     if (len) buf[0] = '\0';
-    for (size_t k = 0; k < n; k++) {
+    for (size_t k = 0; k < shown_lines; k++) {
         char count[32], share[32], what[QUOTE_TEXT + 64];
         format_combinations(r[k].combinations, count, sizeof count);
         format_share(r[k].combinations, whole, share, sizeof share);
@@ -68,6 +70,17 @@ size_t space_rejections_text(const space *s, const char *indent, char *buf, size
         int wrote = snprintf(used < len ? buf + used : NULL, used < len ? len - used : 0,
                              "%s%*s of %s (%s) ruled out by %s\n", indent, width, count, total,
                              share, what);
+        if (wrote > 0) used += (size_t)wrote;
+    }
+    if (shown_lines < n) {
+        double rest = 0;
+        for (size_t k = shown_lines; k < n; k++) rest += r[k].combinations;
+        char count[32], share[32];
+        format_combinations(rest, count, sizeof count);
+        format_share(rest, whole, share, sizeof share);
+        int wrote = snprintf(used < len ? buf + used : NULL, used < len ? len - used : 0,
+                             "%s%*s of %s (%s) ruled out by %zu other constraints\n", indent, width,
+                             count, total, share, n - shown_lines);
         if (wrote > 0) used += (size_t)wrote;
     }
     return used;

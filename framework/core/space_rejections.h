@@ -14,7 +14,10 @@
 
 /* Writes the lines, each starting with indent and ending in '\n', into buf
  * (cut to len, always terminated); returns the length they need, as
- * snprintf does. Nothing (0) when the space rejected nothing. */
-size_t space_rejections_text(const space *s, const char *indent, char *buf, size_t len);
+ * snprintf does. Nothing (0) when the space rejected nothing. With
+ * max_lines > 0 and more buckets than that, the last line sums the rest
+ * ("... ruled out by 3 other constraints"). */
+size_t space_rejections_text(const space *s, const char *indent, size_t max_lines, char *buf,
+                             size_t len);
 
 #endif

@@ -11,6 +11,7 @@
 #include "plugin_space.h"
 #include "problem.h"
 #include "replay.h"
+#include "space_rejections.h"
 #include "value.h"
 #include "store.h"
 
@@ -244,12 +245,20 @@ done:
     return status;
 }
 
-static int no_valid_configuration(const char *what, skytune_error *err)
+/* An empty space, with what ruled its combinations out. The message has
+ * room for a few lines: the constraints that rule out most come first. */
+static int no_valid_configuration(const char *what, const char *hint, const space *sp,
+                                  skytune_error *err)
 {
+    char why[640];
+    size_t len = space_rejections_text(sp, "  ", 4, why, sizeof why);
+    if (len >= sizeof why) len = sizeof why - 1;
+    if (len > 0 && why[len - 1] == '\n') why[len - 1] = '\0';
     return err_set(err,
-                   "no valid configuration: the constraints of %s (with this problem, device and "
-                   "any --restrict/--only) exclude every combination",
-                   what);
+                   "no valid configuration: the constraints of %s, with this problem, device and "
+                   "any --restrict/--only, rule out every combination of the tuning parameters' "
+                   "values:\n%s%s",
+                   what, why, hint);
 }
 
 /* Building a space honours the run's stop request and shows the caller's
@@ -424,10 +433,12 @@ static int run_on_device(const tuning_request *rq,
         goto done;
     }
     if (space_count(sp) == 0) {
-        char what[160];
-        snprintf(what, sizeof what, "plugin %s (see `skytune plugins show %s`)", plugin.desc->name,
+        char what[160], hint[200];
+        snprintf(what, sizeof what, "plugin %s", plugin.desc->name);
+        snprintf(hint, sizeof hint,
+                 "\n(`skytune plugins show %s` with the same --preset and --set shows this too)",
                  plugin.desc->name);
-        no_valid_configuration(what, err);
+        no_valid_configuration(what, hint, sp, err);
         goto done;
     }
     if (rq->check_only) {
@@ -546,7 +557,7 @@ static int run_replayed(const tuning_request *rq,
                      err) != 0)
         goto done;
     if (space_count(sp) == 0) {
-        no_valid_configuration("the replayed space", err);
+        no_valid_configuration("the replayed space", "", sp, err);
         goto done;
     }
     if (replay_evaluator_new(data, sp, &re, err) != 0) goto done;
