@@ -92,6 +92,17 @@ static const store_migration store_migrations[] = {
          " position INTEGER NOT NULL, name TEXT NOT NULL, value TEXT NOT NULL,"
          " PRIMARY KEY (problem_id, position)) WITHOUT ROWID;",
       migrate_problem_texts },
+    /* 5: every invocation of a campaign with its budget and limits. One
+     * statement per new table. */
+    { 4, "CREATE TABLE invocations ("
+         " id INTEGER PRIMARY KEY,"
+         " campaign_id INTEGER NOT NULL REFERENCES campaigns (id),"
+         " started_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now')),"
+         " ended_at TEXT, command TEXT, host TEXT, budget INTEGER, time_limit_s REAL,"
+         " target TEXT, evaluations_before INTEGER NOT NULL, evaluations_after INTEGER,"
+         " ended TEXT CHECK (ended IS NULL OR ended IN ('search_complete', 'budget',"
+         " 'time_limit', 'target', 'device_time', 'interrupted', 'failed')));",
+      NULL },
     { 0, NULL, NULL } /* end */
 };
 

@@ -22,7 +22,7 @@
 #include "measurement.h"
 
 #define STORE_APPLICATION_ID 0x534B5954 /* "SKYT" */
-#define STORE_SCHEMA_VERSION 4
+#define STORE_SCHEMA_VERSION 5
 
 typedef struct store store;
 

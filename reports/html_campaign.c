@@ -54,7 +54,7 @@ static void write_what(campaign_ctx *c)
 {
     FILE *f = c->f;
     heading(c, "what", "What was tuned");
-    char plugin[256], device[512], counts[256];
+    char plugin[256], device[512], counts[256], settings[2048];
     snprintf(plugin, sizeof plugin, "%s %s (kernel source hash %s)", summary(c, "plugin"),
              summary(c, "plugin_version"), summary(c, "source_hash"));
     snprintf(device, sizeof device, "%s (platform %s, driver %s)", summary(c, "device"),
@@ -70,7 +70,11 @@ static void write_what(campaign_ctx *c)
     html_kv_row(f, "device", device, false);
     html_kv_row(f, "strategy", summary(c, "strategy"), false);
     html_kv_row(f, "seed", summary(c, "seed"), false);
-    html_kv_row(f, "settings and budget", summary(c, "settings"), true);
+    /* The budget and limits are each run's, not the campaign's. */
+    const char *runs = summary(c, "invocations");
+    snprintf(settings, sizeof settings, "%s; runs: %s", summary(c, "settings"),
+             runs ? runs : "not recorded");
+    html_kv_row(f, "settings and budget", settings, true);
     html_kv_row(f, "status", summary(c, "status"), false);
     html_kv_row(f, "started", summary(c, "started_at"), false);
     html_kv_row(f, "ended", summary(c, "ended_at") ? summary(c, "ended_at") : "not ended (running, or killed)", false);

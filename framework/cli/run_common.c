@@ -195,15 +195,63 @@ int run_parse_supervision(const cli_args *args, tuning_request *rq)
     return 0;
 }
 
+/* "60 configurations", "1 configuration" */
+static const char *configurations(uint64_t n)
+{
+    return n == 1 ? "configuration" : "configurations";
+}
+
+/* "--budget 60", or "no --budget" */
+static void budget_text(uint64_t budget, char *buf, size_t len)
+{
+    if (budget)
+        snprintf(buf, len, "--budget %llu", (unsigned long long)budget);
+    else
+        snprintf(buf, len, "no --budget");
+}
+
+/* What a rerun adds to a campaign that exists: the budget is not part of a
+ * campaign's identity, so a larger one extends it, and a smaller or equal
+ * one only reads back what is there. */
+static void print_continuation(const tuning_started *s)
+{
+    if (!s->resumed) return;
+    uint64_t before = s->evaluated_before;
+    char now[48], previous[48];
+    budget_text(s->budget, now, sizeof now);
+    budget_text(s->previous_budget, previous, sizeof previous);
+    uint64_t left = s->space_count > before ? s->space_count - before : 0;
+    uint64_t more = s->budget ? (s->budget > before ? s->budget - before : 0) : left;
+    if (more > left) more = left;
+    char adds[64];
+    if (more)
+        snprintf(adds, sizeof adds, "%llu more", (unsigned long long)more);
+    else
+        snprintf(adds, sizeof adds, "nothing more to evaluate");
+    if (s->had_previous && s->budget && s->previous_budget && s->budget > s->previous_budget &&
+        before >= s->previous_budget)
+        printf("  extending campaign %lld: %llu %s evaluated under %s; now %s: %s\n",
+               (long long)s->campaign_id, (unsigned long long)before, configurations(before),
+               previous, now, adds);
+    else if (s->had_previous)
+        printf("  %llu %s evaluated before (the last run: %s, %s); now %s: %s\n",
+               (unsigned long long)before, configurations(before), previous,
+               s->previous_ended[0] ? s->previous_ended : "killed before it ended", now, adds);
+    else
+        printf("  %llu %s evaluated before; now %s: %s\n", (unsigned long long)before,
+               configurations(before), now, adds);
+}
+
 void run_print_start(void *ctx, const tuning_started *s)
 {
     progress *p = ctx;
     if (p->quiet) return;
     fprintf(stdout, "%s campaign %lld: %s %s on %s (%s)\n  problem %s\n  strategy %s over %llu "
-                    "valid configurations\n",
+                    "valid %s\n",
             s->resumed ? "continuing" : "starting", (long long)s->campaign_id, s->plugin,
             s->plugin_version, s->device, s->platform, s->problem_text, s->strategy,
-            (unsigned long long)s->space_count);
+            (unsigned long long)s->space_count, configurations(s->space_count));
+    print_continuation(s);
     if (!strcmp(s->platform, "replay")) {
         fflush(stdout);
         return;

@@ -26,6 +26,19 @@ const char *campaign_stop_name(campaign_stop s)
     return "unknown";
 }
 
+const char *campaign_stop_key(campaign_stop s)
+{
+    switch (s) {
+    case CAMPAIGN_EXHAUSTED: return "search_complete";
+    case CAMPAIGN_BUDGET: return "budget";
+    case CAMPAIGN_TIME_LIMIT: return "time_limit";
+    case CAMPAIGN_TARGET: return "target";
+    case CAMPAIGN_INTERRUPTED: return "interrupted";
+    case CAMPAIGN_DEVICE_TIME: return "device_time";
+    }
+    return "failed";
+}
+
 bool campaign_budget_spent(const campaign_limits *l, uint64_t evaluated, double device_s,
                            campaign_stop *why)
 {

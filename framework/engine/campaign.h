@@ -37,6 +37,9 @@ typedef enum campaign_stop {
 } campaign_stop;
 
 const char *campaign_stop_name(campaign_stop s);
+/* The same as a key for the database: "search_complete", "budget",
+ * "time_limit", "target", "interrupted", "device_time". */
+const char *campaign_stop_key(campaign_stop s);
 
 /* Whether a campaign under `l` that has evaluated `evaluated` configurations
  * with `device_s` seconds of their own time (build + verify + bench) is out

@@ -14,6 +14,7 @@
 #include "space_rejections.h"
 #include "value.h"
 #include "store.h"
+#include "store_invocations.h"
 
 /* Everything that shapes the sequence of configurations tried, so that the
  * same command finds its campaign again. Stopping rules (budget, time
@@ -90,6 +91,16 @@ static int selected_ranks(const space *sp, const char *const *configs, size_t n,
     return 0;
 }
 
+/* How an invocation ended, from its key in the database, as the summary
+ * line says it ("budget reached"). */
+static const char *ended_text(const char *key)
+{
+    for (int s = CAMPAIGN_EXHAUSTED; s <= CAMPAIGN_DEVICE_TIME; s++)
+        if (strcmp(key, campaign_stop_key((campaign_stop)s)) == 0)
+            return campaign_stop_name((campaign_stop)s);
+    return key;
+}
+
 static int run_recorded(const tuning_request *rq, const recorded_campaign *rc,
                         void (*on_start)(void *ctx, const tuning_started *s), void *start_ctx,
                         tuning_outcome *out, skytune_error *err)
@@ -98,8 +109,8 @@ static int run_recorded(const tuning_request *rq, const recorded_campaign *rc,
     strategy *strat = NULL;
     store *st = NULL, *claim_store = NULL;
     claimant claims;
-    int64_t campaign_id = 0;
-    bool campaign_open = false;
+    int64_t campaign_id = 0, invocation_id = 0;
+    bool campaign_open = false, invocation_open = false;
     int status = -1;
     uint64_t *ranks = NULL;
     size_t n_ranks = 0;
@@ -173,6 +184,22 @@ static int run_recorded(const tuning_request *rq, const recorded_campaign *rc,
     bool resumed = false;
     if (store_campaign_open(st, &cspec, &campaign_id, &resumed, err) != 0) goto done;
     campaign_open = true;
+    char target[64] = "";
+    if (rq->limits.target_ns > 0)
+        snprintf(target, sizeof target, "%.6g ns", rq->limits.target_ns);
+    else if (rq->limits.target_gflops > 0)
+        snprintf(target, sizeof target, "%.6g GFLOP/s", rq->limits.target_gflops);
+    store_invocation_spec ispec = {
+        .campaign_id = campaign_id,
+        .command = rq->command,
+        .host = host,
+        .budget = rq->limits.max_evaluations,
+        .time_limit_s = rq->limits.time_limit_s,
+        .target = target[0] ? target : NULL,
+    };
+    store_invocation_before before;
+    if (store_invocation_begin(st, &ispec, &invocation_id, &before, err) != 0) goto done;
+    invocation_open = true;
     store_set_retry_failed(st, rq->retry_failed);
     if (rc->claim_stale_after_s > 0) {
         /* Claims take a connection of their own: the writer thread holds
@@ -200,6 +227,11 @@ static int run_recorded(const tuning_request *rq, const recorded_campaign *rc,
             .measure_ahead = rc->measure_ahead,
             .cache_dir = rc->cache_dir,
             .verification = rc->verification,
+            .evaluated_before = (uint64_t)before.evaluations,
+            .had_previous = before.had_previous,
+            .previous_budget = before.previous_budget,
+            .previous_ended = ended_text(before.previous_ended),
+            .budget = rq->limits.max_evaluations,
         };
         on_start(start_ctx, &started);
     }
@@ -230,6 +262,15 @@ static int run_recorded(const tuning_request *rq, const recorded_campaign *rc,
     }
     status = 0;
 done:
+    if (invocation_open) {
+        /* The run's own error, if any, is the one to report. */
+        skytune_error end_err;
+        if (store_invocation_end(st, invocation_id,
+                                 status != 0 ? "failed" : campaign_stop_key(out->result.stop),
+                                 status != 0 ? &end_err : err) != 0 &&
+            status == 0)
+            status = -1;
+    }
     if (campaign_open) {
         const char *state = status != 0 ? "failed"
                             : out->result.stop == CAMPAIGN_INTERRUPTED ? "interrupted"

@@ -83,6 +83,13 @@ typedef struct tuning_started {
     uint64_t space_count;
     int64_t campaign_id;
     bool resumed;
+    /* Where a resumed campaign stands: its evaluations so far, and what its
+     * previous invocation asked for (invocations in the database). */
+    uint64_t evaluated_before;
+    bool had_previous;
+    uint64_t previous_budget;            /* 0: none */
+    const char *previous_ended;          /* "budget", "interrupted", ...; "" when it did not end */
+    uint64_t budget;                     /* this invocation's --budget; 0: none */
 } tuning_started;
 
 typedef struct tuning_outcome {
