@@ -59,6 +59,12 @@ cli_result cli_run_env(const char *const *env, const char *const *args);
 cli_result cli_run(const char *const *args);
 void cli_result_free(cli_result *r);
 
+/* Run skytune as at a terminal: its standard output and standard error
+ * both on a pseudo-terminal `columns` wide (standard input /dev/null), and
+ * what the terminal received in r.out (r.err is empty). Lines end in
+ * "\r\n", as a terminal turns them. */
+cli_result cli_run_terminal(const char *const *env, const char *const *args, int columns);
+
 /* Start skytune in the background with stdout and stderr going to the given
  * files; returns its pid. */
 pid_t cli_start(const char *const *args, const char *stdout_path, const char *stderr_path);

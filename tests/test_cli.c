@@ -16,6 +16,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <CL/cl.h>
+
 #include "cli_harness.h"
 #include "store.h"
 
@@ -72,10 +74,12 @@ static run_summary parse_summary(const char *out)
             memcpy(s.stop, colon + 2, stop_len);
             s.stop[stop_len] = '\0';
             cr_assert_eq(sscanf(line, "campaign %lld:", &s.campaign), 1);
-            cr_assert_eq(sscanf(after, " after %lld configurations (%lld measured, %lld from the "
-                                       "database)",
-                                &s.evaluated, &s.measured, &s.reused),
-                         3, "unexpected summary line in:\n%s", out);
+            /* "after 6 configurations (", "after 1 configuration (" */
+            const char *counts = strchr(after, '(');
+            cr_assert(counts && sscanf(after, " after %lld configuration", &s.evaluated) == 1 &&
+                          sscanf(counts, "(%lld measured, %lld from the database)", &s.measured,
+                                 &s.reused) == 2,
+                      "unexpected summary line in:\n%s", out);
             return s;
         }
         line = end ? end + 1 : NULL;
@@ -90,7 +94,7 @@ static long long parse_space_count(const char *out)
     char *rest = cli_line_after(out, " over ");
     cr_assert(rest, "no space size in the output of skytune run:\n%s", out);
     long long n = -1;
-    cr_assert_eq(sscanf(rest, "%lld valid configurations", &n), 1, "unexpected line: %s", rest);
+    cr_assert_eq(sscanf(rest, "%lld valid configuration", &n), 1, "unexpected line: %s", rest);
     free(rest);
     return n;
 }
@@ -205,6 +209,38 @@ Test(cli, devices_lists_pocl_with_compute_units)
         if (line) line++;
     }
     cr_assert_gt(devices_with_units, 0, "no compute units listed:\n%s", r.out);
+    cli_result_free(&r);
+}
+
+/* The versions as the driver gives them, whole: the device info keeps the
+ * first 63 bytes, and PoCL's OpenCL version is longer. */
+Test(cli, devices_prints_each_version_whole)
+{
+    cl_uint n_platforms = 0;
+    cr_assert_eq(clGetPlatformIDs(0, NULL, &n_platforms), CL_SUCCESS, "no OpenCL platform");
+    cl_platform_id platforms[16];
+    if (n_platforms > 16) n_platforms = 16;
+    cr_assert_eq(clGetPlatformIDs(n_platforms, platforms, NULL), CL_SUCCESS);
+    cli_result r = cli_run(CLI_ARGS("devices"));
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    size_t checked = 0;
+    for (cl_uint p = 0; p < n_platforms; p++) {
+        cl_device_id devices[16];
+        cl_uint n = 0;
+        if (clGetDeviceIDs(platforms[p], CL_DEVICE_TYPE_ALL, 16, devices, &n) != CL_SUCCESS) continue;
+        for (cl_uint d = 0; d < n && d < 16; d++) {
+            const cl_device_info what[] = {CL_DEVICE_VERSION, CL_DRIVER_VERSION};
+            for (size_t k = 0; k < 2; k++) {
+                char text[1024] = "";
+                cr_assert_eq(clGetDeviceInfo(devices[d], what[k], sizeof text, text, NULL),
+                             CL_SUCCESS);
+                cr_assert(strstr(r.out, text), "'%s' (%zu bytes) is not printed whole:\n%s",
+                          text, strlen(text), r.out);
+                checked++;
+            }
+        }
+    }
+    cr_assert_gt(checked, 0);
     cli_result_free(&r);
 }
 
@@ -422,6 +458,45 @@ Test(cli, best_is_the_lowest_median)
     free(fastest);
     cli_result_free(&r);
     cli_result_free(&run);
+    free(db);
+}
+
+/* A campaign the database does not have is an error: on standard error,
+ * with the prefix every error has, naming the campaigns it has. */
+Test(cli, best_of_a_missing_campaign_is_an_error_naming_the_campaigns_there_are)
+{
+    char *db = cli_path(scratch, "missing.db");
+    cli_result run = run_exhaustive_six(db);
+    cli_result_free(&run);
+    const char *const formats[] = {"text", "csv"};
+    for (size_t k = 0; k < 2; k++) {
+        cli_result r = cli_run(CLI_ARGS("best", "--db", db, "--campaign", "9", "--format",
+                                        formats[k]));
+        cr_assert_eq(r.status, 1, "%s", cli_status_text(r.status));
+        cr_assert_str_eq(r.out, "", "--format %s: the error went to standard output", formats[k]);
+        char want[4200];
+        snprintf(want, sizeof want, "skytune: best: %s has no campaign 9; its campaigns are 1\n",
+                 db);
+        cr_assert_str_eq(r.err, want);
+        cli_result_free(&r);
+    }
+    free(db);
+}
+
+/* One configuration is one, not "1 configurations". */
+Test(cli, one_configuration_is_one)
+{
+    char *db = cli_path(scratch, "one.db");
+    cli_result r = cli_run(CLI_ARGS("run", VECTOR_ADD_SMALL, "--strategy", "exhaustive", "--runs",
+                                    "2", "--only", "wg_size=32", "--only", "per_item=1", "--db",
+                                    db));
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    cr_assert(strstr(r.out, "  strategy exhaustive over 1 valid configuration\n"), "%s", r.out);
+    cr_assert(strstr(r.out, ": search complete after 1 configuration (1 measured, 0 from the "
+                            "database)"),
+              "%s", r.out);
+    cr_assert(!strstr(r.out, "1 configurations"), "%s", r.out);
+    cli_result_free(&r);
     free(db);
 }
 

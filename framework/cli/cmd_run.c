@@ -235,7 +235,10 @@ int cmd_run(int argc, char **argv)
     rq.event_ctx = &observers;
     rq.on_space_progress = progress_space;
     rq.space_progress_ctx = &prog;
-    rq.stop_requested = run_catch_stop_signals("run");
+    rq.on_activity = progress_activity;
+    rq.activity_ctx = &prog;
+    rq.stop_requested = run_catch_stop_signals("run", rq.watchdog.stop_grace_s);
+    prog.stop_requested = rq.stop_requested;
     if (!rq.stop_requested) {
         run_notify_close(&notify);
         free(command);

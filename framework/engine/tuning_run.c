@@ -249,6 +249,8 @@ static int run_recorded(const tuning_request *rq, const recorded_campaign *rc,
         .claims = claim_store ? &claims : NULL,
         .on_event = rq->on_event,
         .event_ctx = rq->event_ctx,
+        .on_activity = rq->on_activity,
+        .activity_ctx = rq->activity_ctx,
         .label = rq->label,
     };
     if (campaign_run(&cc, &out->result, err) != 0) goto done;

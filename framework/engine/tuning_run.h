@@ -69,6 +69,10 @@ typedef struct tuning_request {
     uint64_t max_json_bytes;             /* --replay and --space files; 0: the default */
     void (*on_event)(void *ctx, const campaign_event *ev);
     void *event_ctx;
+    /* The configuration in flight, while a supervised worker measures it
+     * (campaign_activity; may be NULL). */
+    void (*on_activity)(void *ctx, const campaign_activity *a);
+    void *activity_ctx;
 } tuning_request;
 
 /* Facts known once everything is validated, before measuring starts. */
