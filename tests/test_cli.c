@@ -253,6 +253,36 @@ Test(cli, plugins_lists_both_plugins)
     cli_result_free(&r);
 }
 
+/* The README names every plugin `skytune plugins` lists, each with a line
+ * of its own in its plugin list. */
+Test(cli, readme_lists_every_plugin)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s/README.md", cli_source_dir());
+    size_t len;
+    char *readme = (char *)cli_read_file(path, &len);
+    cr_assert(readme, "cannot read %s", path);
+    cli_result r = cli_run(CLI_ARGS("plugins", "--plugin-dir", cli_plugin_dir()));
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    size_t listed = 0;
+    for (const char *line = r.out; line && *line;) {
+        const char *end = strchr(line, '\n');
+        if (*line != ' ') {
+            char name[64];
+            if (sscanf(line, "%63s", name) == 1) {
+                char entry[128];
+                snprintf(entry, sizeof entry, "\n  - `plugins/%s`: ", name);
+                cr_assert(strstr(readme, entry), "README.md has no line for plugin %s", name);
+                listed++;
+            }
+        }
+        line = end ? end + 1 : NULL;
+    }
+    cr_assert_geq(listed, 6, "%s", r.out);
+    cli_result_free(&r);
+    free(readme);
+}
+
 Test(cli, plugins_show_describes_dedispersion)
 {
     cli_result r = cli_run(CLI_ARGS("plugins", "show", "dedispersion", "--plugin-dir",

@@ -336,11 +336,13 @@ void progress_event(void *ctx, const campaign_event *ev)
     c->in_flight = false;
     if (p->quiet) return;
     /* A replay takes no time of its own to estimate. */
-    if (!ev->cached && !ev->m->replayed && !c->estimated) print_estimate(p, c, ev);
+    bool estimate = !ev->cached && !ev->m->replayed && !c->estimated;
     if (!p->terminal) {
         print_log_line(p, ev);
+        if (estimate) print_estimate(p, c, ev);
         return;
     }
+    if (estimate) print_estimate(p, c, ev);
     print_failure_line(p, c, ev);
     if (ev->evaluated < ev->planned && p->drawn && wall_s() - p->last_draw_s < REDRAW_INTERVAL_S)
         return;
