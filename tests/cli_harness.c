@@ -713,3 +713,13 @@ int cli_shell(const char *fmt, ...)
     int status = system(command);
     return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
+
+const char cli_recorded_cache[] =
+    "{\"device_name\": \"Recorded GPU\", \"tune_params_keys\": [\"wg\"],\n"
+    "\"tune_params\": {\"wg\": [16, 32, 64]},\n"
+    "\"objective\": \"time\",\n"
+    "\"cache\": {\n"
+    "\"16\": {\"wg\": 16, \"time\": 1.5},\n"
+    "\"32\": {\"wg\": 32, \"time\": 0.75},\n"
+    "\"64\": {\"wg\": 64, \"time\": 1.25}\n"
+    "}}\n";

@@ -136,6 +136,10 @@ void cli_compile_shared(const char *source, const char *so_path, const char *ext
  * line, malloc'd; NULL when marker does not occur. */
 char *cli_line_after(const char *text, const char *marker);
 
+/* A Kernel Tuner cache of three configurations (wg = 16, 32, 64) with
+ * recorded times (1.5, 0.75, 1.25 ms) and nothing else: no work model. */
+extern const char cli_recorded_cache[];
+
 /* A result database as skytune creates it, with no campaign yet. */
 void cli_create_db(const char *path);
 

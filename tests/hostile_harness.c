@@ -58,6 +58,19 @@ void hostile_scratch_close(char *scratch)
     free(scratch);
 }
 
+char *hostile_suite_scratch;
+
+void hostile_suite_open(void)
+{
+    hostile_suite_scratch = hostile_scratch_open();
+}
+
+void hostile_suite_close(void)
+{
+    hostile_scratch_close(hostile_suite_scratch);
+    hostile_suite_scratch = NULL;
+}
+
 /* ------------------------------------------------------------ arguments */
 
 void hostile_args_add(hostile_args *a, const char *const *more)

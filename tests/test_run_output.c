@@ -15,20 +15,8 @@
 
 #include "hostile_harness.h"
 
-static char *scratch;
+TestSuite(run_output, .init = hostile_suite_open, .fini = hostile_suite_close);
 
-static void make_scratch(void)
-{
-    scratch = hostile_scratch_open();
-}
-
-static void remove_scratch(void)
-{
-    hostile_scratch_close(scratch);
-    scratch = NULL;
-}
-
-TestSuite(run_output, .init = make_scratch, .fini = remove_scratch);
 
 /* ------------------------------------------------------------ a broken kernel */
 
@@ -42,7 +30,7 @@ static char *write_broken_t1(void)
     size_t len;
     char *json = (char *)cli_read_file(path, &len);
     cr_assert(json, "cannot read %s", path);
-    char *t1 = cli_path(scratch, "vector_add.json");
+    char *t1 = cli_path(hostile_suite_scratch, "vector_add.json");
     cli_write_file(t1, json, len);
     free(json);
     snprintf(path, sizeof path, "%s/examples/t1/vector_add.cl", cli_source_dir());
@@ -56,7 +44,7 @@ static char *write_broken_t1(void)
              "%.*sc[i] = per_item == 4 ? a[i] - b[i] : a[i] + b[i];\n"
              "#if per_item == 8\n    this does not compile;\n#endif\n%s",
              (int)(at - source), source, at + strlen(right));
-    char *cl = cli_path(scratch, "vector_add.cl");
+    char *cl = cli_path(hostile_suite_scratch, "vector_add.cl");
     cli_write_file(cl, broken, strlen(broken));
     free(cl);
     free(source);
@@ -101,7 +89,7 @@ static void assert_no_gflops(const char *out)
 Test(run_output, log_lines_give_each_failure_its_reason_and_compiler_output_stays_off_the_terminal)
 {
     char *t1 = write_broken_t1();
-    char *db = cli_path(scratch, "broken.db");
+    char *db = cli_path(hostile_suite_scratch, "broken.db");
     cli_result r = cli_run(CLI_ARGS(BROKEN_RUN(t1, db)));
     cr_assert_eq(r.status, 0, "%s\n%s\n%s", cli_status_text(r.status), r.out, r.err);
 
@@ -154,7 +142,7 @@ static cli_result run_printing(const char *db, const char *fault)
 
 Test(run_output, what_a_worker_writes_goes_into_its_configurations_message)
 {
-    char *db = cli_path(scratch, "print.db");
+    char *db = cli_path(hostile_suite_scratch, "print.db");
     cli_result r = run_printing(db, "print");
     cr_assert(!strstr(r.out, "hostile says") && !strstr(r.err, "hostile says"),
               "the plugin's output reached the terminal:\nstdout:\n%s\nstderr:\n%s", r.out, r.err);
@@ -169,7 +157,7 @@ Test(run_output, what_a_worker_writes_goes_into_its_configurations_message)
                  "only x = 2 printed");
 
     /* Written just before the worker dies: kept with the crash. */
-    char *crash_db = cli_path(scratch, "print_segv.db");
+    char *crash_db = cli_path(hostile_suite_scratch, "print_segv.db");
     r = run_printing(crash_db, "print_segv");
     cr_assert(!strstr(r.out, "hostile says") && !strstr(r.err, "hostile says"),
               "the plugin's output reached the terminal:\nstdout:\n%s\nstderr:\n%s", r.out, r.err);
@@ -219,7 +207,7 @@ static size_t in_flight_shown(const char *out, const char *stage, const char *co
 Test(run_output, the_bar_counts_by_status_and_shows_the_configuration_in_flight)
 {
     char *t1 = write_broken_t1();
-    char *db = cli_path(scratch, "bar.db");
+    char *db = cli_path(hostile_suite_scratch, "bar.db");
     cli_result r = cli_run_terminal(NULL, CLI_ARGS(BROKEN_RUN(t1, db)), 200);
     cr_assert_eq(r.status, 0, "%s\n%s", cli_status_text(r.status), r.out);
     cr_assert(strstr(r.out, "] 8/8  ok 4, compile 2, wrong_result 2  "),
@@ -264,7 +252,7 @@ static void drop_quiet(hostile_args *a)
 
 Test(run_output, a_long_configuration_is_redrawn_while_it_runs)
 {
-    char *db = cli_path(scratch, "long.db");
+    char *db = cli_path(hostile_suite_scratch, "long.db");
     hostile_args a = hanging_first(db, "3s");
     drop_quiet(&a);
     cli_result r = cli_run_terminal(NULL, a.items, 200);
@@ -284,7 +272,7 @@ Test(run_output, a_long_configuration_is_redrawn_while_it_runs)
 
 Test(run_output, a_log_says_a_long_configuration_is_still_being_measured)
 {
-    char *db = cli_path(scratch, "still.db");
+    char *db = cli_path(hostile_suite_scratch, "still.db");
     hostile_args a = hanging_first(db, "12s");
     drop_quiet(&a);
     cli_result r = cli_run(a.items);
@@ -304,22 +292,11 @@ Test(run_output, a_log_says_a_long_configuration_is_still_being_measured)
 
 /* ------------------------------------------------------------ replay */
 
-/* Recorded times and nothing else: no work model. */
-static const char cache[] =
-    "{\"device_name\": \"Recorded GPU\", \"tune_params_keys\": [\"wg\"],\n"
-    "\"tune_params\": {\"wg\": [16, 32, 64]},\n"
-    "\"objective\": \"time\",\n"
-    "\"cache\": {\n"
-    "\"16\": {\"wg\": 16, \"time\": 1.5},\n"
-    "\"32\": {\"wg\": 32, \"time\": 0.75},\n"
-    "\"64\": {\"wg\": 64, \"time\": 1.25}\n"
-    "}}\n";
-
 Test(run_output, a_replay_without_a_work_model_shows_no_gflops)
 {
-    char *dataset = cli_path(scratch, "recorded.cache.json");
-    char *db = cli_path(scratch, "replayed.db");
-    cli_write_file(dataset, cache, strlen(cache));
+    char *dataset = cli_path(hostile_suite_scratch, "recorded.cache.json");
+    char *db = cli_path(hostile_suite_scratch, "replayed.db");
+    cli_write_file(dataset, cli_recorded_cache, strlen(cli_recorded_cache));
     cli_result r = cli_run(CLI_ARGS("run", "--replay", dataset, "--space", "recorded",
                                     "--strategy", "exhaustive", "--db", db));
     cr_assert_eq(r.status, 0, "%s\n%s", r.out, r.err);

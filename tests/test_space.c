@@ -832,19 +832,26 @@ Test(space, enumerate_stops_when_the_visitor_asks)
     free_params(params, 2);
 }
 
-Test(space, constants_and_device_limits)
+/* wg in 32 .. 1024 (powers of two), with device.max_work_group_size = 256
+ * and n = 4096 as constants. */
+static void work_group_fixture(param_def params[1], space_constant constants[2])
 {
     const int64_t sizes[] = {32, 64, 128, 256, 512, 1024};
-    param_def params[1];
     params[0] = make_ints("wg", sizes, 6);
-    space_constant constants[2];
-    memset(constants, 0, sizeof constants);
+    memset(constants, 0, 2 * sizeof *constants);
     constants[0].name = "device.max_work_group_size";
     constants[0].value.type = SKYTUNE_INT;
     constants[0].value.i = 256;
     constants[1].name = "n";
     constants[1].value.type = SKYTUNE_INT;
     constants[1].value.i = 4096;
+}
+
+Test(space, constants_and_device_limits)
+{
+    param_def params[1];
+    space_constant constants[2];
+    work_group_fixture(params, constants);
     const char *const constraints[] = {"wg <= device.max_work_group_size", "n % wg == 0"};
     space *s = build_ok(params, 1, constraints, 2, constants, 2);
     cr_assert_eq(space_count(s), 4);
@@ -911,17 +918,9 @@ Test(space, rejections_count_each_combination_once_under_its_first_constraint)
  * lines name device limits and restrictions as such. */
 Test(space, rejections_text_names_device_limits_and_restrictions)
 {
-    const int64_t sizes[] = {32, 64, 128, 256, 512, 1024};
     param_def params[1];
-    params[0] = make_ints("wg", sizes, 6);
     space_constant constants[2];
-    memset(constants, 0, sizeof constants);
-    constants[0].name = "device.max_work_group_size";
-    constants[0].value.type = SKYTUNE_INT;
-    constants[0].value.i = 256;
-    constants[1].name = "n";
-    constants[1].value.type = SKYTUNE_INT;
-    constants[1].value.i = 4096;
+    work_group_fixture(params, constants);
     const char *const constraints[] = {"wg <= device.max_work_group_size", "n > 1000000"};
     space *s = build_ok(params, 1, constraints, 2, constants, 2);
     size_t n;

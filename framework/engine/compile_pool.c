@@ -5,7 +5,6 @@
 #include <string.h>
 #include <time.h>
 
-#include "quote.h"
 #include "worker_process.h"
 
 /* A worker whose set-up fails this many times in a row is not replaced
@@ -129,16 +128,10 @@ char *compile_pool_take_output(compile_pool *p, uint64_t rank)
     return NULL;
 }
 
-/* Output of no build: a line for the log, escaped. Frees it. */
+/* Output of no build: a line for the log. Frees it. */
 static void notice_output(compile_pool *p, char *text)
 {
-    if (text && p->o.on_notice) {
-        char shown[QUOTE_TEXT * 2], line[QUOTE_TEXT * 2 + 64];
-        snprintf(line, sizeof line, "a compile worker wrote: %s",
-                 quote_text(text, shown, sizeof shown));
-        p->o.on_notice(p->o.notice_ctx, line);
-    }
-    free(text);
+    worker_output_notice(text, "a compile worker", p->o.on_notice, p->o.notice_ctx);
 }
 
 static void start_slot(compile_pool *p, pool_slot *slot)

@@ -3,10 +3,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <stdio.h>
 #include <time.h>
-
-#include "quote.h"
 
 /* A spare worker that fails to start this many times in a row is not
  * started again: measuring goes on without it. */
@@ -225,14 +222,8 @@ static void read_slot(measure_ahead *a, ahead_slot *slot)
     if (msg.type == WORKER_MSG_READY && slot->state == AHEAD_STARTING) {
         slot->state = AHEAD_IDLE;
         a->start_failures = 0;
-        char *output = worker_process_take_output(&slot->proc);
-        if (output && a->o.on_notice) {
-            char shown[QUOTE_TEXT * 2], line[QUOTE_TEXT * 2 + 64];
-            snprintf(line, sizeof line, "a spare measuring worker's set-up wrote: %s",
-                     quote_text(output, shown, sizeof shown));
-            a->o.on_notice(a->o.notice_ctx, line);
-        }
-        free(output);
+        worker_output_notice(worker_process_take_output(&slot->proc),
+                             "a spare measuring worker's set-up", a->o.on_notice, a->o.notice_ctx);
     } else if (msg.type == WORKER_MSG_STAGE && slot->state == AHEAD_BUILDING) {
         uint64_t id = worker_get_u64(&msg);
         uint32_t stage = worker_get_u32(&msg);

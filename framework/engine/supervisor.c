@@ -10,7 +10,6 @@
 #include <time.h>
 
 #include "compile_pool.h"
-#include "quote.h"
 #include "measure_ahead.h"
 #include "worker_process.h"
 
@@ -87,14 +86,10 @@ static void notice(supervisor *s, const char *fmt, ...)
     s->o.on_notice(s->o.notice_ctx, text);
 }
 
-/* A worker's output that belongs to no configuration (its set-up, its
- * exit): a notice, on one line, its control characters escaped. Frees it. */
+/* A worker's output that belongs to no configuration: a notice. */
 static void notice_output(supervisor *s, const char *who, char *output)
 {
-    if (!output) return;
-    char shown[QUOTE_TEXT * 2];
-    notice(s, "%s wrote: %s", who, quote_text(output, shown, sizeof shown));
-    free(output);
+    worker_output_notice(output, who, s->o.on_notice, s->o.notice_ctx);
 }
 
 /* Attach what a worker wrote while it worked on a configuration to the

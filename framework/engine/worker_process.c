@@ -17,6 +17,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "quote.h"
+
 static const char *const role_names[] = {"measure", "compile"};
 
 const char *worker_role_name(worker_role role)
@@ -117,6 +119,17 @@ char *worker_process_take_output(worker_process *w)
         return NULL;
     }
     return text;
+}
+
+void worker_output_notice(char *output, const char *who,
+                          void (*on_notice)(void *ctx, const char *text), void *ctx)
+{
+    if (output && on_notice) {
+        char shown[QUOTE_TEXT * 2], line[QUOTE_TEXT * 2 + 128];
+        snprintf(line, sizeof line, "%s wrote: %s", who, quote_text(output, shown, sizeof shown));
+        on_notice(ctx, line);
+    }
+    free(output);
 }
 
 void worker_process_discard_output(worker_process *w)

@@ -46,6 +46,12 @@ void worker_process_clear(worker_process *w);
  * bytes of it, then how many more there were), malloc'd, without trailing
  * newlines; NULL when it wrote nothing. What was read is removed. */
 char *worker_process_take_output(worker_process *w);
+/* Output of a worker that belongs to no configuration (its set-up, its
+ * exit), as one line for on_notice: "WHO wrote: TEXT", its control
+ * characters escaped. Frees output; nothing when it or on_notice is NULL. */
+void worker_output_notice(char *output, const char *who,
+                          void (*on_notice)(void *ctx, const char *text), void *ctx);
+
 /* Forget what the worker wrote so far (before it starts a new job). */
 void worker_process_discard_output(worker_process *w);
 
