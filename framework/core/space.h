@@ -146,7 +146,10 @@ uint64_t space_cartesian_count(const space *s);
 #define SPACE_CALLBACK SIZE_MAX
 typedef struct space_rejection {
     size_t constraint;       /* as space_constraint_text; SPACE_CALLBACK: the C callback */
-    const char *text;        /* the constraint's expression; NULL for the callback */
+    /* The constraint's expression; for the callback NULL: the callback's
+     * rejections are one bucket now, and one per reason should it give one
+     * (SPACE_CALLBACK buckets told apart by this text). */
+    const char *text;
     double combinations;     /* of the Cartesian product it ruled out */
 } space_rejection;
 

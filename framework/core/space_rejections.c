@@ -29,11 +29,14 @@ static void format_share(double part, double whole, char *buf, size_t len)
 
 static void describe(const space *s, const space_rejection *r, char *buf, size_t len)
 {
+    char shown[QUOTE_TEXT];
     if (r->constraint == SPACE_CALLBACK) {
-        snprintf(buf, len, "the C constraint");
+        if (r->text)
+            snprintf(buf, len, "the C constraint: %s", quote_text(r->text, shown, sizeof shown));
+        else
+            snprintf(buf, len, "the C constraint");
         return;
     }
-    char shown[QUOTE_TEXT];
     quote_text(r->text, shown, sizeof shown);
     if (space_constraint_is_added(s, r->constraint))
         snprintf(buf, len, "restriction %s", shown);
