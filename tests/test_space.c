@@ -1024,6 +1024,11 @@ Test(space, callback_sees_every_parameter)
     cr_assert_not(space_is_valid(s, odd));
     cr_assert(space_is_valid(s, even));
     cr_assert_not(space_is_valid(s, pruned));
+    /* What the callback rules out is its own bucket. */
+    char text[512];
+    space_rejections_text(s, "", 0, text, sizeof text);
+    cr_assert_str_eq(text, "24 of 64 (37.5 %) ruled out by the C constraint\n"
+                           "16 of 64 (25.0 %) ruled out by a < 3\n");
     space_free(s);
     free_params(params, 3);
 }
