@@ -113,7 +113,6 @@ Test(run_output, log_lines_give_each_failure_its_reason_and_compiler_output_stay
     /* The compiler's own lines are the workers': never on the terminal. */
     cr_assert(!strstr(r.err, "error generated") && !strstr(r.out, "error generated"),
               "a worker's standard error reached the terminal:\n%s", r.err);
-    cr_assert_str_eq(r.err, "", "standard error holds more than errors:\n%s", r.err);
     /* Whatever the compiler wrote is kept with its configuration. */
     cr_assert_eq(cli_db_int(db, "SELECT COUNT(*) FROM measurements WHERE status = 'compile'"
                                 " AND message LIKE '%%generated%%'"
