@@ -90,7 +90,7 @@ CREATE TABLE campaigns (
     -- restrictions, strategy options.
     settings   TEXT    NOT NULL,
     seed       INTEGER NOT NULL,  -- uint64 bit pattern
-    command    TEXT,              -- the command line, for the record
+    command    TEXT,              -- the command line that started it (each run's: invocations)
     host       TEXT,
     replayed   INTEGER NOT NULL DEFAULT 0 CHECK (replayed IN (0, 1)),
     started_at TEXT    NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%SZ', 'now')),
@@ -100,6 +100,31 @@ CREATE TABLE campaigns (
     status     TEXT    NOT NULL DEFAULT 'running'
                CHECK (status IN ('running', 'done', 'interrupted', 'failed')),
     UNIQUE (plugin_id, device_id, problem_id, strategy, settings, seed)
+);
+
+-- Each time a campaign was run: every `skytune run` or campaign-file run
+-- that opened it, with the limits it ran under. Stopping rules are not part
+-- of a campaign's settings (a larger --budget continues the same campaign),
+-- so they are recorded here, one row per invocation, with how far the
+-- campaign had got before and after it.
+CREATE TABLE invocations (
+    id                 INTEGER PRIMARY KEY,
+    campaign_id        INTEGER NOT NULL REFERENCES campaigns (id),
+    -- Milliseconds, so that two invocations of one second stay apart.
+    started_at         TEXT    NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now')),
+    ended_at           TEXT,              -- NULL while running, or after a kill
+    command            TEXT,              -- the command line of this invocation
+    host               TEXT,
+    budget             INTEGER,           -- --budget (distinct configurations); NULL: none
+    time_limit_s       REAL,              -- --time-limit; NULL: none
+    target             TEXT,              -- --target, e.g. '2500000 ns' or '150 GFLOP/s'; NULL: none
+    evaluations_before INTEGER NOT NULL,  -- the campaign's evaluations when it started
+    evaluations_after  INTEGER,           -- and when it ended; NULL while running or after a kill
+    -- How it ended: the stopping rule that ended it, 'interrupted' (Ctrl-C)
+    -- or 'failed'; NULL while running, or after a kill.
+    ended              TEXT    CHECK (ended IS NULL OR ended IN ('search_complete', 'budget',
+                                      'time_limit', 'target', 'device_time', 'interrupted',
+                                      'failed'))
 );
 
 -- A point of a plugin's tuning space, identified by its canonical text

@@ -92,11 +92,22 @@ static const store_migration store_migrations[] = {
          " position INTEGER NOT NULL, name TEXT NOT NULL, value TEXT NOT NULL,"
          " PRIMARY KEY (problem_id, position)) WITHOUT ROWID;",
       migrate_problem_texts },
-    /* 5: the values a plugin derives from each configuration. */
-    { 4, "CREATE TABLE derived_values ("
+    /* 5: every invocation of a campaign with its budget and limits, and
+     * the values a plugin derives from each configuration. One statement
+     * per new table. */
+    { 4, "CREATE TABLE invocations ("
+         " id INTEGER PRIMARY KEY,"
+         " campaign_id INTEGER NOT NULL REFERENCES campaigns (id),"
+         " started_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now')),"
+         " ended_at TEXT, command TEXT, host TEXT, budget INTEGER, time_limit_s REAL,"
+         " target TEXT, evaluations_before INTEGER NOT NULL, evaluations_after INTEGER,"
+         " ended TEXT CHECK (ended IS NULL OR ended IN ('search_complete', 'budget',"
+         " 'time_limit', 'target', 'device_time', 'interrupted', 'failed')));"
+         "CREATE TABLE derived_values ("
          " measurement_id INTEGER NOT NULL REFERENCES measurements (id) ON DELETE CASCADE,"
          " name TEXT NOT NULL, value REAL NOT NULL,"
-         " PRIMARY KEY (measurement_id, name)) WITHOUT ROWID;", NULL },
+         " PRIMARY KEY (measurement_id, name)) WITHOUT ROWID;",
+      NULL },
     { 0, NULL, NULL } /* end */
 };
 

@@ -129,6 +129,18 @@ static const char *const merge_sql[] = {
     " WHERE status <> 'done' AND id IN (SELECT m.dst FROM temp.map_campaign m"
     " JOIN src.campaigns s ON s.id = m.src WHERE s.status = 'done')",
 
+    /* Invocations follow their campaigns; one the target holds (the same
+     * campaign, start, command and host: merged before) is not added again.
+     * Their evaluation counts stay as the source counted them. */
+    "INSERT INTO main.invocations (campaign_id, started_at, ended_at, command, host, budget,"
+    " time_limit_s, target, evaluations_before, evaluations_after, ended)"
+    " SELECT mca.dst, s.started_at, s.ended_at, s.command, s.host, s.budget, s.time_limit_s,"
+    " s.target, s.evaluations_before, s.evaluations_after, s.ended FROM src.invocations s"
+    " JOIN temp.map_campaign mca ON mca.src = s.campaign_id"
+    " WHERE NOT EXISTS (SELECT 1 FROM main.invocations d WHERE d.campaign_id = mca.dst"
+    " AND d.started_at = s.started_at AND d.command IS s.command AND d.host IS s.host)"
+    " ORDER BY s.id",
+
     /* Measurements: the target's row under the same key, if any, and
      * whether it is this very measurement (merged before) or another. */
     "INSERT INTO temp.map_measurement"

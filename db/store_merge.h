@@ -11,7 +11,8 @@
  * skipped; a different measurement under the same key is a duplicate: the
  * target's stays, the source's goes whole into duplicate_measurements (see
  * db/schema.sql), and the source campaign's evaluation points to the kept
- * row, marked cached. So merging is idempotent: merging a source again adds
+ * row, marked cached. A campaign's invocations (invocations) come with it.
+ * So merging is idempotent: merging a source again adds
  * nothing. The source is opened read-only and never written. */
 #ifndef SKYTUNE_STORE_MERGE_H
 #define SKYTUNE_STORE_MERGE_H

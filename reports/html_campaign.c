@@ -47,7 +47,7 @@ static void write_what(campaign_ctx *c)
 {
     FILE *f = c->f;
     campaign_heading(c, "what", "What was tuned");
-    char plugin[256], device[512], counts[256];
+    char plugin[256], device[512], counts[256], settings[2048];
     snprintf(plugin, sizeof plugin, "%s %s (kernel source hash %s)", campaign_summary(c, "plugin"),
              campaign_summary(c, "plugin_version"), campaign_summary(c, "source_hash"));
     snprintf(device, sizeof device, "%s (platform %s, driver %s)", campaign_summary(c, "device"),
@@ -63,7 +63,11 @@ static void write_what(campaign_ctx *c)
     html_kv_row(f, "device", device, false);
     html_kv_row(f, "strategy", campaign_summary(c, "strategy"), false);
     html_kv_row(f, "seed", campaign_summary(c, "seed"), false);
-    html_kv_row(f, "settings and budget", campaign_summary(c, "settings"), true);
+    /* The budget and limits are each run's, not the campaign's. */
+    const char *runs = campaign_summary(c, "invocations");
+    snprintf(settings, sizeof settings, "%s; runs: %s", campaign_summary(c, "settings"),
+             runs ? runs : "not recorded");
+    html_kv_row(f, "settings and budget", settings, true);
     html_kv_row(f, "status", campaign_summary(c, "status"), false);
     html_kv_row(f, "started", campaign_summary(c, "started_at"), false);
     html_kv_row(f, "ended", campaign_summary(c, "ended_at") ? campaign_summary(c, "ended_at") : "not ended (running, or killed)", false);

@@ -1,3 +1,5 @@
+/* posix_openpt, grantpt, unlockpt, ptsname: the pseudo-terminal of cli_run_terminal. */
+#define _XOPEN_SOURCE 700
 #include "cli_harness.h"
 
 #include <criterion/criterion.h>
@@ -11,6 +13,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <poll.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -266,6 +270,85 @@ void cli_result_free(cli_result *r)
     free(r->out);
     free(r->err);
     r->out = r->err = NULL;
+}
+
+/* Append what the terminal has to the text; false once it has nothing more
+ * to give (every writer closed it). */
+static bool read_terminal(int master, char **text, size_t *len, size_t *cap, int wait_ms)
+{
+    struct pollfd p = {.fd = master, .events = POLLIN};
+    int r = poll(&p, 1, wait_ms);
+    if (r <= 0) return r == 0 || errno == EINTR;
+    if (*len + 4096 + 1 > *cap) {
+        *cap = 2 * (*len + 4096 + 1);
+        *text = realloc(*text, *cap);
+        cr_assert(*text, "out of memory");
+    }
+    ssize_t got = read(master, *text + *len, 4096);
+    if (got < 0 && errno == EINTR) return true;
+    if (got <= 0) return false; /* EIO: the last writer closed its side */
+    *len += (size_t)got;
+    (*text)[*len] = '\0';
+    return true;
+}
+
+cli_result cli_run_terminal(const char *const *env, const char *const *args, int columns)
+{
+    cli_result r = {.status = CLI_NOT_STARTED};
+    int master = posix_openpt(O_RDWR | O_NOCTTY | O_CLOEXEC);
+    cr_assert(master >= 0 && grantpt(master) == 0 && unlockpt(master) == 0,
+              "cannot open a pseudo-terminal: %s", strerror(errno));
+    char *slave_name = strdup(ptsname(master));
+    cr_assert(slave_name, "no name for the pseudo-terminal");
+    struct winsize size = {.ws_row = 40, .ws_col = (unsigned short)columns};
+    cr_assert_eq(ioctl(master, TIOCSWINSZ, &size), 0, "cannot size the terminal: %s",
+                 strerror(errno));
+    char **argv = build_argv(args);
+    char **envp = build_envp(env);
+    fflush(NULL);
+    pid_t pid = fork();
+    cr_assert(pid >= 0, "fork failed: %s", strerror(errno));
+    if (pid == 0) {
+        /* A session of its own, whose controlling terminal is the slave. */
+        setsid();
+        int slave = open(slave_name, O_RDWR);
+        int null_fd = open("/dev/null", O_RDONLY);
+        if (slave < 0 || null_fd < 0) _exit(127);
+        dup2(null_fd, STDIN_FILENO);
+        dup2(slave, STDOUT_FILENO);
+        dup2(slave, STDERR_FILENO);
+        execve(argv[0], argv, envp);
+        _exit(127);
+    }
+    free(argv);
+    free(envp);
+    free(slave_name);
+    size_t len = 0, cap = 4096;
+    char *text = malloc(cap);
+    cr_assert(text, "out of memory");
+    text[0] = '\0';
+    double deadline = monotonic_s() + CLI_TIMEOUT_S;
+    int status;
+    /* Read while it runs, or it would wait on a full terminal. */
+    while (!cli_poll_exit(pid, &status)) {
+        if (monotonic_s() > deadline) {
+            kill(pid, SIGKILL);
+            status = cli_wait(pid, 10);
+            status = CLI_TIMED_OUT;
+            break;
+        }
+        read_terminal(master, &text, &len, &cap, 50);
+    }
+    while (read_terminal(master, &text, &len, &cap, 0) && len < (size_t)64 << 20) {
+        struct pollfd p = {.fd = master, .events = POLLIN};
+        if (poll(&p, 1, 0) <= 0) break;
+    }
+    close(master);
+    r.status = status;
+    r.out = text;
+    r.err = strdup("");
+    cr_assert(r.err, "out of memory");
+    return r;
 }
 
 pid_t cli_start(const char *const *args, const char *stdout_path, const char *stderr_path)
@@ -702,3 +785,13 @@ int cli_shell(const char *fmt, ...)
     int status = system(command);
     return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
+
+const char cli_recorded_cache[] =
+    "{\"device_name\": \"Recorded GPU\", \"tune_params_keys\": [\"wg\"],\n"
+    "\"tune_params\": {\"wg\": [16, 32, 64]},\n"
+    "\"objective\": \"time\",\n"
+    "\"cache\": {\n"
+    "\"16\": {\"wg\": 16, \"time\": 1.5},\n"
+    "\"32\": {\"wg\": 32, \"time\": 0.75},\n"
+    "\"64\": {\"wg\": 64, \"time\": 1.25}\n"
+    "}}\n";

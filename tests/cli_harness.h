@@ -59,6 +59,12 @@ cli_result cli_run_env(const char *const *env, const char *const *args);
 cli_result cli_run(const char *const *args);
 void cli_result_free(cli_result *r);
 
+/* Run skytune as at a terminal: its standard output and standard error
+ * both on a pseudo-terminal `columns` wide (standard input /dev/null), and
+ * what the terminal received in r.out (r.err is empty). Lines end in
+ * "\r\n", as a terminal turns them. */
+cli_result cli_run_terminal(const char *const *env, const char *const *args, int columns);
+
 /* Start skytune in the background with stdout and stderr going to the given
  * files; returns its pid. */
 pid_t cli_start(const char *const *args, const char *stdout_path, const char *stderr_path);
@@ -136,6 +142,9 @@ char *cli_line_after(const char *text, const char *marker);
 char *cli_csv_cell(const char *csv, size_t row, const char *column);
 /* Whether the CSV's header names the column. */
 bool cli_csv_has_column(const char *csv, const char *column);
+/* A Kernel Tuner cache of three configurations (wg = 16, 32, 64) with
+ * recorded times (1.5, 0.75, 1.25 ms) and nothing else: no work model. */
+extern const char cli_recorded_cache[];
 
 /* A result database as skytune creates it, with no campaign yet. */
 void cli_create_db(const char *path);

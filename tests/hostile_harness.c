@@ -58,6 +58,19 @@ void hostile_scratch_close(char *scratch)
     free(scratch);
 }
 
+char *hostile_suite_scratch;
+
+void hostile_suite_open(void)
+{
+    hostile_suite_scratch = hostile_scratch_open();
+}
+
+void hostile_suite_close(void)
+{
+    hostile_scratch_close(hostile_suite_scratch);
+    hostile_suite_scratch = NULL;
+}
+
 /* ------------------------------------------------------------ arguments */
 
 void hostile_args_add(hostile_args *a, const char *const *more)
@@ -112,11 +125,12 @@ hostile_summary hostile_parse_summary(const char *out)
         if (strncmp(line, "campaign ", 9) == 0 && after && (!end || after < end)) {
             cr_assert_eq(sscanf(line, "campaign %lld:", &s.campaign), 1,
                          "unexpected summary line in:\n%s", out);
-            cr_assert_eq(sscanf(after,
-                                " after %lld configurations (%lld measured, %lld from the "
-                                "database)",
-                                &s.evaluated, &s.measured, &s.reused),
-                         3, "unexpected summary line in:\n%s", out);
+            /* "after 6 configurations (", "after 1 configuration (" */
+            const char *counts = strchr(after, '(');
+            cr_assert(counts && sscanf(after, " after %lld configuration", &s.evaluated) == 1 &&
+                          sscanf(counts, "(%lld measured, %lld from the database)", &s.measured,
+                                 &s.reused) == 2,
+                      "unexpected summary line in:\n%s", out);
             return s;
         }
         line = end ? end + 1 : NULL;

@@ -27,6 +27,11 @@ const char *hostile_plugin_path(void);
 char *hostile_scratch_open(void);
 void hostile_scratch_close(char *scratch);
 
+/* The same as a suite's .init and .fini: the folder is hostile_suite_scratch. */
+extern char *hostile_suite_scratch;
+void hostile_suite_open(void);
+void hostile_suite_close(void);
+
 /* ------------------------------------------------------------ arguments */
 
 #define HOSTILE_MAX_ARGS 96

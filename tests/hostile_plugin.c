@@ -9,7 +9,8 @@
  * records it and goes on.
  *
  * Problem parameters choose the misbehaviour:
- *   fault   none | segv | abort | exit | stack | oob | loop | hang
+ *   fault   none | segv | abort | exit | stack | oob | loop | hang | print |
+ *           print_segv
  *   where   the callback that misbehaves (host faults): defines, prepare,
  *           clear_outputs, enqueue, verify, release, flops
  *   bad     the value of x that misbehaves
@@ -27,6 +28,10 @@
  *   exit    exit(3)
  *   stack   unbounded recursion, each frame holding a volatile array
  *   hang    the callback never returns
+ *   print   writes a line to standard output and one to standard error
+ *           (with an escape sequence, as a driver's coloured message
+ *           would), and goes on
+ *   print_segv  writes those lines, then segfaults
  * Kernel faults ignore `where` and happen in the kernel itself on its nth
  * run for a bad configuration:
  *   oob     one work-item writes 2^40 elements past the output buffer
@@ -35,6 +40,7 @@
  * The plugin is built by tests/meson.build, never installed.
  */
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -82,7 +88,9 @@ typedef enum hostile_fault {
     FAULT_STACK,
     FAULT_OOB,
     FAULT_LOOP,
-    FAULT_HANG
+    FAULT_HANG,
+    FAULT_PRINT,
+    FAULT_PRINT_SEGV
 } hostile_fault;
 
 typedef enum hostile_callback {
@@ -95,8 +103,8 @@ typedef enum hostile_callback {
     AT_FLOPS
 } hostile_callback;
 
-static const char *const fault_names[] = {"none", "segv",  "abort", "exit",
-                                          "stack", "oob", "loop", "hang"};
+static const char *const fault_names[] = {"none", "segv", "abort", "exit",  "stack",
+                                          "oob",  "loop", "hang",  "print", "print_segv"};
 static const char *const callback_names[] = {"defines", "prepare", "clear_outputs", "enqueue",
                                              "verify",  "release", "flops"};
 
@@ -156,7 +164,14 @@ __attribute__((noinline)) static int overflow_stack(int depth)
 /* Host faults; the kernel faults (oob, loop) do nothing here. */
 static void misbehave(int fault)
 {
+    if (fault == FAULT_PRINT || fault == FAULT_PRINT_SEGV) {
+        printf("hostile says on stdout\n");
+        fflush(stdout);
+        fprintf(stderr, "\033[31mhostile says on stderr\033[0m\n");
+        if (fault == FAULT_PRINT) return;
+    }
     switch (fault) {
+    case FAULT_PRINT_SEGV:
     case FAULT_SEGV: {
         /* The address is read from a volatile object, so the compiler cannot
          * see that it is invalid and must emit the store as written. */
@@ -375,7 +390,8 @@ static double hostile_bytes(const skytune_values *problem, const skytune_values 
 static const skytune_problem_param hostile_problem_params[] = {
     {"fault", SKYTUNE_STRING, "none",
      "none, segv, abort, exit, stack (host faults in the callback `where`), oob, loop (kernel "
-     "faults), hang (the callback `where` never returns)"},
+     "faults), hang (the callback `where` never returns), print, print_segv (lines on stdout "
+     "and stderr, then going on or a segfault)"},
     {"where", SKYTUNE_STRING, "prepare",
      "the callback a host fault happens in: defines, prepare, clear_outputs, enqueue, verify, "
      "release, flops"},
@@ -391,8 +407,9 @@ static const skytune_problem_param hostile_problem_params[] = {
 
 static const skytune_problem_check hostile_problem_checks[] = {
     {"fault == 'none' or fault == 'segv' or fault == 'abort' or fault == 'exit' or "
-     "fault == 'stack' or fault == 'oob' or fault == 'loop' or fault == 'hang'",
-     "fault must be one of none, segv, abort, exit, stack, oob, loop, hang"},
+     "fault == 'stack' or fault == 'oob' or fault == 'loop' or fault == 'hang' or "
+     "fault == 'print' or fault == 'print_segv'",
+     "fault must be one of none, segv, abort, exit, stack, oob, loop, hang, print, print_segv"},
     {"where == 'defines' or where == 'prepare' or where == 'clear_outputs' or "
      "where == 'enqueue' or where == 'verify' or where == 'release' or where == 'flops'",
      "where must be one of defines, prepare, clear_outputs, enqueue, verify, release, flops"},

@@ -6,6 +6,7 @@
 
 #include "measurement.h"
 #include "store.h"
+#include "store_invocations.h"
 
 static const char *const param_names[] = {"wg", "mode"};
 static const char *const problem_names[] = {"n", "batch"};
@@ -93,9 +94,13 @@ static int record_campaign(store *st, const store_campaign_spec *spec, const fix
                            const int *order, double flop, double bytes, int64_t *measurement_ids,
                            skytune_error *err)
 {
-    int64_t campaign_id;
+    int64_t campaign_id, invocation_id;
     bool resumed;
     if (store_campaign_open(st, spec, &campaign_id, &resumed, err) != 0) return -1;
+    store_invocation_spec run = {.campaign_id = campaign_id, .command = spec->command,
+                                 .host = spec->host, .budget = 6};
+    store_invocation_before before;
+    if (store_invocation_begin(st, &run, &invocation_id, &before, err) != 0) return -1;
     for (int seq = 0; seq < 6; seq++) {
         int k = order[seq];
         char text[128];
@@ -111,6 +116,7 @@ static int record_campaign(store *st, const store_campaign_spec *spec, const fix
         measurement_clear(&m);
         if (rc != 0) return -1;
     }
+    if (store_invocation_end(st, invocation_id, "budget", err) != 0) return -1;
     return store_campaign_close(st, campaign_id, "done", err);
 }
 

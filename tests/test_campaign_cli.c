@@ -259,6 +259,7 @@ static char *database_text(const char *db)
                        " (SELECT COUNT(*) FROM samples) || '/' ||"
                        " (SELECT COUNT(*) FROM evaluations) || '/' ||"
                        " (SELECT COUNT(*) FROM duplicate_measurements) || '/' ||"
+                       " (SELECT COUNT(*) FROM invocations) || '/' ||"
                        " (SELECT group_concat(campaign_id || ':' || seq || ':' ||"
                        " measurement_id || ':' || cached) FROM evaluations)");
 }
@@ -305,6 +306,16 @@ Test(campaign_cli, three_shards_merged_equal_the_unsharded_campaign)
     cr_expect_str_eq(got_params, want_params);
     free(want_params);
     free(got_params);
+    /* Every shard's runs came with their campaigns, under the same command. */
+    long long shard_invocations = 0;
+    for (int i = 0; i < 3; i++)
+        shard_invocations += cli_db_int(shard_dbs[i], "SELECT COUNT(*) FROM invocations");
+    cr_expect_gt(shard_invocations, 0);
+    cr_expect_eq(cli_db_int(merged, "SELECT COUNT(*) FROM invocations i JOIN campaigns c"
+                                    " ON c.id = i.campaign_id WHERE i.command = c.command"
+                                    " AND i.command LIKE '%%--shard %%/3 %%' AND i.ended IS NOT NULL"),
+                 shard_invocations);
+    cr_expect_eq(cli_db_int(merged, "SELECT COUNT(*) FROM invocations"), shard_invocations);
 
     /* Merging again changes nothing. */
     char *once = database_text(merged);

@@ -16,6 +16,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <CL/cl.h>
+
 #include "cli_harness.h"
 #include "store.h"
 
@@ -72,10 +74,12 @@ static run_summary parse_summary(const char *out)
             memcpy(s.stop, colon + 2, stop_len);
             s.stop[stop_len] = '\0';
             cr_assert_eq(sscanf(line, "campaign %lld:", &s.campaign), 1);
-            cr_assert_eq(sscanf(after, " after %lld configurations (%lld measured, %lld from the "
-                                       "database)",
-                                &s.evaluated, &s.measured, &s.reused),
-                         3, "unexpected summary line in:\n%s", out);
+            /* "after 6 configurations (", "after 1 configuration (" */
+            const char *counts = strchr(after, '(');
+            cr_assert(counts && sscanf(after, " after %lld configuration", &s.evaluated) == 1 &&
+                          sscanf(counts, "(%lld measured, %lld from the database)", &s.measured,
+                                 &s.reused) == 2,
+                      "unexpected summary line in:\n%s", out);
             return s;
         }
         line = end ? end + 1 : NULL;
@@ -90,7 +94,7 @@ static long long parse_space_count(const char *out)
     char *rest = cli_line_after(out, " over ");
     cr_assert(rest, "no space size in the output of skytune run:\n%s", out);
     long long n = -1;
-    cr_assert_eq(sscanf(rest, "%lld valid configurations", &n), 1, "unexpected line: %s", rest);
+    cr_assert_eq(sscanf(rest, "%lld valid configuration", &n), 1, "unexpected line: %s", rest);
     free(rest);
     return n;
 }
@@ -208,6 +212,38 @@ Test(cli, devices_lists_pocl_with_compute_units)
     cli_result_free(&r);
 }
 
+/* The versions as the driver gives them, whole: the device info keeps the
+ * first 63 bytes, and PoCL's OpenCL version is longer. */
+Test(cli, devices_prints_each_version_whole)
+{
+    cl_uint n_platforms = 0;
+    cr_assert_eq(clGetPlatformIDs(0, NULL, &n_platforms), CL_SUCCESS, "no OpenCL platform");
+    cl_platform_id platforms[16];
+    if (n_platforms > 16) n_platforms = 16;
+    cr_assert_eq(clGetPlatformIDs(n_platforms, platforms, NULL), CL_SUCCESS);
+    cli_result r = cli_run(CLI_ARGS("devices"));
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    size_t checked = 0;
+    for (cl_uint p = 0; p < n_platforms; p++) {
+        cl_device_id devices[16];
+        cl_uint n = 0;
+        if (clGetDeviceIDs(platforms[p], CL_DEVICE_TYPE_ALL, 16, devices, &n) != CL_SUCCESS) continue;
+        for (cl_uint d = 0; d < n && d < 16; d++) {
+            const cl_device_info what[] = {CL_DEVICE_VERSION, CL_DRIVER_VERSION};
+            for (size_t k = 0; k < 2; k++) {
+                char text[1024] = "";
+                cr_assert_eq(clGetDeviceInfo(devices[d], what[k], sizeof text, text, NULL),
+                             CL_SUCCESS);
+                cr_assert(strstr(r.out, text), "'%s' (%zu bytes) is not printed whole:\n%s",
+                          text, strlen(text), r.out);
+                checked++;
+            }
+        }
+    }
+    cr_assert_gt(checked, 0);
+    cli_result_free(&r);
+}
+
 Test(cli, plugins_lists_both_plugins)
 {
     cli_result r = cli_run(CLI_ARGS("plugins", "--plugin-dir", cli_plugin_dir()));
@@ -215,6 +251,36 @@ Test(cli, plugins_lists_both_plugins)
     cr_assert(has_line_starting(r.out, "vector_add "), "vector_add not listed:\n%s", r.out);
     cr_assert(has_line_starting(r.out, "dedispersion "), "dedispersion not listed:\n%s", r.out);
     cli_result_free(&r);
+}
+
+/* The README names every plugin `skytune plugins` lists, each with a line
+ * of its own in its plugin list. */
+Test(cli, readme_lists_every_plugin)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s/README.md", cli_source_dir());
+    size_t len;
+    char *readme = (char *)cli_read_file(path, &len);
+    cr_assert(readme, "cannot read %s", path);
+    cli_result r = cli_run(CLI_ARGS("plugins", "--plugin-dir", cli_plugin_dir()));
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    size_t listed = 0;
+    for (const char *line = r.out; line && *line;) {
+        const char *end = strchr(line, '\n');
+        if (*line != ' ') {
+            char name[64];
+            if (sscanf(line, "%63s", name) == 1) {
+                char entry[128];
+                snprintf(entry, sizeof entry, "\n  - `plugins/%s`: ", name);
+                cr_assert(strstr(readme, entry), "README.md has no line for plugin %s", name);
+                listed++;
+            }
+        }
+        line = end ? end + 1 : NULL;
+    }
+    cr_assert_geq(listed, 6, "%s", r.out);
+    cli_result_free(&r);
+    free(readme);
 }
 
 Test(cli, plugins_show_describes_dedispersion)
@@ -262,6 +328,77 @@ Test(cli, plugins_show_describes_dedispersion)
     /* The divisibility constraints must have removed something. */
     cr_assert_lt(valid, combinations, "constraints removed nothing: %s", count);
     free(count);
+    cli_result_free(&r);
+}
+
+/* The column where the text after `field` starts on each line of the
+ * section that begins with `heading` (up to the next blank line), for lines
+ * that hold `marker`; every one must be the same. Returns how many lines
+ * were compared. */
+static size_t assert_column_aligned(const char *out, const char *heading, const char *marker)
+{
+    const char *section = strstr(out, heading);
+    cr_assert(section, "no '%s' section in:\n%s", heading, out);
+    const char *end = strstr(section, "\n\n");
+    long column = -1;
+    size_t lines = 0;
+    for (const char *line = strchr(section, '\n') + 1; line && (!end || line < end);) {
+        const char *eol = strchr(line, '\n');
+        const char *at = strstr(line, marker);
+        if (at && (!eol || at < eol)) {
+            /* Back over the count before the marker ("8 values: ..."). */
+            const char *start = at;
+            while (start > line && start[-1] >= '0' && start[-1] <= '9') start--;
+            long here = (long)(start - line);
+            if (column < 0) column = here;
+            cr_assert_eq(here, column, "'%s' lines do not line up (column %ld, then %ld) in:\n%s",
+                         heading, column, here, section);
+            lines++;
+        }
+        line = eol ? eol + 1 : NULL;
+    }
+    return lines;
+}
+
+Test(cli, plugins_show_lines_up_its_columns)
+{
+    cli_result r = cli_run(CLI_ARGS("plugins", "show", "ppf", "--plugin-dir", cli_plugin_dir()));
+    cr_assert_eq(r.status, 0, "skytune plugins show ppf: %s:\n%s", cli_status_text(r.status), r.err);
+    /* ppf has a tuning parameter of 17 characters and a kind of 13. */
+    cr_assert_eq(assert_column_aligned(r.out, "tuning parameters:", " values: "), 4, "%s", r.out);
+    cr_assert_eq(assert_column_aligned(r.out, "problem parameters:", "default "), 5, "%s", r.out);
+    cli_result_free(&r);
+}
+
+/* A problem that leaves nothing: the run says which constraints rule out
+ * how much, and `plugins show` says the same. */
+Test(cli, no_valid_configuration_names_the_constraints_that_rule_everything_out)
+{
+    const char *const problem[] = {"--preset", "small", "--set", "stations=1", "--set",
+                                   "channels=2", "--set", "samples=16", "--set", "taps=2", NULL};
+    const char *const lines[] = {
+        "320 of 384 (83.3 %) ruled out by (samples // channels - taps + 1) % samples_per_item == 0",
+        " 64 of 384 (16.7 %) ruled out by (stations * channels * (2 - both_pols)) % (wg_size * "
+        "channels_per_item) == 0",
+        NULL};
+    cli_assert_run_refused(scratch, NULL,
+                       CLI_ARGS("--plugin", "ppf", "--plugin-dir", cli_plugin_dir(), problem[0],
+                                problem[1], problem[2], problem[3], problem[4], problem[5],
+                                problem[6], problem[7], problem[8], problem[9], "--runs", "1"),
+                       1, CLI_ARGS("no valid configuration", lines[0], lines[1]));
+    cli_result r = cli_run(CLI_ARGS("plugins", "show", "ppf", "--plugin-dir", cli_plugin_dir(),
+                                    problem[0], problem[1], problem[2], problem[3], problem[4],
+                                    problem[5], problem[6], problem[7], problem[8], problem[9]));
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    cr_assert(strstr(r.out, "valid configurations: 0 of 384 combinations"), "%s", r.out);
+    for (size_t k = 0; lines[k]; k++) cr_assert(strstr(r.out, lines[k]), "'%s' missing:\n%s", lines[k], r.out);
+    cli_result_free(&r);
+    /* With configurations left, the same breakdown of what is not. */
+    r = cli_run(CLI_ARGS("plugins", "show", "ppf", "--plugin-dir", cli_plugin_dir(), "--preset",
+                         "small"));
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    cr_assert(strstr(r.out, "ruled out by channels_per_item * samples_per_item * (1 + both_pols) <= 32"),
+              "%s", r.out);
     cli_result_free(&r);
 }
 
@@ -351,6 +488,45 @@ Test(cli, best_is_the_lowest_median)
     free(fastest);
     cli_result_free(&r);
     cli_result_free(&run);
+    free(db);
+}
+
+/* A campaign the database does not have is an error: on standard error,
+ * with the prefix every error has, naming the campaigns it has. */
+Test(cli, best_of_a_missing_campaign_is_an_error_naming_the_campaigns_there_are)
+{
+    char *db = cli_path(scratch, "missing.db");
+    cli_result run = run_exhaustive_six(db);
+    cli_result_free(&run);
+    const char *const formats[] = {"text", "csv"};
+    for (size_t k = 0; k < 2; k++) {
+        cli_result r = cli_run(CLI_ARGS("best", "--db", db, "--campaign", "9", "--format",
+                                        formats[k]));
+        cr_assert_eq(r.status, 1, "%s", cli_status_text(r.status));
+        cr_assert_str_eq(r.out, "", "--format %s: the error went to standard output", formats[k]);
+        char want[4200];
+        snprintf(want, sizeof want, "skytune: best: %s has no campaign 9; its campaigns are 1\n",
+                 db);
+        cr_assert_str_eq(r.err, want);
+        cli_result_free(&r);
+    }
+    free(db);
+}
+
+/* One configuration is one, not "1 configurations". */
+Test(cli, one_configuration_is_one)
+{
+    char *db = cli_path(scratch, "one.db");
+    cli_result r = cli_run(CLI_ARGS("run", VECTOR_ADD_SMALL, "--strategy", "exhaustive", "--runs",
+                                    "2", "--only", "wg_size=32", "--only", "per_item=1", "--db",
+                                    db));
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    cr_assert(strstr(r.out, "  strategy exhaustive over 1 valid configuration\n"), "%s", r.out);
+    cr_assert(strstr(r.out, ": search complete after 1 configuration (1 measured, 0 from the "
+                            "database)"),
+              "%s", r.out);
+    cr_assert(!strstr(r.out, "1 configurations"), "%s", r.out);
+    cli_result_free(&r);
     free(db);
 }
 

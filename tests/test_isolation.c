@@ -12,7 +12,8 @@
  *
  * Also here: Ctrl-C while a callback hangs stops the run (exit status 130)
  * without recording the configuration in flight, which the same command
- * then measures; a second Ctrl-C stops at once; and the plugin, behaving,
+ * then measures; the first Ctrl-C says at once what it waits for and that
+ * a second stops at once, which it does; and the plugin, behaving,
  * passes every configuration with and without isolation. */
 #include <criterion/criterion.h>
 
@@ -586,6 +587,13 @@ Test(isolation, second_interrupt_stops_at_once_even_while_a_callback_hangs)
               "the first Ctrl-C ended the run (%s) while a callback hung and the stop grace "
               "was ten minutes",
               cli_status_text(status));
+    /* It says so at once: what it waits for, how long, and how not to. */
+    char *said = hostile_read_text(err_path);
+    cr_assert(strstr(said, "skytune: stopping: the configuration in flight has 10 min to finish "
+                           "(--stop-grace), else it is stopped and measured again next time; "
+                           "Ctrl-C again stops at once\n"),
+              "the first Ctrl-C did not say what happens now:\n%s", said);
+    free(said);
     kill(pid, SIGINT);
     status = cli_wait(pid, 60);
     /* Stopping at once may leave the campaign marked as running, as a kill

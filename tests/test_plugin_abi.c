@@ -254,6 +254,30 @@ Test(plugin_abi, build_options_that_could_break_the_drivers_splitting_are_refuse
     free(dir);
 }
 
+Test(plugin_abi, the_c_constraints_reason_is_counted_and_shown)
+{
+    cli_result r = cli_run(CLI_ARGS("plugins", "show", abi_plugin_path(), "--set",
+                                    "fault=constraint_reason"));
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    cr_expect(strstr(r.out, "3 of 6 (50.0 %) ruled out by the C constraint: shift 1 is left out "
+                            "on purpose"),
+              "%s", r.out);
+    cli_result_free(&r);
+    /* Emptied by the reason, a run says which rule emptied it. */
+    char *dir = cli_make_temp_dir();
+    char *db = cli_path(dir, "abi.db");
+    r = cli_run(CLI_ARGS("run", "--plugin", abi_plugin_path(), "--set", "fault=constraint_reason",
+                         "--only", "shift=1", "--db", db));
+    cr_assert_eq(r.status, 1, "%s", r.err);
+    cr_expect(strstr(r.err, "ruled out by the C constraint: shift 1 is left out on purpose"), "%s",
+              r.err);
+    cr_expect(!cli_file_exists(db), "a refused run left a database behind");
+    cli_result_free(&r);
+    cli_remove_tree(dir);
+    free(db);
+    free(dir);
+}
+
 Test(plugin_abi, derived_values_are_columns_of_the_results_view_and_survive_a_merge)
 {
     char *dir = cli_make_temp_dir();

@@ -138,6 +138,11 @@ Test(queries, campaigns_describe_each_campaign_with_its_counts)
     assert_near(number(&t, 2, "measured"), 0, "campaign 3 measured");
     assert_near(number(&t, 2, "reused"), 2, "campaign 3 reused");
     assert_near(number(&t, 0, "peak_gflops"), REPORT_FIXTURE_PEAK_GFLOPS, "peak GFLOP/s");
+    /* Each run with its budget; campaign 3's was not recorded. */
+    const char *runs = query_cell(&t, 0, "invocations");
+    cr_assert(runs && strstr(runs, "Z: --budget 6, 0 → 6 evaluations (budget)"), "%s",
+              runs ? runs : "NULL");
+    cr_assert_null(query_cell(&t, 2, "invocations"));
     query_table_free(&t);
 
     t = run("campaigns", "2", NULL, NULL);

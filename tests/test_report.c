@@ -89,6 +89,10 @@ Test(report, has_every_section)
     cr_expect(strstr(html, "From <code>reports/sql/fixed_vs_tuned.sql</code>"),
               "figures do not name their SQL");
     cr_expect(!strstr(html, "Device peaks unknown"), "the fixture has peaks");
+    /* The budget is each run's: the settings row lists the runs. */
+    cr_expect(strstr(html, "budget=6,runs=5; runs: 20"), "the settings row lists no run");
+    cr_expect(strstr(html, "Z: --budget 6, 0 → 6 evaluations (budget)"),
+              "the settings row does not give the run's budget");
     free(html);
     free(html_path);
 }

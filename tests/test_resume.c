@@ -176,9 +176,12 @@ static void assert_campaign_complete(const char *db, long long campaign, long lo
     assert_database_sound(db);
 }
 
-/* Run the same command again to the end and check what it reports. */
+/* Run the same command again to the end and check what it reports, and
+ * that both runs are recorded as invocations: the first ended as
+ * `first_ended` says (NULL: killed, so never ended), the second completed
+ * the search. */
 static void resume_to_completion(const char *db, long long campaign, long long before,
-                                 long long total)
+                                 long long total, const char *first_ended)
 {
     command c = campaign_command(db);
     cli_result r = cli_run(c.args);
@@ -193,8 +196,32 @@ static void resume_to_completion(const char *db, long long campaign, long long b
     parse_counts(r.out, &measured, &reused);
     cr_assert_eq(reused, before, "%lld measurements were stored, %lld reused", before, reused);
     cr_assert_eq(measured, total - before);
+    char told[128];
+    snprintf(told, sizeof told, "%lld configurations evaluated before (the last run: no --budget, %s)",
+             before, first_ended ? "interrupted" : "killed before it ended");
+    cr_assert(strstr(r.out, told), "the second run did not say '%s':\n%s", told, r.out);
     cli_result_free(&r);
     assert_campaign_complete(db, campaign, total);
+
+    cr_assert_eq(cli_db_int(db, "SELECT COUNT(*) FROM invocations WHERE campaign_id = %lld",
+                            campaign),
+                 2);
+    char *first = cli_db_text(db, "SELECT evaluations_before || ',' || COALESCE(ended, 'NULL')"
+                                  " || ',' || COALESCE(evaluations_after, 'NULL') || ','"
+                                  " || (ended_at IS NULL) || ',' || (budget IS NULL)"
+                                  " FROM invocations ORDER BY id LIMIT 1");
+    char want[128];
+    if (first_ended)
+        snprintf(want, sizeof want, "0,%s,%lld,0,1", first_ended, before);
+    else
+        snprintf(want, sizeof want, "0,NULL,NULL,1,1");
+    cr_assert_str_eq(first, want, "the first run's invocation");
+    free(first);
+    char *second = cli_db_text(db, "SELECT evaluations_before || ',' || ended || ','"
+                                   " || evaluations_after FROM invocations ORDER BY id DESC LIMIT 1");
+    snprintf(want, sizeof want, "%lld,search_complete,%lld", before, total);
+    cr_assert_str_eq(second, want, "the second run's invocation");
+    free(second);
 }
 
 Test(resume, killed_run_continues_where_it_stopped)
@@ -226,7 +253,7 @@ Test(resume, killed_run_continues_where_it_stopped)
     cr_assert_eq(cli_db_int(db, "SELECT COUNT(*) FROM samples"), before * RUNS);
     cr_assert_eq(cli_db_int(db, "SELECT COUNT(*) FROM evaluations"), before);
 
-    resume_to_completion(db, campaign, before, total);
+    resume_to_completion(db, campaign, before, total, NULL);
     free(out);
     free(db);
     free(out_path);
@@ -262,10 +289,49 @@ Test(resume, interrupted_run_exits_130_and_continues)
     free(campaign_status);
     cr_assert_eq(cli_db_int(db, "SELECT COUNT(*) FROM evaluations"), before);
 
-    resume_to_completion(db, campaign, before, total);
+    resume_to_completion(db, campaign, before, total, "interrupted");
     free(out);
     free(err);
     free(db);
     free(out_path);
     free(err_path);
+}
+
+/* The budget is not part of a campaign's identity: a larger one extends the
+ * campaign, the terminal says so, and each run's budget and command are
+ * kept in invocations. */
+Test(resume, a_larger_budget_extends_the_campaign_and_each_run_is_recorded)
+{
+    char *db = cli_path(scratch, "budget.db");
+    const char *budgets[] = {"3", "5", "5"};
+    for (int k = 0; k < 3; k++) {
+        cli_result r = cli_run(CLI_ARGS("run", "--plugin", "vector_add", "--plugin-dir",
+                                        cli_plugin_dir(), "--preset", "small", "--strategy",
+                                        "random", "--runs", "2", "--budget", budgets[k], "--db",
+                                        db));
+        cr_assert_eq(r.status, 0, "run %d: %s\n%s", k + 1, cli_status_text(r.status), r.err);
+        if (k == 1)
+            cr_assert(strstr(r.out, "  extending campaign 1: 3 configurations evaluated under "
+                                    "--budget 3; now --budget 5: 2 more\n"),
+                      "the second run did not say it extends the campaign:\n%s", r.out);
+        if (k == 2)
+            cr_assert(strstr(r.out, "  5 configurations evaluated before (the last run: --budget "
+                                    "5, budget reached); now --budget 5: nothing more to "
+                                    "evaluate\n"),
+                      "the third run:\n%s", r.out);
+        cli_result_free(&r);
+    }
+    cr_assert_eq(cli_db_int(db, "SELECT COUNT(*) FROM campaigns"), 1);
+    char *rows = cli_db_text(db, "SELECT group_concat(line, ' ') FROM (SELECT budget || ':' ||"
+                                 " evaluations_before || '-' || evaluations_after || ':' || ended"
+                                 " || ':' || (time_limit_s IS NULL) || (target IS NULL) AS line"
+                                 " FROM invocations WHERE campaign_id = 1 ORDER BY id)");
+    cr_assert_str_eq(rows, "3:0-3:budget:11 5:3-5:budget:11 5:5-5:budget:11");
+    free(rows);
+    cr_assert_eq(cli_db_int(db, "SELECT COUNT(*) FROM invocations WHERE command LIKE"
+                                " 'skytune run %%--budget 5 %%' AND started_at <= ended_at"),
+                 2);
+    /* The campaign keeps the command that started it. */
+    cr_assert_eq(cli_db_int(db, "SELECT command LIKE '%%--budget 3 %%' FROM campaigns"), 1);
+    free(db);
 }

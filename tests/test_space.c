@@ -12,6 +12,7 @@
 #include "params.h"
 #include "pcg32.h"
 #include "space.h"
+#include "space_rejections.h"
 #include "value.h"
 
 /* ------------------------------------------------------------ helpers */
@@ -162,7 +163,8 @@ static bool reference_valid(const reference *r, const uint16_t *idx)
             named[k].value = r->params[k].values[idx[k]];
         }
         skytune_values config = {.count = r->n_params, .items = named};
-        if (!r->callback(r->callback_ctx, &config)) return false;
+        const char *why = NULL;
+        if (!r->callback(r->callback_ctx, &config, &why)) return false;
     }
     return true;
 }
@@ -412,8 +414,9 @@ static const space_constant random_constants[] = {
 };
 
 /* Accepts about two thirds of configurations, depending on every value. */
-static int random_callback(void *ctx, const skytune_values *config)
+static int random_callback(void *ctx, const skytune_values *config, const char **why)
 {
+    (void)why;
     const uint64_t *salt = ctx;
     uint64_t h = *salt;
     for (size_t k = 0; k < config->count; k++) {
@@ -525,6 +528,60 @@ static void describe_random_space(const random_space *rs, char *buf, size_t len)
     if (used < len && rs->with_callback) snprintf(buf + used, len - used, " +callback");
 }
 
+/* The rejection counts against brute force: they add up to the
+ * combinations outside the space, no constraint is charged with more
+ * combinations than fail it, and the callback with exactly those that pass
+ * every expression and fail it (it is asked only then). */
+static void check_rejections(const space *s, const reference *r, uint64_t cartesian,
+                             const char *what)
+{
+    size_t n;
+    const space_rejection *rej = space_rejections(s, &n);
+    double sum = 0;
+    for (size_t k = 0; k < n; k++) {
+        cr_assert_gt(rej[k].combinations, 0, "%s", what);
+        if (k) cr_assert_leq(rej[k].combinations, rej[k - 1].combinations, "not most first: %s", what);
+        sum += rej[k].combinations;
+    }
+    cr_assert_eq((uint64_t)sum, cartesian - space_count(s), "rejections add up to %.0f of %llu "
+                 "combinations outside the space: %s", sum,
+                 (unsigned long long)(cartesian - space_count(s)), what);
+    size_t w = r->n_params;
+    uint64_t failing[4] = {0}, callback_only = 0;
+    uint16_t idx[6] = {0};
+    expr_value slots[32];
+    for (size_t k = 0; k < r->n_constants; k++)
+        slots[w + k] = value_to_expr(&r->constants[k].value);
+    for (uint64_t c = 0; c < cartesian; c++) {
+        for (size_t k = 0; k < w; k++) slots[k] = value_to_expr(&r->params[k].values[idx[k]]);
+        bool all = true;
+        for (size_t j = 0; j < r->n_constraints; j++)
+            if (!expr_eval_bool(r->constraints[j], slots)) {
+                failing[j]++;
+                all = false;
+            }
+        if (all && !reference_valid(r, idx)) callback_only++;
+        for (size_t k = w; k-- > 0;) {
+            if (++idx[k] < r->params[k].count) break;
+            idx[k] = 0;
+        }
+    }
+    double by_callback = 0;
+    for (size_t k = 0; k < n; k++) {
+        if (rej[k].constraint == SPACE_CALLBACK) {
+            by_callback = rej[k].combinations;
+            continue;
+        }
+        cr_assert_lt(rej[k].constraint, r->n_constraints, "%s", what);
+        cr_assert_leq(rej[k].combinations, (double)failing[rej[k].constraint],
+                      "constraint %zu charged with %.0f combinations, %llu fail it: %s",
+                      rej[k].constraint + 1, rej[k].combinations,
+                      (unsigned long long)failing[rej[k].constraint], what);
+    }
+    cr_assert_eq((uint64_t)by_callback, callback_only, "the callback charged with %.0f, rejects "
+                 "%llu: %s", by_callback, (unsigned long long)callback_only, what);
+}
+
 /* -------------------------------------------- random spaces vs brute force */
 
 #define RANDOM_SPACES 500
@@ -579,6 +636,7 @@ Test(space_random, enumeration_matches_brute_force, .timeout = 120)
             }
         }
 
+        check_rejections(s, &ref, cartesian, what);
         if (ref.n_valid) nonempty++;
         if (ref.n_valid && ref.n_valid < cartesian) pruned++;
         bool several_groups = false;
@@ -776,19 +834,26 @@ Test(space, enumerate_stops_when_the_visitor_asks)
     free_params(params, 2);
 }
 
-Test(space, constants_and_device_limits)
+/* wg in 32 .. 1024 (powers of two), with device.max_work_group_size = 256
+ * and n = 4096 as constants. */
+static void work_group_fixture(param_def params[1], space_constant constants[2])
 {
     const int64_t sizes[] = {32, 64, 128, 256, 512, 1024};
-    param_def params[1];
     params[0] = make_ints("wg", sizes, 6);
-    space_constant constants[2];
-    memset(constants, 0, sizeof constants);
+    memset(constants, 0, 2 * sizeof *constants);
     constants[0].name = "device.max_work_group_size";
     constants[0].value.type = SKYTUNE_INT;
     constants[0].value.i = 256;
     constants[1].name = "n";
     constants[1].value.type = SKYTUNE_INT;
     constants[1].value.i = 4096;
+}
+
+Test(space, constants_and_device_limits)
+{
+    param_def params[1];
+    space_constant constants[2];
+    work_group_fixture(params, constants);
     const char *const constraints[] = {"wg <= device.max_work_group_size", "n % wg == 0"};
     space *s = build_ok(params, 1, constraints, 2, constants, 2);
     cr_assert_eq(space_count(s), 4);
@@ -812,6 +877,81 @@ Test(space, constants_and_device_limits)
     uint64_t out[8];
     cr_assert_eq(space_neighbours(s, idx, SPACE_HAMMING, out, 8), 0);
     space_free(s);
+    free_params(params, 1);
+}
+
+/* Each combination outside the space is charged to the first constraint
+ * that rules it out: here two groups, the first rejecting half of its
+ * values, the second (counted over the first's valid values only) eight of
+ * ten. */
+Test(space, rejections_count_each_combination_once_under_its_first_constraint)
+{
+    const int64_t values[] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9};
+    param_def params[2];
+    params[0] = make_ints("a", values, 10);
+    params[1] = make_ints("b", values, 10);
+    const char *const constraints[] = {"a < 5", "b < 2"};
+    space *s = build_ok(params, 2, constraints, 2, NULL, 0);
+    cr_assert_eq(space_count(s), 10);
+    size_t n;
+    const space_rejection *r = space_rejections(s, &n);
+    cr_assert_eq(n, 2);
+    cr_assert_eq(r[0].constraint, 0);
+    cr_assert_str_eq(r[0].text, "a < 5");
+    cr_assert_eq(r[0].combinations, 50.0, "a < 5 rules out %g", r[0].combinations);
+    cr_assert_eq(r[1].constraint, 1);
+    cr_assert_eq(r[1].combinations, 40.0, "b < 2 rules out %g", r[1].combinations);
+    space_free(s);
+
+    /* Nothing valid: one constraint over both parameters rules out all. */
+    const char *const none[] = {"a + b > 100", "a < 5"};
+    s = build_ok(params, 2, none, 2, NULL, 0);
+    cr_assert_eq(space_count(s), 0);
+    r = space_rejections(s, &n);
+    double sum = 0;
+    for (size_t k = 0; k < n; k++) sum += r[k].combinations;
+    cr_assert_eq(sum, 100.0);
+    cr_assert_str_eq(r[0].text, "a + b > 100");
+    free_params(params, 2);
+    space_free(s);
+}
+
+/* A constraint over constants alone that fails rules out everything; text
+ * lines name device limits and restrictions as such. */
+Test(space, rejections_text_names_device_limits_and_restrictions)
+{
+    param_def params[1];
+    space_constant constants[2];
+    work_group_fixture(params, constants);
+    const char *const constraints[] = {"wg <= device.max_work_group_size", "n > 1000000"};
+    space *s = build_ok(params, 1, constraints, 2, constants, 2);
+    size_t n;
+    const space_rejection *r = space_rejections(s, &n);
+    cr_assert_eq(n, 1, "only the failing constant constraint is charged");
+    cr_assert_eq(r[0].constraint, 1);
+    cr_assert_eq(r[0].combinations, 6.0);
+    space_free(s);
+
+    const char *const limits[] = {"wg <= device.max_work_group_size"};
+    space *base = build_ok(params, 1, limits, 1, constants, 2);
+    const char *const restricts[] = {"wg != 64"};
+    skytune_error err;
+    cr_assert_eq(space_narrow(base, restricts, 1, NULL, 0, NULL, &s, &err), 0, "%s", err.message);
+    cr_assert_eq(space_count(s), 3);
+    cr_assert(space_constraint_is_added(s, 1));
+    cr_assert_not(space_constraint_is_added(s, 0));
+    char text[1024];
+    size_t len = space_rejections_text(s, "  ", 0, text, sizeof text);
+    cr_assert_eq(len, strlen(text));
+    cr_assert_str_eq(text,
+                     "  2 of 6 (33.3 %) ruled out by wg <= device.max_work_group_size (a device "
+                     "limit)\n"
+                     "  1 of 6 (16.7 %) ruled out by restriction wg != 64\n");
+    /* One line at most: it sums every bucket. */
+    space_rejections_text(s, "", 1, text, sizeof text);
+    cr_assert_str_eq(text, "3 of 6 (50.0 %) ruled out by 2 other constraints\n");
+    space_free(s);
+    space_free(base);
     free_params(params, 1);
 }
 
@@ -848,8 +988,9 @@ Test(space, no_parameters_is_one_empty_configuration)
     space_free(s);
 }
 
-static int reject_odd_sum(void *ctx, const skytune_values *config)
+static int reject_odd_sum(void *ctx, const skytune_values *config, const char **why)
 {
+    (void)why;
     int *calls = ctx;
     (*calls)++;
     cr_assert_eq(config->count, 3);
@@ -886,6 +1027,60 @@ Test(space, callback_sees_every_parameter)
     cr_assert_not(space_is_valid(s, odd));
     cr_assert(space_is_valid(s, even));
     cr_assert_not(space_is_valid(s, pruned));
+    /* What the callback rules out is its own bucket. */
+    char text[512];
+    space_rejections_text(s, "", 0, text, sizeof text);
+    cr_assert_str_eq(text, "24 of 64 (37.5 %) ruled out by the C constraint\n"
+                           "16 of 64 (25.0 %) ruled out by a < 3\n");
+    space_free(s);
+    free_params(params, 3);
+}
+
+/* Rejects an odd sum, saying whether a or the others made it odd; accepts
+ * a sum of 6 without a reason's help. */
+static int reject_with_reasons(void *ctx, const skytune_values *config, const char **why)
+{
+    (void)ctx;
+    int64_t a = skytune_int(config, "a"), rest = skytune_int(config, "b") + skytune_int(config, "c");
+    if ((a + rest) % 2 == 0) return 1;
+    if (rest == 5) return 0; /* no reason given */
+    *why = a % 2 ? "a is odd" : "b + c is odd";
+    return 0;
+}
+
+Test(space, the_c_constraint_rules_out_by_reason)
+{
+    const int64_t values[] = {0, 1, 2, 3};
+    param_def params[3];
+    params[0] = make_ints("a", values, 4);
+    params[1] = make_ints("b", values, 4);
+    params[2] = make_ints("c", values, 4);
+    space_spec spec;
+    memset(&spec, 0, sizeof spec);
+    spec.params = params;
+    spec.n_params = 3;
+    spec.callback = reject_with_reasons;
+    space *s = NULL;
+    skytune_error err;
+    cr_assert_eq(space_build(&spec, &s, &err), 0, "%s", err.message);
+    cr_assert_eq(space_count(s), 32);
+    /* Of the 32 odd sums, b + c = 5 (b, c) = (2, 3), (3, 2) with a even:
+     * 2 x 2 = 4 without a reason; a odd with b + c even: 2 x 8 = 16; a even
+     * with b + c odd, but not 5: 2 x 6 = 12. */
+    size_t n;
+    const space_rejection *r = space_rejections(s, &n);
+    cr_assert_eq(n, 3);
+    cr_assert_str_eq(r[0].text, "a is odd");
+    cr_expect_float_eq(r[0].combinations, 16.0, 1e-9);
+    cr_assert_str_eq(r[1].text, "b + c is odd");
+    cr_expect_float_eq(r[1].combinations, 12.0, 1e-9);
+    cr_assert_null(r[2].text);
+    cr_expect_float_eq(r[2].combinations, 4.0, 1e-9);
+    char text[512];
+    space_rejections_text(s, "", 0, text, sizeof text);
+    cr_assert_str_eq(text, "16 of 64 (25.0 %) ruled out by the C constraint: a is odd\n"
+                           "12 of 64 (18.8 %) ruled out by the C constraint: b + c is odd\n"
+                           " 4 of 64 (6.2 %) ruled out by the C constraint\n");
     space_free(s);
     free_params(params, 3);
 }

@@ -11,6 +11,7 @@
 
 #include "measurement.h"
 #include "store.h"
+#include "store_invocations.h"
 
 static char tmp_dir[64];
 
@@ -707,6 +708,61 @@ Test(store, campaign_find_or_create)
     store_close(f.st);
 }
 
+/* Each invocation is a row with its limits; the next one learns what the
+ * campaign holds and what the previous one asked for and how it ended. */
+Test(store, invocations_record_each_run_and_tell_the_next_what_came_before)
+{
+    fixture f = open_fixture("invocations.db");
+    skytune_error err = { 0 };
+    store_invocation_spec first = {.campaign_id = f.campaign_id, .command = "skytune run a",
+                                   .host = "node1", .budget = 60, .time_limit_s = 0,
+                                   .target = NULL};
+    int64_t id1 = 0;
+    store_invocation_before before;
+    cr_assert_eq(store_invocation_begin(f.st, &first, &id1, &before, &err), 0, "%s", err.message);
+    cr_expect_eq(before.evaluations, 0);
+    cr_expect_not(before.had_previous);
+    measurement m;
+    ok_measurement(&m, 1000);
+    for (int k = 0; k < 2; k++) {
+        test_config c = make_config(32 << k, "tiled", "1.5");
+        int64_t id;
+        cr_assert_eq(record(&f, f.campaign_id, k, &c, &m, &id, &err), 0, "%s", err.message);
+    }
+    measurement_clear(&m);
+    cr_assert_eq(store_invocation_end(f.st, id1, "budget", &err), 0, "%s", err.message);
+
+    store_invocation_spec second = {.campaign_id = f.campaign_id, .command = "skytune run b",
+                                    .host = "node1", .budget = 0, .time_limit_s = 3600,
+                                    .target = "150 GFLOP/s"};
+    int64_t id2 = 0;
+    cr_assert_eq(store_invocation_begin(f.st, &second, &id2, &before, &err), 0, "%s", err.message);
+    cr_expect_neq(id2, id1);
+    cr_expect_eq(before.evaluations, 2);
+    cr_expect(before.had_previous);
+    cr_expect_eq(before.previous_budget, 60);
+    cr_expect_str_eq(before.previous_ended, "budget");
+    char *rows = query_text(f.db, "SELECT group_concat(line, ' | ') FROM (SELECT command || ','"
+                                  " || COALESCE(budget, '-') || ',' || COALESCE(time_limit_s, '-')"
+                                  " || ',' || COALESCE(target, '-') || ',' || evaluations_before"
+                                  " || ',' || COALESCE(evaluations_after, '-') || ','"
+                                  " || COALESCE(ended, '-') || ',' || (ended_at IS NULL) AS line"
+                                  " FROM invocations ORDER BY id)");
+    cr_expect_str_eq(rows, "skytune run a,60,-,-,0,2,budget,0 | "
+                           "skytune run b,-,3600.0,150 GFLOP/s,2,-,-,1");
+    free(rows);
+    /* A third sees the second as not ended (a kill leaves it so). */
+    int64_t id3 = 0;
+    cr_assert_eq(store_invocation_begin(f.st, &first, &id3, &before, &err), 0, "%s", err.message);
+    cr_expect(before.had_previous);
+    cr_expect_eq(before.previous_budget, 0);
+    cr_expect_str_eq(before.previous_ended, "");
+    cr_expect_eq(store_invocation_end(f.st, id3, "finished", &err), -1, "a key the column refuses");
+    cr_expect_eq(store_invocation_end(f.st, 999, "budget", &err), -1);
+    cr_expect(strstr(err.message, "no invocation 999"), "%s", err.message);
+    store_close(f.st);
+}
+
 Test(store, identities_are_found_again)
 {
     fixture f = open_fixture("ids.db");
@@ -1237,7 +1293,22 @@ Test(store, a_version_2_database_is_migrated_with_every_row_kept)
     /* Opened again, it is ready: nothing more changes. */
     cr_assert_eq(store_open(path, false, &st, &err), 0, "%s", err.message);
     cr_expect_eq(query_int(store_handle(st), "SELECT count(*) FROM problems"), before[2] + 1);
+
+    /* Version 5's invocations: empty, and the same table a new database
+     * gets, column by column. */
+    static const char columns[] =
+        "SELECT group_concat(name || ' ' || type || ' ' || \"notnull\" || ' ' ||"
+        " COALESCE(dflt_value, '') || ' ' || pk, '; ') FROM pragma_table_info('invocations')";
+    cr_expect_eq(query_int(store_handle(st), "SELECT count(*) FROM invocations"), 0);
+    char *migrated = query_text(store_handle(st), columns);
     store_close(st);
+    fixture fresh = open_fixture("fresh.db");
+    char *made = query_text(fresh.db, columns);
+    cr_expect(strstr(made, "evaluations_before INTEGER 1"), "%s", made);
+    cr_expect_str_eq(migrated, made, "a migrated database's invocations differ from a new one's");
+    free(made);
+    free(migrated);
+    store_close(fresh.st);
 }
 
 /* ------------------------------------------------------------ claims */

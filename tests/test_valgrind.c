@@ -54,23 +54,12 @@ static void run_under_valgrind(void)
     setenv("SKYTUNE_TEST_PREFIX", prefix, 1);
 }
 
-/* Three configurations, each with a time: a Kernel Tuner cache. */
-static const char cache[] =
-    "{\"device_name\": \"Recorded GPU\", \"tune_params_keys\": [\"wg\"],\n"
-    "\"tune_params\": {\"wg\": [16, 32, 64]},\n"
-    "\"objective\": \"time\",\n"
-    "\"cache\": {\n"
-    "\"16\": {\"wg\": 16, \"time\": 1.5},\n"
-    "\"32\": {\"wg\": 32, \"time\": 0.75},\n"
-    "\"64\": {\"wg\": 64, \"time\": 1.25}\n"
-    "}}\n";
-
 Test(valgrind, a_run_ends_without_memory_errors_or_leaks)
 {
     run_under_valgrind();
     char *dataset = cli_path(scratch, "recorded.cache.json");
     char *db = cli_path(scratch, "replayed.db");
-    cli_write_file(dataset, cache, strlen(cache));
+    cli_write_file(dataset, cli_recorded_cache, strlen(cli_recorded_cache));
     cli_result r = cli_run(CLI_ARGS("run", "--replay", dataset, "--space", "recorded",
                                     "--strategy", "exhaustive", "--db", db));
     /* Exit status 9 is valgrind's: an error or a leak, on stderr. */

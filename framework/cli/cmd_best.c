@@ -55,6 +55,21 @@ static void print_campaign(const query_table *t, size_t r)
     printf("\n");
 }
 
+/* "its campaigns are 1, 2, 5" or "it has no campaigns". */
+static void campaign_ids(store *st, char *buf, size_t len)
+{
+    query_table t;
+    skytune_error err;
+    const char *params[2] = {NULL, NULL};
+    snprintf(buf, len, "it has no campaigns");
+    if (query_run_named(store_handle(st), "campaigns", params, 2, &t, &err) != 0) return;
+    size_t col = query_column(&t, "campaign"), used = 0;
+    for (size_t r = 0; r < t.n_rows && col < t.n_cols && used < len; r++)
+        used += (size_t)snprintf(buf + used, len - used, "%s%s", r ? ", " : "its campaigns are ",
+                                 t.cells[r * t.n_cols + col]);
+    query_table_free(&t);
+}
+
 int cmd_best(int argc, char **argv)
 {
     cli_args args;
@@ -87,13 +102,22 @@ int cmd_best(int argc, char **argv)
         store_close(st);
         return EXIT_FAILED;
     }
-    if (strcmp(format, "csv") == 0)
-        csv_write_table(stdout, &t);
-    else if (t.n_rows == 0)
-        printf(campaign ? "%s has no campaign %s\n" : "%s has no campaigns\n", path, campaign);
-    else
-        for (size_t r = 0; r < t.n_rows; r++) print_campaign(&t, r);
-    rc = campaign && t.n_rows == 0 ? EXIT_FAILED : EXIT_OK;
+    if (campaign && t.n_rows == 0) {
+        /* An id that is not there is an error, on standard error, naming
+         * the ids that are. */
+        char ids[256];
+        campaign_ids(st, ids, sizeof ids);
+        cli_error("best: %s has no campaign %s; %s", path, campaign, ids);
+        rc = EXIT_FAILED;
+    } else {
+        if (strcmp(format, "csv") == 0)
+            csv_write_table(stdout, &t);
+        else if (t.n_rows == 0)
+            printf("%s has no campaigns\n", path);
+        else
+            for (size_t r = 0; r < t.n_rows; r++) print_campaign(&t, r);
+        rc = EXIT_OK;
+    }
     query_table_free(&t);
     store_close(st);
     return rc;

@@ -216,7 +216,10 @@ static int run_or_cross(const cli_args *args, const char *sub, const char *path,
     base.notice_ctx = &prog;
     base.on_event = run_observe_event;
     base.event_ctx = &observers;
-    base.stop_requested = run_catch_stop_signals("campaign");
+    base.on_activity = progress_activity;
+    base.activity_ctx = &prog;
+    base.stop_requested = run_catch_stop_signals("campaign", base.watchdog.stop_grace_s);
+    prog.stop_requested = base.stop_requested;
     if (!base.stop_requested) goto done;
     sweep_printer printer = {.prog = &prog, .notify = notify.events, .total = mine};
     sweep_events events = {print_unit_started, print_unit_finished, &printer};

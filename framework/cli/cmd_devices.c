@@ -41,8 +41,13 @@ static void print_device(const cl_device_entry *e, bool chosen)
     const skytune_device_info *d = &e->info;
     printf("%s %u:%u  %s — %s\n", chosen ? "*" : " ", e->platform_index, e->device_index,
            d->platform, d->name);
+    /* The versions as the driver gives them, not cut to the device info's
+     * 63 bytes. */
+    char driver[1024], version[1024];
+    cl_device_text(e, CL_DRIVER_VERSION, driver, sizeof driver);
+    cl_device_text(e, CL_DEVICE_VERSION, version, sizeof version);
     printf("      vendor %s, %s, driver %s, %s\n", d->vendor, d->is_gpu ? "GPU" : "not a GPU",
-           d->driver_version, d->opencl_version);
+           driver[0] ? driver : d->driver_version, version[0] ? version : d->opencl_version);
     printf("      %lld compute units at %lld MHz\n", (long long)d->compute_units,
            (long long)d->max_clock_mhz);
     printf("      global memory %.1f GiB (largest allocation %.1f GiB), local memory %lld KiB, "

@@ -8,6 +8,7 @@
 #include "plugin_loader.h"
 #include "plugin_space.h"
 #include "problem.h"
+#include "space_rejections.h"
 #include "value.h"
 
 static const cli_option options[] = {
@@ -29,6 +30,13 @@ static const char *kind_name(skytune_values_kind k)
     case SKYTUNE_FLOAT_LIST: return "real list";
     }
     return "?";
+}
+
+/* Widen a column to hold text (bytes: names and kinds are ASCII). */
+static void widen(int *width, const char *text)
+{
+    int len = text ? (int)strlen(text) : 0;
+    if (len > *width) *width = len;
 }
 
 static void print_skipped(void *ctx, const char *path, const char *why)
@@ -95,6 +103,10 @@ static int print_space_size(const skytune_plugin *pl, const cli_args *args)
         printf("\nproblem: %s\ndevice: %s — %s\nvalid configurations: %llu of %llu combinations\n",
                prob.text, info->platform, info->name, (unsigned long long)space_count(sp),
                (unsigned long long)space_cartesian_count(sp));
+        char why[8192];
+        if (space_rejections_text(sp, "  ", 0, why, sizeof why) > 0)
+            printf("each combination ruled out, counted under the first constraint it fails:\n%s",
+                   why);
         space_free(sp);
     }
     free(devices);
@@ -113,12 +125,23 @@ static int show_plugin(const plugin_search *search, const char *name, const cli_
     const skytune_plugin *pl = lp.desc;
     printf("%s %s — %s\n%s\n\nproblem parameters:\n", pl->name, pl->version,
            pl->description ? pl->description : "", lp.path);
+    /* Columns as wide as their longest entry, so that every line of a
+     * section lines up whatever the names. */
+    int name_w = 0, type_w = 0, default_w = 0;
+    for (const skytune_problem_param *p = pl->problem_params; p && p->name; p++) {
+        widen(&name_w, p->name);
+        widen(&type_w, type_name(p->type));
+        widen(&default_w, p->default_value);
+    }
     for (const skytune_problem_param *p = pl->problem_params; p && p->name; p++)
-        printf("  %-20s %-6s default %-10s %s\n", p->name, type_name(p->type), p->default_value,
-               p->help ? p->help : "");
+        printf("  %-*s  %-*s  default %-*s  %s\n", name_w, p->name, type_w, type_name(p->type),
+               default_w, p->default_value, p->help ? p->help : "");
     printf("\npresets:\n");
+    int preset_w = 0;
+    for (const skytune_preset *p = pl->presets; p && p->name; p++) widen(&preset_w, p->name);
     for (const skytune_preset *p = pl->presets; p && p->name; p++)
-        printf("  %-12s %s\n  %-12s %s\n", p->name, p->help ? p->help : "", "", p->settings);
+        printf("  %-*s  %s\n  %-*s  %s\n", preset_w, p->name, p->help ? p->help : "", preset_w, "",
+               p->settings);
     if ((pl->problem_checks && pl->problem_checks[0].expression) || pl->check_problem) {
         printf("\nproblem checks:\n");
         for (const skytune_problem_check *c = pl->problem_checks; c && c->expression; c++)
@@ -126,15 +149,21 @@ static int show_plugin(const plugin_search *search, const char *name, const cli_
         if (pl->check_problem) printf("  (and the plugin's own limits on the device)\n");
     }
     printf("\ntuning parameters:\n");
+    int tuning_w = 0, kind_w = 0;
+    for (const skytune_tuning_param *t = pl->tuning_params; t && t->name; t++) {
+        widen(&tuning_w, t->name);
+        widen(&kind_w, kind_name(t->kind));
+    }
     for (const skytune_tuning_param *t = pl->tuning_params; t && t->name; t++) {
         param_def def;
         char values[512] = "?";
         if (param_expand(t, &def, &err) == 0) {
             param_describe_values(&def, values, sizeof values);
-            printf("  %-16s %-13s %zu values: %s\n", t->name, kind_name(t->kind), def.count, values);
+            printf("  %-*s  %-*s  %zu values: %s\n", tuning_w, t->name, kind_w, kind_name(t->kind),
+                   def.count, values);
             param_free(&def);
         }
-        if (t->help) printf("  %-16s %s\n", "", t->help);
+        if (t->help) printf("  %-*s  %s\n", tuning_w, "", t->help);
     }
     printf("\nconstraints:\n");
     for (const char *const *c = pl->constraints; c && *c; c++) printf("  %s\n", *c);

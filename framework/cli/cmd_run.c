@@ -29,7 +29,7 @@ static const cli_option options[] = {
     {"only", "NAME=V1,V2", true, "only these values of a tuning parameter"},
     {"strategy", "NAME", false, "search strategy (see below; default: the one docs/strategies.md recommends)"},
     {"strategy-opt", "KEY=VALUE", true, "option of the strategy"},
-    {"budget", "N", false, "stop after N distinct configurations (default: no limit)"},
+    {"budget", "N", false, "stop after N distinct configurations of the campaign (default: no limit); a larger one on a rerun extends the campaign"},
     {"time-limit", "DURATION", false, "stop after this long, e.g. 90s, 15m, 8h"},
     {"target", "VALUE", false, "stop once a configuration reaches a time (e.g. 2.5ms) or GFLOP/s (e.g. 150gflops)"},
     {"runs", "N", false, "timed runs per configuration (default 10)"},
@@ -235,7 +235,10 @@ int cmd_run(int argc, char **argv)
     rq.event_ctx = &observers;
     rq.on_space_progress = progress_space;
     rq.space_progress_ctx = &prog;
-    rq.stop_requested = run_catch_stop_signals("run");
+    rq.on_activity = progress_activity;
+    rq.activity_ctx = &prog;
+    rq.stop_requested = run_catch_stop_signals("run", rq.watchdog.stop_grace_s);
+    prog.stop_requested = rq.stop_requested;
     if (!rq.stop_requested) {
         run_notify_close(&notify);
         free(command);

@@ -2,11 +2,26 @@
 
 #include <math.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "quote.h"
+
 /* Redrawing a bar faster than this only costs time on slow terminals. */
 #define REDRAW_INTERVAL_S 0.1
+/* A log says a configuration is still being measured after this long, and
+ * again every STILL_EVERY_S: a configuration normally takes well under the
+ * first, and a line every half minute keeps a long one's log short. */
+#define STILL_FIRST_S 10.0
+#define STILL_EVERY_S 30.0
+/* Failures of one status given a line of their own on a terminal; the rest
+ * are counted in the bar (their messages are in the database). */
+#define FAILURE_LINES 3
+/* A failure's reason in a log line or above the bar: its first line, cut. */
+#define REASON_BYTES 160
+/* Width of a terminal that does not say. */
+#define DEFAULT_COLUMNS 100
 
 void progress_init(progress *p, FILE *out, bool quiet)
 {
@@ -30,6 +45,24 @@ void format_duration_ns(double ns, char *buf, size_t len)
         snprintf(buf, len, "%.3g s", ns / 1e9);
 }
 
+void format_wait_s(double s, char *buf, size_t len)
+{
+    if (!(s >= 0) || isinf(s))
+        snprintf(buf, len, "-");
+    else if (s < 0.01)
+        snprintf(buf, len, "<0.01 s");
+    else if (s < 10)
+        snprintf(buf, len, "%.2g s", s);
+    else if (s < 90)
+        snprintf(buf, len, "%.0f s", s);
+    else if (s < 90 * 60)
+        snprintf(buf, len, "%.0f min", s / 60);
+    else if (s < 48 * 3600)
+        snprintf(buf, len, "%.1f h", s / 3600);
+    else
+        snprintf(buf, len, "%.1f d", s / 86400);
+}
+
 static void format_clock(double s, char *buf, size_t len)
 {
     if (!(s >= 0) || isinf(s) || s > 360000) {
@@ -50,54 +83,309 @@ static double wall_s(void)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-/* GFLOP/s where the plugin counts flops, else GB/s where it counts bytes
- * only (a transposition computes nothing), else "-": 16 columns each. */
-static void format_rate(const measurement *m, char *buf, size_t len)
+/* The campaign of this label, taking a free slot for a new one; the last
+ * slot serves any beyond PROGRESS_MAX_CAMPAIGNS. */
+static progress_campaign *campaign_of(progress *p, const char *label)
 {
-    if (m->gflops > 0)
-        snprintf(buf, len, "%8.2f GFLOP/s", m->gflops);
-    else if (m->gbs > 0)
-        snprintf(buf, len, "%8.2f GB/s   ", m->gbs);
+    for (size_t k = 0; k < PROGRESS_MAX_CAMPAIGNS; k++) {
+        progress_campaign *c = &p->campaigns[k];
+        if (c->used && (c->label == label || (c->label && label && !strcmp(c->label, label))))
+            return c;
+        if (!c->used) {
+            memset(c, 0, sizeof *c);
+            c->used = true;
+            c->label = label;
+            return c;
+        }
+    }
+    return &p->campaigns[PROGRESS_MAX_CAMPAIGNS - 1];
+}
+
+void progress_begin(progress *p, const char *label)
+{
+    progress_campaign *c = campaign_of(p, label);
+    memset(c, 0, sizeof *c);
+    c->used = true;
+    c->label = label;
+}
+
+/* ------------------------------------------------------------ the bar */
+
+static int terminal_columns(const progress *p)
+{
+    struct winsize ws;
+    if (ioctl(fileno(p->out), TIOCGWINSZ, &ws) == 0 && ws.ws_col >= 20) return ws.ws_col;
+    return DEFAULT_COLUMNS;
+}
+
+/* text cut to `columns` characters (UTF-8: a character is a lead byte) into
+ * out, ending in "…" when something was cut. */
+static void fit_columns(const char *text, int columns, char *out, size_t len)
+{
+    int seen = 0;
+    size_t k = 0;
+    for (; text[k]; k++) {
+        if (((unsigned char)text[k] & 0xC0) == 0x80) continue;
+        if (seen == columns - 1) break;
+        seen++;
+    }
+    /* k: where the last column's character starts, or the end. */
+    size_t rest = k;
+    if (text[rest]) {
+        rest++;
+        while (((unsigned char)text[rest] & 0xC0) == 0x80) rest++;
+    }
+    if (!text[rest])
+        snprintf(out, len, "%s", text);
     else
-        snprintf(buf, len, "%8s        ", "-");
+        snprintf(out, len, "%.*s\xE2\x80\xA6", (int)k, text);
+}
+
+/* " ok 10, compile 1, wrong_result 2" */
+static size_t format_counts(const progress_campaign *c, char *buf, size_t len)
+{
+    size_t used = 0;
+    buf[0] = '\0';
+    for (int s = 0; s < MEAS_STATUS_COUNT && used < len; s++)
+        if (s == MEAS_OK || c->by_status[s])
+            used += (size_t)snprintf(buf + used, len - used, "%s%s %llu", used ? ", " : "",
+                                     measurement_status_name((measurement_status)s),
+                                     (unsigned long long)c->by_status[s]);
+    return used;
+}
+
+static bool stopping(const progress *p)
+{
+    return p->stop_requested && *p->stop_requested;
+}
+
+/* What the configuration in flight is doing: "build 12 s", "health check
+ * 3 s", "starting 1 s". */
+static void format_stage(const progress_campaign *c, char *buf, size_t len)
+{
+    char time[32];
+    format_wait_s(c->config_s, time, sizeof time);
+    const char *stage = c->checking_health ? "health check"
+                        : c->stage == STAGE_NONE ? "starting"
+                                                 : measure_stage_name(c->stage);
+    snprintf(buf, len, "%s %s", stage, time);
+}
+
+static void draw_bar(progress *p, const progress_campaign *c)
+{
+    double now = wall_s();
+    p->last_draw_s = now;
+    double rate = c->elapsed_s > 0 ? (double)c->evaluated / c->elapsed_s : 0.0;
+    double eta = rate > 0 && c->planned >= c->evaluated
+                     ? (double)(c->planned - c->evaluated) / rate
+                     : INFINITY;
+    char eta_text[32], best[32], counts[256];
+    format_clock(eta, eta_text, sizeof eta_text);
+    format_duration_ns(c->have_best ? c->best_ns : NAN, best, sizeof best);
+    format_counts(c, counts, sizeof counts);
+    const int width = 20;
+    int filled = c->planned ? (int)((double)width * (double)c->evaluated / (double)c->planned) : 0;
+    char bar[32];
+    for (int k = 0; k < width; k++) bar[k] = k < filled ? '#' : '.';
+    bar[width] = '\0';
+    char line[2048];
+    int used = snprintf(line, sizeof line, "[%s] %llu/%llu  %s  %.2g/s  ETA %s  best %s", bar,
+                        (unsigned long long)c->evaluated, (unsigned long long)c->planned, counts,
+                        rate, eta_text, best);
+    if (c->in_flight && used > 0 && (size_t)used < sizeof line) {
+        char stage[64];
+        format_stage(c, stage, sizeof stage);
+        if (stopping(p))
+            snprintf(line + used, sizeof line - (size_t)used,
+                     "  | stopping after %s (%s; Ctrl-C again: now)", c->config, stage);
+        else
+            snprintf(line + used, sizeof line - (size_t)used, "  | %s: %s", stage, c->config);
+    }
+    /* One column short of the width: a line that fills it would wrap on
+     * some terminals, and the next redraw would start a line lower. */
+    char shown[sizeof line + 4];
+    fit_columns(line, terminal_columns(p) - 1, shown, sizeof shown);
+    fprintf(p->out, "\r\033[K%s", shown);
+    fflush(p->out);
+    p->drawn = true;
+}
+
+/* ------------------------------------------------------------ lines */
+
+/* A failure's reason in one line, escaped and cut: the first line of its
+ * message, or for a build the first line of the log that says "error" (the
+ * first line only repeats the options). */
+static const char *reason_of(const measurement *m, char *buf, size_t len)
+{
+    const char *text = m->message ? m->message : "";
+    const char *line = text;
+    if (m->status == MEAS_COMPILE)
+        for (const char *at = text; *at; at += strcspn(at, "\n"), at += *at == '\n') {
+            size_t n = strcspn(at, "\n");
+            const char *hit = strstr(at, "error");
+            if (hit && hit < at + n) {
+                line = at;
+                break;
+            }
+        }
+    size_t first = strcspn(line, "\n");
+    if (first > REASON_BYTES) first = REASON_BYTES;
+    return quote_span(line, first, buf, len);
+}
+
+/* text right-aligned in `width` characters (UTF-8: "µs" is one less than
+ * its bytes), into buf. */
+static const char *pad_left(const char *text, int width, char *buf, size_t len)
+{
+    int chars = 0;
+    for (const char *c = text; *c; c++)
+        if (((unsigned char)*c & 0xC0) != 0x80) chars++;
+    snprintf(buf, len, "%*s%s", width > chars ? width - chars : 0, "", text);
+    return buf;
+}
+
+static void print_line_prefix(const progress *p, const char *label)
+{
+    if (label) fprintf(p->out, "[%s] ", label);
+}
+
+/* After the first configuration measured in this run: what the whole run
+ * would take at its pace. */
+static void print_estimate(progress *p, progress_campaign *c, const campaign_event *ev)
+{
+    c->estimated = true;
+    uint64_t left = ev->planned >= ev->evaluated ? ev->planned - ev->evaluated + 1 : 1;
+    char first[32], total[32], why[160], limit[160] = "";
+    format_wait_s(ev->wall_s, first, sizeof first);
+    format_wait_s(ev->wall_s * (double)left, total, sizeof total);
+    const campaign_limits *l = ev->limits;
+    if (l && l->max_evaluations)
+        snprintf(why, sizeof why, " of --budget %llu", (unsigned long long)l->max_evaluations);
+    else
+        snprintf(why, sizeof why, " (the whole space: no --budget; --budget N or --time-limit "
+                                  "bounds it)");
+    if (l && l->time_limit_s > 0 && l->time_limit_s < ev->wall_s * (double)left) {
+        char stop[32];
+        format_wait_s(l->time_limit_s, stop, sizeof stop);
+        snprintf(limit, sizeof limit, "; --time-limit stops it after %s", stop);
+    }
+    progress_finish(p);
+    print_line_prefix(p, ev->label);
+    fprintf(p->out, "estimate: %s for the first configuration; at that pace the %llu %s left%s "
+            "take about %s%s\n",
+            first, (unsigned long long)left, left == 1 ? "configuration" : "configurations", why,
+            total, limit);
+    fflush(p->out);
+}
+
+static void print_log_line(progress *p, const campaign_event *ev)
+{
+    const measurement *m = ev->m;
+    char time_text[32], gflops[32] = "", reason[REASON_BYTES * 4 + 8] = "";
+    format_duration_ns(m->median_ns, time_text, sizeof time_text);
+    /* GFLOP/s where the plugin counts flops, else GB/s where it counts
+     * bytes only (a transposition computes nothing), else nothing. */
+    if (m->status == MEAS_OK && m->gflops > 0)
+        snprintf(gflops, sizeof gflops, "%.2f GFLOP/s", m->gflops);
+    else if (m->status == MEAS_OK && m->gbs > 0)
+        snprintf(gflops, sizeof gflops, "%.2f GB/s", m->gbs);
+    if (m->status != MEAS_OK) {
+        char shown[REASON_BYTES * 4 + 4];
+        snprintf(reason, sizeof reason, "  \"%s\"", reason_of(m, shown, sizeof shown));
+    }
+    char time_column[48];
+    pad_left(m->status == MEAS_OK ? time_text : "-", 10, time_column, sizeof time_column);
+    print_line_prefix(p, ev->label);
+    fprintf(p->out, "[%llu/%llu] %-12s %s %16s  %s%s%s\n", (unsigned long long)ev->evaluated,
+            (unsigned long long)ev->planned, measurement_status_name(m->status), time_column,
+            gflops, ev->config_text, ev->cached ? " (stored)" : "", reason);
+    fflush(p->out);
+}
+
+/* On a terminal, the first failures of each status, with their reason,
+ * above the bar. */
+static void print_failure_line(progress *p, progress_campaign *c, const campaign_event *ev)
+{
+    const measurement *m = ev->m;
+    /* A crash or timeout has had its notice from the supervisor already. */
+    if (m->status == MEAS_OK || m->status == MEAS_CRASH || m->status == MEAS_TIMEOUT ||
+        (unsigned)m->status >= MEAS_STATUS_COUNT)
+        return;
+    uint64_t n = ++c->lines_by_status[m->status];
+    if (n > FAILURE_LINES) return;
+    char shown[REASON_BYTES * 4 + 4];
+    char line[2048];
+    if (n < FAILURE_LINES)
+        snprintf(line, sizeof line, "%s: %s: %s", measurement_status_name(m->status),
+                 ev->config_text, reason_of(m, shown, sizeof shown));
+    else
+        snprintf(line, sizeof line, "%s: %s: %s (further %s failures are counted in the bar; "
+                 "`skytune query --db FILE failures` lists them all)",
+                 measurement_status_name(m->status), ev->config_text,
+                 reason_of(m, shown, sizeof shown), measurement_status_name(m->status));
+    progress_finish(p);
+    fprintf(p->out, "%s\n", line);
 }
 
 void progress_event(void *ctx, const campaign_event *ev)
 {
     progress *p = ctx;
+    progress_campaign *c = campaign_of(p, ev->label);
+    if ((unsigned)ev->m->status < MEAS_STATUS_COUNT) c->by_status[ev->m->status]++;
+    c->evaluated = ev->evaluated;
+    c->planned = ev->planned;
+    c->have_best = ev->have_best;
+    c->best_ns = ev->best_ns;
+    c->elapsed_s = ev->elapsed_s;
+    c->in_flight = false;
     if (p->quiet) return;
-    char best[32], time_text[32];
-    format_duration_ns(ev->have_best ? ev->best_ns : NAN, best, sizeof best);
-    format_duration_ns(ev->m->median_ns, time_text, sizeof time_text);
+    /* A replay takes no time of its own to estimate. */
+    bool estimate = !ev->cached && !ev->m->replayed && !c->estimated;
     if (!p->terminal) {
-        const char *status = measurement_status_name(ev->m->status);
-        if (ev->label) fprintf(p->out, "[%s] ", ev->label);
-        char rate[32];
-        format_rate(ev->m, rate, sizeof rate);
-        fprintf(p->out, "[%llu/%llu] %-12s %10s %s%s  %s\n", (unsigned long long)ev->evaluated,
-                (unsigned long long)ev->planned, status,
-                ev->m->status == MEAS_OK ? time_text : "-", rate, ev->cached ? " (stored)" : "",
-                ev->config_text);
-        fflush(p->out);
+        print_log_line(p, ev);
+        if (estimate) print_estimate(p, c, ev);
         return;
     }
-    double now = wall_s();
-    if (ev->evaluated < ev->planned && now - p->last_draw_s < REDRAW_INTERVAL_S) return;
-    p->last_draw_s = now;
-    double rate = ev->elapsed_s > 0 ? (double)ev->evaluated / ev->elapsed_s : 0.0;
-    double eta = rate > 0 ? (double)(ev->planned - ev->evaluated) / rate : INFINITY;
-    char eta_text[32];
-    format_clock(eta, eta_text, sizeof eta_text);
-    const int width = 24;
-    int filled = ev->planned ? (int)((double)width * (double)ev->evaluated / (double)ev->planned) : 0;
-    char bar[32];
-    for (int k = 0; k < width; k++) bar[k] = k < filled ? '#' : '.';
-    bar[width] = '\0';
-    fprintf(p->out, "\r\033[K[%s] %llu/%llu  %.1f/s  ETA %s  best %s", bar,
-            (unsigned long long)ev->evaluated, (unsigned long long)ev->planned, rate, eta_text,
-            best);
+    if (estimate) print_estimate(p, c, ev);
+    print_failure_line(p, c, ev);
+    if (ev->evaluated < ev->planned && p->drawn && wall_s() - p->last_draw_s < REDRAW_INTERVAL_S)
+        return;
+    draw_bar(p, c);
+}
+
+void progress_activity(void *ctx, const campaign_activity *a)
+{
+    progress *p = ctx;
+    progress_campaign *c = campaign_of(p, a->label);
+    bool same = c->in_flight && strncmp(c->config, a->config_text, sizeof c->config - 1) == 0;
+    if (!same) {
+        snprintf(c->config, sizeof c->config, "%s", a->config_text);
+        c->still_said = 0;
+    }
+    c->in_flight = true;
+    c->stage = a->stage;
+    c->config_s = a->elapsed_s;
+    c->checking_health = a->checking_health;
+    c->evaluated = a->evaluated;
+    c->planned = a->planned;
+    c->elapsed_s = a->campaign_elapsed_s;
+    if (p->quiet) return;
+    if (p->terminal) {
+        if (wall_s() - p->last_draw_s >= REDRAW_INTERVAL_S) draw_bar(p, c);
+        return;
+    }
+    double due = STILL_FIRST_S + STILL_EVERY_S * c->still_said;
+    if (a->elapsed_s < due) return;
+    c->still_said++;
+    char time[32];
+    format_wait_s(a->elapsed_s, time, sizeof time);
+    print_line_prefix(p, a->label);
+    if (a->checking_health)
+        fprintf(p->out, "still checking the device's health before %s: %s\n", a->config_text, time);
+    else
+        fprintf(p->out, "still measuring %s: stage %s, %s\n", a->config_text,
+                a->stage == STAGE_NONE ? "starting" : measure_stage_name(a->stage), time);
     fflush(p->out);
-    p->drawn = true;
 }
 
 /* "812", "35.2 k", "1.23 M", "4.5 G": a count at a glance. */

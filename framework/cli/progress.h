@@ -1,12 +1,46 @@
 /* Progress of a running campaign: a redrawn bar on a terminal, one plain
- * line per configuration elsewhere (logs, CI, pipes). */
+ * line per configuration elsewhere (logs, CI, pipes).
+ *
+ * The bar shows done/total, the counts by status, rate, ETA and the best so
+ * far, and the configuration in flight with its stage and time (redrawn at
+ * least every second while it runs); the first few failures of each status
+ * get a line above it with their reason. A log gets, per configuration, its
+ * status, time and, for a failure, the first line of its reason; and, for a
+ * configuration that takes long, "still measuring CONFIG: stage S, N s"
+ * after 10 s and every 30 s after that. Both get, after the first measured
+ * configuration, an estimate of the whole run at that pace. */
 #ifndef SKYTUNE_PROGRESS_H
 #define SKYTUNE_PROGRESS_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 
 #include "campaign.h"
+
+/* Campaigns one progress follows at once (--devices), each by its label. */
+#define PROGRESS_MAX_CAMPAIGNS 16
+
+/* What the progress knows of one campaign. */
+typedef struct progress_campaign {
+    bool used;
+    const char *label;                          /* NULL for a single campaign */
+    uint64_t by_status[MEAS_STATUS_COUNT];      /* evaluations so far */
+    uint64_t lines_by_status[MEAS_STATUS_COUNT]; /* failures given a line on a terminal */
+    uint64_t evaluated, planned;
+    bool have_best;
+    double best_ns;
+    double elapsed_s;                           /* the campaign's, at the last report */
+    bool estimated;                             /* the estimate has been printed */
+    /* The configuration in flight, since the last event; in_flight false
+     * once it is done. */
+    bool in_flight;
+    char config[512];
+    measure_stage stage;
+    double config_s;
+    bool checking_health;
+    unsigned still_said;                        /* "still measuring" lines for it */
+} progress_campaign;
 
 typedef struct progress {
     FILE *out;
@@ -15,11 +49,18 @@ typedef struct progress {
     bool drawn;         /* a bar is on screen and must be cleared before other output */
     double last_draw_s;
     double space_started_s;  /* when building the search space was first reported; 0: not yet */
+    volatile sig_atomic_t *stop_requested; /* set by Ctrl-C; may be NULL */
+    progress_campaign campaigns[PROGRESS_MAX_CAMPAIGNS];
 } progress;
 
 void progress_init(progress *p, FILE *out, bool quiet);
+/* A campaign (label as in its events, may be NULL) starts: its counts and
+ * estimate start afresh. */
+void progress_begin(progress *p, const char *label);
 /* campaign_config.on_event */
 void progress_event(void *ctx, const campaign_event *ev);
+/* tuning_request.on_activity: the configuration in flight. */
+void progress_activity(void *ctx, const campaign_activity *a);
 /* A line about the campaign (a fault, the device's health) on standard
  * error, even when quiet: tuning_request.on_notice. */
 void progress_notice(void *ctx, const char *text);
@@ -33,5 +74,7 @@ void progress_finish(progress *p);
 
 /* "812 µs", "1.23 ms", "2.5 s" */
 void format_duration_ns(double ns, char *buf, size_t len);
+/* "45 s", "12 min", "3.4 h", "2.1 d": a wait at a glance. */
+void format_wait_s(double s, char *buf, size_t len);
 
 #endif

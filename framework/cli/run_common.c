@@ -46,6 +46,10 @@ size_t run_options_with_supervision(const cli_option *options, size_t n, cli_opt
 static volatile sig_atomic_t stop_requested;
 static pthread_t receiver;
 static bool receiving;
+/* What the first signal prints, written when the signals are caught: the
+ * receiving thread may only write(). */
+static char stop_notice[320];
+static size_t stop_notice_len;
 
 /* Signals are blocked in every thread and received here with sigwait, so no
  * library's own handler runs: an OpenCL compiler that catches SIGINT would
@@ -58,15 +62,21 @@ static void *receive_stop_signals(void *arg)
     int signo;
     if (sigwait(signals, &signo) != 0) return NULL;
     stop_requested = 1;
-    static const char notice[] =
-        "\nskytune: stopping after the configuration in flight (again to stop at once)\n";
-    if (write(STDERR_FILENO, notice, sizeof notice - 1) < 0) { /* nothing to do */ }
+    if (write(STDERR_FILENO, stop_notice, stop_notice_len) < 0) { /* nothing to do */ }
     if (sigwait(signals, &signo) != 0) return NULL;
     _exit(EXIT_INTERRUPTED);
 }
 
-volatile sig_atomic_t *run_catch_stop_signals(const char *command)
+volatile sig_atomic_t *run_catch_stop_signals(const char *command, double stop_grace_s)
 {
+    char grace[32];
+    format_wait_s(stop_grace_s, grace, sizeof grace);
+    int n = snprintf(stop_notice, sizeof stop_notice,
+                     "\nskytune: stopping: the configuration in flight has %s to finish "
+                     "(--stop-grace), else it is stopped and measured again next time; Ctrl-C "
+                     "again stops at once\n",
+                     grace);
+    stop_notice_len = n > 0 && (size_t)n < sizeof stop_notice ? (size_t)n : strlen(stop_notice);
     /* Blocked before any OpenCL thread exists, so every thread inherits it. */
     static sigset_t stop_signals;
     sigemptyset(&stop_signals);
@@ -195,15 +205,64 @@ int run_parse_supervision(const cli_args *args, tuning_request *rq)
     return 0;
 }
 
+/* "60 configurations", "1 configuration" */
+static const char *configurations(uint64_t n)
+{
+    return n == 1 ? "configuration" : "configurations";
+}
+
+/* "--budget 60", or "no --budget" */
+static void budget_text(uint64_t budget, char *buf, size_t len)
+{
+    if (budget)
+        snprintf(buf, len, "--budget %llu", (unsigned long long)budget);
+    else
+        snprintf(buf, len, "no --budget");
+}
+
+/* What a rerun adds to a campaign that exists: the budget is not part of a
+ * campaign's identity, so a larger one extends it, and a smaller or equal
+ * one only reads back what is there. */
+static void print_continuation(const tuning_started *s)
+{
+    if (!s->resumed) return;
+    uint64_t before = s->evaluated_before;
+    char now[48], previous[48];
+    budget_text(s->budget, now, sizeof now);
+    budget_text(s->previous_budget, previous, sizeof previous);
+    uint64_t left = s->space_count > before ? s->space_count - before : 0;
+    uint64_t more = s->budget ? (s->budget > before ? s->budget - before : 0) : left;
+    if (more > left) more = left;
+    char adds[64];
+    if (more)
+        snprintf(adds, sizeof adds, "%llu more", (unsigned long long)more);
+    else
+        snprintf(adds, sizeof adds, "nothing more to evaluate");
+    if (s->had_previous && s->budget && s->previous_budget && s->budget > s->previous_budget &&
+        before >= s->previous_budget)
+        printf("  extending campaign %lld: %llu %s evaluated under %s; now %s: %s\n",
+               (long long)s->campaign_id, (unsigned long long)before, configurations(before),
+               previous, now, adds);
+    else if (s->had_previous)
+        printf("  %llu %s evaluated before (the last run: %s, %s); now %s: %s\n",
+               (unsigned long long)before, configurations(before), previous,
+               s->previous_ended[0] ? s->previous_ended : "killed before it ended", now, adds);
+    else
+        printf("  %llu %s evaluated before; now %s: %s\n", (unsigned long long)before,
+               configurations(before), now, adds);
+}
+
 void run_print_start(void *ctx, const tuning_started *s)
 {
     progress *p = ctx;
+    progress_begin(p, s->label);
     if (p->quiet) return;
     fprintf(stdout, "%s campaign %lld: %s %s on %s (%s)\n  problem %s\n  strategy %s over %llu "
-                    "valid configurations\n",
+                    "valid %s\n",
             s->resumed ? "continuing" : "starting", (long long)s->campaign_id, s->plugin,
             s->plugin_version, s->device, s->platform, s->problem_text, s->strategy,
-            (unsigned long long)s->space_count);
+            (unsigned long long)s->space_count, configurations(s->space_count));
+    print_continuation(s);
     if (!strcmp(s->platform, "replay")) {
         fflush(stdout);
         return;
@@ -255,11 +314,10 @@ int run_print_outcome(const tuning_outcome *out, const char *label)
 {
     const campaign_result *r = &out->result;
     if (label) printf("[%s] ", label);
-    printf("campaign %lld: %s after %llu configurations (%llu measured, %llu from the database) "
-           "in %.1f s\n",
+    printf("campaign %lld: %s after %llu %s (%llu measured, %llu from the database) in %.1f s\n",
            (long long)out->campaign_id, campaign_stop_name(r->stop),
-           (unsigned long long)r->evaluated, (unsigned long long)r->measured,
-           (unsigned long long)r->reused, r->wall_s);
+           (unsigned long long)r->evaluated, configurations(r->evaluated),
+           (unsigned long long)r->measured, (unsigned long long)r->reused, r->wall_s);
     printf("  status:");
     for (int s = 0; s < MEAS_STATUS_COUNT; s++)
         if (r->by_status[s]) printf(" %s %llu", measurement_status_name(s), (unsigned long long)r->by_status[s]);

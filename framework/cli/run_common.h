@@ -31,9 +31,10 @@ char *run_own_executable(void);
 
 /* Block SIGINT and SIGTERM in every thread and receive them on one of its
  * own: the first sets the returned flag (stop after the configuration in
- * flight), a second ends the process at once. Returns NULL (message
- * printed) when it cannot. */
-volatile sig_atomic_t *run_catch_stop_signals(const char *command);
+ * flight, which has stop_grace_s to finish) and says so at once, a second
+ * ends the process at once. Returns NULL (message printed) when it
+ * cannot. */
+volatile sig_atomic_t *run_catch_stop_signals(const char *command, double stop_grace_s);
 /* At the end of the command: ends and joins the receiving thread. */
 void run_release_stop_signals(void);
 

@@ -58,6 +58,12 @@ struct space {
     size_t n_constraints;
     space_callback_fn callback;
     void *callback_ctx;
+    /* Constraints from this index on were added by space_narrow (a
+     * --restrict), the ones before are the definition's own. */
+    size_t first_added;
+    /* The first constraint that names no parameter and does not hold;
+     * SIZE_MAX when none. */
+    size_t failed_constant;
 
     /* Every constraint that names no parameter (and a callback when there
      * are no parameters) holds. When false the space is empty. */
@@ -78,6 +84,17 @@ struct space {
 
     uint64_t count;
     uint64_t cartesian;
+
+    /* Why the rest of the Cartesian product is not in the space: per
+     * constraint, and for the C callback, the combinations it ruled out
+     * first (see space_rejections). Filled while enumerating. */
+    double *rejected;            /* n_constraints entries */
+    double rejected_by_callback; /* the callback's rejections with no reason of their own */
+    size_t n_reasons;            /* the callback's reasons, in the order first given */
+    const char *reason[SPACE_MAX_REASONS];
+    double rejected_for[SPACE_MAX_REASONS];
+    space_rejection *rejections; /* the buckets above that ruled out any, most first */
+    size_t n_rejections;
 };
 
 /* ------------------------------------------------------------ helpers */
@@ -275,6 +292,10 @@ typedef struct search_state {
     size_t *fire_constraint;  /* their indices into space.constraints, for messages */
     uint16_t *current;        /* depth -> value index */
     uint64_t *visits;         /* depth -> combinations checked there, for messages */
+    /* depth -> combinations of the whole space a rejection there rules out:
+     * the group's values below that depth, times what the other groups
+     * contribute (space_rejections). */
+    double *ruled_out;
 } search_state;
 
 static void search_state_free(search_state *st)
@@ -285,6 +306,7 @@ static void search_state_free(search_state *st)
     free(st->fire_constraint);
     free(st->current);
     free(st->visits);
+    free(st->ruled_out);
 }
 
 /* The work of one space_build: counted over every group, checked against
@@ -380,8 +402,30 @@ static int watch_stop(const space *s, const space_group *g, const search_state *
                    (unsigned long long)w->checked);
 }
 
+/* The callback's rejection of `combinations` for a reason (NULL: none),
+ * into that reason's bucket. */
+static void count_callback_rejection(space *s, const char *why, double combinations)
+{
+    if (why) {
+        for (size_t k = 0; k < s->n_reasons; k++)
+            if (s->reason[k] == why || strcmp(s->reason[k], why) == 0) {
+                s->rejected_for[k] += combinations;
+                return;
+            }
+        if (s->n_reasons < SPACE_MAX_REASONS) {
+            s->reason[s->n_reasons] = why;
+            s->rejected_for[s->n_reasons++] = combinations;
+            return;
+        }
+    }
+    s->rejected_by_callback += combinations;
+}
+
+/* `others`: the combinations of the other groups each of this group's
+ * combinations stands for, in the count of rejections (space_rejections). */
 static int enumerate_group(space *s, space_group *g, expr_value *slots,
-                           skytune_named_value *named, build_watch *watch, skytune_error *err)
+                           skytune_named_value *named, double others, build_watch *watch,
+                           skytune_error *err)
 {
     size_t w = g->n_params;
     search_state st;
@@ -392,14 +436,22 @@ static int enumerate_group(space *s, space_group *g, expr_value *slots,
     st.fire_constraint = malloc(n_fire * sizeof *st.fire_constraint);
     st.current = malloc(w * sizeof *st.current);
     st.visits = calloc(w, sizeof *st.visits);
+    st.ruled_out = malloc(w * sizeof *st.ruled_out);
     if (!st.order || !st.fire_start || !st.fire || !st.fire_constraint || !st.current ||
-        !st.visits) {
+        !st.visits || !st.ruled_out) {
         search_state_free(&st);
         return err_set(err, "search space: out of memory");
     }
     if (choose_order(s, g, st.order, err) != 0) {
         search_state_free(&st);
         return -1;
+    }
+    /* A value rejected at depth d takes every value of the deeper
+     * parameters with it. */
+    double below = others;
+    for (size_t d = w; d-- > 0;) {
+        st.ruled_out[d] = below;
+        below *= (double)s->params[g->params[st.order[d]]].count;
     }
 
     /* Each constraint fires at the depth where the last of its parameters
@@ -485,6 +537,7 @@ static int enumerate_group(space *s, space_group *g, expr_value *slots,
         bool holds = true;
         for (size_t f = st.fire_start[depth]; f < st.fire_start[depth + 1]; f++) {
             if (!expr_eval_bool(st.fire[f], slots)) {
+                s->rejected[st.fire_constraint[f]] += st.ruled_out[depth];
                 holds = false;
                 break;
             }
@@ -494,7 +547,11 @@ static int enumerate_group(space *s, space_group *g, expr_value *slots,
             st.current[depth] = 0;
             continue;
         }
-        if (holds && g->has_callback) holds = s->callback(s->callback_ctx, &config) != 0;
+        const char *why = NULL;
+        if (holds && g->has_callback && s->callback(s->callback_ctx, &config, &why) == 0) {
+            count_callback_rejection(s, why, st.ruled_out[depth]);
+            holds = false;
+        }
         if (holds) {
             if (n == max_tuples) {
                 char names[512];
@@ -591,7 +648,8 @@ static int parse_constraints(space *s, const space_spec *spec, skytune_error *er
 {
     size_t n = spec->n_constraints;
     s->constraints = calloc(n ? n : 1, sizeof *s->constraints);
-    if (!s->constraints) return err_set(err, "search space: out of memory");
+    s->rejected = calloc(n ? n : 1, sizeof *s->rejected);
+    if (!s->constraints || !s->rejected) return err_set(err, "search space: out of memory");
     for (size_t k = 0; k < n; k++) {
         const char *text = spec->constraints[k];
         space_constraint *c = &s->constraints[k];
@@ -608,8 +666,10 @@ static int parse_constraints(space *s, const space_spec *spec, skytune_error *er
         for (size_t j = 0; j < n_slots; j++)
             if (slots[j] >= 0 && (size_t)slots[j] < s->n_params)
                 c->params[c->n_params++] = (size_t)slots[j];
-        if (c->n_params == 0 && !expr_eval_bool(c->expression, s->slot_template))
+        if (c->n_params == 0 && !expr_eval_bool(c->expression, s->slot_template)) {
+            if (s->constants_hold) s->failed_constant = k;
             s->constants_hold = false;
+        }
     }
     return 0;
 }
@@ -672,6 +732,15 @@ static int form_groups(space *s, skytune_error *err)
     return 0;
 }
 
+/* The same product as a real number, which never saturates (an estimate
+ * past 2^53): the weight of a group's rejections. */
+static double group_combinations(const space *s, const space_group *g)
+{
+    double product = 1.0;
+    for (size_t j = 0; j < g->n_params; j++) product *= (double)s->params[g->params[j]].count;
+    return product;
+}
+
 static uint64_t group_cartesian(const space *s, const space_group *g)
 {
     uint64_t product = 1;
@@ -703,15 +772,23 @@ static int enumerate_groups(space *s, const space_control *control, skytune_erro
     build_watch watch;
     watch_init(&watch, control, searched);
     int rc = 0;
+    /* Each combination ruled out is counted once, under the first group
+     * (in order) that rejects it: a group's rejections stand for the valid
+     * tuples of the groups before it and every tuple of those after it. */
+    double valid_before = 1.0;
     for (size_t g = 0; g < s->n_groups && rc == 0; g++) {
         space_group *grp = &s->groups[g];
         uint64_t cartesian = group_cartesian(s, grp);
         if (grp->n_constraints == 0 && !grp->has_callback) {
             grp->dense = true;
             grp->n_tuples = cartesian;
+            valid_before *= group_combinations(s, grp);
             continue;
         }
-        rc = enumerate_group(s, grp, slots, named, &watch, err);
+        double after = 1.0;
+        for (size_t h = g + 1; h < s->n_groups; h++) after *= group_combinations(s, &s->groups[h]);
+        rc = enumerate_group(s, grp, slots, named, valid_before * after, &watch, err);
+        valid_before *= (double)grp->n_tuples;
         watch.group++;
         if (rc == 0 && grp->n_tuples == cartesian) {
             grp->dense = true;
@@ -732,6 +809,14 @@ static int compute_counts(space *s, skytune_error *err)
     for (size_t k = 0; k < s->n_params; k++)
         s->cartesian = saturating_mul(s->cartesian, s->params[k].count);
     if (!s->constants_hold) {
+        /* Nothing was enumerated: the constraint (or the callback, called
+         * with no parameter) rules out the whole product. */
+        double all = 1.0;
+        for (size_t k = 0; k < s->n_params; k++) all *= (double)s->params[k].count;
+        if (s->failed_constant != SIZE_MAX)
+            s->rejected[s->failed_constant] = all;
+        else
+            count_callback_rejection(s, s->reason[0], all);
         s->count = 0;
         return 0;
     }
@@ -755,6 +840,34 @@ static int compute_counts(space *s, skytune_error *err)
     return 0;
 }
 
+static int compare_rejections(const void *a, const void *b)
+{
+    const space_rejection *x = a, *y = b;
+    if (x->combinations != y->combinations) return x->combinations < y->combinations ? 1 : -1;
+    /* The callback's bucket (SIZE_MAX) after the expressions. */
+    return (x->constraint > y->constraint) - (x->constraint < y->constraint);
+}
+
+/* The buckets that ruled anything out, most first. */
+static int collect_rejections(space *s, skytune_error *err)
+{
+    s->rejections = calloc(s->n_constraints + SPACE_MAX_REASONS + 1, sizeof *s->rejections);
+    if (!s->rejections) return err_set(err, "search space: out of memory");
+    for (size_t c = 0; c < s->n_constraints; c++)
+        if (s->rejected[c] > 0)
+            s->rejections[s->n_rejections++] = (space_rejection){
+                .constraint = c, .text = expr_text(s->constraints[c].expression),
+                .combinations = s->rejected[c]};
+    for (size_t k = 0; k < s->n_reasons; k++)
+        s->rejections[s->n_rejections++] = (space_rejection){
+            .constraint = SPACE_CALLBACK, .text = s->reason[k], .combinations = s->rejected_for[k]};
+    if (s->rejected_by_callback > 0)
+        s->rejections[s->n_rejections++] = (space_rejection){
+            .constraint = SPACE_CALLBACK, .text = NULL, .combinations = s->rejected_by_callback};
+    qsort(s->rejections, s->n_rejections, sizeof *s->rejections, compare_rejections);
+    return 0;
+}
+
 /* Everything space_build does before enumerating: copy, parse, group. */
 static int define(const space_spec *spec, space **out, skytune_error *err)
 {
@@ -766,6 +879,8 @@ static int define(const space_spec *spec, space **out, skytune_error *err)
     space *s = calloc(1, sizeof *s);
     if (!s) return err_set(err, "search space: out of memory");
     s->constants_hold = true;
+    s->failed_constant = SIZE_MAX;
+    s->first_added = spec->n_constraints;
     s->callback = spec->callback;
     s->callback_ctx = spec->callback_ctx;
     if (copy_params(s, spec, err) != 0 || copy_constants(s, spec, err) != 0 ||
@@ -794,10 +909,12 @@ int space_build(const space_spec *spec, space **out, skytune_error *err)
     if (define(spec, &s, err) != 0) return -1;
     if (s->callback && s->n_params == 0) {
         skytune_values none = {0};
-        if (!s->callback(s->callback_ctx, &none)) s->constants_hold = false;
+        const char *why = NULL;
+        if (!s->callback(s->callback_ctx, &none, &why)) s->constants_hold = false;
+        s->reason[0] = why;
     }
     if ((s->constants_hold && enumerate_groups(s, spec->control, err) != 0) ||
-        compute_counts(s, err) != 0) {
+        compute_counts(s, err) != 0 || collect_rejections(s, err) != 0) {
         space_free(s);
         return -1;
     }
@@ -825,6 +942,8 @@ void space_free(space *s)
         free(s->constraints[c].params);
     }
     free(s->constraints);
+    free(s->rejected);
+    free(s->rejections);
     for (size_t g = 0; g < s->n_groups; g++) {
         free(s->groups[g].params);
         free(s->groups[g].constraints);
@@ -923,6 +1042,7 @@ int space_narrow(const space *s, const char *const *restricts, size_t n_restrict
         .control = control,
     };
     rc = space_build(&spec, out, err);
+    if (rc == 0) (*out)->first_added = s->first_added;
 done:
     for (size_t k = 0; k < copied; k++) param_free(&params[k]);
     free(params);
@@ -962,6 +1082,29 @@ uint64_t space_count(const space *s) { return s->count; }
 
 uint64_t space_cartesian_count(const space *s) { return s->cartesian; }
 
+const space_rejection *space_rejections(const space *s, size_t *n)
+{
+    *n = s->n_rejections;
+    return s->rejections;
+}
+
+bool space_constraint_is_added(const space *s, size_t k)
+{
+    return k < s->n_constraints && k >= s->first_added;
+}
+
+bool space_constraint_reads(const space *s, size_t k, const char *prefix)
+{
+    if (k >= s->n_constraints) return false;
+    size_t n_slots = 0;
+    const int *slots = expr_slots(s->constraints[k].expression, &n_slots);
+    for (size_t j = 0; j < n_slots; j++)
+        if (slots[j] >= 0 && (size_t)slots[j] >= s->n_params &&
+            strncmp(s->constant_names[(size_t)slots[j] - s->n_params], prefix, strlen(prefix)) == 0)
+            return true;
+    return false;
+}
+
 static bool indices_in_range(const space *s, const uint16_t *idx)
 {
     for (size_t k = 0; k < s->n_params; k++)
@@ -999,7 +1142,8 @@ bool space_is_valid(const space *s, const uint16_t *idx)
             named[k].value = s->params[k].values[idx[k]];
         }
         skytune_values config = {.count = s->n_params, .items = named};
-        valid = s->callback(s->callback_ctx, &config) != 0;
+        const char *why = NULL;
+        valid = s->callback(s->callback_ctx, &config, &why) != 0;
     }
     if (slots != slot_buffer) free(slots);
     if (named != named_buffer) free(named);

@@ -35,8 +35,10 @@ typedef struct space_constant {
     skytune_value value;
 } space_constant;
 
-/* Optional C constraint, called with every parameter bound. */
-typedef int (*space_callback_fn)(void *ctx, const skytune_values *config);
+/* Optional C constraint, called with every parameter bound: nonzero
+ * accepts. When it rejects it may point *why at a short static text naming
+ * its rule; rejections are counted by that text (space_rejections). */
+typedef int (*space_callback_fn)(void *ctx, const skytune_values *config, const char **why);
 
 /* How far the enumeration of a space has got, for a progress display. */
 typedef struct space_progress {
@@ -133,6 +135,38 @@ const char *space_constraint_text(const space *s, size_t k);
 uint64_t space_count(const space *s);
 /* Size of the Cartesian product of the value lists (saturates). */
 uint64_t space_cartesian_count(const space *s);
+
+/* Why the rest of the Cartesian product is not in the space. While a space
+ * is enumerated, every combination it rules out is counted once, under the
+ * constraint that rejected it first in the search's order (the groups in
+ * order, each depth-first; a rejection at a partial binding counts every
+ * completion of it), or under the C callback. A constraint that names no
+ * parameter and fails rules out everything. The counts add up to
+ * space_cartesian_count() - space_count() (as reals: exact below 2^53),
+ * except where an empty group stopped the enumeration: the groups after it
+ * count nothing, having no valid combination to stand for. */
+#define SPACE_CALLBACK SIZE_MAX
+#define SPACE_MAX_REASONS 16
+typedef struct space_rejection {
+    size_t constraint;       /* as space_constraint_text; SPACE_CALLBACK: the C callback */
+    /* The constraint's expression; for the callback the reason it gave,
+     * or NULL for the rejections it gave none (or past SPACE_MAX_REASONS
+     * distinct ones): one SPACE_CALLBACK bucket per reason. */
+    const char *text;
+    double combinations;     /* of the Cartesian product it ruled out */
+} space_rejection;
+
+/* The buckets that ruled out anything, most first (ties in constraint
+ * order, the callback last); *n of them. Owned by the space; none for a
+ * definition. */
+const space_rejection *space_rejections(const space *s, size_t *n);
+
+/* Whether constraint k was added by space_narrow (a restriction) rather
+ * than being the definition's own. */
+bool space_constraint_is_added(const space *s, size_t k);
+/* Whether constraint k reads a constant whose name starts with prefix
+ * ("device." for the device's limits). */
+bool space_constraint_reads(const space *s, size_t k, const char *prefix);
 
 /* Every constraint (and the callback) holds. idx need not be in the space's
  * enumerated order; works for any index array within the value lists. */

@@ -26,6 +26,19 @@ const char *campaign_stop_name(campaign_stop s)
     return "unknown";
 }
 
+const char *campaign_stop_key(campaign_stop s)
+{
+    switch (s) {
+    case CAMPAIGN_EXHAUSTED: return "search_complete";
+    case CAMPAIGN_BUDGET: return "budget";
+    case CAMPAIGN_TIME_LIMIT: return "time_limit";
+    case CAMPAIGN_TARGET: return "target";
+    case CAMPAIGN_INTERRUPTED: return "interrupted";
+    case CAMPAIGN_DEVICE_TIME: return "device_time";
+    }
+    return "failed";
+}
+
 bool campaign_budget_spent(const campaign_limits *l, uint64_t evaluated, double device_s,
                            campaign_stop *why)
 {
@@ -173,6 +186,31 @@ static void hint_upcoming(const campaign_config *cfg, known_set *known, uint64_t
     cfg->eval.prefetch(cfg->eval.ctx, rank, ranks, kept);
 }
 
+/* What the evaluator's reports need to become campaign_activity. */
+typedef struct activity_relay {
+    const campaign_config *cfg;
+    const campaign_result *res;
+    const char *text;          /* the configuration in flight */
+    uint64_t planned;
+    double start;
+} activity_relay;
+
+static void relay_activity(void *ctx, const evaluation_activity *e)
+{
+    const activity_relay *r = ctx;
+    campaign_activity a = {
+        .evaluated = r->res->evaluated,
+        .planned = r->planned,
+        .config_text = r->text,
+        .stage = e->stage,
+        .elapsed_s = e->elapsed_s,
+        .checking_health = e->checking_health,
+        .campaign_elapsed_s = now_s() - r->start,
+        .label = r->cfg->label,
+    };
+    r->cfg->on_activity(r->cfg->activity_ctx, &a);
+}
+
 int campaign_run(const campaign_config *cfg, campaign_result *res, skytune_error *err)
 {
     memset(res, 0, sizeof *res);
@@ -187,6 +225,7 @@ int campaign_run(const campaign_config *cfg, campaign_result *res, skytune_error
     store_writer *writer = NULL;
     size_t prefetch_depth = cfg->eval.prefetch ? cfg->eval.prefetch_depth : 0;
     uint64_t *upcoming = prefetch_depth ? calloc(prefetch_depth, sizeof *upcoming) : NULL;
+    bool watching = false;     /* the evaluator reports activity to relay_activity */
     int rc = 0;
     if (!idx || !text || !best_text || !known.idx || config_strings_init(&strings, sp) != 0 ||
         (prefetch_depth && !upcoming)) {
@@ -212,6 +251,11 @@ int campaign_run(const campaign_config *cfg, campaign_result *res, skytune_error
     double best_objective = INFINITY;
     uint64_t repeated = 0;
     res->stop = CAMPAIGN_EXHAUSTED;
+    /* The relay lives on this stack: the evaluator is told to stop calling
+     * it before the function returns. */
+    activity_relay relay = {.cfg = cfg, .res = res, .text = text, .planned = planned, .start = start};
+    watching = cfg->on_activity && cfg->eval.watch;
+    if (watching) cfg->eval.watch(cfg->eval.ctx, relay_activity, &relay);
 
     for (;;) {
         if (cfg->stop_requested && *cfg->stop_requested) {
@@ -226,6 +270,7 @@ int campaign_run(const campaign_config *cfg, campaign_result *res, skytune_error
             break;
         }
         double iteration_start = now_s();
+        double spent = 0;
         uint64_t rank;
         if (strategy_ask(cfg->strategy, &rank) == STRATEGY_DONE) break;
         double seen;
@@ -300,7 +345,7 @@ int campaign_run(const campaign_config *cfg, campaign_result *res, skytune_error
                 res->stop = CAMPAIGN_INTERRUPTED;
                 break;
             }
-            double spent = now_s() - iteration_start;
+            spent = now_s() - iteration_start;
             /* A replayed measurement's phases are recorded device time, not
              * time spent here: all of this turn was the engine's. */
             m.overhead_s = m.replayed ? spent : spent - m.build_s - m.verify_s - m.bench_s;
@@ -342,6 +387,9 @@ int campaign_run(const campaign_config *cfg, campaign_result *res, skytune_error
                 .elapsed_s = now_s() - start,
                 .device_s = res->build_s + res->verify_s + res->bench_s,
                 .label = cfg->label,
+                .wall_s = spent,
+                .space_count = count,
+                .limits = &cfg->limits,
             };
             cfg->on_event(cfg->event_ctx, &ev);
         }
@@ -378,6 +426,8 @@ int campaign_run(const campaign_config *cfg, campaign_result *res, skytune_error
     goto done;
 fail:
     rc = -1;
+    if (watching) cfg->eval.watch(cfg->eval.ctx, NULL, NULL);
+    watching = false;
     {
         /* The campaign's own error is the one to report. */
         skytune_error ignored;
@@ -385,6 +435,7 @@ fail:
         store_writer_finish(writer, &ignored);
     }
 done:
+    if (watching) cfg->eval.watch(cfg->eval.ctx, NULL, NULL);
     free(idx);
     free(text);
     free(best_text);

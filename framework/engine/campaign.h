@@ -37,6 +37,9 @@ typedef enum campaign_stop {
 } campaign_stop;
 
 const char *campaign_stop_name(campaign_stop s);
+/* The same as a key for the database: "search_complete", "budget",
+ * "time_limit", "target", "interrupted", "device_time". */
+const char *campaign_stop_key(campaign_stop s);
 
 /* Whether a campaign under `l` that has evaluated `evaluated` configurations
  * with `device_s` seconds of their own time (build + verify + bench) is out
@@ -60,7 +63,24 @@ typedef struct campaign_event {
     double elapsed_s;
     double device_s;           /* build + verify + bench seconds so far */
     const char *label;         /* campaign_config.label */
+    double wall_s;             /* this configuration's own wall-clock seconds; 0 when cached */
+    uint64_t space_count;      /* configurations the strategy can propose */
+    const campaign_limits *limits;
 } campaign_event;
+
+/* The configuration in flight, reported while the evaluator works on it
+ * (an evaluator with watch): at each change of stage and about every
+ * EVALUATOR_ACTIVITY_INTERVAL_S. */
+typedef struct campaign_activity {
+    uint64_t evaluated;        /* configurations done before this one */
+    uint64_t planned;          /* as campaign_event */
+    const char *config_text;
+    measure_stage stage;       /* STAGE_NONE: not begun */
+    double elapsed_s;          /* on this configuration so far */
+    bool checking_health;      /* re-timing the reference first, after a fault */
+    double campaign_elapsed_s;
+    const char *label;         /* campaign_config.label */
+} campaign_activity;
 
 typedef struct campaign_config {
     const space *space;
@@ -86,6 +106,8 @@ typedef struct campaign_config {
      * recorded (NULL: nothing to derive). A failure ends the campaign. */
     int (*derive)(void *ctx, const uint16_t *idx, measurement *m, skytune_error *err);
     void *derive_ctx;
+    void (*on_activity)(void *ctx, const campaign_activity *a); /* may be NULL */
+    void *activity_ctx;
     /* Names this campaign in its events where several run at once (the
      * device); NULL otherwise. */
     const char *label;

@@ -136,6 +136,7 @@ int campaign_check_units(const campaign_file *f, const campaign_plan *p, unsigne
     tuning_request check = *base;
     check.check_only = true;
     check.on_event = NULL;
+    check.on_activity = NULL;
     check.on_notice = NULL;
     for (size_t u = 0; u < p->n_units; u++) {
         if (!campaign_plan_in_shard(p, u, shard)) continue;

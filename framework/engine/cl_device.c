@@ -67,6 +67,11 @@ static void read_string(cl_device_id d, cl_device_info what, char *buf, size_t l
     snprintf(buf, len, "%s", whole);
 }
 
+void cl_device_text(const cl_device_entry *e, cl_device_info what, char *buf, size_t len)
+{
+    read_string(e->device, what, buf, len);
+}
+
 static int64_t read_number(cl_device_id d, cl_device_info what, size_t width)
 {
     cl_ulong wide = 0;

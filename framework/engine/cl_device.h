@@ -23,6 +23,12 @@ int cl_devices_list(cl_device_entry **out, size_t *count, skytune_error *err);
 int cl_device_select(const cl_device_entry *list, size_t count, const char *selector,
                      size_t *index, skytune_error *err);
 
+/* A text the driver reports (CL_DEVICE_VERSION, CL_DRIVER_VERSION, ...)
+ * whole, up to len - 1 bytes: skytune_device_info keeps the first 63 bytes
+ * of the versions, and a driver's can be longer ("OpenCL 3.0 PoCL HSTR:
+ * pthread-x86_64-pc-linux-gnu-skylake-avx512"). "" when it cannot be read. */
+void cl_device_text(const cl_device_entry *e, cl_device_info what, char *buf, size_t len);
+
 /* "CL_BUILD_PROGRAM_FAILURE" for -11, etc. */
 const char *cl_error_name(cl_int code);
 

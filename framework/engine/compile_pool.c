@@ -26,6 +26,13 @@ typedef struct pool_slot {
     double started;
 } pool_slot;
 
+/* What a worker wrote while building a configuration, until the
+ * supervisor measures it. */
+typedef struct build_output {
+    uint64_t rank;
+    char *text;             /* NULL: the entry is free */
+} build_output;
+
 /* Ranks the pool has built or given up on, so none is built twice. */
 typedef struct rank_set {
     uint64_t *keys;         /* open addressing; UINT64_MAX = empty */
@@ -42,6 +49,8 @@ struct compile_pool {
     uint64_t *wanted;       /* the latest hint */
     size_t n_wanted, wanted_cap, next_wanted;
     rank_set done;
+    build_output outputs[COMPILE_POOL_OUTPUTS];
+    size_t next_output;     /* the entry the next output replaces */
     bool paused;
     double paused_at;
     uint64_t next_request;
@@ -96,11 +105,40 @@ static void rank_set_add(rank_set *s, uint64_t rank)
     s->count++;
 }
 
+/* Keep a build's output for its configuration; the oldest goes first. */
+static void keep_output(compile_pool *p, uint64_t rank, char *text)
+{
+    if (!text) return;
+    build_output *o = &p->outputs[p->next_output];
+    free(o->text);
+    *o = (build_output){.rank = rank, .text = text};
+    p->next_output = (p->next_output + 1) % COMPILE_POOL_OUTPUTS;
+}
+
+char *compile_pool_take_output(compile_pool *p, uint64_t rank)
+{
+    for (size_t k = 0; k < COMPILE_POOL_OUTPUTS; k++) {
+        build_output *o = &p->outputs[k];
+        if (o->text && o->rank == rank) {
+            char *text = o->text;
+            o->text = NULL;
+            return text;
+        }
+    }
+    return NULL;
+}
+
+/* Output of no build: a line for the log. Frees it. */
+static void notice_output(compile_pool *p, char *text)
+{
+    worker_output_notice(text, "a compile worker", p->o.on_notice, p->o.notice_ctx);
+}
+
 static void start_slot(compile_pool *p, pool_slot *slot)
 {
     skytune_error err;
     memset(slot, 0, sizeof *slot);
-    slot->proc.fd = -1;
+    worker_process_clear(&slot->proc);
     if (p->setup_failures >= MAX_SETUP_FAILURES) return;
     if (worker_process_start(p->o.worker_exe, WORKER_ROLE_COMPILE, &p->o.setup, &slot->proc,
                              &err) != 0) {
@@ -121,7 +159,12 @@ static void replace_slot(compile_pool *p, pool_slot *slot)
         p->stats.failed++;
     }
     if (slot->state == SLOT_STARTING) p->setup_failures++;
-    worker_process_end(&slot->proc, 0, NULL, 0);
+    char *output = NULL;
+    worker_process_end_with_output(&slot->proc, 0, NULL, 0, &output);
+    if (slot->state == SLOT_BUILDING)
+        keep_output(p, slot->rank, output);
+    else
+        notice_output(p, output);
     p->stats.restarts++;
     start_slot(p, slot);
 }
@@ -154,8 +197,15 @@ void compile_pool_close(compile_pool *p)
     for (unsigned k = 0; p->slots && k < p->o.jobs; k++)
         if (p->slots[k].proc.pid > 0) {
             worker_process_resume(&p->slots[k].proc);
-            worker_process_end(&p->slots[k].proc, 0, NULL, 0);
+            char *output = NULL;
+            worker_process_end_with_output(&p->slots[k].proc, 0, NULL, 0, &output);
+            /* A build cut short says nothing worth keeping. */
+            if (p->slots[k].state == SLOT_BUILDING)
+                free(output);
+            else
+                notice_output(p, output);
         }
+    for (size_t k = 0; k < COMPILE_POOL_OUTPUTS; k++) free(p->outputs[k].text);
     free(p->slots);
     free(p->values);
     free(p->idx);
@@ -268,7 +318,9 @@ static void read_slot(compile_pool *p, pool_slot *slot)
     if (slot->state == SLOT_STARTING && msg.type == WORKER_MSG_READY) {
         slot->state = SLOT_IDLE;
         p->setup_failures = 0;
+        notice_output(p, worker_process_take_output(&slot->proc));
     } else if (slot->state == SLOT_BUILDING && msg.type == WORKER_MSG_RESULT) {
+        keep_output(p, slot->rank, worker_process_take_output(&slot->proc));
         rank_set_add(&p->done, slot->rank);
         p->stats.built++;
         p->stats.busy_s += now_s() - slot->started;

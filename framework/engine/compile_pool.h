@@ -34,6 +34,10 @@ typedef struct compile_pool_options {
     unsigned jobs;              /* worker processes, >= 1 */
     double compile_timeout_s;   /* a build running longer is killed */
     double setup_timeout_s;     /* a worker not ready by then is killed */
+    /* What a worker writes outside a build (its set-up, its end), as a
+     * line for the log (may be NULL: forgotten). */
+    void (*on_notice)(void *ctx, const char *text);
+    void *notice_ctx;
 } compile_pool_options;
 
 /* Starts the workers without waiting for them. `space` must outlive the pool. */
@@ -45,6 +49,13 @@ void compile_pool_close(compile_pool *p);
 /* The configurations to build next, most wanted first. Replaces the
  * previous list; builds in flight go on. */
 void compile_pool_hint(compile_pool *p, const uint64_t *ranks, size_t n);
+
+/* What a compile worker wrote to its output while building this
+ * configuration (a driver's compiler messages), malloc'd, for the
+ * configuration's message; NULL when nothing. Taken once. The pool keeps
+ * the latest COMPILE_POOL_OUTPUTS of them. */
+#define COMPILE_POOL_OUTPUTS 64
+char *compile_pool_take_output(compile_pool *p, uint64_t rank);
 
 /* Whether a worker is building this configuration now. */
 bool compile_pool_building(const compile_pool *p, uint64_t rank);

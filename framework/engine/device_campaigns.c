@@ -33,6 +33,14 @@ static void locked_event(void *ctx, const campaign_event *ev)
     pthread_mutex_unlock(&job->shared->lock);
 }
 
+static void locked_activity(void *ctx, const campaign_activity *a)
+{
+    device_job *job = ctx;
+    pthread_mutex_lock(&job->shared->lock);
+    job->shared->rq->on_activity(job->shared->rq->activity_ctx, a);
+    pthread_mutex_unlock(&job->shared->lock);
+}
+
 static void locked_notice(void *ctx, const char *text)
 {
     device_job *job = ctx;
@@ -138,6 +146,10 @@ int tuning_run_devices(const tuning_request *rq, const char *devices,
         if (rq->on_notice) {
             job->rq.on_notice = locked_notice;
             job->rq.notice_ctx = job;
+        }
+        if (rq->on_activity) {
+            job->rq.on_activity = locked_activity;
+            job->rq.activity_ctx = job;
         }
         if (pthread_create(&threads[k], NULL, run_device, job) != 0) {
             rc = err_set(err, "cannot start a thread for device %s", job->label);

@@ -4,11 +4,25 @@
 #ifndef SKYTUNE_EVALUATOR_H
 #define SKYTUNE_EVALUATOR_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
 #include "error.h"
 #include "measurement.h"
+
+/* What an evaluator says of the configuration in flight while it works on
+ * it: a configuration can take minutes (a slow kernel on a CPU device, a
+ * long build), and the person watching must see that it runs. */
+typedef struct evaluation_activity {
+    measure_stage stage;   /* STAGE_NONE: not begun (a worker starting, a build ahead to finish) */
+    double elapsed_s;      /* since the campaign asked for it */
+    bool checking_health;  /* re-timing the reference configuration first, after a fault */
+} evaluation_activity;
+
+/* An evaluator that reports activity does so at every change of stage and
+ * at least this often while a configuration is in flight. */
+#define EVALUATOR_ACTIVITY_INTERVAL_S 0.5
 
 typedef struct evaluator {
     void *ctx;
@@ -27,6 +41,11 @@ typedef struct evaluator {
      * evaluating it, so the evaluator knows the device's recorded times
      * (the health check re-times the best of them after a fault). */
     void (*learn)(void *ctx, const uint16_t *idx, const measurement *m);
+    /* Optional: from now on call on_activity(watch_ctx, ...) while a
+     * configuration is in flight, as EVALUATOR_ACTIVITY_INTERVAL_S says;
+     * on_activity NULL: stop calling. */
+    void (*watch)(void *ctx, void (*on_activity)(void *watch_ctx, const evaluation_activity *a),
+                  void *watch_ctx);
 } evaluator;
 
 #endif

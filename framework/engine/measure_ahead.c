@@ -50,7 +50,7 @@ static void start_slot(measure_ahead *a, ahead_slot *slot)
     skytune_error err;
     measurement_clear(&slot->result);
     memset(slot, 0, sizeof *slot);
-    slot->proc.fd = -1;
+    worker_process_clear(&slot->proc);
     if (a->start_failures >= MAX_START_FAILURES) return;
     if (worker_process_start(a->o.worker_exe, WORKER_ROLE_MEASURE, &a->o.setup, &slot->proc,
                              &err) != 0) {
@@ -68,7 +68,7 @@ static void drop_slot(measure_ahead *a, ahead_slot *slot)
     worker_process_end(&slot->proc, 0, NULL, 0);
     measurement_clear(&slot->result);
     memset(slot, 0, sizeof *slot);
-    slot->proc.fd = -1;
+    worker_process_clear(&slot->proc);
 }
 
 int measure_ahead_open(const measure_ahead_options *o, const space *sp, measure_ahead **out,
@@ -162,6 +162,8 @@ void measure_ahead_hint(measure_ahead *a, const uint64_t *ranks, size_t n)
         if (!slot) return;
         space_unrank(a->space, ranks[r], a->idx);
         space_config_values(a->space, a->idx, a->values);
+        /* What it wrote for a configuration it gave up is not this one's. */
+        worker_process_discard_output(&slot->proc);
         worker_message msg;
         worker_message_init(&msg, WORKER_MSG_MEASURE);
         uint64_t request = ++a->next_request;
@@ -220,6 +222,8 @@ static void read_slot(measure_ahead *a, ahead_slot *slot)
     if (msg.type == WORKER_MSG_READY && slot->state == AHEAD_STARTING) {
         slot->state = AHEAD_IDLE;
         a->start_failures = 0;
+        worker_output_notice(worker_process_take_output(&slot->proc),
+                             "a spare measuring worker's set-up", a->o.on_notice, a->o.notice_ctx);
     } else if (msg.type == WORKER_MSG_STAGE && slot->state == AHEAD_BUILDING) {
         uint64_t id = worker_get_u64(&msg);
         uint32_t stage = worker_get_u32(&msg);
@@ -293,7 +297,7 @@ bool measure_ahead_take(measure_ahead *a, uint64_t rank, const worker_process *s
         memset(slot, 0, sizeof *slot);
         slot->proc = *spare;
         slot->state = spare->pid > 0 ? AHEAD_IDLE : AHEAD_NONE;
-        if (spare->pid <= 0) slot->proc.fd = -1;
+        if (spare->pid <= 0) worker_process_clear(&slot->proc);
         return true;
     }
     return false;

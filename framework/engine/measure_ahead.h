@@ -37,6 +37,11 @@ typedef struct measure_ahead_options {
     unsigned workers;            /* spare measuring workers, >= 1 */
     double compile_timeout_s;    /* a build running longer is killed */
     double setup_timeout_s;      /* a worker not ready by then is killed */
+    /* What a spare writes during its set-up, as a line for the log (may be
+     * NULL: forgotten). What it writes building a configuration goes with
+     * the worker when it is handed over. */
+    void (*on_notice)(void *ctx, const char *text);
+    void *notice_ctx;
 } measure_ahead_options;
 
 /* Starts the workers without waiting for them. `sp` must outlive it. */

@@ -89,8 +89,9 @@ char *notify_event_text(const json_t *doc)
         fprintf(f, "campaign started on %s: ", text_at(campaign, "host"));
         if (has_instance) {
             write_instance(f, instance);
-            fprintf(f, ", strategy %s over %lld configurations", text_at(instance, "strategy"),
-                    integer_at(instance, "space_size"));
+            long long size = integer_at(instance, "space_size");
+            fprintf(f, ", strategy %s over %lld configuration%s", text_at(instance, "strategy"),
+                    size, size == 1 ? "" : "s");
         } else {
             /* Several instances (a sweep, --devices): the campaign's own name
              * says what it is. */

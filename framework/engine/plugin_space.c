@@ -8,13 +8,12 @@
 #include "plugin_lookup.h"
 #include "problem.h"
 
-static int call_plugin_constraint(void *ctx, const skytune_values *config)
+static int call_plugin_constraint(void *ctx, const skytune_values *config, const char **why)
 {
     plugin_space_request *rq = ctx;
     skytune_values logged_config = plugin_values_logged(config, &rq->lookups);
     skytune_values logged_problem = plugin_values_logged(rq->problem, &rq->lookups);
-    const char *why = NULL;
-    return rq->plugin->constraint(&logged_config, &logged_problem, rq->device, &why);
+    return rq->plugin->constraint(&logged_config, &logged_problem, rq->device, why);
 }
 
 int plugin_space_build(plugin_space_request *rq, space **out, skytune_error *err)

@@ -44,7 +44,7 @@ static int compare_hashes(const void *a, const void *b)
 #define KEY_TEXT 4096
 #define MAX_PARAMS 64
 
-static int is_recorded(void *ctx, const skytune_values *config)
+static int is_recorded(void *ctx, const skytune_values *config, const char **why)
 {
     const struct replay_recorded_set *set = ctx;
     const skytune_value *values[MAX_PARAMS];
@@ -52,7 +52,9 @@ static int is_recorded(void *ctx, const skytune_values *config)
     for (size_t k = 0; k < n; k++) values[k] = &config->items[k].value;
     char text[KEY_TEXT];
     uint64_t hash = values_hash(values, n, text, sizeof text);
-    return bsearch(&hash, set->hashes, set->count, sizeof hash, compare_hashes) != NULL;
+    if (bsearch(&hash, set->hashes, set->count, sizeof hash, compare_hashes)) return 1;
+    *why = "not among the dataset's recorded configurations";
+    return 0;
 }
 
 static int build_set(replay_dataset *d, skytune_error *err)

@@ -45,6 +45,14 @@ struct supervisor {
     bool degraded;
     unsigned since_check;     /* measurements since the last failed check */
     supervisor_stats stats;
+    /* The configuration in flight, as the campaign's watcher hears of it. */
+    void (*on_activity)(void *ctx, const evaluation_activity *a);
+    void *activity_ctx;
+    bool in_flight;
+    double flight_started;
+    measure_stage flight_stage;
+    bool checking_health;
+    double next_activity;     /* when to report again, monotonic seconds */
 };
 
 void supervisor_limits_default(supervisor_limits *l)
@@ -78,14 +86,60 @@ static void notice(supervisor *s, const char *fmt, ...)
     s->o.on_notice(s->o.notice_ctx, text);
 }
 
+/* A worker's output that belongs to no configuration: a notice. */
+static void notice_output(supervisor *s, const char *who, char *output)
+{
+    worker_output_notice(output, who, s->o.on_notice, s->o.notice_ctx);
+}
+
+/* Attach what a worker wrote while it worked on a configuration to the
+ * configuration's message, under a heading: kept in the database with
+ * the configuration, never on the terminal. Frees it. */
+static int attach_output(measurement *m, const char *heading, char *output)
+{
+    if (!output) return 0;
+    /* A build log ends in blank lines of its own. */
+    int kept = m->message ? (int)strlen(m->message) : 0;
+    while (kept > 0 && (m->message[kept - 1] == '\n' || m->message[kept - 1] == ' ')) kept--;
+    size_t len = (size_t)kept + 2 + strlen(heading) + strlen(output) + 3;
+    char *text = malloc(len);
+    int rc = -1;
+    if (text) {
+        snprintf(text, len, "%.*s%s%s:\n%s", kept, kept ? m->message : "", kept ? "\n\n" : "",
+                 heading, output);
+        rc = measurement_set_message(m, text);
+    }
+    free(text);
+    free(output);
+    return rc;
+}
+
 static bool stop_requested(const supervisor *s)
 {
     return s->o.stop_requested && *s->o.stop_requested;
 }
 
+/* Tell the watcher where the configuration in flight is. */
+static void report_activity(supervisor *s)
+{
+    if (!s->on_activity || !s->in_flight) return;
+    double now = now_s();
+    s->next_activity = now + EVALUATOR_ACTIVITY_INTERVAL_S;
+    evaluation_activity a = {.stage = s->flight_stage,
+                             .elapsed_s = now - s->flight_started,
+                             .checking_health = s->checking_health};
+    s->on_activity(s->activity_ctx, &a);
+}
+
+static void set_stage(supervisor *s, measure_stage stage)
+{
+    s->flight_stage = stage;
+    report_activity(s);
+}
+
 /* Wait until the worker has something to say, `until` (monotonic seconds)
- * passes, or a stop is requested, keeping the compile pool served meanwhile.
- * Returns true when the worker's pipe is readable. */
+ * passes, or a stop is requested, keeping the compile pool served meanwhile
+ * and the watcher told. Returns true when the worker's pipe is readable. */
 static bool wait_for_worker(supervisor *s, double until)
 {
     for (;;) {
@@ -100,6 +154,8 @@ static bool wait_for_worker(supervisor *s, double until)
         if (s->pool && compile_pool_deadline(s->pool) < wake) wake = compile_pool_deadline(s->pool);
         if (s->ahead && measure_ahead_deadline(s->ahead) < wake)
             wake = measure_ahead_deadline(s->ahead);
+        bool watched = s->on_activity && s->in_flight;
+        if (watched && s->next_activity < wake) wake = s->next_activity;
         double now = now_s();
         double left = wake - now;
         if (s->o.stop_requested && left > STOP_POLL_S) left = STOP_POLL_S;
@@ -109,15 +165,23 @@ static bool wait_for_worker(supervisor *s, double until)
         if (s->pool)
             compile_pool_service(s->pool, fds + pool_first, r > 0 ? ahead_first - pool_first : 0);
         if (s->ahead) measure_ahead_service(s->ahead, fds + ahead_first, r > 0 ? n - ahead_first : 0);
+        if (watched && now_s() >= s->next_activity) report_activity(s);
         if (r > 0 && pool_first == 1 && (fds[0].revents & (POLLIN | POLLHUP | POLLERR)))
             return true;
         if (now_s() >= until || stop_requested(s)) return false;
     }
 }
 
-static void end_worker(supervisor *s, double grace_s, char *how, size_t len)
+/* Ends the measuring worker; what it wrote until then into *output (NULL:
+ * passed on as a notice, since no configuration is there to take it). */
+static void end_worker(supervisor *s, double grace_s, char *how, size_t len, char **output)
 {
-    worker_process_end(&s->worker, grace_s, how, len);
+    char *left = NULL;
+    worker_process_end_with_output(&s->worker, grace_s, how, len, &left);
+    if (output)
+        *output = left;
+    else
+        notice_output(s, "the measuring worker", left);
     if (s->pool) compile_pool_resume(s->pool);
 }
 
@@ -138,6 +202,8 @@ static int ensure_worker(supervisor *s, skytune_error *err)
             if (got == 1 && msg.type == WORKER_MSG_READY) {
                 worker_message_free(&msg);
                 s->start_failures = 0;
+                notice_output(s, "the measuring worker's set-up",
+                              worker_process_take_output(&s->worker));
                 return 1;
             }
             if (got == 1 && msg.type == WORKER_MSG_FAILED) {
@@ -145,16 +211,16 @@ static int ensure_worker(supervisor *s, skytune_error *err)
                 err_set(err, "the measuring worker could not set up: %s", text ? text : "");
                 free(text);
                 worker_message_free(&msg);
-                end_worker(s, 1.0, NULL, 0);
+                end_worker(s, 1.0, NULL, 0, NULL);
                 return -1;
             }
             if (got == 1) worker_message_free(&msg);
-            end_worker(s, 1.0, how, sizeof how);
+            end_worker(s, 1.0, how, sizeof how, NULL);
         } else if (stop_requested(s)) {
-            end_worker(s, 0, NULL, 0);
+            end_worker(s, 0, NULL, 0, NULL);
             return 0;
         } else {
-            end_worker(s, 0, how, sizeof how);
+            end_worker(s, 0, how, sizeof how, NULL);
             snprintf(how, sizeof how, "not ready after %.0f s", s->o.limits.cap_s);
         }
         if (++s->start_failures >= MAX_START_FAILURES)
@@ -185,6 +251,25 @@ static int give_device(supervisor *s, skytune_error *err)
     return rc;
 }
 
+/* The configuration's rank; UINT64_MAX for one outside the space. */
+static uint64_t configuration_rank(const supervisor *s, const uint16_t *idx)
+{
+    uint64_t rank;
+    return space_rank(s->space, idx, &rank) == 0 ? rank : UINT64_MAX;
+}
+
+/* What the measuring worker wrote (output, freed) and what a compile worker
+ * wrote building it ahead, into the configuration's message. */
+static int attach_worker_output(supervisor *s, uint64_t rank, measurement *m, char *output,
+                                skytune_error *err)
+{
+    char *built = s->pool && rank != UINT64_MAX ? compile_pool_take_output(s->pool, rank) : NULL;
+    if (attach_output(m, "compile worker output", built) != 0 ||
+        attach_output(m, "worker output", output) != 0)
+        return err_set(err, "out of memory");
+    return 0;
+}
+
 /* One configuration on the measuring worker. Faults are statuses in *m
  * (return 0); -1 only when the worker cannot be had at all. */
 static int run_request(supervisor *s, const uint16_t *idx, measurement *m, skytune_error *err)
@@ -208,12 +293,13 @@ static int run_request(supervisor *s, const uint16_t *idx, measurement *m, skytu
         started = handed.started;
         if (handed.finished) {
             *m = handed.result;
-            return 0;
+            return attach_worker_output(s, rank, m, worker_process_take_output(&s->worker), err);
         }
         if (handed.stage == STAGE_PREPARE) {
             build_end = handed.build_end ? handed.build_end : now_s();
             stage = STAGE_PREPARE;
         }
+        set_stage(s, stage);
     } else {
         int ready = ensure_worker(s, err);
         if (ready < 0) return -1;
@@ -229,6 +315,7 @@ static int run_request(supervisor *s, const uint16_t *idx, measurement *m, skytu
         worker_put_values(&msg, s->values, s->n_params);
         sent = worker_process_send(&s->worker, &msg, &io_err);
         worker_message_free(&msg);
+        set_stage(s, STAGE_BUILD);
     }
     double deadline = started + s->o.limits.compile_s;
     double limit_s = s->o.limits.compile_s;
@@ -265,6 +352,7 @@ static int run_request(supervisor *s, const uint16_t *idx, measurement *m, skytu
             if (id != request || st >= STAGE_COUNT) break;
             measure_stage previous = stage;
             stage = (measure_stage)st;
+            set_stage(s, stage);
             if (stage != STAGE_BUILD && build_end == 0) {
                 build_end = now_s();
                 limit_s = post_build_limit(s);
@@ -288,10 +376,13 @@ static int run_request(supervisor *s, const uint16_t *idx, measurement *m, skytu
             worker_message_free(&msg);
             if (s->pool) compile_pool_resume(s->pool);
             if (rc != 0) break;
+            if (attach_worker_output(s, configuration_rank(s, idx), m,
+                                     worker_process_take_output(&s->worker), err) != 0)
+                return -1;
             if (context_lost) {
                 /* The configuration's own result stands; the device needs a
                  * fresh context, and a check that it is itself again. */
-                end_worker(s, 1.0, NULL, 0);
+                end_worker(s, 1.0, NULL, 0, NULL);
                 s->stats.restarts++;
                 s->check_due = true;
                 notice(s, "the device stopped answering after a launch failure; starting a new "
@@ -304,7 +395,7 @@ static int run_request(supervisor *s, const uint16_t *idx, measurement *m, skytu
             err_set(err, "the device cannot go on: %s", text ? text : "");
             free(text);
             worker_message_free(&msg);
-            end_worker(s, 1.0, NULL, 0);
+            end_worker(s, 1.0, NULL, 0, NULL);
             return -1;
         }
         worker_message_free(&msg);
@@ -314,7 +405,8 @@ static int run_request(supervisor *s, const uint16_t *idx, measurement *m, skytu
     /* The worker died, hung or was stopped: it is ended either way, and the
      * next configuration gets a fresh one. */
     double now = now_s();
-    end_worker(s, timed_out || interrupted ? 0 : 1.0, how, sizeof how);
+    char *output = NULL;
+    end_worker(s, timed_out || interrupted ? 0 : 1.0, how, sizeof how, &output);
     s->stats.restarts++;
     m->build_s = (build_end ? build_end : now) - started;
     m->verify_s = build_end ? now - build_end : 0;
@@ -353,9 +445,12 @@ static int run_request(supervisor *s, const uint16_t *idx, measurement *m, skytu
                      measure_stage_name(stage), how);
         s->check_due = true;
     }
-    if (measurement_set_message(m, text) != 0) return err_set(err, "out of memory");
+    if (measurement_set_message(m, text) != 0) {
+        free(output);
+        return err_set(err, "out of memory");
+    }
     if (!interrupted) notice(s, "%s", text);
-    return 0;
+    return attach_worker_output(s, configuration_rank(s, idx), m, output, err);
 }
 
 static void consider_reference(supervisor *s, const uint16_t *idx, const measurement *m)
@@ -387,7 +482,10 @@ static int check_health(supervisor *s, skytune_error *err)
     space_config_text(s->space, s->reference_idx, text, sizeof text);
     for (unsigned attempt = 0;; attempt++) {
         measurement m;
-        if (run_request(s, s->reference_idx, &m, err) != 0) return -1;
+        s->checking_health = true;
+        int rc = run_request(s, s->reference_idx, &m, err);
+        s->checking_health = false;
+        if (rc != 0) return -1;
         s->stats.health_checks++;
         double drift = m.status == MEAS_OK ? m.median_ns / s->reference_ns - 1.0 : INFINITY;
         /* Within the threshold, or within the spread of the reference's own
@@ -426,9 +524,34 @@ static int check_health(supervisor *s, skytune_error *err)
     }
 }
 
+static int evaluate_in_flight(supervisor *s, const uint16_t *idx, measurement *m,
+                              skytune_error *err);
+
+/* The configuration is in flight from here until its measurement is back:
+ * the watcher hears of it at once and then as evaluation_activity says. */
 static int supervised_evaluate(void *ctx, const uint16_t *idx, measurement *m, skytune_error *err)
 {
     supervisor *s = ctx;
+    s->in_flight = true;
+    s->flight_started = now_s();
+    s->flight_stage = STAGE_NONE;
+    report_activity(s);
+    int rc = evaluate_in_flight(s, idx, m, err);
+    s->in_flight = false;
+    return rc;
+}
+
+static void supervised_watch(void *ctx, void (*on_activity)(void *, const evaluation_activity *),
+                             void *watch_ctx)
+{
+    supervisor *s = ctx;
+    s->on_activity = on_activity;
+    s->activity_ctx = watch_ctx;
+}
+
+static int evaluate_in_flight(supervisor *s, const uint16_t *idx, measurement *m,
+                              skytune_error *err)
+{
     if ((s->check_due || (s->degraded && s->since_check >= s->o.health.every)) &&
         !stop_requested(s)) {
         /* The check needs a worker; a fault leaves none. */
@@ -439,8 +562,9 @@ static int supervised_evaluate(void *ctx, const uint16_t *idx, measurement *m, s
     if (s->pool) {
         /* Being built ahead: the measuring worker then finds it in the cache. */
         uint64_t rank;
-        if (space_rank(s->space, idx, &rank) == 0) {
+        if (space_rank(s->space, idx, &rank) == 0 && compile_pool_building(s->pool, rank)) {
             double until = now_s() + s->o.limits.compile_s;
+            set_stage(s, STAGE_BUILD);
             while (compile_pool_building(s->pool, rank) && now_s() < until && !stop_requested(s))
                 wait_for_worker(s, now_s() + STOP_POLL_S);
         }
@@ -488,6 +612,7 @@ evaluator supervisor_evaluator(supervisor *s)
                               : 0,
         .prefetch = s->pool || s->ahead ? supervised_prefetch : NULL,
         .learn = supervised_learn,
+        .watch = supervised_watch,
     };
 }
 
@@ -502,7 +627,7 @@ int supervisor_open(const supervisor_options *o, const space *sp, supervisor **o
     s->o.setup.wait_for_go = true;
     s->space = sp;
     s->n_params = space_param_count(sp);
-    s->worker.fd = -1;
+    worker_process_clear(&s->worker);
     s->values = calloc(s->n_params + 1, sizeof *s->values);
     s->reference_idx = calloc(s->n_params + 1, sizeof *s->reference_idx);
     if (!s->values || !s->reference_idx) {
@@ -516,6 +641,8 @@ int supervisor_open(const supervisor_options *o, const space *sp, supervisor **o
             .jobs = o->compile_jobs,
             .compile_timeout_s = o->limits.compile_s,
             .setup_timeout_s = o->limits.cap_s,
+            .on_notice = o->on_notice,
+            .notice_ctx = o->notice_ctx,
         };
         if (compile_pool_open(&po, sp, &s->pool, err) != 0) {
             supervisor_close(s);
@@ -529,6 +656,8 @@ int supervisor_open(const supervisor_options *o, const space *sp, supervisor **o
             .workers = o->measure_ahead,
             .compile_timeout_s = o->limits.compile_s,
             .setup_timeout_s = o->limits.cap_s,
+            .on_notice = o->on_notice,
+            .notice_ctx = o->notice_ctx,
         };
         if (measure_ahead_open(&ao, sp, &s->ahead, err) != 0) {
             supervisor_close(s);
@@ -556,7 +685,9 @@ void supervisor_close(supervisor *s)
         skytune_error ignored;
         worker_process_send(&s->worker, &quit, &ignored);
         worker_message_free(&quit);
-        worker_process_end(&s->worker, 1.0, NULL, 0);
+        char *output = NULL;
+        worker_process_end_with_output(&s->worker, 1.0, NULL, 0, &output);
+        notice_output(s, "the measuring worker", output);
     }
     compile_pool_close(s->pool);
     measure_ahead_close(s->ahead);

@@ -13,7 +13,11 @@
  * The watchdog's limit for a configuration after its build is
  * min(cap, floor + factor × the slowest ok configuration's verify and timed
  * seconds so far); the build has its own limit. While the worker measures,
- * the supervisor also keeps the compile pool (if any) busy. */
+ * the supervisor also keeps the compile pool (if any) busy, and tells the
+ * campaign's watcher (evaluator.watch) the stage and time of the
+ * configuration in flight. What a worker writes to its standard output and
+ * error goes into the configuration's message, or, outside any
+ * configuration, to on_notice (worker_process.h). */
 #ifndef SKYTUNE_SUPERVISOR_H
 #define SKYTUNE_SUPERVISOR_H
 

@@ -12,8 +12,10 @@
 #include "plugin_space.h"
 #include "problem.h"
 #include "replay.h"
+#include "space_rejections.h"
 #include "value.h"
 #include "store.h"
+#include "store_invocations.h"
 
 /* Everything that shapes the sequence of configurations tried, so that the
  * same command finds its campaign again. Stopping rules (budget, time
@@ -94,6 +96,16 @@ static int selected_ranks(const space *sp, const char *const *configs, size_t n,
     return 0;
 }
 
+/* How an invocation ended, from its key in the database, as the summary
+ * line says it ("budget reached"). */
+static const char *ended_text(const char *key)
+{
+    for (int s = CAMPAIGN_EXHAUSTED; s <= CAMPAIGN_DEVICE_TIME; s++)
+        if (strcmp(key, campaign_stop_key((campaign_stop)s)) == 0)
+            return campaign_stop_name((campaign_stop)s);
+    return key;
+}
+
 static int run_recorded(const tuning_request *rq, const recorded_campaign *rc,
                         void (*on_start)(void *ctx, const tuning_started *s), void *start_ctx,
                         tuning_outcome *out, skytune_error *err)
@@ -104,8 +116,8 @@ static int run_recorded(const tuning_request *rq, const recorded_campaign *rc,
     bool deriving = false;
     store *st = NULL, *claim_store = NULL;
     claimant claims;
-    int64_t campaign_id = 0;
-    bool campaign_open = false;
+    int64_t campaign_id = 0, invocation_id = 0;
+    bool campaign_open = false, invocation_open = false;
     int status = -1;
     uint64_t *ranks = NULL;
     size_t n_ranks = 0;
@@ -202,6 +214,22 @@ static int run_recorded(const tuning_request *rq, const recorded_campaign *rc,
     bool resumed = false;
     if (store_campaign_open(st, &cspec, &campaign_id, &resumed, err) != 0) goto done;
     campaign_open = true;
+    char target[64] = "";
+    if (rq->limits.target_ns > 0)
+        snprintf(target, sizeof target, "%.6g ns", rq->limits.target_ns);
+    else if (rq->limits.target_gflops > 0)
+        snprintf(target, sizeof target, "%.6g GFLOP/s", rq->limits.target_gflops);
+    store_invocation_spec ispec = {
+        .campaign_id = campaign_id,
+        .command = rq->command,
+        .host = host,
+        .budget = rq->limits.max_evaluations,
+        .time_limit_s = rq->limits.time_limit_s,
+        .target = target[0] ? target : NULL,
+    };
+    store_invocation_before before;
+    if (store_invocation_begin(st, &ispec, &invocation_id, &before, err) != 0) goto done;
+    invocation_open = true;
     store_set_retry_failed(st, rq->retry_failed);
     if (rc->claim_stale_after_s > 0) {
         /* Claims take a connection of their own: the writer thread holds
@@ -229,6 +257,11 @@ static int run_recorded(const tuning_request *rq, const recorded_campaign *rc,
             .measure_ahead = rc->measure_ahead,
             .cache_dir = rc->cache_dir,
             .verification = rc->verification,
+            .evaluated_before = (uint64_t)before.evaluations,
+            .had_previous = before.had_previous,
+            .previous_budget = before.previous_budget,
+            .previous_ended = ended_text(before.previous_ended),
+            .budget = rq->limits.max_evaluations,
         };
         on_start(start_ctx, &started);
     }
@@ -248,6 +281,8 @@ static int run_recorded(const tuning_request *rq, const recorded_campaign *rc,
         .event_ctx = rq->event_ctx,
         .derive = deriving ? derived_values_compute : NULL,
         .derive_ctx = &derived,
+        .on_activity = rq->on_activity,
+        .activity_ctx = rq->activity_ctx,
         .label = rq->label,
     };
     if (campaign_run(&cc, &out->result, err) != 0) goto done;
@@ -261,6 +296,15 @@ static int run_recorded(const tuning_request *rq, const recorded_campaign *rc,
     }
     status = 0;
 done:
+    if (invocation_open) {
+        /* The run's own error, if any, is the one to report. */
+        skytune_error end_err;
+        if (store_invocation_end(st, invocation_id,
+                                 status != 0 ? "failed" : campaign_stop_key(out->result.stop),
+                                 status != 0 ? &end_err : err) != 0 &&
+            status == 0)
+            status = -1;
+    }
     if (campaign_open) {
         const char *state = status != 0 ? "failed"
                             : out->result.stop == CAMPAIGN_INTERRUPTED ? "interrupted"
@@ -277,12 +321,20 @@ done:
     return status;
 }
 
-static int no_valid_configuration(const char *what, skytune_error *err)
+/* An empty space, with what ruled its combinations out. The message has
+ * room for a few lines: the constraints that rule out most come first. */
+static int no_valid_configuration(const char *what, const char *hint, const space *sp,
+                                  skytune_error *err)
 {
+    char why[640];
+    size_t len = space_rejections_text(sp, "  ", 4, why, sizeof why);
+    if (len >= sizeof why) len = sizeof why - 1;
+    if (len > 0 && why[len - 1] == '\n') why[len - 1] = '\0';
     return err_set(err,
-                   "no valid configuration: the constraints of %s (with this problem, device and "
-                   "any --restrict/--only) exclude every combination",
-                   what);
+                   "no valid configuration: the constraints of %s, with this problem, device and "
+                   "any --restrict/--only, rule out every combination of the tuning parameters' "
+                   "values:\n%s%s",
+                   what, why, hint);
 }
 
 /* Building a space honours the run's stop request and shows the caller's
@@ -457,10 +509,12 @@ static int run_on_device(const tuning_request *rq,
         goto done;
     }
     if (space_count(sp) == 0) {
-        char what[160];
-        snprintf(what, sizeof what, "plugin %s (see `skytune plugins show %s`)", plugin.desc->name,
+        char what[160], hint[200];
+        snprintf(what, sizeof what, "plugin %s", plugin.desc->name);
+        snprintf(hint, sizeof hint,
+                 "\n(`skytune plugins show %s` with the same --preset and --set shows this too)",
                  plugin.desc->name);
-        no_valid_configuration(what, err);
+        no_valid_configuration(what, hint, sp, err);
         goto done;
     }
     if (rq->check_only) {
@@ -583,7 +637,7 @@ static int run_replayed(const tuning_request *rq,
                      err) != 0)
         goto done;
     if (space_count(sp) == 0) {
-        no_valid_configuration("the replayed space", err);
+        no_valid_configuration("the replayed space", "", sp, err);
         goto done;
     }
     if (replay_evaluator_new(data, sp, &re, err) != 0) goto done;

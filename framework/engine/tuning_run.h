@@ -69,6 +69,10 @@ typedef struct tuning_request {
     uint64_t max_json_bytes;             /* --replay and --space files; 0: the default */
     void (*on_event)(void *ctx, const campaign_event *ev);
     void *event_ctx;
+    /* The configuration in flight, while a supervised worker measures it
+     * (campaign_activity; may be NULL). */
+    void (*on_activity)(void *ctx, const campaign_activity *a);
+    void *activity_ctx;
 } tuning_request;
 
 /* Facts known once everything is validated, before measuring starts. */
@@ -83,6 +87,13 @@ typedef struct tuning_started {
     uint64_t space_count;
     int64_t campaign_id;
     bool resumed;
+    /* Where a resumed campaign stands: its evaluations so far, and what its
+     * previous invocation asked for (invocations in the database). */
+    uint64_t evaluated_before;
+    bool had_previous;
+    uint64_t previous_budget;            /* 0: none */
+    const char *previous_ended;          /* "budget", "interrupted", ...; "" when it did not end */
+    uint64_t budget;                     /* this invocation's --budget; 0: none */
 } tuning_started;
 
 typedef struct tuning_outcome {

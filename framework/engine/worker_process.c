@@ -1,3 +1,5 @@
+/* memfd_create, for the workers' output files. */
+#define _GNU_SOURCE
 #include "worker_process.h"
 
 #include <errno.h>
@@ -7,11 +9,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+
+#include "quote.h"
 
 static const char *const role_names[] = {"measure", "compile"};
 
@@ -27,20 +33,46 @@ int worker_role_parse(const char *name)
     return -1;
 }
 
-int worker_process_spawn(const char *exe, worker_role role, worker_process *w,
-                         skytune_error *err)
+void worker_process_clear(worker_process *w)
 {
     memset(w, 0, sizeof *w);
     w->fd = -1;
+    w->output_fd = -1;
+}
+
+/* A file in memory for the worker's output, opened for appending: the
+ * worker's writes always land at its end, also after the engine has
+ * emptied it. */
+static int open_output_file(skytune_error *err)
+{
+    int fd = memfd_create("skytune-worker-output", MFD_CLOEXEC);
+    if (fd < 0) return err_set(err, "cannot create a file for a worker's output: %s", strerror(errno));
+    if (fcntl(fd, F_SETFL, O_APPEND) != 0) {
+        int saved = errno;
+        close(fd);
+        return err_set(err, "cannot open a worker's output file for appending: %s", strerror(saved));
+    }
+    return fd;
+}
+
+int worker_process_spawn(const char *exe, worker_role role, worker_process *w,
+                         skytune_error *err)
+{
+    worker_process_clear(w);
+    int output = open_output_file(err);
+    if (output < 0) return -1;
     int pair[2];
-    if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, pair) != 0)
+    if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, pair) != 0) {
+        close(output);
         return err_set(err, "cannot create a pipe for a worker: %s", strerror(errno));
+    }
     char *argv[] = {(char *)exe, "worker", (char *)worker_role_name(role), NULL};
     pid_t parent = getpid();
     pid_t pid = fork();
     if (pid < 0) {
         close(pair[0]);
         close(pair[1]);
+        close(output);
         return err_set(err, "cannot start a worker process: %s", strerror(errno));
     }
     if (pid == 0) {
@@ -48,7 +80,8 @@ int worker_process_spawn(const char *exe, worker_role role, worker_process *w,
         prctl(PR_SET_PDEATHSIG, SIGKILL);
         if (getppid() != parent) _exit(127);
         int fd = fcntl(pair[1], F_DUPFD_CLOEXEC, 10);
-        if (fd < 0 || dup2(fd, WORKER_FD) < 0 || dup2(STDERR_FILENO, STDOUT_FILENO) < 0)
+        if (fd < 0 || dup2(fd, WORKER_FD) < 0 || dup2(output, STDOUT_FILENO) < 0 ||
+            dup2(output, STDERR_FILENO) < 0)
             _exit(127);
         execv(exe, argv);
         _exit(127);
@@ -56,8 +89,52 @@ int worker_process_spawn(const char *exe, worker_role role, worker_process *w,
     close(pair[1]);
     w->pid = pid;
     w->fd = pair[0];
+    w->output_fd = output;
     w->role = role;
     return 0;
+}
+
+char *worker_process_take_output(worker_process *w)
+{
+    struct stat st;
+    if (w->output_fd < 0 || fstat(w->output_fd, &st) != 0 || st.st_size <= 0) return NULL;
+    size_t size = (size_t)st.st_size;
+    size_t keep = size < WORKER_OUTPUT_KEEP ? size : WORKER_OUTPUT_KEEP;
+    char *text = malloc(keep + 64);
+    ssize_t got = text ? pread(w->output_fd, text, keep, 0) : -1;
+    /* Emptied whether or not it could be read: what follows belongs to the
+     * next job. */
+    if (ftruncate(w->output_fd, 0) != 0) { /* the next take reads it again */ }
+    if (got <= 0) {
+        free(text);
+        return NULL;
+    }
+    size_t len = (size_t)got;
+    while (len > 0 && (text[len - 1] == '\n' || text[len - 1] == '\r')) len--;
+    if (size > (size_t)got)
+        len += (size_t)snprintf(text + len, 64, "\n... (%zu more bytes)", size - (size_t)got);
+    text[len] = '\0';
+    if (len == 0) {
+        free(text);
+        return NULL;
+    }
+    return text;
+}
+
+void worker_output_notice(char *output, const char *who,
+                          void (*on_notice)(void *ctx, const char *text), void *ctx)
+{
+    if (output && on_notice) {
+        char shown[QUOTE_TEXT * 2], line[QUOTE_TEXT * 2 + 128];
+        snprintf(line, sizeof line, "%s wrote: %s", who, quote_text(output, shown, sizeof shown));
+        on_notice(ctx, line);
+    }
+    free(output);
+}
+
+void worker_process_discard_output(worker_process *w)
+{
+    if (w->output_fd >= 0 && ftruncate(w->output_fd, 0) != 0) { /* read with the next job's */ }
 }
 
 int worker_process_start(const char *exe, worker_role role, const worker_setup *setup,
@@ -130,10 +207,28 @@ static const char *signal_name(int sig)
 
 void worker_process_end(worker_process *w, double grace_s, char *how, size_t len)
 {
+    worker_process_end_with_output(w, grace_s, how, len, NULL);
+}
+
+/* The output file goes with the process: read last, once the worker has
+ * ended and written all it will. */
+static void close_output(worker_process *w, char **output)
+{
+    if (output) *output = worker_process_take_output(w);
+    if (w->output_fd >= 0) close(w->output_fd);
+    w->output_fd = -1;
+}
+
+void worker_process_end_with_output(worker_process *w, double grace_s, char *how, size_t len,
+                                    char **output)
+{
     if (how && len) how[0] = '\0';
     if (w->fd >= 0) close(w->fd);
     w->fd = -1;
-    if (w->pid <= 0) return;
+    if (w->pid <= 0) {
+        close_output(w, output);
+        return;
+    }
     int status = 0;
     /* A worker that already ended is reaped as it is, so its own signal or
      * exit status is what gets reported; one still running is killed. */
@@ -161,6 +256,7 @@ void worker_process_end(worker_process *w, double grace_s, char *how, size_t len
     }
     w->pid = 0;
     w->stopped = false;
+    close_output(w, output);
 }
 
 void worker_process_pause(worker_process *w)

@@ -31,9 +31,29 @@ int worker_role_parse(const char *name);
 typedef struct worker_process {
     pid_t pid;        /* 0 when not running */
     int fd;           /* the engine's end of the pipe */
+    int output_fd;    /* the worker's standard output and error (a memory file); -1: none */
     worker_role role;
     bool stopped;     /* SIGSTOPped by worker_process_pause */
 } worker_process;
+
+/* No process: pid 0, no descriptors. */
+void worker_process_clear(worker_process *w);
+
+/* Output kept of what a worker wrote at once; the rest is counted. */
+#define WORKER_OUTPUT_KEEP 2048
+
+/* What the worker wrote since the last call (at most WORKER_OUTPUT_KEEP
+ * bytes of it, then how many more there were), malloc'd, without trailing
+ * newlines; NULL when it wrote nothing. What was read is removed. */
+char *worker_process_take_output(worker_process *w);
+/* Output of a worker that belongs to no configuration (its set-up, its
+ * exit), as one line for on_notice: "WHO wrote: TEXT", its control
+ * characters escaped. Frees output; nothing when it or on_notice is NULL. */
+void worker_output_notice(char *output, const char *who,
+                          void (*on_notice)(void *ctx, const char *text), void *ctx);
+
+/* Forget what the worker wrote so far (before it starts a new job). */
+void worker_process_discard_output(worker_process *w);
 
 /* Start `exe worker ROLE`. */
 int worker_process_spawn(const char *exe, worker_role role, worker_process *w,
@@ -57,6 +77,10 @@ int worker_process_send(worker_process *w, const worker_message *msg, skytune_er
  * ended: "killed by signal 11 (SIGSEGV)", "exit status 3". `how` may be
  * NULL. */
 void worker_process_end(worker_process *w, double grace_s, char *how, size_t len);
+/* The same, and what the worker wrote until it ended into *output (as
+ * worker_process_take_output; output may be NULL to forget it). */
+void worker_process_end_with_output(worker_process *w, double grace_s, char *how, size_t len,
+                                    char **output);
 
 /* SIGSTOP / SIGCONT, so that compiling does not compete with a CPU
  * device's timed runs. */

@@ -1,6 +1,7 @@
 -- campaigns: what each campaign tuned and how far it got: plugin build,
 -- device (with its roofline peaks), problem, strategy, seed, settings,
--- status, timestamps and its evaluations counted by outcome.
+-- status, timestamps, its evaluations counted by outcome, and each run of
+-- it (invocations) with its budget and limits.
 -- Parameters: ?1 a campaign id or NULL; ?2 a plugin name or NULL.
 WITH scope AS (
     SELECT c.id
@@ -19,6 +20,24 @@ counts AS (
     JOIN measurements m ON m.id = e.measurement_id
     WHERE e.campaign_id IN scope
     GROUP BY e.campaign_id
+),
+-- One line per run, oldest first: "2025-03-01T22:14:05.120Z: --budget 60,
+-- 0 → 60 evaluations (budget)".
+runs AS (
+    SELECT campaign_id, group_concat(line, '; ') AS invocations
+    FROM (SELECT i.campaign_id,
+                 i.started_at || ': '
+                 || CASE WHEN i.budget IS NULL THEN 'no budget' ELSE '--budget ' || i.budget END
+                 || CASE WHEN i.time_limit_s IS NULL THEN ''
+                         ELSE ', --time-limit ' || i.time_limit_s || ' s' END
+                 || CASE WHEN i.target IS NULL THEN '' ELSE ', --target ' || i.target END
+                 || ', ' || i.evaluations_before || ' → '
+                 || COALESCE(i.evaluations_after, '?') || ' evaluations ('
+                 || COALESCE(i.ended, 'did not end') || ')' AS line
+          FROM invocations i
+          WHERE i.campaign_id IN scope
+          ORDER BY i.campaign_id, i.id)
+    GROUP BY campaign_id
 )
 SELECT c.id                         AS campaign,
        p.name                       AS plugin,
@@ -31,6 +50,7 @@ SELECT c.id                         AS campaign,
        c.strategy                   AS strategy,
        printf('%llu', c.seed)       AS seed,     -- the unsigned 64-bit seed
        c.settings                   AS settings,
+       r.invocations                AS invocations,
        c.command                    AS command,
        c.host                       AS host,
        c.replayed                   AS replayed,
@@ -49,5 +69,6 @@ JOIN plugins p      ON p.id = c.plugin_id
 JOIN devices d      ON d.id = c.device_id
 JOIN problems pr    ON pr.id = c.problem_id
 LEFT JOIN counts n  ON n.campaign_id = c.id
+LEFT JOIN runs r    ON r.campaign_id = c.id
 WHERE c.id IN scope
 ORDER BY c.id;
