@@ -22,6 +22,7 @@
 #include "beamformer_stage.h"
 #include "plugin_expect.h"
 #include "plugin_harness.h"
+#include "stage_expect.h"
 
 static plugin_harness h;
 
@@ -283,28 +284,9 @@ Test(beamformer_small, the_stage_macros_are_the_build_options)
     const char *config_text =
         "beam_block=5,station_block=4,wg_time=16,wg_beams=2,use_local=1,in_layout=TPCS,"
         "out_layout=BPTC";
-    skytune_error err = {0};
-    skytune_named_value items[16];
-    skytune_values config;
-    cr_assert_eq(harness_config(&h, config_text, items, &config, &err), 0, "%s", err.message);
-    char options[8192];
-    cr_assert_eq(measurer_build_options(h.measurer, &config, options, sizeof options, &err), 0,
-                 "%s", err.message);
-    beamformer_problem p;
-    beamformer_config c;
     stage_macros macros;
-    beamformer_problem_read(&h.problem.values, &p);
-    cr_assert_eq(beamformer_config_read(&config, &c, &err), 0, "%s", err.message);
-    cr_assert_eq(beamformer_macros(&p, &c, &macros, &err), 0, "%s", err.message);
-    size_t derived = 0;
-    for (size_t k = 0; k < macros.count; k++) {
-        char option[128];
-        snprintf(option, sizeof option, " -D %s=%s", macros.items[k].name, macros.items[k].value);
-        const char *at = strstr(options, option);
-        cr_expect(at && (at[strlen(option)] == ' ' || at[strlen(option)] == '\0'),
-                  "'%s' is not in the build options: %s", option, options);
-        derived += macros.items[k].derived;
-    }
+    stage_macros_for(&h, config_text, beamformer_macros_of_values, &macros);
+    const size_t derived = stage_expect_macros_in_build_options(&h, config_text, &macros);
     /* TPCS over 8 stations, 4 channels, 64 samples, 2 polarizations; BPTC
      * over 10 beams, 4 channels, 64 samples, 2 polarizations. */
     cr_expect_str_eq(stage_macros_find(&macros, "IN_STRIDE_S"), "1");
@@ -326,28 +308,10 @@ Test(beamformer_small, the_kernel_built_from_its_macro_section_verifies)
     const char *config_text =
         "beam_block=5,station_block=2,wg_time=8,wg_beams=2,use_local=1,in_layout=SCTP,"
         "out_layout=CTBP";
-    skytune_error err = {0};
-    skytune_named_value items[16];
-    skytune_values config;
-    cr_assert_eq(harness_config(&h, config_text, items, &config, &err), 0, "%s", err.message);
-    beamformer_problem p;
-    beamformer_config c;
     stage_macros macros;
-    beamformer_problem_read(&h.problem.values, &p);
-    cr_assert_eq(beamformer_config_read(&config, &c, &err), 0, "%s", err.message);
-    cr_assert_eq(beamformer_macros(&p, &c, &macros, &err), 0, "%s", err.message);
-    char *section = stage_macros_section(&macros, beamformer_cl_source);
-    cr_assert_not_null(section);
-    cl_int status = CL_SUCCESS;
-    cl_program program =
-        clCreateProgramWithSource(h.context, 1, (const char **)&section, NULL, &status);
-    cr_assert_eq(status, CL_SUCCESS);
-    status = clBuildProgram(program, 1, &h.device->device, "-cl-std=CL1.2", NULL, NULL);
-    cr_assert_eq(status, CL_SUCCESS, "the section does not build (%d)", status);
-    free(section);
-    skytune_verify_report report = plugin_verify_with_program(&h, config_text, program);
+    stage_macros_for(&h, config_text, beamformer_macros_of_values, &macros);
+    skytune_verify_report report = stage_verify_section(&h, config_text, &macros, beamformer_cl_source);
     cr_expect_eq(report.passed, 1, "max abs error %g", report.max_abs_error);
-    clReleaseProgram(program);
 }
 
 /* ------------------------------------------------ formulas, counts, checks */
@@ -453,8 +417,8 @@ static void open_square(void)
 
 TestSuite(beamformer_square, .init = open_square, .fini = close_harness, .timeout = 600);
 
-/* Every index of the input in the plugin's kernel with the station's and
- * the channel's strides swapped: with 4 stations and 4 channels every read
+/* The plugin's kernel reading the input from global memory with the
+ * station's and the channel's strides swapped: with 4 stations and 4 channels every read
  * stays in the buffer, at another station's and channel's sample. */
 Test(beamformer_square, verification_catches_an_input_index_with_two_strides_swapped)
 {
@@ -465,10 +429,10 @@ Test(beamformer_square, verification_catches_an_input_index_with_two_strides_swa
     skytune_verify_report good = plugin_verify_with_kernel(&h, config, intact, NULL);
     cr_assert_eq(good.passed, 1, "the source as it is: max abs error %g", good.max_abs_error);
     free(intact);
-    char *swapped = plugin_source_with("beamformer",
-                                       (const char *[]){"((s) * IN_STRIDE_S + (c) * IN_STRIDE_C"},
-                                       (const char *[]){"((s) * IN_STRIDE_C + (c) * IN_STRIDE_S"},
-                                       1);
+    char *swapped = plugin_source_with(
+        "beamformer",
+        (const char *[]){"input + channel * IN_STRIDE_C", "my_samples[station * IN_STRIDE_S"},
+        (const char *[]){"input + channel * IN_STRIDE_S", "my_samples[station * IN_STRIDE_C"}, 2);
     skytune_verify_report bad = plugin_verify_with_kernel(&h, config, swapped, NULL);
     free(swapped);
     cr_assert_eq(bad.passed, 0);

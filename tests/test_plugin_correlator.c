@@ -21,6 +21,7 @@
 #include "correlator_stage.h"
 #include "plugin_expect.h"
 #include "plugin_harness.h"
+#include "stage_expect.h"
 
 #define COUNT_OF(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -211,28 +212,9 @@ Test(correlator_small, the_stage_macros_are_the_build_options)
 {
     const char *config_text = "cell_width=2,cell_height=2,wg_size=4,use_local=1,block_time=8,"
                               "in_layout=PTCS";
-    skytune_error err = {0};
-    skytune_named_value items[16];
-    skytune_values config;
-    cr_assert_eq(harness_config(&h, config_text, items, &config, &err), 0, "%s", err.message);
-    char options[8192];
-    cr_assert_eq(measurer_build_options(h.measurer, &config, options, sizeof options, &err), 0,
-                 "%s", err.message);
-    correlator_problem p;
-    correlator_config c;
     stage_macros macros;
-    correlator_problem_read(&h.problem.values, &p);
-    cr_assert_eq(correlator_config_read(&config, &c, &err), 0, "%s", err.message);
-    cr_assert_eq(correlator_macros(&p, &c, &macros, &err), 0, "%s", err.message);
-    size_t derived = 0;
-    for (size_t k = 0; k < macros.count; k++) {
-        char option[128];
-        snprintf(option, sizeof option, " -D %s=%s", macros.items[k].name, macros.items[k].value);
-        const char *at = strstr(options, option);
-        cr_expect(at && (at[strlen(option)] == ' ' || at[strlen(option)] == '\0'),
-                  "'%s' is not in the build options: %s", option, options);
-        derived += macros.items[k].derived;
-    }
+    stage_macros_for(&h, config_text, correlator_macros_of_values, &macros);
+    const size_t derived = stage_expect_macros_in_build_options(&h, config_text, &macros);
     /* PTCS over 10 stations, 4 channels, 64 samples, 2 polarisations. */
     cr_expect_str_eq(stage_macros_find(&macros, "IN_STRIDE_S"), "1");
     cr_expect_str_eq(stage_macros_find(&macros, "IN_STRIDE_C"), "10");
@@ -248,28 +230,10 @@ Test(correlator_small, the_kernels_built_from_their_macro_section_verify)
 {
     const char *config_text = "cell_width=3,cell_height=2,wg_size=4,use_local=1,block_time=16,"
                               "in_layout=CTSP";
-    skytune_error err = {0};
-    skytune_named_value items[16];
-    skytune_values config;
-    cr_assert_eq(harness_config(&h, config_text, items, &config, &err), 0, "%s", err.message);
-    correlator_problem p;
-    correlator_config c;
     stage_macros macros;
-    correlator_problem_read(&h.problem.values, &p);
-    cr_assert_eq(correlator_config_read(&config, &c, &err), 0, "%s", err.message);
-    cr_assert_eq(correlator_macros(&p, &c, &macros, &err), 0, "%s", err.message);
-    char *section = stage_macros_section(&macros, correlator_cl_source);
-    cr_assert_not_null(section);
-    cl_int status = CL_SUCCESS;
-    cl_program program =
-        clCreateProgramWithSource(h.context, 1, (const char **)&section, NULL, &status);
-    cr_assert_eq(status, CL_SUCCESS);
-    status = clBuildProgram(program, 1, &h.device->device, "-cl-std=CL1.2", NULL, NULL);
-    cr_assert_eq(status, CL_SUCCESS, "the section does not build (%d)", status);
-    free(section);
-    skytune_verify_report report = plugin_verify_with_program(&h, config_text, program);
+    stage_macros_for(&h, config_text, correlator_macros_of_values, &macros);
+    skytune_verify_report report = stage_verify_section(&h, config_text, &macros, correlator_cl_source);
     cr_expect_eq(report.passed, 1, "max abs error %g", report.max_abs_error);
-    clReleaseProgram(program);
 }
 
 /* ------------------------------------------- verification catches mistakes */
@@ -504,8 +468,8 @@ static void open_square(void)
 
 TestSuite(correlator_square, .init = open_square, .fini = close_harness, .timeout = 600);
 
-/* The float4 load of the plugin's kernel with the station's and the
- * channel's strides swapped: with 4 stations and 4 channels every read stays
+/* The plugin's kernel reading the input as float4 with the station's and
+ * the channel's strides swapped: with 4 stations and 4 channels every read stays
  * in the buffer, at another station's and channel's sample. */
 Test(correlator_square, verification_catches_an_input_index_with_two_strides_swapped)
 {
@@ -516,8 +480,12 @@ Test(correlator_square, verification_catches_an_input_index_with_two_strides_swa
     cr_assert_eq(good.passed, 1, "the source as it is: max abs error %g", good.max_abs_error);
     free(intact);
     char *swapped = plugin_source_with(
-        "correlator", (const char *[]){"(s) * (IN_STRIDE_S / 2) + (c) * (IN_STRIDE_C / 2)"},
-        (const char *[]){"(s) * (IN_STRIDE_C / 2) + (c) * (IN_STRIDE_S / 2)"}, 1);
+        "correlator",
+        (const char *[]){"CORRELATOR_STRIDE_S (IN_STRIDE_S / 2)",
+                         "CORRELATOR_STRIDE_C (IN_STRIDE_C / 2)"},
+        (const char *[]){"CORRELATOR_STRIDE_S (IN_STRIDE_C / 2)",
+                         "CORRELATOR_STRIDE_C (IN_STRIDE_S / 2)"},
+        2);
     skytune_verify_report bad = plugin_verify_with_kernel(&h, config, swapped, NULL);
     free(swapped);
     cr_assert_eq(bad.passed, 0);

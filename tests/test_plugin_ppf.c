@@ -22,6 +22,7 @@
 
 #include "plugin_expect.h"
 #include "plugin_harness.h"
+#include "stage_expect.h"
 #include "ppf_stage.h"
 
 #define RUNS 5
@@ -290,28 +291,9 @@ Test(ppf_small, the_stage_macros_are_the_build_options)
 {
     const char *config_text =
         "wg_size=16,channels_per_item=2,samples_per_item=4,both_pols=1,out_layout=STPC";
-    skytune_error err = {0};
-    skytune_named_value items[16];
-    skytune_values config;
-    cr_assert_eq(harness_config(&h, config_text, items, &config, &err), 0, "%s", err.message);
-    char options[8192];
-    cr_assert_eq(measurer_build_options(h.measurer, &config, options, sizeof options, &err), 0,
-                 "%s", err.message);
-    ppf_problem p;
-    ppf_config c;
     stage_macros macros;
-    ppf_problem_read(&h.problem.values, &p);
-    cr_assert_eq(ppf_config_read(&config, &c, &err), 0, "%s", err.message);
-    cr_assert_eq(ppf_macros(&p, &c, &macros, &err), 0, "%s", err.message);
-    size_t derived = 0;
-    for (size_t k = 0; k < macros.count; k++) {
-        char option[128];
-        snprintf(option, sizeof option, " -D %s=%s", macros.items[k].name, macros.items[k].value);
-        const char *at = strstr(options, option);
-        cr_expect(at && (at[strlen(option)] == ' ' || at[strlen(option)] == '\0'),
-                  "'%s' is not in the build options: %s", option, options);
-        derived += macros.items[k].derived;
-    }
+    stage_macros_for(&h, config_text, ppf_macros_of_values, &macros);
+    const size_t derived = stage_expect_macros_in_build_options(&h, config_text, &macros);
     /* STPC over 2 stations, 32 channels, 64 steps, 2 polarizations. */
     cr_expect_str_eq(stage_macros_find(&macros, "OUT_STRIDE_C"), "1");
     cr_expect_str_eq(stage_macros_find(&macros, "OUT_STRIDE_P"), "32");
@@ -328,28 +310,10 @@ Test(ppf_small, the_kernel_built_from_its_macro_section_verifies)
 {
     const char *config_text =
         "wg_size=32,channels_per_item=1,samples_per_item=8,both_pols=1,out_layout=PTSC";
-    skytune_error err = {0};
-    skytune_named_value items[16];
-    skytune_values config;
-    cr_assert_eq(harness_config(&h, config_text, items, &config, &err), 0, "%s", err.message);
-    ppf_problem p;
-    ppf_config c;
     stage_macros macros;
-    ppf_problem_read(&h.problem.values, &p);
-    cr_assert_eq(ppf_config_read(&config, &c, &err), 0, "%s", err.message);
-    cr_assert_eq(ppf_macros(&p, &c, &macros, &err), 0, "%s", err.message);
-    char *section = stage_macros_section(&macros, ppf_cl_source);
-    cr_assert_not_null(section);
-    cl_int status = CL_SUCCESS;
-    cl_program program =
-        clCreateProgramWithSource(h.context, 1, (const char **)&section, NULL, &status);
-    cr_assert_eq(status, CL_SUCCESS);
-    status = clBuildProgram(program, 1, &h.device->device, "-cl-std=CL1.2", NULL, NULL);
-    cr_assert_eq(status, CL_SUCCESS, "the section does not build (%d)", status);
-    free(section);
-    skytune_verify_report report = plugin_verify_with_program(&h, config_text, program);
+    stage_macros_for(&h, config_text, ppf_macros_of_values, &macros);
+    skytune_verify_report report = stage_verify_section(&h, config_text, &macros, ppf_cl_source);
     cr_expect_eq(report.passed, 1, "max abs error %g", report.max_abs_error);
-    clReleaseProgram(program);
 }
 
 Test(ppf_small, clfft_outlives_one_of_two_problems_and_restarts)

@@ -19,6 +19,7 @@
 #include "plugin_expect.h"
 #include "plugin_harness.h"
 #include "ppf_stage.h"
+#include "stage_expect.h"
 
 #define COUNT_OF(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -48,23 +49,6 @@ static char *program_text(const stage_sources *s, const char *tail)
     }
     strcat(text, tail);
     return text;
-}
-
-/* Build with no -D at all, as a pipeline builds: every macro comes from the
- * sections. */
-static cl_program build_program(cl_context context, cl_device_id device, const char *text)
-{
-    cl_int status = CL_SUCCESS;
-    cl_program program = clCreateProgramWithSource(context, 1, &text, NULL, &status);
-    cr_assert_eq(status, CL_SUCCESS);
-    status = clBuildProgram(program, 1, &device, "-cl-std=CL1.2", NULL, NULL);
-    if (status != CL_SUCCESS) {
-        char log[8192] = "";
-        clGetProgramBuildInfo(program, device, CL_PROGRAM_BUILD_LOG, sizeof log, log, NULL);
-        log[sizeof log - 1] = '\0';
-        cr_assert_fail("the program of three sections does not build (%d):\n%s", status, log);
-    }
-    return program;
 }
 
 /* Every name a kernel source #defines for itself. */
@@ -134,27 +118,9 @@ static void close_all(void)
  * configuration above. */
 static void macros_of_the_plugins(stage_sources *s)
 {
-    skytune_error err = {0};
-    skytune_named_value items[3][16];
-    skytune_values config[3];
-    for (int k = 0; k < 3; k++)
-        cr_assert_eq(harness_config(&h[k], configs[k], items[k], &config[k], &err), 0, "%s",
-                     err.message);
-    ppf_problem pp;
-    ppf_config pc;
-    ppf_problem_read(&h[0].problem.values, &pp);
-    cr_assert_eq(ppf_config_read(&config[0], &pc, &err), 0, "%s", err.message);
-    cr_assert_eq(ppf_macros(&pp, &pc, &s->macros[0], &err), 0, "%s", err.message);
-    beamformer_problem bp;
-    beamformer_config bc;
-    beamformer_problem_read(&h[1].problem.values, &bp);
-    cr_assert_eq(beamformer_config_read(&config[1], &bc, &err), 0, "%s", err.message);
-    cr_assert_eq(beamformer_macros(&bp, &bc, &s->macros[1], &err), 0, "%s", err.message);
-    correlator_problem cp;
-    correlator_config cc;
-    correlator_problem_read(&h[2].problem.values, &cp);
-    cr_assert_eq(correlator_config_read(&config[2], &cc, &err), 0, "%s", err.message);
-    cr_assert_eq(correlator_macros(&cp, &cc, &s->macros[2], &err), 0, "%s", err.message);
+    const stage_macros_fn macros_of[3] = {ppf_macros_of_values, beamformer_macros_of_values,
+                                          correlator_macros_of_values};
+    for (int k = 0; k < 3; k++) stage_macros_for(&h[k], configs[k], macros_of[k], &s->macros[k]);
 }
 
 TestSuite(stage_sections, .init = open_all, .fini = close_all, .timeout = 600);
@@ -166,7 +132,7 @@ Test(stage_sections, one_program_holds_every_stage_and_leaks_no_macro)
     char *probes = leak_probes(&s);
     char *text = program_text(&s, probes);
     free(probes);
-    cl_program program = build_program(h[0].context, h[0].device->device, text);
+    cl_program program = stage_build_program(h[0].context, h[0].device->device, text);
     free(text);
     cl_uint kernels = 0;
     cr_assert_eq(clCreateKernelsInProgram(program, 0, NULL, &kernels), CL_SUCCESS);
@@ -181,7 +147,7 @@ Test(stage_sections, each_stage_verifies_running_from_the_shared_program)
     macros_of_the_plugins(&s);
     char *text = program_text(&s, "");
     for (int k = 0; k < 3; k++) {
-        cl_program program = build_program(h[k].context, h[k].device->device, text);
+        cl_program program = stage_build_program(h[k].context, h[k].device->device, text);
         skytune_verify_report report = plugin_verify_with_program(&h[k], configs[k], program);
         cr_expect_eq(report.passed, 1, "%s: %lld mismatches, max abs error %g", plugin_names[k],
                      (long long)report.mismatches, report.max_abs_error);
@@ -314,7 +280,7 @@ Test(stage_chain, the_stages_chained_on_the_device_give_the_chained_references)
     cr_assert_eq(beamformer_macros(&bp, &bc, &s.macros[1], &err), 0, "%s", err.message);
     cr_assert_eq(correlator_macros(&cp, &cc, &s.macros[2], &err), 0, "%s", err.message);
     char *text = program_text(&s, "");
-    cl_program program = build_program(dev->context, dev->device->device, text);
+    cl_program program = stage_build_program(dev->context, dev->device->device, text);
     free(text);
     void *packed = malloc(ppf_input_bytes(&pp));
     cr_assert_not_null(packed);

@@ -237,14 +237,9 @@ static int beamformer_prepare(void *opaque, cl_program program, const skytune_va
     int rc = beamformer_config_read(config, &c, err);
     if (rc) return rc;
 
-    cl_context context = NULL;
-    cl_int status = clGetProgramInfo(program, CL_PROGRAM_CONTEXT, sizeof context, &context, NULL);
-    if (status != CL_SUCCESS)
-        return skytune_opencl_failure(err, SKYTUNE_ERR_LAUNCH, status,
-                                      "clGetProgramInfo (context)");
     int64_t sizes[4];
     beamformer_input_sizes(&s->problem, sizes);
-    rc = stage_layout_input_set(&s->input_buf, context, s->input, BEAMFORMER_CANONICAL_IN,
+    rc = stage_layout_input_set(&s->input_buf, program, s->input, BEAMFORMER_CANONICAL_IN,
                                 c.in_layout, BEAMFORMER_IN_LETTERS, sizes, 2 * sizeof(float), err);
     if (rc) return rc;
 

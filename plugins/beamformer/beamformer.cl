@@ -29,7 +29,8 @@
  *
  * Layouts. The input and the output are stored in tuned layouts: element
  * (s, c, t, p) of the input at s * IN_STRIDE_S + c * IN_STRIDE_C +
- * t * IN_STRIDE_T + p * IN_STRIDE_P, the index arithmetic generated from the
+ * t * IN_STRIDE_T + p * IN_STRIDE_P, and (b, c, t, p) of the output
+ * likewise with the OUT_STRIDEs, the index arithmetic generated from the
  * layout (Kis 2013, Algorithm 1) with constants the compiler folds. LOFAR's
  * (and the defaults) are CSTP in, [channel][station][time][pol], and CBTP
  * out. The weights are [channel][beam][station].
@@ -60,10 +61,6 @@
 
 #define TILE_BEAMS (wg_beams * beam_block)
 #define STATION_TAIL (stations % station_block)
-#define BF_IN_IDX(s, c, t, p) \
-    ((s) * IN_STRIDE_S + (c) * IN_STRIDE_C + (t) * IN_STRIDE_T + (p) * IN_STRIDE_P)
-#define BF_OUT_IDX(b, c, t, p) \
-    ((b) * OUT_STRIDE_B + (c) * OUT_STRIDE_C + (t) * OUT_STRIDE_T + (p) * OUT_STRIDE_P)
 
 /* acc += w * x, complex. Written as two multiply-adds per component so that
  * the compiler may contract them into fused multiply-adds. */
@@ -84,6 +81,10 @@ void beamform(__global const float2 *restrict input,    /* in_layout */
     const int tile_beam = get_group_id(1) * TILE_BEAMS;
     const int channel = get_global_id(2);
 
+    /* The channel's samples: station s's sample t, polarisation p, at
+     * s * IN_STRIDE_S + t * IN_STRIDE_T + p * IN_STRIDE_P from here (for
+     * the default CSTP the offsets the fixed layout had). */
+    __global const float2 *channel_input = input + channel * IN_STRIDE_C;
     /* This work-item's first beam; its others follow every wg_beams rows. */
     __global const float2 *beam_weights = weights + (channel * beams + tile_beam + y) * stations;
 
@@ -104,21 +105,22 @@ void beamform(__global const float2 *restrict input,    /* in_layout */
      * one broadcast and CPUs as one scalar load per vector. */
     __local float2 staged[station_block][wg_time * polarizations];
     const int flat_id = y * wg_time + x;
-    const int first_t = get_group_id(0) * wg_time;
+    const int tile_offset = get_group_id(0) * wg_time * IN_STRIDE_T;
     for (int first_station = 0; first_station < stations; first_station += station_block) {
         #pragma unroll
         for (int u = 0; u < station_block; u++) {
             if (STATION_TAIL == 0 || first_station + u < stations) {
+                __global const float2 *span =
+                    channel_input + (first_station + u) * IN_STRIDE_S + tile_offset;
 #if IN_STRIDE_P == 1 && IN_STRIDE_T == polarizations
                 /* Time and polarisation innermost: the group's samples of a
                  * station are one contiguous span. */
-                __global const float2 *span = input + BF_IN_IDX(first_station + u, channel, first_t, 0);
                 for (int i = flat_id; i < wg_time * polarizations; i += wg_time * wg_beams)
                     staged[u][i] = span[i];
 #else
                 for (int i = flat_id; i < wg_time * polarizations; i += wg_time * wg_beams)
-                    staged[u][i] = input[BF_IN_IDX(first_station + u, channel,
-                                                   first_t + i / polarizations, i % polarizations)];
+                    staged[u][i] = span[i / polarizations * IN_STRIDE_T +
+                                        i % polarizations * IN_STRIDE_P];
 #endif
             }
         }
@@ -147,6 +149,7 @@ void beamform(__global const float2 *restrict input,    /* in_layout */
     /* Straight from global memory: each work-item loads each of its samples
      * exactly once, so there is nothing to share within a row; sharing
      * between rows (wg_beams > 1) is left to the caches. */
+    __global const float2 *my_samples = channel_input + t * IN_STRIDE_T;
     for (int first_station = 0; first_station < stations; first_station += station_block) {
         #pragma unroll
         for (int u = 0; u < station_block; u++) {
@@ -155,7 +158,7 @@ void beamform(__global const float2 *restrict input,    /* in_layout */
                 float2 sample[polarizations];
                 #pragma unroll
                 for (int p = 0; p < polarizations; p++)
-                    sample[p] = input[BF_IN_IDX(station, channel, t, p)];
+                    sample[p] = my_samples[station * IN_STRIDE_S + p * IN_STRIDE_P];
                 #pragma unroll
                 for (int j = 0; j < beam_block; j++) {
                     const float2 w = beam_weights[j * wg_beams * stations + station];
@@ -168,15 +171,15 @@ void beamform(__global const float2 *restrict input,    /* in_layout */
     }
 #endif
 
+    __global float2 *out =
+        output + channel * OUT_STRIDE_C + (tile_beam + y) * OUT_STRIDE_B + t * OUT_STRIDE_T;
     #pragma unroll
     for (int j = 0; j < beam_block; j++)
         #pragma unroll
         for (int p = 0; p < polarizations; p++)
-            output[BF_OUT_IDX(tile_beam + y + j * wg_beams, channel, t, p)] = acc[j][p];
+            out[j * wg_beams * OUT_STRIDE_B + p * OUT_STRIDE_P] = acc[j][p];
 }
 
 #undef TILE_BEAMS
 #undef STATION_TAIL
-#undef BF_IN_IDX
-#undef BF_OUT_IDX
 #undef COMPLEX_MAD

@@ -157,6 +157,16 @@ int beamformer_macros(const beamformer_problem *p, const beamformer_config *c, s
     return SKYTUNE_OK;
 }
 
+int beamformer_macros_of_values(const skytune_values *problem, const skytune_values *config,
+                                stage_macros *m, skytune_error *err)
+{
+    beamformer_problem p;
+    beamformer_config c;
+    beamformer_problem_read(problem, &p);
+    int rc = beamformer_config_read(config, &c, err);
+    return rc ? rc : beamformer_macros(&p, &c, m, err);
+}
+
 /* ------------------------------------------------------- host-side data */
 
 void beamformer_generate_input(const beamformer_problem *p, uint64_t seed, float *input)

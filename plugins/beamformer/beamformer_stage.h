@@ -87,6 +87,11 @@ int beamformer_config_check(const beamformer_problem *p, const beamformer_config
 int beamformer_macros(const beamformer_problem *p, const beamformer_config *c, stage_macros *m,
                       skytune_error *err);
 
+/* The same from the plugin's parameter values: the problem's and a
+ * configuration's. */
+int beamformer_macros_of_values(const skytune_values *problem, const skytune_values *config,
+                                stage_macros *m, skytune_error *err);
+
 /* ------------------------------------------------------- host-side data */
 
 /* Samples with real and imaginary parts uniform in [-1, 1), in the canonical

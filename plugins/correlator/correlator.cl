@@ -61,18 +61,26 @@
 
 #define BASELINES (stations * (stations + 1) / 2)
 
-/* Station s's two polarisations at channel c and sample t as one float4.
- * With P innermost they are adjacent and every stride is even (P's size is
- * 2), so the float4 index is the float2 index halved, with constants. */
+/* The input as the kernels walk it: a channel's base, a sample's row at
+ * CORRELATOR_STRIDE_T elements from the one before, and station s's two
+ * polarisations in a row as one float4. With P innermost they are adjacent
+ * and every stride is even (P's size is 2), so the input is read as float4
+ * with the strides halved, constants all: for the default CTSP exactly the
+ * loads of the fixed layout. Otherwise it is read as float2, the two
+ * polarisations apart. */
 #if IN_STRIDE_P == 1
-#define CORRELATOR_LOAD(input, s, c, t) \
-    (input)[(s) * (IN_STRIDE_S / 2) + (c) * (IN_STRIDE_C / 2) + (t) * (IN_STRIDE_T / 2)]
+#define CORRELATOR_ELEMENT float4
+#define CORRELATOR_STRIDE_S (IN_STRIDE_S / 2)
+#define CORRELATOR_STRIDE_C (IN_STRIDE_C / 2)
+#define CORRELATOR_STRIDE_T (IN_STRIDE_T / 2)
+#define CORRELATOR_AT(row, s) ((row)[(s) * CORRELATOR_STRIDE_S])
 #else
-#define CORRELATOR_IN_IDX(s, c, t, p) \
-    ((s) * IN_STRIDE_S + (c) * IN_STRIDE_C + (t) * IN_STRIDE_T + (p) * IN_STRIDE_P)
-#define CORRELATOR_LOAD(input, s, c, t)                                              \
-    ((float4)(((__global const float2 *)(input))[CORRELATOR_IN_IDX(s, c, t, 0)],     \
-              ((__global const float2 *)(input))[CORRELATOR_IN_IDX(s, c, t, 1)]))
+#define CORRELATOR_ELEMENT float2
+#define CORRELATOR_STRIDE_S IN_STRIDE_S
+#define CORRELATOR_STRIDE_C IN_STRIDE_C
+#define CORRELATOR_STRIDE_T IN_STRIDE_T
+#define CORRELATOR_AT(row, s) \
+    ((float4)((row)[(s) * IN_STRIDE_S], (row)[(s) * IN_STRIDE_S + IN_STRIDE_P]))
 #endif
 
 /* One sample's contribution to the cell: a[j] is station first_s1 + j and
@@ -123,6 +131,8 @@ void correlator_cell(__global const float4 *restrict input,
         for (int i = 0; i < width; i++)
             sum_x[j][i] = sum_y[j][i] = (float4)(0.0f);
 
+    __global const CORRELATOR_ELEMENT *channel_input =
+        (__global const CORRELATOR_ELEMENT *)input + channel * CORRELATOR_STRIDE_C;
 #if use_local
     /* The group's cells all belong to this channel and together touch most
      * of its stations, so the group copies block_time samples of every
@@ -134,12 +144,13 @@ void correlator_cell(__global const float4 *restrict input,
         /* The layout ends in TSP (as CTSP does): the block is
          * block_time * stations consecutive float4, copied with coalesced
          * reads. */
-        __global const float4 *source = &CORRELATOR_LOAD(input, 0, channel, block);
+        __global const float4 *source = channel_input + block * stations;
         for (int k = get_local_id(0); k < count; k += wg_size)
             staged[k] = source[k];
 #else
         for (int k = get_local_id(0); k < count; k += wg_size)
-            staged[k] = CORRELATOR_LOAD(input, k % stations, channel, block + k / stations);
+            staged[k] = CORRELATOR_AT(channel_input + (block + k / stations) * CORRELATOR_STRIDE_T,
+                                      k % stations);
 #endif
         barrier(CLK_LOCAL_MEM_FENCE);
         if (active) {
@@ -156,8 +167,9 @@ void correlator_cell(__global const float4 *restrict input,
     /* Straight from global memory: reuse of a station between the cells of
      * a work-group is left to the caches. */
     for (int t = 0; t < samples; t++) {
-        for (int j = 0; j < height; j++) a[j] = CORRELATOR_LOAD(input, first_s1 + j, channel, t);
-        for (int i = 0; i < width; i++) b[i] = CORRELATOR_LOAD(input, first_s2 + i, channel, t);
+        __global const CORRELATOR_ELEMENT *row = channel_input + t * CORRELATOR_STRIDE_T;
+        for (int j = 0; j < height; j++) a[j] = CORRELATOR_AT(row, first_s1 + j);
+        for (int i = 0; i < width; i++) b[i] = CORRELATOR_AT(row, first_s2 + i);
         correlator_accumulate(a, b, sum_x, sum_y, width, height);
     }
 #endif
@@ -214,5 +226,8 @@ void correlate_remainder(__global const float4 *restrict input,
 }
 
 #undef BASELINES
-#undef CORRELATOR_LOAD
-#undef CORRELATOR_IN_IDX
+#undef CORRELATOR_ELEMENT
+#undef CORRELATOR_STRIDE_S
+#undef CORRELATOR_STRIDE_C
+#undef CORRELATOR_STRIDE_T
+#undef CORRELATOR_AT

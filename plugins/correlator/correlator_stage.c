@@ -133,6 +133,16 @@ int correlator_macros(const correlator_problem *p, const correlator_config *c, s
     return SKYTUNE_OK;
 }
 
+int correlator_macros_of_values(const skytune_values *problem, const skytune_values *config,
+                                stage_macros *m, skytune_error *err)
+{
+    correlator_problem p;
+    correlator_config c;
+    correlator_problem_read(problem, &p);
+    int rc = correlator_config_read(config, &c, err);
+    return rc ? rc : correlator_macros(&p, &c, m, err);
+}
+
 /* ------------------------------------------------------- host-side data */
 
 void correlator_generate_input(const correlator_problem *p, uint64_t seed, float *input)

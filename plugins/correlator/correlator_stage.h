@@ -85,6 +85,11 @@ int correlator_config_read(const skytune_values *config, correlator_config *c,
 int correlator_macros(const correlator_problem *p, const correlator_config *c, stage_macros *m,
                       skytune_error *err);
 
+/* The same from the plugin's parameter values: the problem's and a
+ * configuration's. */
+int correlator_macros_of_values(const skytune_values *problem, const skytune_values *config,
+                                stage_macros *m, skytune_error *err);
+
 /* ------------------------------------------------------- host-side data */
 
 /* Real and imaginary parts uniform in [-1, 1) (PCG32 seeded with `seed`),

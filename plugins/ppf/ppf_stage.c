@@ -159,6 +159,16 @@ int ppf_macros(const ppf_problem *p, const ppf_config *c, stage_macros *m, skytu
     return SKYTUNE_OK;
 }
 
+int ppf_macros_of_values(const skytune_values *problem, const skytune_values *config,
+                         stage_macros *m, skytune_error *err)
+{
+    ppf_problem p;
+    ppf_config c;
+    ppf_problem_read(problem, &p);
+    int rc = ppf_config_read(config, &c, err);
+    return rc ? rc : ppf_macros(&p, &c, m, err);
+}
+
 /* ------------------------------------------------------- host-side data */
 
 void ppf_generate_input(const ppf_problem *p, uint64_t seed, int16_t *input)

@@ -96,6 +96,11 @@ int ppf_config_check(const ppf_problem *p, const ppf_config *c, skytune_error *e
  * them, and the derived OUT_STRIDE_S/C/T/P of out_layout. */
 int ppf_macros(const ppf_problem *p, const ppf_config *c, stage_macros *m, skytune_error *err);
 
+/* The same from the plugin's parameter values: the problem's and a
+ * configuration's. */
+int ppf_macros_of_values(const skytune_values *problem, const skytune_values *config,
+                         stage_macros *m, skytune_error *err);
+
 /* ------------------------------------------------------- host-side data */
 
 /* Station samples, uniform over the whole range of the sample type (PCG32

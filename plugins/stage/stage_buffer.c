@@ -27,12 +27,17 @@ int stage_read_layout(const skytune_values *config, const char *name, const char
     return SKYTUNE_OK;
 }
 
-int stage_layout_input_set(stage_layout_input *in, cl_context context, const void *canonical,
+int stage_layout_input_set(stage_layout_input *in, cl_program program, const void *canonical,
                            const char *canonical_layout, const char *layout,
                            const char *letters, const int64_t *sizes, size_t element_size,
                            skytune_error *err)
 {
     if (in->mem && strcmp(in->layout, layout) == 0) return SKYTUNE_OK;
+    cl_context context = NULL;
+    cl_int status = clGetProgramInfo(program, CL_PROGRAM_CONTEXT, sizeof context, &context, NULL);
+    if (status != CL_SUCCESS)
+        return skytune_opencl_failure(err, SKYTUNE_ERR_LAUNCH, status,
+                                      "clGetProgramInfo (context)");
     const size_t bytes = array_bytes(letters, sizes, element_size);
     if (bytes == 0 || strlen(layout) >= sizeof in->layout)
         return skytune_error_set(err, SKYTUNE_ERR_LAUNCH, "'%s' is not a layout of %s", layout,
@@ -49,7 +54,6 @@ int stage_layout_input_set(stage_layout_input *in, cl_context context, const voi
                                  "cannot convert the input from layout %s to %s", canonical_layout,
                                  layout);
     }
-    cl_int status = CL_SUCCESS;
     cl_mem mem = clCreateBuffer(context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, bytes,
                                 permuted, &status);
     free(permuted);

@@ -34,14 +34,15 @@ typedef struct stage_layout_input {
     char layout[LAYOUT_MAX_DIMS + 1];
 } stage_layout_input;
 
-/* Make `in` hold `canonical` (stored in `canonical_layout`) in `layout`:
- * nothing to do when it holds that layout already, else a new read-only
- * buffer in `context`, filled from a permuted copy, replaces the old one.
- * Only the reference `in` held is released: a kernel that was given the old
- * buffer and retained it keeps it until it is released. Configurations of
- * one layout therefore share one upload, and a campaign pays the host-side
- * conversion only when the layout changes. */
-int stage_layout_input_set(stage_layout_input *in, cl_context context, const void *canonical,
+/* Make `in` hold `canonical` (stored in `canonical_layout`) in `layout`,
+ * for the kernels of `program`: nothing to do when it holds that layout
+ * already, else a new read-only buffer in the program's context, filled
+ * from a permuted copy, replaces the old one. Only the reference `in` held
+ * is released: a kernel that was given the old buffer and retained it keeps
+ * it until it is released. Configurations of one layout therefore share one
+ * upload, and a campaign pays the host-side conversion only when the layout
+ * changes. */
+int stage_layout_input_set(stage_layout_input *in, cl_program program, const void *canonical,
                            const char *canonical_layout, const char *layout,
                            const char *letters, const int64_t *sizes, size_t element_size,
                            skytune_error *err);
