@@ -8,6 +8,8 @@
 
 #include <criterion/criterion.h>
 
+#include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -65,15 +67,13 @@ static inline void plugin_expect_sample_verifies(const plugin_harness *h, uint64
     free(idx);
 }
 
-/* Drive the plugin's own callbacks for `config_text` with `source` as the
- * kernel (the plugin's own when NULL), built with `extra_options` (may be
- * NULL) after the measurer's: setup on the harness context, reference,
- * build, prepare, poison, one run, verify. Returns what verify reported;
- * every other step must succeed. */
-static inline skytune_verify_report plugin_verify_with_kernel(const plugin_harness *h,
-                                                              const char *config_text,
-                                                              const char *source,
-                                                              const char *extra_options)
+/* Drive the plugin's own callbacks for `config_text` with `program` as the
+ * built kernel source: setup on the harness context, reference, prepare,
+ * poison, one run, verify. Returns what verify reported; every other step
+ * must succeed. The program stays the caller's. */
+static inline skytune_verify_report plugin_verify_with_program(const plugin_harness *h,
+                                                               const char *config_text,
+                                                               cl_program program)
 {
     const skytune_plugin *pl = h->plugin.desc;
     skytune_error err = {0};
@@ -83,11 +83,8 @@ static inline skytune_verify_report plugin_verify_with_kernel(const plugin_harne
     cr_assert_eq(harness_config(h, config_text, items, &config, &err), 0, "%s", err.message);
     skytune_setup_context ctx = harness_setup_context(h);
     void *state = NULL, *launch = NULL;
-    cl_program program = NULL;
     cr_assert_eq(pl->setup(&ctx, &state, &err), 0, "%s", err.message);
     cr_assert_eq(pl->reference(state, &err), 0, "%s", err.message);
-    cr_assert_eq(harness_build(h, &config, source, extra_options, &program, &err), 0, "%s",
-                 err.message);
     cr_assert_eq(pl->prepare(state, program, &config, &launch, &err), 0, "%s", err.message);
     cr_assert_eq(pl->clear_outputs(state, h->queue, &err), 0, "%s", err.message);
     cr_assert_eq(harness_run_once(h, launch, &err), 0, "%s", err.message);
@@ -95,9 +92,72 @@ static inline skytune_verify_report plugin_verify_with_kernel(const plugin_harne
     memset(&report, 0, sizeof report);
     cr_assert_eq(pl->verify(state, &config, h->queue, &report, &err), 0, "%s", err.message);
     pl->release(launch);
-    clReleaseProgram(program);
     pl->teardown(state);
     return report;
+}
+
+/* The same with `source` (the plugin's own when NULL) built by the harness
+ * with `extra_options` (may be NULL) after the measurer's options. */
+static inline skytune_verify_report plugin_verify_with_kernel(const plugin_harness *h,
+                                                              const char *config_text,
+                                                              const char *source,
+                                                              const char *extra_options)
+{
+    skytune_error err = {0};
+    skytune_named_value items[16];
+    skytune_values config;
+    cr_assert_lt(space_param_count(h->space), 16);
+    cr_assert_eq(harness_config(h, config_text, items, &config, &err), 0, "%s", err.message);
+    cl_program program = NULL;
+    cr_assert_eq(harness_build(h, &config, source, extra_options, &program, &err), 0, "%s",
+                 err.message);
+    skytune_verify_report report = plugin_verify_with_program(h, config_text, program);
+    clReleaseProgram(program);
+    return report;
+}
+
+/* The plugin's kernel source as it is in the source tree
+ * ($SKYTUNE_SOURCE_DIR/plugins/<plugin>/<plugin>.cl) with the first
+ * occurrence of each `from[k]` replaced by `to[k]`, all at once, so that a
+ * test can break one index expression on purpose. Each `from[k]` must occur.
+ * The caller frees the text. */
+static inline char *plugin_source_with(const char *plugin, const char *const *from,
+                                       const char *const *to, size_t n)
+{
+    const char *root = getenv("SKYTUNE_SOURCE_DIR");
+    cr_assert(root && *root, "SKYTUNE_SOURCE_DIR is not set");
+    char path[4096];
+    snprintf(path, sizeof path, "%s/plugins/%s/%s.cl", root, plugin, plugin);
+    FILE *f = fopen(path, "rb");
+    cr_assert_not_null(f, "cannot open %s", path);
+    fseek(f, 0, SEEK_END);
+    const long size = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    size_t grow = 0;
+    for (size_t k = 0; k < n; k++) grow += strlen(to[k]);
+    char *text = calloc((size_t)size + grow + 1, 1);
+    cr_assert_not_null(text);
+    cr_assert_eq(fread(text, 1, (size_t)size, f), (size_t)size);
+    fclose(f);
+    /* Find every place first, then replace from the last, so that no
+     * replacement is searched or shifts another's place. */
+    size_t at[8];
+    cr_assert_leq(n, 8);
+    for (size_t k = 0; k < n; k++) {
+        const char *found = strstr(text, from[k]);
+        cr_assert_not_null(found, "'%s' is not in %s", from[k], path);
+        at[k] = (size_t)(found - text);
+    }
+    for (size_t done = 0; done < n; done++) {
+        size_t k = n;
+        for (size_t j = 0; j < n; j++)
+            if (at[j] != SIZE_MAX && (k == n || at[j] > at[k])) k = j;
+        const size_t old_len = strlen(from[k]), new_len = strlen(to[k]);
+        memmove(text + at[k] + new_len, text + at[k] + old_len, strlen(text + at[k] + old_len) + 1);
+        memcpy(text + at[k], to[k], new_len);
+        at[k] = SIZE_MAX;
+    }
+    return text;
 }
 
 /* Each case's setting, on top of `preset`, must be refused by the plugin's

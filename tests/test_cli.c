@@ -806,6 +806,62 @@ Test(cli, only_value_outside_the_space_is_refused)
                        1, CLI_ARGS("wg_size", "48"));
 }
 
+/* A layout is a permutation of its letters: anything else given for a
+ * layout parameter is refused, naming the parameter and listing the
+ * layouts. */
+Test(cli, a_layout_that_is_no_permutation_is_refused_naming_the_parameter)
+{
+    assert_run_refused(NULL,
+                       CLI_ARGS("--plugin", "ppf", "--plugin-dir", cli_plugin_dir(), "--preset",
+                                "small", "--strategy", "exhaustive", "--runs", "1", "--only",
+                                "out_layout=SCTX"),
+                       1, CLI_ARGS("out_layout", "'SCTX' is not one of its values", "TPSC"));
+    assert_run_refused(NULL,
+                       CLI_ARGS("--plugin", "beamformer", "--plugin-dir", cli_plugin_dir(),
+                                "--preset", "small", "--strategy", "exhaustive", "--runs", "1",
+                                "--only", "in_layout=CSTP,SCT"),
+                       1, CLI_ARGS("in_layout", "'SCT' is not one of its values", "CSTP"));
+    /* Letters of the other array: the beam former's output has B, not S. */
+    assert_run_refused(NULL,
+                       CLI_ARGS("--plugin", "beamformer", "--plugin-dir", cli_plugin_dir(),
+                                "--preset", "small", "--strategy", "exhaustive", "--runs", "1",
+                                "--only", "out_layout=CSTP"),
+                       1, CLI_ARGS("out_layout", "'CSTP' is not one of its values", "CBTP"));
+}
+
+static unsigned long long valid_configurations(const char *const *args)
+{
+    cli_result r = cli_run(args);
+    cr_assert_eq(r.status, 0, "skytune plugins show: %s:\n%s", cli_status_text(r.status), r.err);
+    char *count = cli_line_after(r.out, "valid configurations: ");
+    cr_assert(count, "no valid-configuration count:\n%s", r.out);
+    unsigned long long valid = 0;
+    cr_assert_eq(sscanf(count, "%llu of", &valid), 1, "count line: %s", count);
+    free(count);
+    cli_result_free(&r);
+    return valid;
+}
+
+/* With the FFT the channels must be contiguous: 6 of the 24 FIR output
+ * layouts (those ending in C) are in the space, all 24 without it, and
+ * `plugins show` lists the rule. */
+Test(cli, plugins_show_ppf_keeps_the_layouts_the_fft_can_read)
+{
+    cli_result r = cli_run(CLI_ARGS("plugins", "show", "ppf", "--plugin-dir", cli_plugin_dir(),
+                                    "--preset", "small"));
+    cr_assert_eq(r.status, 0, "skytune plugins show: %s:\n%s", cli_status_text(r.status), r.err);
+    cr_assert(strstr(r.out, "not fft or out_layout == 'STPC'"), "the rule is not listed:\n%s",
+              r.out);
+    cli_result_free(&r);
+    const unsigned long long with_fft = valid_configurations(CLI_ARGS(
+        "plugins", "show", "ppf", "--plugin-dir", cli_plugin_dir(), "--preset", "small"));
+    const unsigned long long alone =
+        valid_configurations(CLI_ARGS("plugins", "show", "ppf", "--plugin-dir", cli_plugin_dir(),
+                                      "--preset", "small", "--set", "fft=false"));
+    cr_assert_eq(with_fft, 648);
+    cr_assert_eq(alone, 4 * with_fft);
+}
+
 Test(cli, recorded_space_without_replay_is_refused)
 {
     /* Only a replayed dataset has recorded configurations. */

@@ -266,3 +266,124 @@ Test(layout, stride_defines_that_do_not_fit_leave_the_buffer_as_it_was)
                                               "SCTP", sizes),
                  -1);
 }
+
+/* ---------------------------------------------------------------- permute */
+
+Test(layout, permute_matches_a_hand_count)
+{
+    /* x[a][b] with a < 2, b < 3 holds 10a + b; stored [b][a] it reads
+     * x[0][0], x[1][0], x[0][1], x[1][1], x[0][2], x[1][2]. */
+    const int64_t sizes[] = {2, 3};
+    const int src[] = {0, 1, 2, 10, 11, 12};
+    int dst[6] = {0};
+    cr_assert_eq(layout_permute(dst, "BA", src, "AB", "AB", sizes, sizeof *src), 0);
+    cr_expect_arr_eq(dst, ((int[]){0, 10, 1, 11, 2, 12}), sizeof dst);
+    /* And back. */
+    int back[6] = {0};
+    cr_assert_eq(layout_permute(back, "AB", dst, "BA", "AB", sizes, sizeof *src), 0);
+    cr_expect_arr_eq(back, src, sizeof back);
+    /* Equal layouts copy. */
+    cr_assert_eq(layout_permute(back, "BA", dst, "BA", "AB", sizes, sizeof *src), 0);
+    cr_expect_arr_eq(back, dst, sizeof back);
+}
+
+/* An element of a 2 x 3 x 4 x 5 array over SCTP that says where it belongs. */
+static int32_t coordinates_code(int64_t s, int64_t c, int64_t t, int64_t p)
+{
+    return (int32_t)(1000 * s + 100 * c + 10 * t + p);
+}
+
+/* Every ordering to every other: each element lands at the offset the
+ * destination's strides give its coordinates. */
+Test(layout, permute_between_every_pair_of_layouts_puts_each_element_where_its_strides_say)
+{
+    char layouts[24][5];
+    all_layouts(layouts);
+    const int64_t sizes[] = {2, 3, 4, 5};
+    int32_t canonical[120], from[120], to[120];
+    for (int64_t s = 0; s < 2; s++)
+        for (int64_t c = 0; c < 3; c++)
+            for (int64_t t = 0; t < 4; t++)
+                for (int64_t p = 0; p < 5; p++)
+                    canonical[((s * 3 + c) * 4 + t) * 5 + p] = coordinates_code(s, c, t, p);
+    for (int a = 0; a < 24; a++) {
+        cr_assert_eq(layout_permute(from, layouts[a], canonical, "SCTP", "SCTP", sizes,
+                                    sizeof *from),
+                     0);
+        for (int b = 0; b < 24; b++) {
+            memset(to, 0xff, sizeof to);
+            cr_assert_eq(layout_permute(to, layouts[b], from, layouts[a], "SCTP", sizes,
+                                        sizeof *to),
+                         0);
+            int64_t st[4];
+            layout_strides(layouts[b], "SCTP", sizes, st);
+            for (int64_t s = 0; s < 2; s++)
+                for (int64_t c = 0; c < 3; c++)
+                    for (int64_t t = 0; t < 4; t++)
+                        for (int64_t p = 0; p < 5; p++)
+                            cr_assert_eq(to[s * st[0] + c * st[1] + t * st[2] + p * st[3]],
+                                         coordinates_code(s, c, t, p), "%s -> %s at %lld%lld%lld%lld",
+                                         layouts[a], layouts[b], (long long)s, (long long)c,
+                                         (long long)t, (long long)p);
+        }
+    }
+}
+
+/* Complex floats (8 bytes), float4 (16), bytes and an odd element size all
+ * move whole; a dimension of size 1 (one polarization) changes nothing. */
+Test(layout, permute_moves_whole_elements_of_any_size)
+{
+    const int64_t sizes[] = {3, 1, 2};
+    /* 3 x 1 x 2 elements of 3 bytes: element k is {k, 100 + k, 200 + k}. */
+    unsigned char src[18], dst[18];
+    for (int k = 0; k < 6; k++) {
+        src[3 * k] = (unsigned char)k;
+        src[3 * k + 1] = (unsigned char)(100 + k);
+        src[3 * k + 2] = (unsigned char)(200 + k);
+    }
+    cr_assert_eq(layout_permute(dst, "ZYX", src, "XYZ", "XYZ", sizes, 3), 0);
+    /* [z][y][x]: x moves fastest, so element (x, 0, z) = src element 2x + z. */
+    const int order[] = {0, 2, 4, 1, 3, 5};
+    for (int k = 0; k < 6; k++)
+        for (int byte = 0; byte < 3; byte++)
+            cr_expect_eq(dst[3 * k + byte], src[3 * order[k] + byte], "element %d byte %d", k,
+                         byte);
+
+    double wide_src[6][2], wide_dst[6][2];
+    for (int k = 0; k < 6; k++) {
+        wide_src[k][0] = k;
+        wide_src[k][1] = -k;
+    }
+    cr_assert_eq(layout_permute(wide_dst, "ZYX", wide_src, "XYZ", "XYZ", sizes, 16), 0);
+    for (int k = 0; k < 6; k++) {
+        cr_expect_eq(wide_dst[k][0], order[k]);
+        cr_expect_eq(wide_dst[k][1], -order[k]);
+    }
+    float pair_src[6][2], pair_dst[6][2];
+    memcpy(pair_src, (float[12]){0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11}, sizeof pair_src);
+    cr_assert_eq(layout_permute(pair_dst, "ZYX", pair_src, "XYZ", "XYZ", sizes, 8), 0);
+    for (int k = 0; k < 6; k++) cr_expect_eq(pair_dst[k][1], pair_src[order[k]][1]);
+    /* Moving the size-1 dimension alone keeps the order. */
+    cr_assert_eq(layout_permute(pair_dst, "YXZ", pair_src, "XYZ", "XYZ", sizes, 8), 0);
+    cr_expect_arr_eq(pair_dst, pair_src, sizeof pair_dst);
+}
+
+Test(layout, permute_refuses_what_strides_refuse_and_leaves_the_destination)
+{
+    const int64_t sizes[] = {2, 3, 4, 5};
+    int32_t src[120] = {0}, dst[120];
+    memset(dst, 0x5a, sizeof dst);
+    int32_t untouched[120];
+    memcpy(untouched, dst, sizeof dst);
+    cr_expect_eq(layout_permute(dst, "SCTX", src, "SCTP", "SCTP", sizes, 4), -1);
+    cr_expect_eq(layout_permute(dst, "SCTP", src, "SCT", "SCTP", sizes, 4), -1);
+    cr_expect_eq(layout_permute(dst, "SCTP", src, "SCTP", "SCTP", sizes, 0), -1);
+    cr_expect_eq(layout_permute(NULL, "SCTP", src, "SCTP", "SCTP", sizes, 4), -1);
+    cr_expect_eq(layout_permute(dst, "SCTP", NULL, "SCTP", "SCTP", sizes, 4), -1);
+    const int64_t zero[] = {2, 0, 4, 5};
+    cr_expect_eq(layout_permute(dst, "SCTP", src, "PTCS", "SCTP", zero, 4), -1);
+    /* 2^62 elements fit in int64_t; 2^62 elements of 4 bytes do not. */
+    const int64_t big[] = {1 << 20, 1 << 20, 1 << 20, 4};
+    cr_expect_eq(layout_permute(dst, "SCTP", src, "PTCS", "SCTP", big, 4), -1);
+    cr_expect_arr_eq(dst, untouched, sizeof dst);
+}

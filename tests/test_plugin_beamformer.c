@@ -4,8 +4,13 @@
  * 1-wide work-groups, local memory on and off) verify against the CPU
  * reference for the `small` preset, for a station count that the station
  * blocks do not divide with single polarisation, and for the thesis's 100
- * beams in blocks of 25 and 100; verification catches one corrupted input
- * sample and a kernel that writes nothing; the work counts, the problem
+ * beams in blocks of 25 and 100; pairs of read and write layouts (the
+ * defaults, both reversed, and layouts with each other dimension
+ * innermost) verify with and without local memory; verification catches one
+ * corrupted input sample, a kernel that writes nothing and an input index
+ * with two strides swapped; the stage module's macros are the ones the
+ * engine builds with, and its kernel source built with them as #define
+ * lines (as a pipeline builds it) verifies; the work counts, the problem
  * checks and the size of the space are what the plugin documents. */
 #include <criterion/criterion.h>
 #include <dlfcn.h>
@@ -14,8 +19,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "beamformer_stage.h"
 #include "plugin_expect.h"
 #include "plugin_harness.h"
+#include "stage_expect.h"
 
 static plugin_harness h;
 
@@ -66,7 +73,9 @@ static uint64_t brute_force_count(const skytune_values *p, const skytune_device_
                             continue;
                         count++;
                     }
-    return count;
+    /* Every ordering of the input's four dimensions with every ordering of
+     * the output's: 4! x 4!. */
+    return count * 24 * 24;
 }
 
 /* ------------------------------------------------------------ small preset */
@@ -79,33 +88,33 @@ Test(beamformer_small, edge_configurations_verify)
 {
     /* small: 8 stations, 4 channels, 64 samples, 2 polarisations, 10 beams. */
     /* Everything at its smallest: one beam, one station, one work-item. */
-    expect_ok("beam_block=1,station_block=1,wg_time=1,wg_beams=1,use_local=0");
+    expect_ok("beam_block=1,station_block=1,wg_time=1,wg_beams=1,use_local=0,in_layout=CSTP,out_layout=CBTP");
     /* The largest blocks: every beam in one work-item, every station per step,
      * every sample in one work-group. */
-    expect_ok("beam_block=10,station_block=8,wg_time=64,wg_beams=1,use_local=0");
+    expect_ok("beam_block=10,station_block=8,wg_time=64,wg_beams=1,use_local=0,in_layout=CSTP,out_layout=CBTP");
     /* Local memory with 1-wide time and the largest station block. */
-    expect_ok("beam_block=5,station_block=8,wg_time=1,wg_beams=2,use_local=1");
+    expect_ok("beam_block=5,station_block=8,wg_time=1,wg_beams=2,use_local=1,in_layout=CSTP,out_layout=CBTP");
     /* Local memory, one beam per work-item, the whole time range staged. */
-    expect_ok("beam_block=1,station_block=1,wg_time=64,wg_beams=2,use_local=1");
+    expect_ok("beam_block=1,station_block=1,wg_time=64,wg_beams=2,use_local=1,in_layout=CSTP,out_layout=CBTP");
     /* The same middle configuration both ways. */
-    expect_ok("beam_block=5,station_block=4,wg_time=16,wg_beams=2,use_local=0");
-    expect_ok("beam_block=5,station_block=4,wg_time=16,wg_beams=2,use_local=1");
-    expect_ok("beam_block=2,station_block=2,wg_time=8,wg_beams=1,use_local=0");
+    expect_ok("beam_block=5,station_block=4,wg_time=16,wg_beams=2,use_local=0,in_layout=CSTP,out_layout=CBTP");
+    expect_ok("beam_block=5,station_block=4,wg_time=16,wg_beams=2,use_local=1,in_layout=CSTP,out_layout=CBTP");
+    expect_ok("beam_block=2,station_block=2,wg_time=8,wg_beams=1,use_local=0,in_layout=CSTP,out_layout=CBTP");
 }
 
 Test(beamformer_small, constraints_exclude_what_cannot_run)
 {
     /* 4 beams per work-item do not divide 10 beams. */
-    cr_assert_eq(is_valid("beam_block=4,station_block=1,wg_time=1,wg_beams=1,use_local=0"), 0);
+    cr_assert_eq(is_valid("beam_block=4,station_block=1,wg_time=1,wg_beams=1,use_local=0,in_layout=CSTP,out_layout=CBTP"), 0);
     /* Nor do 2 rows of 10 beams. */
-    cr_assert_eq(is_valid("beam_block=10,station_block=1,wg_time=1,wg_beams=2,use_local=0"), 0);
+    cr_assert_eq(is_valid("beam_block=10,station_block=1,wg_time=1,wg_beams=2,use_local=0,in_layout=CSTP,out_layout=CBTP"), 0);
     /* 128 work-items along time do not divide 64 samples. */
-    cr_assert_eq(is_valid("beam_block=1,station_block=1,wg_time=128,wg_beams=1,use_local=0"), 0);
+    cr_assert_eq(is_valid("beam_block=1,station_block=1,wg_time=128,wg_beams=1,use_local=0,in_layout=CSTP,out_layout=CBTP"), 0);
     /* A block of 16 stations is larger than the 8 there are. */
-    cr_assert_eq(is_valid("beam_block=1,station_block=16,wg_time=1,wg_beams=1,use_local=0"), 0);
+    cr_assert_eq(is_valid("beam_block=1,station_block=16,wg_time=1,wg_beams=1,use_local=0,in_layout=CSTP,out_layout=CBTP"), 0);
     /* Staging for a single row of beams reuses nothing. */
-    cr_assert_eq(is_valid("beam_block=1,station_block=1,wg_time=1,wg_beams=1,use_local=1"), 0);
-    cr_assert_eq(is_valid("beam_block=5,station_block=8,wg_time=64,wg_beams=2,use_local=1"), 1);
+    cr_assert_eq(is_valid("beam_block=1,station_block=1,wg_time=1,wg_beams=1,use_local=1,in_layout=CSTP,out_layout=CBTP"), 0);
+    cr_assert_eq(is_valid("beam_block=5,station_block=8,wg_time=64,wg_beams=2,use_local=1,in_layout=CSTP,out_layout=CBTP"), 1);
 }
 
 Test(beamformer_small, space_size_matches_the_documented_rules)
@@ -113,8 +122,10 @@ Test(beamformer_small, space_size_matches_the_documented_rules)
     const uint64_t count = space_count(h.space);
     cr_assert_eq(count, brute_force_count(&h.problem.values, &h.device->info), "%llu",
                  (unsigned long long)count);
-    cr_assert(count >= 100 && count <= 300, "small should be a couple of hundred, is %llu",
-              (unsigned long long)count);
+    /* A couple of hundred kernel configurations for each of 576 pairs of
+     * layouts. */
+    cr_assert(count >= 100 * 576 && count <= 300 * 576,
+              "small should be a couple of hundred times 576, is %llu", (unsigned long long)count);
 }
 
 Test(beamformer_small, random_configurations_all_verify)
@@ -129,24 +140,28 @@ typedef cl_mem (*input_buffer_fn)(const void *state);
 typedef struct direct_run {
     void *state, *launch;
     cl_program program;
+    skytune_named_value items[16];
+    skytune_values config;
 } direct_run;
 
-/* setup, reference, build (the plugin's kernel when source is NULL), prepare. */
-static direct_run direct_open(const char *config_text, const char *source)
+/* setup, reference, build (the plugin's kernel when source is NULL), prepare.
+ * The run is allocated, since the configuration's values point into it. */
+static direct_run *direct_open(const char *config_text, const char *source)
 {
     const skytune_plugin *pl = h.plugin.desc;
     skytune_error err = {0};
-    skytune_named_value items[8];
-    skytune_values config;
-    direct_run run = {0};
-    cr_assert_eq(harness_config(&h, config_text, items, &config, &err), 0, "%s", err.message);
+    direct_run *run = calloc(1, sizeof *run);
+    cr_assert_not_null(run);
+    cr_assert_lt(space_param_count(h.space), 16);
+    cr_assert_eq(harness_config(&h, config_text, run->items, &run->config, &err), 0, "%s",
+                 err.message);
     skytune_setup_context ctx = harness_setup_context(&h);
-    cr_assert_eq(pl->setup(&ctx, &run.state, &err), 0, "%s", err.message);
-    cr_assert_eq(pl->reference(run.state, &err), 0, "%s", err.message);
-    cr_assert_eq(harness_build(&h, &config, source, NULL, &run.program, &err), 0, "%s",
+    cr_assert_eq(pl->setup(&ctx, &run->state, &err), 0, "%s", err.message);
+    cr_assert_eq(pl->reference(run->state, &err), 0, "%s", err.message);
+    cr_assert_eq(harness_build(&h, &run->config, source, NULL, &run->program, &err), 0, "%s",
                  err.message);
-    cr_assert_eq(pl->prepare(run.state, run.program, &config, &run.launch, &err), 0, "%s",
-                 err.message);
+    cr_assert_eq(pl->prepare(run->state, run->program, &run->config, &run->launch, &err), 0,
+                 "%s", err.message);
     return run;
 }
 
@@ -159,7 +174,8 @@ static skytune_verify_report direct_verify(const direct_run *run)
     memset(&report, 0, sizeof report);
     cr_assert_eq(pl->clear_outputs(run->state, h.queue, &err), 0, "%s", err.message);
     cr_assert_eq(harness_run_once(&h, run->launch, &err), 0, "%s", err.message);
-    cr_assert_eq(pl->verify(run->state, NULL, h.queue, &report, &err), 0, "%s", err.message);
+    cr_assert_eq(pl->verify(run->state, &run->config, h.queue, &report, &err), 0, "%s",
+                 err.message);
     return report;
 }
 
@@ -168,6 +184,7 @@ static void direct_close(direct_run *run)
     h.plugin.desc->release(run->launch);
     clReleaseProgram(run->program);
     h.plugin.desc->teardown(run->state);
+    free(run);
 }
 
 Test(beamformer_small, verification_catches_a_corrupted_sample)
@@ -176,9 +193,11 @@ Test(beamformer_small, verification_catches_a_corrupted_sample)
         (input_buffer_fn)(uintptr_t)dlsym(h.plugin.handle, "skytune_beamformer_input_buffer");
     cr_assert_not_null(input_buffer, "the plugin exports skytune_beamformer_input_buffer");
 
-    direct_run run = direct_open("beam_block=5,station_block=4,wg_time=16,wg_beams=2,use_local=1",
-                                 NULL);
-    skytune_verify_report good = direct_verify(&run);
+    direct_run *run = direct_open(
+        "beam_block=5,station_block=4,wg_time=16,wg_beams=2,use_local=1,in_layout=CSTP,"
+        "out_layout=CBTP",
+        NULL);
+    skytune_verify_report good = direct_verify(run);
     cr_assert_eq(good.passed, 1, "max abs error %g", good.max_abs_error);
     cr_assert_eq(good.first_mismatch, -1);
 
@@ -188,7 +207,7 @@ Test(beamformer_small, verification_catches_a_corrupted_sample)
      * polarisations). */
     const size_t sample = ((2 * 8 + 3) * 64 + 17) * 2 + 1;
     float value[2];
-    cl_mem input = input_buffer(run.state);
+    cl_mem input = input_buffer(run->state);
     cr_assert_not_null(input);
     cr_assert_eq(clEnqueueReadBuffer(h.queue, input, CL_TRUE, sample * sizeof value,
                                      sizeof value, value, 0, NULL, NULL), CL_SUCCESS);
@@ -201,7 +220,7 @@ Test(beamformer_small, verification_catches_a_corrupted_sample)
      * more, far beyond the tolerance (2 * 8 * 10 * 2^-24); nothing else
      * changes. The first is beam 0's (layout [channel][beam][time][pol], 10
      * beams); the report counts floats, real and imaginary parts apart. */
-    skytune_verify_report bad = direct_verify(&run);
+    skytune_verify_report bad = direct_verify(run);
     cr_assert_eq(bad.passed, 0);
     cr_assert_geq(bad.first_mismatch, 0);
     const int64_t first_output = ((2 * 10 + 0) * 64 + 17) * 2 + 1;
@@ -210,7 +229,7 @@ Test(beamformer_small, verification_catches_a_corrupted_sample)
     cr_assert(bad.mismatches >= 10 && bad.mismatches <= 20, "%lld mismatches",
               (long long)bad.mismatches);
     cr_assert_gt(bad.max_abs_error, 2.0);
-    direct_close(&run);
+    direct_close(run);
 }
 
 static const char *const writes_nothing =
@@ -221,15 +240,78 @@ static const char *const writes_nothing =
 
 Test(beamformer_small, verification_catches_a_kernel_that_writes_nothing)
 {
-    direct_run run =
-        direct_open("beam_block=1,station_block=1,wg_time=16,wg_beams=1,use_local=0",
-                    writes_nothing);
-    skytune_verify_report bad = direct_verify(&run);
+    direct_run *run = direct_open(
+        "beam_block=1,station_block=1,wg_time=16,wg_beams=1,use_local=0,in_layout=CSTP,"
+        "out_layout=CBTP",
+        writes_nothing);
+    skytune_verify_report bad = direct_verify(run);
     cr_assert_eq(bad.passed, 0);
     cr_assert_eq(bad.first_mismatch, 0);
     /* 4 channels x 10 beams x 64 samples x 2 polarisations, 2 floats each. */
     cr_assert_eq(bad.mismatches, 4 * 10 * 64 * 2 * 2);
-    direct_close(&run);
+    direct_close(run);
+}
+
+/* ------------------------------------------------------------- layouts */
+
+/* Pairs of read and write layouts: the defaults, both reversed, and layouts
+ * that put the station, the channel, the time and the beam innermost, each
+ * once with the samples staged in local memory (whose copy then gathers
+ * instead of copying one span) and once read from global memory. */
+Test(beamformer_small, pairs_of_layouts_verify)
+{
+    static const char *const kernels[] = {
+        "beam_block=5,station_block=4,wg_time=16,wg_beams=2,use_local=1",
+        "beam_block=2,station_block=8,wg_time=8,wg_beams=1,use_local=0",
+    };
+    static const char *const layouts[][2] = {
+        {"CSTP", "CBTP"}, {"PTSC", "PTBC"}, {"TPCS", "BPTC"}, {"PSTC", "CPTB"}, {"CTPS", "TCBP"},
+    };
+    for (size_t k = 0; k < COUNT_OF(kernels); k++)
+        for (size_t l = 0; l < COUNT_OF(layouts); l++) {
+            char config[256];
+            snprintf(config, sizeof config, "%s,in_layout=%s,out_layout=%s", kernels[k],
+                     layouts[l][0], layouts[l][1]);
+            expect_ok(config);
+        }
+}
+
+/* The stage module's list for a configuration holds the parameters with the
+ * values the engine passes and the strides `defines` adds: the plugin's
+ * build options contain every one of them. */
+Test(beamformer_small, the_stage_macros_are_the_build_options)
+{
+    const char *config_text =
+        "beam_block=5,station_block=4,wg_time=16,wg_beams=2,use_local=1,in_layout=TPCS,"
+        "out_layout=BPTC";
+    stage_macros macros;
+    stage_macros_for(&h, config_text, beamformer_macros_of_values, &macros);
+    const size_t derived = stage_expect_macros_in_build_options(&h, config_text, &macros);
+    /* TPCS over 8 stations, 4 channels, 64 samples, 2 polarizations; BPTC
+     * over 10 beams, 4 channels, 64 samples, 2 polarizations. */
+    cr_expect_str_eq(stage_macros_find(&macros, "IN_STRIDE_S"), "1");
+    cr_expect_str_eq(stage_macros_find(&macros, "IN_STRIDE_C"), "8");
+    cr_expect_str_eq(stage_macros_find(&macros, "IN_STRIDE_P"), "32");
+    cr_expect_str_eq(stage_macros_find(&macros, "IN_STRIDE_T"), "64");
+    cr_expect_str_eq(stage_macros_find(&macros, "OUT_STRIDE_C"), "1");
+    cr_expect_str_eq(stage_macros_find(&macros, "OUT_STRIDE_T"), "4");
+    cr_expect_str_eq(stage_macros_find(&macros, "OUT_STRIDE_P"), "256");
+    cr_expect_str_eq(stage_macros_find(&macros, "OUT_STRIDE_B"), "512");
+    cr_expect_eq(derived, 8);
+    cr_expect_eq(macros.count - derived, 10);
+}
+
+/* What a pipeline does: the kernel source as a section between #define and
+ * #undef lines of the stage's macros, built with no -D at all. */
+Test(beamformer_small, the_kernel_built_from_its_macro_section_verifies)
+{
+    const char *config_text =
+        "beam_block=5,station_block=2,wg_time=8,wg_beams=2,use_local=1,in_layout=SCTP,"
+        "out_layout=CTBP";
+    stage_macros macros;
+    stage_macros_for(&h, config_text, beamformer_macros_of_values, &macros);
+    skytune_verify_report report = stage_verify_section(&h, config_text, &macros, beamformer_cl_source);
+    cr_expect_eq(report.passed, 1, "max abs error %g", report.max_abs_error);
 }
 
 /* ------------------------------------------------ formulas, counts, checks */
@@ -295,11 +377,11 @@ TestSuite(beamformer_odd, .init = open_odd, .fini = close_harness, .timeout = 60
 
 Test(beamformer_odd, partial_station_steps_verify)
 {
-    expect_ok("beam_block=4,station_block=4,wg_time=16,wg_beams=1,use_local=0");
-    expect_ok("beam_block=5,station_block=4,wg_time=16,wg_beams=4,use_local=1");
-    expect_ok("beam_block=2,station_block=2,wg_time=1,wg_beams=2,use_local=1");
-    expect_ok("beam_block=20,station_block=2,wg_time=8,wg_beams=1,use_local=0");
-    cr_assert_eq(is_valid("beam_block=1,station_block=8,wg_time=1,wg_beams=1,use_local=0"), 0);
+    expect_ok("beam_block=4,station_block=4,wg_time=16,wg_beams=1,use_local=0,in_layout=CSTP,out_layout=CBTP");
+    expect_ok("beam_block=5,station_block=4,wg_time=16,wg_beams=4,use_local=1,in_layout=CSTP,out_layout=CBTP");
+    expect_ok("beam_block=2,station_block=2,wg_time=1,wg_beams=2,use_local=1,in_layout=CSTP,out_layout=CBTP");
+    expect_ok("beam_block=20,station_block=2,wg_time=8,wg_beams=1,use_local=0,in_layout=CSTP,out_layout=CBTP");
+    cr_assert_eq(is_valid("beam_block=1,station_block=8,wg_time=1,wg_beams=1,use_local=0,in_layout=CSTP,out_layout=CBTP"), 0);
     cr_assert_eq(space_count(h.space), brute_force_count(&h.problem.values, &h.device->info));
 }
 
@@ -319,8 +401,40 @@ Test(beamformer_hundred_beams, the_thesis_beam_blocks_verify)
 {
     /* The thesis's CPU choice, one block of all 100 beams, and its GPU
      * choice, blocks of 10 beams. */
-    expect_ok("beam_block=100,station_block=1,wg_time=32,wg_beams=1,use_local=0");
-    expect_ok("beam_block=10,station_block=4,wg_time=32,wg_beams=2,use_local=1");
-    expect_ok("beam_block=25,station_block=2,wg_time=8,wg_beams=4,use_local=1");
+    expect_ok("beam_block=100,station_block=1,wg_time=32,wg_beams=1,use_local=0,in_layout=CSTP,out_layout=CBTP");
+    expect_ok("beam_block=10,station_block=4,wg_time=32,wg_beams=2,use_local=1,in_layout=CSTP,out_layout=CBTP");
+    expect_ok("beam_block=25,station_block=2,wg_time=8,wg_beams=4,use_local=1,in_layout=CSTP,out_layout=CBTP");
     cr_assert_eq(space_count(h.space), brute_force_count(&h.problem.values, &h.device->info));
+}
+
+/* ------------------------------------- as many stations as channels */
+
+static void open_square(void)
+{
+    static const char *const square[] = {"stations=4", "channels=4", "samples=32", "beams=4"};
+    open_with("small", square, COUNT_OF(square));
+}
+
+TestSuite(beamformer_square, .init = open_square, .fini = close_harness, .timeout = 600);
+
+/* The plugin's kernel reading the input from global memory with the
+ * station's and the channel's strides swapped: with 4 stations and 4 channels every read
+ * stays in the buffer, at another station's and channel's sample. */
+Test(beamformer_square, verification_catches_an_input_index_with_two_strides_swapped)
+{
+    const char *config =
+        "beam_block=2,station_block=2,wg_time=8,wg_beams=2,use_local=0,in_layout=TSCP,"
+        "out_layout=CBTP";
+    char *intact = plugin_source_with("beamformer", NULL, NULL, 0);
+    skytune_verify_report good = plugin_verify_with_kernel(&h, config, intact, NULL);
+    cr_assert_eq(good.passed, 1, "the source as it is: max abs error %g", good.max_abs_error);
+    free(intact);
+    char *swapped = plugin_source_with(
+        "beamformer",
+        (const char *[]){"input + channel * IN_STRIDE_C", "my_samples[station * IN_STRIDE_S"},
+        (const char *[]){"input + channel * IN_STRIDE_S", "my_samples[station * IN_STRIDE_C"}, 2);
+    skytune_verify_report bad = plugin_verify_with_kernel(&h, config, swapped, NULL);
+    free(swapped);
+    cr_assert_eq(bad.passed, 0);
+    cr_assert_gt(bad.mismatches, 0);
 }

@@ -2,11 +2,15 @@
  * every shape at the edges of the space (1 x 1, tall 1 x 4, wide 4 x 1,
  * 4 x 4, cells that do not divide the station count), local memory on and
  * off with several time blocks, blocks that do not divide the sample count,
+ * input layouts (the default, its reverse, each other dimension innermost),
  * and a sample of the space all verify against the CPU reference; the tiling
  * covers every baseline; verification catches a missing remainder pass, a
- * missing sample, one corrupted input sample and a conjugate on the wrong
- * side, and accepts a long integration; the work counts, the problem checks
- * and the size of the space are what the plugin documents. */
+ * missing sample, one corrupted input sample, a conjugate on the wrong side
+ * and an input index with two strides swapped, and accepts a long
+ * integration; the stage module's macros are the ones the engine builds
+ * with, and its kernel source built with them as #define lines (as a
+ * pipeline builds it) verifies; the work counts, the problem checks and the
+ * size of the space are what the plugin documents. */
 #include <criterion/criterion.h>
 #include <dlfcn.h>
 #include <math.h>
@@ -14,8 +18,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "correlator_stage.h"
 #include "plugin_expect.h"
 #include "plugin_harness.h"
+#include "stage_expect.h"
 
 #define COUNT_OF(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -59,31 +65,31 @@ Test(correlator_small, edge_configurations_verify)
 {
     /* small: 10 stations (55 baselines), 4 channels, 64 samples. */
     /* 1 x 1: the first pass covers everything, no remainder pass. */
-    expect_ok("cell_width=1,cell_height=1,wg_size=4,use_local=0,block_time=4");
-    expect_ok("cell_width=1,cell_height=1,wg_size=64,use_local=1,block_time=16");
+    expect_ok("cell_width=1,cell_height=1,wg_size=4,use_local=0,block_time=4,in_layout=CTSP");
+    expect_ok("cell_width=1,cell_height=1,wg_size=64,use_local=1,block_time=16,in_layout=CTSP");
     /* Tall (the GTX 480's shape) and wide cells, both memory paths. */
-    expect_ok("cell_width=1,cell_height=4,wg_size=16,use_local=0,block_time=4");
-    expect_ok("cell_width=1,cell_height=4,wg_size=8,use_local=1,block_time=64");
-    expect_ok("cell_width=4,cell_height=1,wg_size=16,use_local=0,block_time=4");
-    expect_ok("cell_width=4,cell_height=1,wg_size=4,use_local=1,block_time=4");
+    expect_ok("cell_width=1,cell_height=4,wg_size=16,use_local=0,block_time=4,in_layout=CTSP");
+    expect_ok("cell_width=1,cell_height=4,wg_size=8,use_local=1,block_time=64,in_layout=CTSP");
+    expect_ok("cell_width=4,cell_height=1,wg_size=16,use_local=0,block_time=4,in_layout=CTSP");
+    expect_ok("cell_width=4,cell_height=1,wg_size=4,use_local=1,block_time=4,in_layout=CTSP");
     /* 4 x 4: one whole cell, 39 of 55 baselines in the remainder pass. */
-    expect_ok("cell_width=4,cell_height=4,wg_size=4,use_local=0,block_time=4");
-    expect_ok("cell_width=4,cell_height=4,wg_size=4,use_local=1,block_time=32");
+    expect_ok("cell_width=4,cell_height=4,wg_size=4,use_local=0,block_time=4,in_layout=CTSP");
+    expect_ok("cell_width=4,cell_height=4,wg_size=4,use_local=1,block_time=32,in_layout=CTSP");
     /* 3 divides neither 10 nor the triangle's rows. */
-    expect_ok("cell_width=2,cell_height=3,wg_size=8,use_local=1,block_time=8");
-    expect_ok("cell_width=3,cell_height=3,wg_size=4,use_local=0,block_time=4");
+    expect_ok("cell_width=2,cell_height=3,wg_size=8,use_local=1,block_time=8,in_layout=CTSP");
+    expect_ok("cell_width=3,cell_height=3,wg_size=4,use_local=0,block_time=4,in_layout=CTSP");
 }
 
 Test(correlator_small, constraints_exclude_what_would_repeat_or_idle)
 {
     /* block_time is pinned without local memory. */
-    cr_assert_eq(is_valid("cell_width=1,cell_height=1,wg_size=4,use_local=0,block_time=8"), 0);
-    cr_assert_eq(is_valid("cell_width=1,cell_height=1,wg_size=4,use_local=1,block_time=8"), 1);
+    cr_assert_eq(is_valid("cell_width=1,cell_height=1,wg_size=4,use_local=0,block_time=8,in_layout=CTSP"), 0);
+    cr_assert_eq(is_valid("cell_width=1,cell_height=1,wg_size=4,use_local=1,block_time=8,in_layout=CTSP"), 1);
     /* 55 cells of 1 x 1: work-groups up to 64, the power of two above. */
-    cr_assert_eq(is_valid("cell_width=1,cell_height=1,wg_size=64,use_local=0,block_time=4"), 1);
-    cr_assert_eq(is_valid("cell_width=1,cell_height=1,wg_size=128,use_local=0,block_time=4"), 0);
+    cr_assert_eq(is_valid("cell_width=1,cell_height=1,wg_size=64,use_local=0,block_time=4,in_layout=CTSP"), 1);
+    cr_assert_eq(is_valid("cell_width=1,cell_height=1,wg_size=128,use_local=0,block_time=4,in_layout=CTSP"), 0);
     /* One 4 x 4 cell: only the smallest work-group. */
-    cr_assert_eq(is_valid("cell_width=4,cell_height=4,wg_size=8,use_local=0,block_time=4"), 0);
+    cr_assert_eq(is_valid("cell_width=4,cell_height=4,wg_size=8,use_local=0,block_time=4,in_layout=CTSP"), 0);
 }
 
 /* The tiling as documented, counted independently: every grid position
@@ -149,14 +155,15 @@ static uint64_t brute_force_count(const skytune_values *p, const skytune_device_
                             continue;
                         count++;
                     }
-    return count;
+    /* Every ordering of the input's four dimensions: 4!. */
+    return count * 24;
 }
 
 Test(correlator_small, space_size_matches_the_documented_rules)
 {
     const uint64_t count = space_count(h.space);
     cr_assert_eq(count, brute_force_count(&h.problem.values, &h.device->info));
-    cr_assert(count >= 100 && count <= 300, "small should be 100-300, is %llu",
+    cr_assert(count >= 100 * 24 && count <= 300 * 24, "small should be 100-300 times 24, is %llu",
               (unsigned long long)count);
 
     /* The thesis preset, sized without measuring it. */
@@ -176,6 +183,57 @@ Test(correlator_small, space_size_matches_the_documented_rules)
 Test(correlator_small, random_configurations_all_verify)
 {
     plugin_expect_sample_verifies(&h, 2013, 5, 6, expect_ok);
+}
+
+/* Input layouts: the default, its reverse, and layouts that put the
+ * channel, the station and the time innermost, each read from global memory
+ * and staged in local memory (which copies one span only for layouts ending
+ * in TSP, and gathers otherwise); the polarisations are one float4 load only
+ * when P is innermost. */
+Test(correlator_small, input_layouts_verify)
+{
+    static const char *const kernels[] = {
+        "cell_width=2,cell_height=3,wg_size=8,use_local=1,block_time=8",
+        "cell_width=1,cell_height=4,wg_size=16,use_local=0,block_time=4",
+    };
+    static const char *const layouts[] = {"CTSP", "PSTC", "TPSC", "PCTS", "SCPT", "TCSP"};
+    for (size_t k = 0; k < COUNT_OF(kernels); k++)
+        for (size_t l = 0; l < COUNT_OF(layouts); l++) {
+            char config[256];
+            snprintf(config, sizeof config, "%s,in_layout=%s", kernels[k], layouts[l]);
+            expect_ok(config);
+        }
+}
+
+/* The stage module's list for a configuration holds the parameters with the
+ * values the engine passes and the strides `defines` adds: the plugin's
+ * build options contain every one of them. */
+Test(correlator_small, the_stage_macros_are_the_build_options)
+{
+    const char *config_text = "cell_width=2,cell_height=2,wg_size=4,use_local=1,block_time=8,"
+                              "in_layout=PTCS";
+    stage_macros macros;
+    stage_macros_for(&h, config_text, correlator_macros_of_values, &macros);
+    const size_t derived = stage_expect_macros_in_build_options(&h, config_text, &macros);
+    /* PTCS over 10 stations, 4 channels, 64 samples, 2 polarisations. */
+    cr_expect_str_eq(stage_macros_find(&macros, "IN_STRIDE_S"), "1");
+    cr_expect_str_eq(stage_macros_find(&macros, "IN_STRIDE_C"), "10");
+    cr_expect_str_eq(stage_macros_find(&macros, "IN_STRIDE_T"), "40");
+    cr_expect_str_eq(stage_macros_find(&macros, "IN_STRIDE_P"), "2560");
+    cr_expect_eq(derived, 4);
+    cr_expect_eq(macros.count - derived, 8);
+}
+
+/* What a pipeline does: the kernel source as a section between #define and
+ * #undef lines of the stage's macros, built with no -D at all. */
+Test(correlator_small, the_kernels_built_from_their_macro_section_verify)
+{
+    const char *config_text = "cell_width=3,cell_height=2,wg_size=4,use_local=1,block_time=16,"
+                              "in_layout=CTSP";
+    stage_macros macros;
+    stage_macros_for(&h, config_text, correlator_macros_of_values, &macros);
+    skytune_verify_report report = stage_verify_section(&h, config_text, &macros, correlator_cl_source);
+    cr_expect_eq(report.passed, 1, "max abs error %g", report.max_abs_error);
 }
 
 /* ------------------------------------------- verification catches mistakes */
@@ -248,7 +306,7 @@ static const char *const plain_correlator =
 static skytune_verify_report verify_with_kernel(const char *source, const char *options)
 {
     return plugin_verify_with_kernel(
-        &h, "cell_width=2,cell_height=2,wg_size=4,use_local=0,block_time=4", source, options);
+        &h, "cell_width=2,cell_height=2,wg_size=4,use_local=0,block_time=4,in_layout=CTSP", source, options);
 }
 
 #define SMALL_BASELINES 55
@@ -371,14 +429,14 @@ TestSuite(correlator_odd, .init = open_odd, .fini = close_harness, .timeout = 60
 Test(correlator_odd, cells_and_blocks_that_divide_nothing)
 {
     /* 2 x 3 cells: 3 whole cells and 10 remaining baselines of 28. */
-    expect_ok("cell_width=2,cell_height=3,wg_size=4,use_local=0,block_time=4");
+    expect_ok("cell_width=2,cell_height=3,wg_size=4,use_local=0,block_time=4,in_layout=CTSP");
     /* 50 samples in blocks of 16 (3 whole and 2 left) and of 64 (one
      * partial block). */
-    expect_ok("cell_width=2,cell_height=3,wg_size=4,use_local=1,block_time=16");
-    expect_ok("cell_width=3,cell_height=2,wg_size=4,use_local=1,block_time=64");
+    expect_ok("cell_width=2,cell_height=3,wg_size=4,use_local=1,block_time=16,in_layout=CTSP");
+    expect_ok("cell_width=3,cell_height=2,wg_size=4,use_local=1,block_time=64,in_layout=CTSP");
     /* 4 x 4 is the largest cell that fits 7 stations: one whole cell. */
-    expect_ok("cell_width=4,cell_height=4,wg_size=4,use_local=1,block_time=32");
-    cr_assert_eq(is_valid("cell_width=4,cell_height=4,wg_size=4,use_local=0,block_time=4"), 1);
+    expect_ok("cell_width=4,cell_height=4,wg_size=4,use_local=1,block_time=32,in_layout=CTSP");
+    cr_assert_eq(is_valid("cell_width=4,cell_height=4,wg_size=4,use_local=0,block_time=4,in_layout=CTSP"), 1);
     cr_assert_eq(space_count(h.space), brute_force_count(&h.problem.values, &h.device->info));
 }
 
@@ -396,6 +454,40 @@ Test(correlator_long, float_sums_of_4096_samples_verify)
 {
     /* The tolerance is derived for sums of any length; here both memory
      * paths sum 4096 samples in float and must still pass. */
-    expect_ok("cell_width=1,cell_height=2,wg_size=4,use_local=0,block_time=4");
-    expect_ok("cell_width=2,cell_height=2,wg_size=4,use_local=1,block_time=64");
+    expect_ok("cell_width=1,cell_height=2,wg_size=4,use_local=0,block_time=4,in_layout=CTSP");
+    expect_ok("cell_width=2,cell_height=2,wg_size=4,use_local=1,block_time=64,in_layout=CTSP");
+}
+
+/* ------------------------------------- as many stations as channels */
+
+static void open_square(void)
+{
+    static const char *const square[] = {"stations=4", "channels=4", "samples=32"};
+    open_with("small", square, COUNT_OF(square));
+}
+
+TestSuite(correlator_square, .init = open_square, .fini = close_harness, .timeout = 600);
+
+/* The plugin's kernel reading the input as float4 with the station's and
+ * the channel's strides swapped: with 4 stations and 4 channels every read stays
+ * in the buffer, at another station's and channel's sample. */
+Test(correlator_square, verification_catches_an_input_index_with_two_strides_swapped)
+{
+    const char *config =
+        "cell_width=2,cell_height=2,wg_size=4,use_local=0,block_time=4,in_layout=TCSP";
+    char *intact = plugin_source_with("correlator", NULL, NULL, 0);
+    skytune_verify_report good = plugin_verify_with_kernel(&h, config, intact, NULL);
+    cr_assert_eq(good.passed, 1, "the source as it is: max abs error %g", good.max_abs_error);
+    free(intact);
+    char *swapped = plugin_source_with(
+        "correlator",
+        (const char *[]){"CORRELATOR_STRIDE_S (IN_STRIDE_S / 2)",
+                         "CORRELATOR_STRIDE_C (IN_STRIDE_C / 2)"},
+        (const char *[]){"CORRELATOR_STRIDE_S (IN_STRIDE_C / 2)",
+                         "CORRELATOR_STRIDE_C (IN_STRIDE_S / 2)"},
+        2);
+    skytune_verify_report bad = plugin_verify_with_kernel(&h, config, swapped, NULL);
+    free(swapped);
+    cr_assert_eq(bad.passed, 0);
+    cr_assert_gt(bad.mismatches, 0);
 }

@@ -4,11 +4,16 @@
  * work-item or one, the register limit) verify against the CPU reference for
  * the `small` preset, with one tap, with 16-bit samples and with a transform
  * large enough for the reference's radix-2 path; each measurement reports a
- * "fir" and an "fft" part whose medians add up to the total; verification
- * catches one corrupted input sample and a kernel that writes nothing; clFFT
- * survives one of two open problems being torn down and starts again after
- * the last; the work counts, the problem checks and the size of the space
- * are what the plugin documents. */
+ * "fir" and an "fft" part whose medians add up to the total; the FIR output
+ * written in several layouts verifies with the FFT (layouts ending in C, the
+ * only ones in that space) and alone (any layout, a channel count no FFT
+ * takes); verification catches one corrupted input sample, a kernel that
+ * writes nothing and an output index with two strides swapped; the stage
+ * module's macros are the ones the engine builds with, and its kernel
+ * source built with them as #define lines (as a pipeline builds it)
+ * verifies; clFFT survives one of two open problems being torn down and
+ * starts again after the last; the work counts, the problem checks and the
+ * size of the space are what the plugin documents. */
 #include <criterion/criterion.h>
 #include <math.h>
 #include <stdio.h>
@@ -17,6 +22,8 @@
 
 #include "plugin_expect.h"
 #include "plugin_harness.h"
+#include "stage_expect.h"
+#include "ppf_stage.h"
 
 #define RUNS 5
 
@@ -76,28 +83,44 @@ Test(ppf_small, edge_configurations_verify)
     /* small: 2 stations x 32 channels = 64 station-channels, 8 taps, 64
      * output steps, 8-bit samples. */
     /* The smallest work-group, one output per work-item. */
-    expect_ok("wg_size=8,channels_per_item=1,samples_per_item=1,both_pols=0");
+    expect_ok("wg_size=8,channels_per_item=1,samples_per_item=1,both_pols=0,out_layout=TPSC");
     /* One work-group covers every station-channel and polarization. */
-    expect_ok("wg_size=128,channels_per_item=1,samples_per_item=32,both_pols=0");
-    expect_ok("wg_size=64,channels_per_item=1,samples_per_item=16,both_pols=1");
+    expect_ok("wg_size=128,channels_per_item=1,samples_per_item=32,both_pols=0,out_layout=TPSC");
+    expect_ok("wg_size=64,channels_per_item=1,samples_per_item=16,both_pols=1,out_layout=TPSC");
     /* At the register limit, both ways. */
-    expect_ok("wg_size=8,channels_per_item=8,samples_per_item=4,both_pols=0");
-    expect_ok("wg_size=8,channels_per_item=8,samples_per_item=2,both_pols=1");
+    expect_ok("wg_size=8,channels_per_item=8,samples_per_item=4,both_pols=0,out_layout=TPSC");
+    expect_ok("wg_size=8,channels_per_item=8,samples_per_item=2,both_pols=1,out_layout=TPSC");
     /* Tiles that straddle the two stations. */
-    expect_ok("wg_size=16,channels_per_item=4,samples_per_item=8,both_pols=0");
-    expect_ok("wg_size=32,channels_per_item=2,samples_per_item=1,both_pols=1");
+    expect_ok("wg_size=16,channels_per_item=4,samples_per_item=8,both_pols=0,out_layout=TPSC");
+    expect_ok("wg_size=32,channels_per_item=2,samples_per_item=1,both_pols=1,out_layout=TPSC");
 }
 
 Test(ppf_small, constraints_exclude_what_cannot_run)
 {
     /* 256 work-items > 64 station-channels x 2 polarizations. */
-    cr_assert_eq(is_valid("wg_size=256,channels_per_item=1,samples_per_item=1,both_pols=0"), 0);
+    cr_assert_eq(is_valid("wg_size=256,channels_per_item=1,samples_per_item=1,both_pols=0,out_layout=TPSC"), 0);
     /* With both polarizations per work-item only 64 work-items have work. */
-    cr_assert_eq(is_valid("wg_size=128,channels_per_item=1,samples_per_item=1,both_pols=1"), 0);
-    cr_assert_eq(is_valid("wg_size=128,channels_per_item=1,samples_per_item=1,both_pols=0"), 1);
+    cr_assert_eq(is_valid("wg_size=128,channels_per_item=1,samples_per_item=1,both_pols=1,out_layout=TPSC"), 0);
+    cr_assert_eq(is_valid("wg_size=128,channels_per_item=1,samples_per_item=1,both_pols=0,out_layout=TPSC"), 1);
     /* 8 x 8 x 1 = 64 > 32 register units; 8 x 4 x 2 = 64 too. */
-    cr_assert_eq(is_valid("wg_size=8,channels_per_item=8,samples_per_item=8,both_pols=0"), 0);
-    cr_assert_eq(is_valid("wg_size=8,channels_per_item=8,samples_per_item=4,both_pols=1"), 0);
+    cr_assert_eq(is_valid("wg_size=8,channels_per_item=8,samples_per_item=8,both_pols=0,out_layout=TPSC"), 0);
+    cr_assert_eq(is_valid("wg_size=8,channels_per_item=8,samples_per_item=4,both_pols=1,out_layout=TPSC"), 0);
+}
+
+/* Orderings of S, C, T and P, counted without the layout library: all 24,
+ * or with the FFT the 6 that end in C. */
+static uint64_t layout_count(bool fft)
+{
+    const char *letters = "SCTP";
+    uint64_t count = 0;
+    for (int a = 0; a < 4; a++)
+        for (int b = 0; b < 4; b++)
+            for (int c = 0; c < 4; c++)
+                for (int d = 0; d < 4; d++)
+                    if (a != b && a != c && a != d && b != c && b != d && c != d &&
+                        (!fft || letters[d] == 'C'))
+                        count++;
+    return count;
 }
 
 /* The space's size, counted by brute force from the documented rules with
@@ -120,15 +143,44 @@ static uint64_t brute_force_count(const skytune_values *p, const skytune_device_
                         continue;
                     count++;
                 }
-    return count;
+    return count * layout_count(skytune_int(p, "fft") != 0);
 }
 
 Test(ppf_small, space_size_matches_the_documented_rules)
 {
     const uint64_t count = space_count(h.space);
     cr_assert_eq(count, brute_force_count(&h.problem.values, &h.device->info));
-    cr_assert(count >= 100 && count <= 300, "small should hold 100-300 configurations, has %llu",
-              (unsigned long long)count);
+    /* 108 configurations of the kernel, each with 6 layouts. */
+    cr_assert_eq(count, 648, "small should hold 648 configurations, has %llu",
+                 (unsigned long long)count);
+}
+
+Test(ppf_small, with_the_fft_only_layouts_ending_in_c_are_in_the_space)
+{
+    const char *kernel = "wg_size=8,channels_per_item=1,samples_per_item=1,both_pols=0";
+    static const struct {
+        const char *layout;
+        int valid;
+    } cases[] = {
+        {"TPSC", 1}, {"STPC", 1}, {"PTSC", 1}, {"SPTC", 1},
+        {"SCTP", 0}, {"CSPT", 0}, {"TPCS", 0}, {"PCST", 0},
+    };
+    for (size_t k = 0; k < COUNT_OF(cases); k++) {
+        char config[256];
+        snprintf(config, sizeof config, "%s,out_layout=%s", kernel, cases[k].layout);
+        cr_expect_eq(is_valid(config), cases[k].valid, "%s", config);
+    }
+}
+
+/* With the FFT only layouts ending in C are valid: the default, and three
+ * that move the station, the step and the polarization to the outside and
+ * write the station-channels apart (STPC, SPTC: station outside the step). */
+Test(ppf_small, the_fir_output_in_other_layouts_verifies_through_the_fft)
+{
+    expect_ok("wg_size=16,channels_per_item=2,samples_per_item=4,both_pols=1,out_layout=STPC");
+    expect_ok("wg_size=8,channels_per_item=1,samples_per_item=8,both_pols=0,out_layout=PTSC");
+    expect_ok("wg_size=32,channels_per_item=4,samples_per_item=2,both_pols=0,out_layout=SPTC");
+    expect_ok("wg_size=64,channels_per_item=1,samples_per_item=16,both_pols=1,out_layout=TSPC");
 }
 
 /* A correct one-output-per-work-item FIR for the configuration below, for
@@ -163,7 +215,7 @@ static const char *const writes_nothing =
 static skytune_verify_report verify_with_kernel(const char *source, const char *extra_options)
 {
     return plugin_verify_with_kernel(
-        &h, "wg_size=8,channels_per_item=1,samples_per_item=1,both_pols=0", source, extra_options);
+        &h, "wg_size=8,channels_per_item=1,samples_per_item=1,both_pols=0,out_layout=TPSC", source, extra_options);
 }
 
 Test(ppf_small, verification_passes_a_correct_naive_kernel)
@@ -206,6 +258,64 @@ Test(ppf_small, verification_catches_a_kernel_that_writes_nothing)
     cr_assert_eq(bad.mismatches, 64 * 2 * 2 * 32 * 2);
 }
 
+/* The plugin's kernel with the station's and the polarization's output
+ * strides swapped in the general index (both dimensions have 2 elements in
+ * `small`, so every write stays in the buffer, at another place). STPC
+ * keeps station and channel apart, so the general index is the one used. */
+Test(ppf_small, verification_catches_an_output_index_with_two_strides_swapped)
+{
+    const char *config =
+        "wg_size=16,channels_per_item=2,samples_per_item=4,both_pols=0,out_layout=STPC";
+    char *intact = plugin_source_with("ppf", NULL, NULL, 0);
+    skytune_verify_report good = plugin_verify_with_kernel(&h, config, intact, NULL);
+    cr_assert_eq(good.passed, 1, "the source as it is: max abs error %g", good.max_abs_error);
+    free(intact);
+
+    char *swapped = plugin_source_with(
+        "ppf", (const char *[]){"(sc) / channels * OUT_STRIDE_S", "(pol) * OUT_STRIDE_P)\n#endif"},
+        (const char *[]){"(sc) / channels * OUT_STRIDE_P", "(pol) * OUT_STRIDE_S)\n#endif"}, 2);
+    skytune_verify_report bad = plugin_verify_with_kernel(&h, config, swapped, NULL);
+    free(swapped);
+    cr_assert_eq(bad.passed, 0);
+    /* Station 0's polarization 0 stays in place; station 1's polarization 0
+     * gets station 0's polarization 1, and that is canonical transform 1
+     * ([step][pol][station]: step 0, pol 0, station 1) of 32 complex bins. */
+    cr_assert_eq(bad.first_mismatch / (32 * 2), 1, "first mismatch %lld",
+                 (long long)bad.first_mismatch);
+}
+
+/* The stage module's list for a configuration holds the parameters with the
+ * values the engine passes and the strides `defines` adds: the plugin's
+ * build options contain every one of them. */
+Test(ppf_small, the_stage_macros_are_the_build_options)
+{
+    const char *config_text =
+        "wg_size=16,channels_per_item=2,samples_per_item=4,both_pols=1,out_layout=STPC";
+    stage_macros macros;
+    stage_macros_for(&h, config_text, ppf_macros_of_values, &macros);
+    const size_t derived = stage_expect_macros_in_build_options(&h, config_text, &macros);
+    /* STPC over 2 stations, 32 channels, 64 steps, 2 polarizations. */
+    cr_expect_str_eq(stage_macros_find(&macros, "OUT_STRIDE_C"), "1");
+    cr_expect_str_eq(stage_macros_find(&macros, "OUT_STRIDE_P"), "32");
+    cr_expect_str_eq(stage_macros_find(&macros, "OUT_STRIDE_T"), "64");
+    cr_expect_str_eq(stage_macros_find(&macros, "OUT_STRIDE_S"), "4096");
+    cr_expect_eq(derived, 4);
+    /* Every numeric parameter of the plugin is listed too. */
+    cr_expect_eq(macros.count - derived, 10);
+}
+
+/* What a pipeline does: the kernel source as a section between #define and
+ * #undef lines of the stage's macros, built with no -D at all. */
+Test(ppf_small, the_kernel_built_from_its_macro_section_verifies)
+{
+    const char *config_text =
+        "wg_size=32,channels_per_item=1,samples_per_item=8,both_pols=1,out_layout=PTSC";
+    stage_macros macros;
+    stage_macros_for(&h, config_text, ppf_macros_of_values, &macros);
+    skytune_verify_report report = stage_verify_section(&h, config_text, &macros, ppf_cl_source);
+    cr_expect_eq(report.passed, 1, "max abs error %g", report.max_abs_error);
+}
+
 Test(ppf_small, clfft_outlives_one_of_two_problems_and_restarts)
 {
     /* The measurer's problem holds clFFT; a second one comes and goes; the
@@ -216,12 +326,12 @@ Test(ppf_small, clfft_outlives_one_of_two_problems_and_restarts)
     void *state = NULL;
     cr_assert_eq(pl->setup(&ctx, &state, &err), 0, "%s", err.message);
     pl->teardown(state);
-    expect_ok("wg_size=16,channels_per_item=2,samples_per_item=4,both_pols=1");
+    expect_ok("wg_size=16,channels_per_item=2,samples_per_item=4,both_pols=1,out_layout=TPSC");
 
     /* The last problem out tears clFFT down; the next one sets it up again. */
     harness_close(&h);
     open_small();
-    expect_ok("wg_size=16,channels_per_item=2,samples_per_item=4,both_pols=1");
+    expect_ok("wg_size=16,channels_per_item=2,samples_per_item=4,both_pols=1,out_layout=TPSC");
 }
 
 /* ------------------------------------------------ counts and checks */
@@ -253,6 +363,14 @@ Test(ppf_small, work_counts_match_a_hand_count)
     cr_assert_float_eq(h.plugin.desc->flops(&p.values, NULL), 256.0, 1e-9);
     cr_assert_float_eq(h.plugin.desc->bytes(&p.values, NULL), 512.0, 1e-9);
     problem_free(&p);
+
+    /* The FIR alone: its 96 FLOPs; input, coefficients and FIR output,
+     * 48 + 32 + 128 bytes. */
+    const char *alone[] = {"stations=1", "channels=4", "taps=2", "samples=12", "fft=false"};
+    resolve(alone, COUNT_OF(alone), &p);
+    cr_assert_float_eq(h.plugin.desc->flops(&p.values, NULL), 96.0, 1e-9);
+    cr_assert_float_eq(h.plugin.desc->bytes(&p.values, NULL), 208.0, 1e-9);
+    problem_free(&p);
 }
 
 Test(ppf_small, problem_checks_name_the_parameter)
@@ -260,9 +378,10 @@ Test(ppf_small, problem_checks_name_the_parameter)
     static const struct {
         const char *setting, *expected;
     } cases[] = {
-        {"channels=48", "channels must be a power of two"},
+        {"channels=48", "with fft, channels must be a power of two"},
         {"channels=8192", "channels must be a power of two from 2 to 4096"},
         {"channels=1", "channels must be a power of two"},
+        {"channels=0", "channels must be at least 1"},
         {"taps=100", "taps must be at most samples / channels"},
         {"taps=0", "taps must be at least 1"},
         {"stations=0", "stations must be at least 1"},
@@ -277,6 +396,11 @@ Test(ppf_small, problem_checks_name_the_parameter)
         cr_expect(strstr(err.message, cases[k].expected) != NULL, "%s: %s", cases[k].setting,
                   err.message);
     }
+    /* The FIR alone takes a channel count no FFT does. */
+    const char *alone[] = {"fft=false", "channels=48", "samples=3408"};
+    problem p;
+    resolve(alone, COUNT_OF(alone), &p);
+    problem_free(&p);
 }
 
 /* ------------------------------------------------------------------ one tap */
@@ -293,9 +417,9 @@ TestSuite(ppf_one_tap, .init = open_one_tap, .fini = close_harness, .timeout = 6
 
 Test(ppf_one_tap, one_tap_verifies)
 {
-    expect_ok("wg_size=8,channels_per_item=1,samples_per_item=1,both_pols=0");
-    expect_ok("wg_size=32,channels_per_item=2,samples_per_item=8,both_pols=1");
-    expect_ok("wg_size=16,channels_per_item=4,samples_per_item=8,both_pols=0");
+    expect_ok("wg_size=8,channels_per_item=1,samples_per_item=1,both_pols=0,out_layout=TPSC");
+    expect_ok("wg_size=32,channels_per_item=2,samples_per_item=8,both_pols=1,out_layout=TPSC");
+    expect_ok("wg_size=16,channels_per_item=4,samples_per_item=8,both_pols=0,out_layout=TPSC");
     cr_assert_eq(space_count(h.space), brute_force_count(&h.problem.values, &h.device->info));
 }
 
@@ -311,9 +435,9 @@ TestSuite(ppf_wide, .init = open_wide, .fini = close_harness, .timeout = 600);
 
 Test(ppf_wide, sixteen_bit_samples_verify)
 {
-    expect_ok("wg_size=8,channels_per_item=1,samples_per_item=1,both_pols=1");
-    expect_ok("wg_size=64,channels_per_item=2,samples_per_item=8,both_pols=0");
-    expect_ok("wg_size=8,channels_per_item=4,samples_per_item=4,both_pols=1");
+    expect_ok("wg_size=8,channels_per_item=1,samples_per_item=1,both_pols=1,out_layout=TPSC");
+    expect_ok("wg_size=64,channels_per_item=2,samples_per_item=8,both_pols=0,out_layout=TPSC");
+    expect_ok("wg_size=8,channels_per_item=4,samples_per_item=4,both_pols=1,out_layout=TPSC");
 }
 
 /* ------------------------------------------ 128 channels: the radix-2 path */
@@ -332,6 +456,44 @@ TestSuite(ppf_radix2, .init = open_radix2, .fini = close_harness, .timeout = 600
 
 Test(ppf_radix2, larger_transforms_verify)
 {
-    expect_ok("wg_size=256,channels_per_item=1,samples_per_item=2,both_pols=0");
-    expect_ok("wg_size=32,channels_per_item=4,samples_per_item=4,both_pols=1");
+    expect_ok("wg_size=256,channels_per_item=1,samples_per_item=2,both_pols=0,out_layout=TPSC");
+    expect_ok("wg_size=32,channels_per_item=4,samples_per_item=4,both_pols=1,out_layout=TPSC");
+}
+
+/* ------------------------------------------- the FIR alone, every layout */
+
+static void open_fir_alone(void)
+{
+    /* The thesis tuned the FIR's write layouts with 300 channels (figure
+     * 6.5): no FFT takes that, the FIR alone does. 2 stations, 300 channels,
+     * 4 taps, 24 output steps, 16-bit samples. */
+    static const char *const alone[] = {"fft=false", "channels=300", "taps=4", "samples=8100",
+                                        "sample_bits=16"};
+    open_with("small", alone, COUNT_OF(alone));
+}
+
+TestSuite(ppf_fir_alone, .init = open_fir_alone, .fini = close_harness, .timeout = 600);
+
+static void expect_fir_ok(const char *config)
+{
+    measurement m;
+    if (plugin_expect_measured_ok(&h, config, RUNS, &m)) {
+        cr_expect_eq(m.n_parts, 1, "%s: %zu parts", config, m.n_parts);
+        cr_expect_not_null(find_part(&m, "fir"), "%s: no 'fir' part", config);
+    }
+    measurement_clear(&m);
+}
+
+/* The default, its reverse, and layouts with the polarization, the step and
+ * the station innermost. */
+Test(ppf_fir_alone, every_kind_of_layout_verifies)
+{
+    /* 600 station-channels: tiles of up to 16 (one polarization each) or 8
+     * (both) work-items; 24 steps. */
+    expect_fir_ok("wg_size=16,channels_per_item=1,samples_per_item=4,both_pols=0,out_layout=TPSC");
+    expect_fir_ok("wg_size=8,channels_per_item=1,samples_per_item=8,both_pols=0,out_layout=CSPT");
+    expect_fir_ok("wg_size=8,channels_per_item=1,samples_per_item=2,both_pols=1,out_layout=SCTP");
+    expect_fir_ok("wg_size=8,channels_per_item=1,samples_per_item=4,both_pols=1,out_layout=PCST");
+    expect_fir_ok("wg_size=16,channels_per_item=1,samples_per_item=1,both_pols=0,out_layout=TPCS");
+    cr_assert_eq(space_count(h.space), brute_force_count(&h.problem.values, &h.device->info));
 }

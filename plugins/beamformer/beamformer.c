@@ -5,11 +5,11 @@
  * "Auto-tuning a LOFAR radio astronomy pipeline in JavaCL" (MSc thesis, VU
  * Amsterdam, 2013), sections 2.1.2 and 7.3.
  *
- * Input: complex float samples input[channel][station][time][polarisation]
+ * Input: complex float samples input(station, channel, time, polarisation)
  * and complex weights weights[channel][beam][station] (float2: real,
- * imaginary). Output: output[channel][beam][time][polarisation],
+ * imaginary). Output: output(beam, channel, time, polarisation),
  *
- *     output[c][b][t][p] = sum over s of weights[c][b][s] * input[c][s][t][p]
+ *     output(b, c, t, p) = sum over s of weights[c][b][s] * input(s, c, t, p)
  *
  * a complex multiply-add per station. The weight of a station is the phase
  * shift that aligns its signal with the others for the direction of beam b;
@@ -18,21 +18,24 @@
  *
  * Tuning parameters: beam_block (beams per work-item, accumulated in
  * registers: the beam blocking of the paper), station_block (stations per
- * unrolled step of the station loop), wg_time and wg_beams (the work-group)
- * and use_local (stage the samples in local memory). beamformer.cl describes
- * the kernel.
+ * unrolled step of the station loop), wg_time and wg_beams (the work-group),
+ * use_local (stage the samples in local memory), and the layouts the kernel
+ * reads and writes, in_layout and out_layout (Kis 2013, chapters 6 and 7).
+ * beamformer.cl describes the kernel.
+ *
+ * The work is done by the stage module (beamformer_stage.h), which a
+ * pipeline shares; this file describes the plugin and wires its callbacks
+ * to it.
  */
-#include <limits.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
-#include <string.h>
 
-#include <pcg32.h>
 #include <skytune/plugin.h>
 #include <skytune/plugin_checks.h>
 
-extern const char beamformer_cl_source[];
+#include "beamformer_stage.h"
+#include "stage_buffer.h"
 
 /* ------------------------------------------------------------ description data */
 
@@ -72,8 +75,11 @@ static const skytune_problem_check problem_checks[] = {
  * station_block needs no divisibility. Work-groups along time are powers of
  * two up to 1024, along beams up to 8. The lists are sized so that the
  * `small` preset's space stays at a couple of hundred configurations (a few
- * minutes to search exhaustively through PoCL on two cores) while the
- * thesis's setup gives about a thousand (1070 on PoCL). */
+ * minutes to search exhaustively through PoCL on two cores) for each pair of
+ * layouts, while the thesis's setup gives about a thousand (1070 on PoCL).
+ * The layouts are every order of the input's and of the output's
+ * dimensions, 24 x 24 (the thesis's pipeline tuned the 6 of each that keep
+ * the polarisation innermost, section 7.2). */
 static const skytune_tuning_param tuning_params[] = {
     {"beam_block", SKYTUNE_LIST, "1,2,4,5,8,10,20,25,50,100", 0, 0, 0,
      "beams per work-item (accumulators in registers)"},
@@ -83,6 +89,10 @@ static const skytune_tuning_param tuning_params[] = {
     {"wg_beams", SKYTUNE_LIST, "1,2,4,8", 0, 0, 0, "work-items per work-group along beams"},
     {"use_local", SKYTUNE_BOOLEAN, NULL, 0, 0, 0,
      "1: stage the work-group's samples in local memory; 0: read global memory through caches"},
+    {"in_layout", SKYTUNE_PERMUTATION, BEAMFORMER_IN_LETTERS, 0, 0, 0,
+     "layout of the input: station, channel, time, polarisation, outermost first"},
+    {"out_layout", SKYTUNE_PERMUTATION, BEAMFORMER_OUT_LETTERS, 0, 0, 0,
+     "layout of the output: beam, channel, time, polarisation, outermost first"},
     {NULL, 0, NULL, 0, 0, 0, NULL}
 };
 
@@ -109,38 +119,6 @@ static const char *const constraints[] = {
     NULL
 };
 
-/* ------------------------------------------------------------------ the problem */
-
-typedef struct beamformer_problem {
-    int64_t stations, channels, samples, polarizations, beams;
-} beamformer_problem;
-
-static void problem_read(const skytune_values *values, beamformer_problem *p)
-{
-    p->stations = skytune_int(values, "stations");
-    p->channels = skytune_int(values, "channels");
-    p->samples = skytune_int(values, "samples");
-    p->polarizations = skytune_int(values, "polarizations");
-    p->beams = skytune_int(values, "beams");
-}
-
-/* Complex values (float2) in each array. */
-static double input_count(const beamformer_problem *p)
-{
-    return (double)p->channels * (double)p->stations * (double)p->samples *
-           (double)p->polarizations;
-}
-
-static double weight_count(const beamformer_problem *p)
-{
-    return (double)p->channels * (double)p->beams * (double)p->stations;
-}
-
-static double output_count(const beamformer_problem *p)
-{
-    return (double)p->channels * (double)p->beams * (double)p->samples * (double)p->polarizations;
-}
-
 /* --------------------------------------------------------------- run state */
 
 /* Host arrays hold complex values as interleaved (real, imaginary) floats,
@@ -148,228 +126,133 @@ static double output_count(const beamformer_problem *p)
 typedef struct beamformer_state {
     beamformer_problem problem;
     int64_t local_mem_size; /* bytes, from the device: checked again in prepare */
-    size_t input_values, weight_values, output_values;  /* complex values per array */
-    float *input;           /* [channels][stations][samples][polarizations][2] */
-    float *weights;         /* [channels][beams][stations][2] */
-    float *expected;        /* [channels][beams][samples][polarizations][2], from `reference` */
-    float *result;          /* as expected, read back by `verify` */
-    cl_mem input_buf, weights_buf, output_buf;
+    float *input;           /* canonical order (CSTP) */
+    float *weights;         /* [channels][beams][stations] */
+    float *expected;        /* canonical order (CBTP), from `reference` */
+    float *result;          /* the same, read back by `verify` */
+    stage_layout_input input_buf;  /* the input in the last prepared in_layout */
+    cl_mem weights_buf, output_buf;
 } beamformer_state;
 
 typedef struct beamformer_launch {
-    cl_kernel kernel;
-    size_t global[3];       /* work-items along time, beam groups, channels */
-    size_t local[3];        /* wg_time, wg_beams, 1 */
+    beamformer_stage_launch stage;
+    cl_mem input;           /* retained: outlives a later in_layout's upload */
 } beamformer_launch;
 
 /* For tests: the device buffer of station samples of a state made by setup,
- * so that a test can corrupt the input after the reference was computed and
- * check that verification notices. */
+ * in the in_layout of the configuration prepared last (NULL before the
+ * first prepare), so that a test can corrupt the input after the reference
+ * was computed and check that verification notices. */
 SKYTUNE_EXPORT cl_mem skytune_beamformer_input_buffer(const void *state);
 SKYTUNE_EXPORT cl_mem skytune_beamformer_input_buffer(const void *state)
 {
-    return state ? ((const beamformer_state *)state)->input_buf : NULL;
+    return state ? ((const beamformer_state *)state)->input_buf.mem : NULL;
 }
-
-/* What the kernels index with int, and the problem parameters that shrink
- * the arrays: for the messages of the size checks. */
-#define INDEXED_ITEMS "complex values"
-#define SIZE_HINT "stations, channels, samples, polarizations or beams"
 
 /* ---------------------------------------------------------------- callbacks */
 
 static void beamformer_teardown(void *opaque);
-
-
-
 
 /* The engine calls this before it builds the space and before setup. */
 static int beamformer_check_problem(const skytune_values *problem,
                                     const skytune_device_info *device, skytune_error *err)
 {
     beamformer_problem p;
-    problem_read(problem, &p);
-    if (p.stations < 1 || p.channels < 1 || p.samples < 1 || p.beams < 1 ||
-        p.polarizations < 1 || p.polarizations > 2)
-        return skytune_error_set(err, SKYTUNE_ERR_PROBLEM,
-                                 "stations, channels, samples and beams must be at least 1 and "
-                                 "polarizations 1 or 2");
-    const double complex_bytes = 2.0 * sizeof(float);
-    int rc;
-    if ((rc = skytune_check_index_extent("input", input_count(&p), INDEXED_ITEMS, SIZE_HINT,
-                                         err)) ||
-        (rc = skytune_check_index_extent("weight table", weight_count(&p), INDEXED_ITEMS,
-                                         SIZE_HINT, err)) ||
-        (rc = skytune_check_index_extent("output", output_count(&p), INDEXED_ITEMS, SIZE_HINT,
-                                         err)) ||
-        (rc = skytune_check_allocation("input", input_count(&p) * complex_bytes, device,
-                                       SIZE_HINT, err)) ||
-        (rc = skytune_check_allocation("weight table", weight_count(&p) * complex_bytes, device,
-                                       SIZE_HINT, err)) ||
-        (rc = skytune_check_allocation("output", output_count(&p) * complex_bytes, device,
-                                       SIZE_HINT, err)))
-        return rc;
-    return SKYTUNE_OK;
+    beamformer_problem_read(problem, &p);
+    return beamformer_problem_check_device(&p, device, err);
 }
 
-/* The problem passed beamformer_check_problem (the engine calls it first). */
+/* The problem passed beamformer_check_problem (the engine calls it first).
+ * The input reaches the device in prepare, in the configuration's layout. */
 static int beamformer_setup(const skytune_setup_context *ctx, void **state_out,
                             skytune_error *err)
 {
-    beamformer_problem p;
-    problem_read(ctx->problem, &p);
-
     beamformer_state *s = calloc(1, sizeof *s);
     if (!s) return skytune_error_set(err, SKYTUNE_ERR_MEMORY, "out of memory for the state");
-    s->problem = p;
+    beamformer_problem_read(ctx->problem, &s->problem);
+    const beamformer_problem *p = &s->problem;
     s->local_mem_size = ctx->device_info->local_mem_size;
-    s->input_values = (size_t)input_count(&p);
-    s->weight_values = (size_t)weight_count(&p);
-    s->output_values = (size_t)output_count(&p);
     const size_t complex_size = 2 * sizeof(float);
-    s->input = malloc(s->input_values * complex_size);
-    s->weights = malloc(s->weight_values * complex_size);
-    s->expected = malloc(s->output_values * complex_size);
-    s->result = malloc(s->output_values * complex_size);
+    const size_t inputs = beamformer_input_count(p), weights = beamformer_weight_count(p),
+                 outputs = beamformer_output_count(p);
+    s->input = malloc(inputs * complex_size);
+    s->weights = malloc(weights * complex_size);
+    s->expected = malloc(outputs * complex_size);
+    s->result = malloc(outputs * complex_size);
     if (!s->input || !s->weights || !s->expected || !s->result) {
         beamformer_teardown(s);
         return skytune_error_set(err, SKYTUNE_ERR_MEMORY,
                                  "out of memory for the host arrays (%zu input, %zu weight, "
                                  "%zu output complex values)",
-                                 s->input_values, s->weight_values, s->output_values);
+                                 inputs, weights, outputs);
     }
-
-    /* Samples: real and imaginary parts uniform in [-1, 1). Weights: unit
-     * phasors e^{i phi}, phi uniform in [0, 2 pi), the phase shifts a real
-     * beam former applies. Both bounds are what the verification tolerance
-     * relies on (see beamformer_verify). Separate PCG32 streams keep the
-     * samples the same whatever the number of beams. */
-    pcg32 rng;
-    pcg32_seed(&rng, ctx->seed, 0);
-    for (size_t i = 0; i < 2 * s->input_values; i++)
-        s->input[i] = 2.0f * pcg32_float(&rng) - 1.0f;
-    pcg32_seed(&rng, ctx->seed, 1);
-    const double two_pi = 6.283185307179586476925286766559;
-    for (size_t i = 0; i < s->weight_values; i++) {
-        const double phase = two_pi * pcg32_double(&rng);
-        s->weights[2 * i] = (float)cos(phase);
-        s->weights[2 * i + 1] = (float)sin(phase);
-    }
+    beamformer_generate_input(p, ctx->seed, s->input);
+    beamformer_generate_weights(p, ctx->seed, s->weights);
 
     cl_int status = CL_SUCCESS;
-    s->input_buf = clCreateBuffer(ctx->context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
-                                  s->input_values * complex_size, s->input, &status);
+    s->weights_buf = clCreateBuffer(ctx->context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
+                                    weights * complex_size, s->weights, &status);
     if (status == CL_SUCCESS)
-        s->weights_buf = clCreateBuffer(ctx->context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
-                                        s->weight_values * complex_size, s->weights, &status);
-    if (status == CL_SUCCESS)
-        s->output_buf = clCreateBuffer(ctx->context, CL_MEM_WRITE_ONLY,
-                                       s->output_values * complex_size, NULL, &status);
+        s->output_buf = clCreateBuffer(ctx->context, CL_MEM_WRITE_ONLY, outputs * complex_size,
+                                       NULL, &status);
     if (status != CL_SUCCESS) {
         beamformer_teardown(s);
         return skytune_opencl_failure(err, SKYTUNE_ERR_SETUP, status,
-                              "clCreateBuffer (input, weights, output)");
+                                      "clCreateBuffer (weights, output)");
     }
-
     *state_out = s;
     return SKYTUNE_OK;
 }
 
-/* The definition, summed in double so that the reference is the exact sum
- * (to about 2^-53 relative) rounded once to float. Loops run beam by beam
- * and station by station with the contiguous time-polarisation row
- * innermost. */
 static int beamformer_reference(void *opaque, skytune_error *err)
 {
     beamformer_state *s = opaque;
-    const beamformer_problem *p = &s->problem;
-    const size_t row = (size_t)p->samples * (size_t)p->polarizations; /* complex values */
-    double *sum = malloc(2 * row * sizeof *sum);
-    if (!sum)
-        return skytune_error_set(err, SKYTUNE_ERR_MEMORY, "out of memory for %zu sums", 2 * row);
-    for (int64_t c = 0; c < p->channels; c++) {
-        const float *channel_input = s->input + 2 * (size_t)c * (size_t)p->stations * row;
-        for (int64_t b = 0; b < p->beams; b++) {
-            for (size_t k = 0; k < 2 * row; k++) sum[k] = 0.0;
-            const float *w = s->weights + 2 * (size_t)(c * p->beams + b) * (size_t)p->stations;
-            for (int64_t st = 0; st < p->stations; st++) {
-                const double w_re = w[2 * st], w_im = w[2 * st + 1];
-                const float *x = channel_input + 2 * (size_t)st * row;
-                for (size_t k = 0; k < row; k++) {
-                    const double x_re = x[2 * k], x_im = x[2 * k + 1];
-                    sum[2 * k] += w_re * x_re - w_im * x_im;
-                    sum[2 * k + 1] += w_re * x_im + w_im * x_re;
-                }
-            }
-            float *out = s->expected + 2 * (size_t)(c * p->beams + b) * row;
-            for (size_t k = 0; k < 2 * row; k++) out[k] = (float)sum[k];
-        }
-    }
-    free(sum);
-    return SKYTUNE_OK;
+    return beamformer_cpu_reference(&s->problem, s->input, s->weights, s->expected, err);
 }
 
-/* The configuration must satisfy the constraints; checking again here turns
- * a configuration that bypassed them into a clear error instead of an
- * out-of-bounds kernel. */
-static int check_configuration(const beamformer_state *s, const skytune_values *config,
-                               skytune_error *err)
+/* The strides of both layouts, which the engine's -D of the parameters do
+ * not give. */
+static int beamformer_defines(void *opaque, const skytune_values *config, char *buf, size_t len,
+                              skytune_error *err)
 {
-    const beamformer_problem *p = &s->problem;
-    const int64_t beam_block = skytune_int(config, "beam_block");
-    const int64_t station_block = skytune_int(config, "station_block");
-    const int64_t wg_time = skytune_int(config, "wg_time");
-    const int64_t wg_beams = skytune_int(config, "wg_beams");
-    if (beam_block < 1 || station_block < 1 || wg_time < 1 || wg_beams < 1 ||
-        p->samples % wg_time != 0 || p->beams % (beam_block * wg_beams) != 0 ||
-        station_block > p->stations)
+    const beamformer_state *s = opaque;
+    beamformer_config c;
+    stage_macros macros;
+    int rc = beamformer_config_read(config, &c, err);
+    if (rc == SKYTUNE_OK) rc = beamformer_macros(&s->problem, &c, &macros, err);
+    if (rc) return rc;
+    if (stage_macros_append_options(&macros, true, buf, len) != 0)
         return skytune_error_set(err, SKYTUNE_ERR_LAUNCH,
-                                 "wg_time must divide samples (%lld), beam_block*wg_beams must "
-                                 "divide beams (%lld) and station_block must not exceed "
-                                 "stations (%lld)",
-                                 (long long)p->samples, (long long)p->beams,
-                                 (long long)p->stations);
-    if (!skytune_int(config, "use_local")) return SKYTUNE_OK;
-    const double staged_bytes =
-        (double)station_block * (double)wg_time * (double)p->polarizations * 8.0;
-    if (staged_bytes > (double)s->local_mem_size)
-        return skytune_error_set(err, SKYTUNE_ERR_LAUNCH,
-                                 "staging %lld stations x %lld samples needs %.0f bytes of local "
-                                 "memory; the device has %lld",
-                                 (long long)station_block, (long long)wg_time, staged_bytes,
-                                 (long long)s->local_mem_size);
+                                 "the strides of the layouts do not fit in the build options");
     return SKYTUNE_OK;
 }
 
+/* Uploads the input in the configuration's in_layout when the previous
+ * configuration read another. */
 static int beamformer_prepare(void *opaque, cl_program program, const skytune_values *config,
                               void **launch_out, skytune_error *err)
 {
     beamformer_state *s = opaque;
-    int rc = check_configuration(s, config, err);
+    beamformer_config c;
+    int rc = beamformer_config_read(config, &c, err);
+    if (rc) return rc;
+
+    int64_t sizes[4];
+    beamformer_input_sizes(&s->problem, sizes);
+    rc = stage_layout_input_set(&s->input_buf, program, s->input, BEAMFORMER_CANONICAL_IN,
+                                c.in_layout, BEAMFORMER_IN_LETTERS, sizes, 2 * sizeof(float), err);
     if (rc) return rc;
 
     beamformer_launch *l = calloc(1, sizeof *l);
     if (!l) return skytune_error_set(err, SKYTUNE_ERR_MEMORY, "out of memory for the launch");
-    cl_int status = CL_SUCCESS;
-    l->kernel = clCreateKernel(program, "beamform", &status);
-    if (status != CL_SUCCESS) {
+    rc = beamformer_stage_prepare(&l->stage, program, &s->problem, &c, s->local_mem_size,
+                                  s->input_buf.mem, s->weights_buf, s->output_buf, err);
+    if (rc) {
         free(l);
-        return skytune_opencl_failure(err, SKYTUNE_ERR_LAUNCH, status, "clCreateKernel(beamform)");
+        return rc;
     }
-    status = clSetKernelArg(l->kernel, 0, sizeof(cl_mem), &s->input_buf);
-    if (status == CL_SUCCESS) status = clSetKernelArg(l->kernel, 1, sizeof(cl_mem), &s->weights_buf);
-    if (status == CL_SUCCESS) status = clSetKernelArg(l->kernel, 2, sizeof(cl_mem), &s->output_buf);
-    if (status != CL_SUCCESS) {
-        clReleaseKernel(l->kernel);
-        free(l);
-        return skytune_opencl_failure(err, SKYTUNE_ERR_LAUNCH, status, "clSetKernelArg");
-    }
-    l->local[0] = (size_t)skytune_int(config, "wg_time");
-    l->local[1] = (size_t)skytune_int(config, "wg_beams");
-    l->local[2] = 1;
-    l->global[0] = (size_t)s->problem.samples;
-    l->global[1] = (size_t)(s->problem.beams / skytune_int(config, "beam_block"));
-    l->global[2] = (size_t)s->problem.channels;
+    l->input = s->input_buf.mem;
+    clRetainMemObject(l->input);
     *launch_out = l;
     return SKYTUNE_OK;
 }
@@ -379,7 +262,8 @@ static int beamformer_clear_outputs(void *opaque, cl_command_queue queue, skytun
     beamformer_state *s = opaque;
     const float poison = NAN;
     cl_int status = clEnqueueFillBuffer(queue, s->output_buf, &poison, sizeof poison, 0,
-                                        s->output_values * 2 * sizeof(float), 0, NULL, NULL);
+                                        beamformer_output_count(&s->problem) * 2 * sizeof(float),
+                                        0, NULL, NULL);
     if (status != CL_SUCCESS)
         return skytune_opencl_failure(err, SKYTUNE_ERR_LAUNCH, status, "clEnqueueFillBuffer (NaN)");
     return SKYTUNE_OK;
@@ -388,51 +272,31 @@ static int beamformer_clear_outputs(void *opaque, cl_command_queue queue, skytun
 static int beamformer_enqueue(void *opaque, cl_command_queue queue, skytune_events *events,
                               skytune_error *err)
 {
-    beamformer_launch *l = opaque;
-    cl_event done = NULL;
-    cl_int status =
-        clEnqueueNDRangeKernel(queue, l->kernel, 3, NULL, l->global, l->local, 0, NULL, &done);
-    if (status != CL_SUCCESS)
-        return skytune_opencl_failure(err, SKYTUNE_ERR_LAUNCH, status, "clEnqueueNDRangeKernel");
-    if (skytune_events_add(events, done, "beamform") != 0)
-        return skytune_error_set(err, SKYTUNE_ERR_LAUNCH, "too many events in one run");
-    return SKYTUNE_OK;
+    const beamformer_launch *l = opaque;
+    return beamformer_stage_enqueue(&l->stage, queue, events, err);
 }
 
-/* The tolerance, for S = stations and u = 2^-24 (float's unit roundoff).
- * Each real component of a product w * x is a difference or sum of two
- * products, a*b -/+ c*d, computed in float with an error of at most
- * 2u(|ab| + |cd|); by the Cauchy-Schwarz inequality |ab| + |cd| <= |w| |x|,
- * which the inputs bound by 1 * sqrt(2) (unit phasors, components in
- * [-1, 1)). Adding the S terms in float, in any order, adds at most
- * (S - 1)u times the sum of their magnitudes, so a kernel's output is off
- * the exact sum by at most (S + 1) S sqrt(2) u (to first order in u; fused
- * multiply-adds only remove roundings). The reference is the exact sum
- * rounded once, at most S sqrt(2) u away. An absolute tolerance of
- * 2 S (S + 2) u covers both with room to spare for every correct kernel,
- * whatever its summation order. It is absolute because an output, a sum of
- * terms with random phases, can be arbitrarily close to zero. For 64
- * stations it is 5e-4, while one wrong or missing term changes an output
- * by about |w x|, 0.8 on average. Elements are the floats of the output,
- * real and imaginary parts apart: first_mismatch / 2 is the complex index. */
-static double beamformer_tolerance(int64_t stations)
-{
-    return 2.0 * (double)stations * (double)(stations + 2) * ldexp(1.0, -24);
-}
-
+/* The output is read back in canonical order (CBTP), so it is compared with
+ * the reference element by element whatever out_layout is, and a mismatch's
+ * index means the same for every layout. Elements are the floats of the
+ * output, real and imaginary parts apart: first_mismatch / 2 is the complex
+ * index. The tolerance is worked out in beamformer_stage.c. */
 static int beamformer_verify(void *opaque, const skytune_values *config, cl_command_queue queue,
                              skytune_verify_report *report, skytune_error *err)
 {
-    (void)config;
     beamformer_state *s = opaque;
-    const size_t floats = 2 * s->output_values;
-    cl_int status = clEnqueueReadBuffer(queue, s->output_buf, CL_TRUE, 0, floats * sizeof(float),
-                                        s->result, 0, NULL, NULL);
-    if (status != CL_SUCCESS)
-        return skytune_opencl_failure(err, SKYTUNE_ERR_LAUNCH, status,
-                                      "clEnqueueReadBuffer (output)");
-    skytune_verify_floats(report, "beams", s->result, s->expected, floats,
-                          beamformer_tolerance(s->problem.stations), 0.0);
+    const beamformer_problem *p = &s->problem;
+    char out_layout[LAYOUT_MAX_DIMS + 1];
+    int rc = stage_read_layout(config, "out_layout", BEAMFORMER_OUT_LETTERS, out_layout, err);
+    if (rc) return rc;
+    int64_t sizes[4];
+    beamformer_output_sizes(p, sizes);
+    rc = stage_read_canonical(queue, s->output_buf, out_layout, s->result,
+                              BEAMFORMER_CANONICAL_OUT, BEAMFORMER_OUT_LETTERS, sizes,
+                              2 * sizeof(float), err);
+    if (rc) return rc;
+    skytune_verify_floats(report, "beams", s->result, s->expected,
+                          2 * beamformer_output_count(p), beamformer_tolerance(p), 0.0);
     return SKYTUNE_OK;
 }
 
@@ -440,7 +304,8 @@ static void beamformer_release(void *opaque)
 {
     beamformer_launch *l = opaque;
     if (!l) return;
-    if (l->kernel) clReleaseKernel(l->kernel);
+    beamformer_stage_release(&l->stage);
+    if (l->input) clReleaseMemObject(l->input);
     free(l);
 }
 
@@ -448,7 +313,7 @@ static void beamformer_teardown(void *opaque)
 {
     beamformer_state *s = opaque;
     if (!s) return;
-    if (s->input_buf) clReleaseMemObject(s->input_buf);
+    stage_layout_input_release(&s->input_buf);
     if (s->weights_buf) clReleaseMemObject(s->weights_buf);
     if (s->output_buf) clReleaseMemObject(s->output_buf);
     free(s->input);
@@ -468,16 +333,16 @@ static double beamformer_flops(const skytune_values *problem, const skytune_valu
 {
     (void)config;
     beamformer_problem p;
-    problem_read(problem, &p);
-    return 8.0 * output_count(&p) * (double)p.stations;
+    beamformer_problem_read(problem, &p);
+    return beamformer_count_flops(&p);
 }
 
 static double beamformer_bytes(const skytune_values *problem, const skytune_values *config)
 {
     (void)config;
     beamformer_problem p;
-    problem_read(problem, &p);
-    return 8.0 * (input_count(&p) + weight_count(&p) + output_count(&p));
+    beamformer_problem_read(problem, &p);
+    return beamformer_count_bytes(&p);
 }
 
 /* -------------------------------------------------------------- description */
@@ -485,8 +350,9 @@ static double beamformer_bytes(const skytune_values *problem, const skytune_valu
 static const skytune_plugin beamformer_plugin = {
     .abi_version = SKYTUNE_PLUGIN_ABI_VERSION,
     .name = "beamformer",
-    .version = "1.0",
-    .description = "complex-weighted beam forming of station signals (Sclocco et al. 2012)",
+    .version = "2.0",
+    .description = "complex-weighted beam forming of station signals, with tunable read and "
+                   "write layouts (Sclocco et al. 2012; Kis 2013)",
     .problem_params = problem_params,
     .presets = presets,
     .problem_checks = problem_checks,
@@ -496,7 +362,7 @@ static const skytune_plugin beamformer_plugin = {
     .constraint = NULL,
     .kernel_source = beamformer_cl_source,
     .generate_source = NULL,
-    .defines = NULL,
+    .defines = beamformer_defines,
     .setup = beamformer_setup,
     .reference = beamformer_reference,
     .prepare = beamformer_prepare,

@@ -64,4 +64,16 @@ int layout_strides(const char *layout, const char *letters, const int64_t *sizes
 int layout_append_stride_defines(char *buf, size_t len, const char *prefix, const char *layout,
                                  const char *letters, const int64_t *sizes);
 
+/* Copy an array of elements of `element_size` bytes from `src`, stored in
+ * `src_layout`, into `dst` in `dst_layout` (both permutations of `letters`,
+ * sizes in the order of `letters`): the host-side conversion a CPU
+ * reference needs to compare with a kernel that reads or writes a tunable
+ * layout, and the transposition between stages whose layouts differ. The
+ * arrays must not overlap. Equal layouts copy the array as it is. -1 with
+ * dst untouched when a layout or size is refused as by layout_strides, a
+ * pointer is NULL, element_size is 0 or the array's bytes do not fit in
+ * int64_t. (layout_permute.c) */
+int layout_permute(void *dst, const char *dst_layout, const void *src, const char *src_layout,
+                   const char *letters, const int64_t *sizes, size_t element_size);
+
 #endif

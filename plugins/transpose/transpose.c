@@ -280,22 +280,13 @@ static int transpose_setup(const skytune_setup_context *ctx, void **state_out,
     return SKYTUNE_OK;
 }
 
-/* The transposition on the host, with the layout library's strides: every
- * sample of the canonical array goes where `layout` puts it. */
+/* The transposition on the host: the canonical array in `layout`, by the
+ * layout library's one conversion (the stages' references use it too). */
 static void lay_out(const transpose_state *s, const char *layout, float *dst)
 {
-    int64_t stride[DIMS];
-    layout_strides(layout, DIMENSIONS, s->sizes, stride); /* a checked layout */
-    const float *src = s->canonical;
-    for (int64_t st = 0; st < s->sizes[0]; st++)
-        for (int64_t c = 0; c < s->sizes[1]; c++)
-            for (int64_t t = 0; t < s->sizes[2]; t++)
-                for (int64_t p = 0; p < s->sizes[3]; p++, src += 2) {
-                    const int64_t at =
-                        st * stride[0] + c * stride[1] + t * stride[2] + p * stride[3];
-                    dst[2 * at] = src[0];
-                    dst[2 * at + 1] = src[1];
-                }
+    /* A checked layout and the problem's sizes: the permutation cannot fail. */
+    layout_permute(dst, layout, s->canonical, DIMENSIONS, DIMENSIONS, s->sizes,
+                   2 * sizeof(float));
 }
 
 /* The expected output depends on the configuration's output layout, so it
