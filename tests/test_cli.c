@@ -365,8 +365,8 @@ Test(cli, plugins_show_lines_up_its_columns)
     cli_result r = cli_run(CLI_ARGS("plugins", "show", "ppf", "--plugin-dir", cli_plugin_dir()));
     cr_assert_eq(r.status, 0, "skytune plugins show ppf: %s:\n%s", cli_status_text(r.status), r.err);
     /* ppf has a tuning parameter of 17 characters and a kind of 13. */
-    cr_assert_eq(assert_column_aligned(r.out, "tuning parameters:", " values: "), 4, "%s", r.out);
-    cr_assert_eq(assert_column_aligned(r.out, "problem parameters:", "default "), 5, "%s", r.out);
+    cr_assert_eq(assert_column_aligned(r.out, "tuning parameters:", " values: "), 5, "%s", r.out);
+    cr_assert_eq(assert_column_aligned(r.out, "problem parameters:", "default "), 6, "%s", r.out);
     cli_result_free(&r);
 }
 
@@ -377,8 +377,8 @@ Test(cli, no_valid_configuration_names_the_constraints_that_rule_everything_out)
     const char *const problem[] = {"--preset", "small", "--set", "stations=1", "--set",
                                    "channels=2", "--set", "samples=16", "--set", "taps=2", NULL};
     const char *const lines[] = {
-        "320 of 384 (83.3 %) ruled out by (samples // channels - taps + 1) % samples_per_item == 0",
-        " 64 of 384 (16.7 %) ruled out by (stations * channels * (2 - both_pols)) % (wg_size * "
+        "7680 of 9216 (83.3 %) ruled out by (samples // channels - taps + 1) % samples_per_item == 0",
+        "1536 of 9216 (16.7 %) ruled out by (stations * channels * (2 - both_pols)) % (wg_size * "
         "channels_per_item) == 0",
         NULL};
     cli_assert_run_refused(scratch, NULL,
@@ -390,7 +390,7 @@ Test(cli, no_valid_configuration_names_the_constraints_that_rule_everything_out)
                                     problem[0], problem[1], problem[2], problem[3], problem[4],
                                     problem[5], problem[6], problem[7], problem[8], problem[9]));
     cr_assert_eq(r.status, 0, "%s", r.err);
-    cr_assert(strstr(r.out, "valid configurations: 0 of 384 combinations"), "%s", r.out);
+    cr_assert(strstr(r.out, "valid configurations: 0 of 9216 combinations"), "%s", r.out);
     for (size_t k = 0; lines[k]; k++) cr_assert(strstr(r.out, lines[k]), "'%s' missing:\n%s", lines[k], r.out);
     cli_result_free(&r);
     /* With configurations left, the same breakdown of what is not. */

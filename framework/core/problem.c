@@ -98,17 +98,18 @@ static int apply_preset(problem *p, const skytune_plugin *plugin, const char *pr
         return err_set(err, "--preset: plugin %s has no preset '%s'; valid: %s", plugin->name,
                        quote_text(preset, shown, sizeof shown), used ? known : "(none)");
     }
-    char *copy = strdup(found->settings);
-    if (!copy) return err_set(err, "out of memory");
     char origin[160];
     snprintf(origin, sizeof origin, "preset '%s' of plugin %s", preset, plugin->name);
+    /* Settings are read as a canonical text, so that a value holding ',' or
+     * '=' (a stage's configuration, say) can be written quoted. */
+    canonical_pair *pairs = NULL;
+    size_t n_pairs = 0;
+    if (canonical_split(found->settings, &pairs, &n_pairs, err) != 0)
+        return err_prefix(err, "%s", origin);
     int rc = 0;
-    char *save = NULL;
-    for (char *item = strtok_r(copy, ",", &save); item && rc == 0; item = strtok_r(NULL, ",", &save)) {
-        while (*item == ' ') item++;
-        if (*item) rc = assign_setting(p, plugin, item, origin, err);
-    }
-    free(copy);
+    for (size_t k = 0; k < n_pairs && rc == 0; k++)
+        rc = assign(p, plugin, pairs[k].name, strlen(pairs[k].name), pairs[k].value, origin, err);
+    canonical_pairs_free(pairs, n_pairs);
     return rc;
 }
 

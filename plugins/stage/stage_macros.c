@@ -36,6 +36,19 @@ int stage_macros_add_int(stage_macros *m, const char *name, int64_t value, bool 
     return 0;
 }
 
+int stage_macros_add_token(stage_macros *m, const char *name, const char *token, bool derived)
+{
+    if (m->count >= STAGE_MAX_MACROS || !is_identifier(name) || !is_identifier(token) ||
+        strlen(name) >= STAGE_MACRO_NAME_LEN || strlen(token) >= STAGE_MACRO_VALUE_LEN ||
+        stage_macros_find(m, name))
+        return -1;
+    stage_macro *item = &m->items[m->count++];
+    snprintf(item->name, sizeof item->name, "%s", name);
+    snprintf(item->value, sizeof item->value, "%s", token);
+    item->derived = derived;
+    return 0;
+}
+
 int stage_macros_add_strides(stage_macros *m, const char *prefix, const char *layout,
                              const char *letters, const int64_t *sizes)
 {

@@ -47,6 +47,12 @@ void stage_macros_init(stage_macros *m);
  * the list, or the list is full. */
 int stage_macros_add_int(stage_macros *m, const char *name, int64_t value, bool derived);
 
+/* A macro whose value is an identifier: a name the source uses that
+ * stands for another (a kernel renamed, so that two sections of one source
+ * can live in one program). -1 as above, or when the token is not an
+ * identifier. */
+int stage_macros_add_token(stage_macros *m, const char *name, const char *token, bool derived);
+
 /* One derived macro per letter: <prefix>_STRIDE_<letter> = the letter's
  * stride in elements when an array of sizes[k] elements along letters[k]
  * is stored in `layout` (layout_strides). -1, the list as it was, when the

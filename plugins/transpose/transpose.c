@@ -23,8 +23,7 @@
 #include <skytune/plugin_checks.h>
 
 #include "layout.h"
-
-extern const char transpose_cl_source[];
+#include "transpose_stage.h"
 
 /* The dimensions, in the order this plugin keeps sizes and strides in, and
  * the order of its canonical host array. */
@@ -119,28 +118,6 @@ static bool is_layout(const char *text)
     return layout_check("layout", text, DIMENSIONS, NULL, 0) == 0;
 }
 
-/* Index into DIMENSIONS (and into sizes and strides) of a layout's k-th
- * letter. */
-static int dimension_at(const char *layout, int k)
-{
-    return layout_position(DIMENSIONS, layout[k]);
-}
-
-/* The dimensions in the tiled kernel's order: A, the input's contiguous
- * dimension; B, the output's innermost dimension other than A; then the
- * other two in input order. Indices into DIMENSIONS. */
-static void tiled_order(const char *in, const char *out, int order[DIMS])
-{
-    const char a = in[DIMS - 1];
-    char b = out[DIMS - 1];
-    if (b == a) b = out[DIMS - 2];
-    order[0] = layout_position(DIMENSIONS, a);
-    order[1] = layout_position(DIMENSIONS, b);
-    int next = 2;
-    for (int k = 0; k < DIMS; k++)
-        if (in[k] != a && in[k] != b) order[next++] = dimension_at(in, k);
-}
-
 /* Work-groups larger than needed only add idle work-items: the direct
  * kernel's sides are at most the power of two at or above the input's
  * innermost (wg_x) and next (wg_y) sizes, and a tile at most the power of two
@@ -157,16 +134,16 @@ static int transpose_constraint(const skytune_values *config, const skytune_valu
     problem_sizes(problem, sizes);
     if (strcmp(skytune_string(config, "variant"), "direct") == 0) {
         const int64_t wg_x = skytune_int(config, "wg_x"), wg_y = skytune_int(config, "wg_y");
-        const int64_t inner = sizes[dimension_at(in, DIMS - 1)];
-        const int64_t next = sizes[dimension_at(in, DIMS - 2)];
+        const int64_t inner = sizes[layout_position(DIMENSIONS, in[DIMS - 1])];
+        const int64_t next = sizes[layout_position(DIMENSIONS, in[DIMS - 2])];
         if ((wg_x == 1 || wg_x < 2 * inner) && (wg_y == 1 || wg_y < 2 * next)) return 1;
         *why = "direct: a work-group side at least twice the input's dimension along it";
         return 0;
     }
-    int order[DIMS];
-    tiled_order(in, out, order);
+    int64_t a, b;
+    transpose_tile_sides(DIMENSIONS, sizes, in, out, &a, &b);
     const int64_t tile = skytune_int(config, "tile");
-    const int64_t side = sizes[order[0]] < sizes[order[1]] ? sizes[order[0]] : sizes[order[1]];
+    const int64_t side = a < b ? a : b;
     if (tile == SMALLEST_TILE || tile < 2 * side) return 1;
     *why = "tiled: a tile at least twice the smaller of its two sides";
     return 0;
@@ -213,10 +190,8 @@ typedef struct transpose_state {
 } transpose_state;
 
 typedef struct transpose_launch {
-    cl_kernel kernel;
+    transpose_stage_launch stage;
     cl_mem input_buf;        /* retained: the buffer this kernel's argument names */
-    size_t global[3];
-    size_t local[3];
 } transpose_launch;
 
 #define SIZE_HINT "stations, channels, samples or polarizations"
@@ -326,70 +301,6 @@ static void expect_layout(transpose_state *s, const char *layout)
     memcpy(s->expected_layout, layout, DIMS + 1);
 }
 
-static int set_args(cl_kernel kernel, const cl_mem *buffers, const cl_int4 *geometry,
-                    int n_geometry)
-{
-    cl_int status = clSetKernelArg(kernel, 0, sizeof(cl_mem), &buffers[0]);
-    if (status == CL_SUCCESS) status = clSetKernelArg(kernel, 1, sizeof(cl_mem), &buffers[1]);
-    for (int k = 0; k < n_geometry && status == CL_SUCCESS; k++)
-        status = clSetKernelArg(kernel, (cl_uint)(2 + k), sizeof(cl_int4), &geometry[k]);
-    return status;
-}
-
-static size_t round_up(int64_t n, int64_t multiple)
-{
-    return (size_t)((n + multiple - 1) / multiple * multiple);
-}
-
-/* The direct kernel: sizes and output strides in input order; the NDRange
- * over the input's innermost dimension, its next, and the outer two. */
-static cl_int prepare_direct(const transpose_state *s, const char *in, const int64_t *out_stride,
-                             const skytune_values *config, transpose_launch *l)
-{
-    cl_int4 geometry[2];
-    int64_t n[DIMS];
-    for (int k = 0; k < DIMS; k++) {
-        const int d = dimension_at(in, k);
-        n[k] = s->sizes[d];
-        geometry[0].s[k] = (cl_int)n[k];
-        geometry[1].s[k] = (cl_int)out_stride[d];
-    }
-    const int64_t wg_x = skytune_int(config, "wg_x"), wg_y = skytune_int(config, "wg_y");
-    l->global[0] = round_up(n[3], wg_x);
-    l->global[1] = round_up(n[2], wg_y);
-    l->global[2] = (size_t)(n[0] * n[1]);
-    const cl_mem buffers[2] = {l->input_buf, s->output_buf};
-    return set_args(l->kernel, buffers, geometry, 2);
-}
-
-/* The tiled kernel: sizes, input and output strides in its own order (see
- * tiled_order), and whether it writes along A; one work-group per tile of
- * A by B and per pair of the other two dimensions. */
-static cl_int prepare_tiled(const transpose_state *s, const char *in, const char *out,
-                            const int64_t *in_stride, const int64_t *out_stride,
-                            const skytune_values *config, transpose_launch *l)
-{
-    int order[DIMS];
-    tiled_order(in, out, order);
-    cl_int4 geometry[3];
-    for (int k = 0; k < DIMS; k++) {
-        geometry[0].s[k] = (cl_int)s->sizes[order[k]];
-        geometry[1].s[k] = (cl_int)in_stride[order[k]];
-        geometry[2].s[k] = (cl_int)out_stride[order[k]];
-    }
-    const int64_t tile = skytune_int(config, "tile");
-    const int64_t wg_x = skytune_int(config, "wg_x"), wg_y = skytune_int(config, "wg_y");
-    l->global[0] = round_up(s->sizes[order[0]], tile) / (size_t)tile * (size_t)wg_x;
-    l->global[1] = round_up(s->sizes[order[1]], tile) / (size_t)tile * (size_t)wg_y;
-    l->global[2] = (size_t)(s->sizes[order[2]] * s->sizes[order[3]]);
-    const cl_mem buffers[2] = {l->input_buf, s->output_buf};
-    cl_int status = set_args(l->kernel, buffers, geometry, 3);
-    const cl_int write_along_a = out[DIMS - 1] == in[DIMS - 1];
-    if (status == CL_SUCCESS)
-        status = clSetKernelArg(l->kernel, 5, sizeof write_along_a, &write_along_a);
-    return status;
-}
-
 static void transpose_release(void *opaque);
 
 /* Per configuration: the input on the device in the configuration's input
@@ -409,31 +320,20 @@ static int transpose_prepare(void *opaque, cl_program program, const skytune_val
 
     transpose_launch *l = calloc(1, sizeof *l);
     if (!l) return skytune_error_set(err, SKYTUNE_ERR_MEMORY, "out of memory for the launch");
-    const int direct = strcmp(skytune_string(config, "variant"), "direct") == 0;
-    const char *name = direct ? "transpose_direct" : "transpose_tiled";
     cl_int status = clRetainMemObject(s->input_buf);
-    if (status == CL_SUCCESS) {
-        l->input_buf = s->input_buf;
-        l->kernel = clCreateKernel(program, name, &status);
-    }
     if (status != CL_SUCCESS) {
-        transpose_release(l);
-        return skytune_opencl_failure(err, SKYTUNE_ERR_LAUNCH, status,
-                                      direct ? "clCreateKernel(transpose_direct)"
-                                             : "clCreateKernel(transpose_tiled)");
+        free(l);
+        return skytune_opencl_failure(err, SKYTUNE_ERR_LAUNCH, status, "clRetainMemObject");
     }
-    int64_t in_stride[DIMS], out_stride[DIMS];
-    layout_strides(in, DIMENSIONS, s->sizes, in_stride);
-    layout_strides(out, DIMENSIONS, s->sizes, out_stride);
-    status = direct ? prepare_direct(s, in, out_stride, config, l)
-                    : prepare_tiled(s, in, out, in_stride, out_stride, config, l);
-    if (status != CL_SUCCESS) {
+    l->input_buf = s->input_buf;
+    transpose_kernel kernel;
+    transpose_kernel_read(config, &kernel);
+    rc = transpose_stage_prepare(&l->stage, program, &kernel, NULL, DIMENSIONS, s->sizes, in, out,
+                                 l->input_buf, s->output_buf, "transpose", err);
+    if (rc != SKYTUNE_OK) {
         transpose_release(l);
-        return skytune_opencl_failure(err, SKYTUNE_ERR_LAUNCH, status, "clSetKernelArg");
+        return rc;
     }
-    l->local[0] = (size_t)skytune_int(config, "wg_x");
-    l->local[1] = (size_t)skytune_int(config, "wg_y");
-    l->local[2] = 1;
     *launch_out = l;
     return SKYTUNE_OK;
 }
@@ -452,15 +352,8 @@ static int transpose_clear_outputs(void *opaque, cl_command_queue queue, skytune
 static int transpose_enqueue(void *opaque, cl_command_queue queue, skytune_events *events,
                              skytune_error *err)
 {
-    transpose_launch *l = opaque;
-    cl_event done = NULL;
-    cl_int status = clEnqueueNDRangeKernel(queue, l->kernel, 3, NULL, l->global, l->local, 0,
-                                           NULL, &done);
-    if (status != CL_SUCCESS)
-        return skytune_opencl_failure(err, SKYTUNE_ERR_LAUNCH, status, "clEnqueueNDRangeKernel");
-    if (skytune_events_add(events, done, "transpose") != 0)
-        return skytune_error_set(err, SKYTUNE_ERR_LAUNCH, "too many events in one run");
-    return SKYTUNE_OK;
+    const transpose_launch *l = opaque;
+    return transpose_stage_enqueue(&l->stage, queue, events, err);
 }
 
 /* Compares with the reference laid out in the configuration's output
@@ -490,7 +383,7 @@ static void transpose_release(void *opaque)
 {
     transpose_launch *l = opaque;
     if (!l) return;
-    if (l->kernel) clReleaseKernel(l->kernel);
+    transpose_stage_release(&l->stage);
     if (l->input_buf) clReleaseMemObject(l->input_buf);
     free(l);
 }
@@ -515,7 +408,7 @@ static double transpose_bytes(const skytune_values *problem, const skytune_value
     (void)config;
     int64_t sizes[DIMS];
     problem_sizes(problem, sizes);
-    return 16.0 * element_count(sizes);
+    return transpose_count_bytes(element_count(sizes));
 }
 
 /* -------------------------------------------------------------- description */

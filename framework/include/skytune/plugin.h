@@ -180,7 +180,8 @@ typedef struct skytune_problem_param {
 
 typedef struct skytune_preset {
     const char *name;          /* e.g. "apertif" */
-    const char *settings;      /* "name=value,name=value" over problem parameters */
+    const char *settings;      /* "name=value,name=value" over problem parameters; a
+                                  value holding ',' or '=' is quoted: "cfg='a=1,b=2'" */
     const char *help;
 } skytune_preset;
 
