@@ -254,6 +254,28 @@ Test(plugin_abi, build_options_that_could_break_the_drivers_splitting_are_refuse
     free(dir);
 }
 
+/* A configuration whose runs take a fifth of a second each, ten timed
+ * runs, and a watchdog floor of 0.6 s: the verification fits the floor,
+ * the runs after it (2 s) do not. The first configuration of a campaign
+ * has no earlier one to scale the limit by; its own verification does. */
+Test(plugin_abi, the_first_configurations_runs_are_given_time_by_its_verification)
+{
+    char *dir = cli_make_temp_dir();
+    char *db = cli_path(dir, "slow.db");
+    cli_result r = cli_run(CLI_ARGS("run", "--plugin", abi_plugin_path(), "--set", "n=2097152",
+                                    "--set", "unroll=8", "--only", "wg=64", "--only", "shift=0",
+                                    "--runs", "10", "--timeout-floor", "0.6", "--db", db,
+                                    "--quiet"));
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    cli_result_free(&r);
+    char *status = cli_db_text(db, "SELECT status || ' ' || COALESCE(message, '') FROM measurements");
+    cr_expect_str_eq(status, "ok ", "the slow configuration was not measured: %s", status);
+    free(status);
+    cli_remove_tree(dir);
+    free(db);
+    free(dir);
+}
+
 Test(plugin_abi, the_c_constraints_reason_is_counted_and_shown)
 {
     cli_result r = cli_run(CLI_ARGS("plugins", "show", abi_plugin_path(), "--set",

@@ -14,7 +14,7 @@
 #include "quote.h"
 
 const cli_option run_supervision_options[] = {
-    {"timeout-floor", "DURATION", false, "watchdog: a configuration may take this long after its build, plus --timeout-factor times the slowest ok one so far (default 10s)"},
+    {"timeout-floor", "DURATION", false, "watchdog: a configuration may take this long after its build, plus --timeout-factor times the slowest ok one so far or, for its runs, its own verification (default 10s)"},
     {"timeout-factor", "X", false, "watchdog: multiple of the slowest ok configuration's verify and timed runs (default 10)"},
     {"timeout-cap", "DURATION", false, "watchdog: never more than this per configuration, nor for a worker's set-up (default 10m)"},
     {"compile-timeout", "DURATION", false, "watchdog: limit of the build stage (default 5m)"},

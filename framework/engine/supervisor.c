@@ -239,6 +239,21 @@ static double post_build_limit(const supervisor *s)
     return limit < s->o.limits.cap_s ? limit : s->o.limits.cap_s;
 }
 
+/* Once a configuration has verified, its own verification says how long a
+ * run of it takes: the warm-up and the timed runs get the floor plus the
+ * factor times that many runs of it, if that is more than the limit from
+ * earlier configurations. Without this, a configuration whose runs take
+ * seconds (a large problem on a CPU device) would time out on the floor
+ * whenever no configuration had passed before it. */
+static double runs_limit(const supervisor *s, double verified_s)
+{
+    double limit = s->o.limits.floor_s +
+                   s->o.limits.factor * verified_s * ((double)s->o.setup.runs + 1.0);
+    double earlier = post_build_limit(s);
+    if (limit < earlier) limit = earlier;
+    return limit < s->o.limits.cap_s ? limit : s->o.limits.cap_s;
+}
+
 /* Let the measuring worker, waiting at the gate, use the device: on a CPU
  * device once the compile workers are stopped. */
 static int give_device(supervisor *s, skytune_error *err)
@@ -325,6 +340,7 @@ static int run_request(supervisor *s, const uint16_t *idx, measurement *m, skytu
         if (sent == 0 && give_device(s, &io_err) != 0) sent = -1;
     }
     double stop_deadline = INFINITY;
+    double verify_entered = 0, verified_s = -1;
     bool timed_out = false, interrupted = false;
     char how[160] = "";
     while (sent == 0) {
@@ -353,6 +369,7 @@ static int run_request(supervisor *s, const uint16_t *idx, measurement *m, skytu
             measure_stage previous = stage;
             stage = (measure_stage)st;
             set_stage(s, stage);
+            if (stage == STAGE_VERIFY) verify_entered = now_s();
             if (stage != STAGE_BUILD && build_end == 0) {
                 build_end = now_s();
                 limit_s = post_build_limit(s);
@@ -364,6 +381,11 @@ static int run_request(supervisor *s, const uint16_t *idx, measurement *m, skytu
                 deadline = now_s() + limit_s;
             } else if (stage != STAGE_BUILD && previous == STAGE_BUILD) {
                 limit_s = post_build_limit(s);
+                deadline = now_s() + limit_s;
+            }
+            if (stage == STAGE_WARM_UP && previous == STAGE_VERIFY) {
+                verified_s = now_s() - verify_entered;
+                limit_s = runs_limit(s, verified_s);
                 deadline = now_s() + limit_s;
             }
             if (stage == STAGE_PREPARE && give_device(s, &io_err) != 0) break;
@@ -425,13 +447,26 @@ static int run_request(supervisor *s, const uint16_t *idx, measurement *m, skytu
                      "timed out in stage build: no answer within the compile limit of %.3g s; the "
                      "worker was killed",
                      limit_s);
-        else
+        else if (verified_s >= 0)
+            snprintf(text, sizeof text,
+                     "timed out in stage %s: no answer within %.3g s after the verification "
+                     "(floor %.3g s + %.3g x %u runs of the verification's %.3g s, or more if "
+                     "earlier configurations took longer; cap %.3g s); the worker was killed",
+                     measure_stage_name(stage), limit_s, s->o.limits.floor_s, s->o.limits.factor,
+                     s->o.setup.runs + 1, verified_s, s->o.limits.cap_s);
+        else if (s->slowest_ok_s > 0)
             snprintf(text, sizeof text,
                      "timed out in stage %s: no answer within %.3g s after the build (floor "
                      "%.3g s + %.3g x the slowest ok configuration's %.3g s, cap %.3g s); the "
                      "worker was killed",
                      measure_stage_name(stage), limit_s, s->o.limits.floor_s, s->o.limits.factor,
                      s->slowest_ok_s, s->o.limits.cap_s);
+        else
+            snprintf(text, sizeof text,
+                     "timed out in stage %s: no answer within the floor of %.3g s after the "
+                     "build (no configuration has passed yet to scale it by; cap %.3g s, "
+                     "--timeout-floor raises it); the worker was killed",
+                     measure_stage_name(stage), limit_s, s->o.limits.cap_s);
         s->check_due = true;
     } else {
         m->status = MEAS_CRASH;
