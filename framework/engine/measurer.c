@@ -563,6 +563,10 @@ int measurer_measure(measurer *ms, const skytune_values *config_values, measurem
     }
     if (check_lookups(ms, "verify", m) != 0) goto done;
     m->verify_s = now_s() - t1 - deferred_s;
+    /* Kept whether it passed or not: how close a passing configuration
+     * came to its tolerance is worth knowing too. */
+    m->max_abs_error = report.max_abs_error;
+    m->max_rel_error = report.max_rel_error;
     if (!report.passed) {
         fail_verification(m, &report);
         goto done;
