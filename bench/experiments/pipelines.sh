@@ -1,0 +1,106 @@
+#!/bin/sh
+# The data-layout experiments of Kis 2013, chapters 6 and 7
+# (docs/results/pipelines.md), into OUT_DIR:
+#   transpose   every layout transposed to TCSP by the direct kernel (the
+#               thesis's Algorithm 2), each at every work-group of 128
+#               work-items or more: Figure 6.3 and Table 6.2
+#               (transpose-PRESET.db)
+#   independence  the beam former's 6 read layouts x 6 write layouts (those
+#               ending in P, as in the thesis) at the pipeline's beam former
+#               configuration: read-write independence, Figure 7.5
+#               (beamformer-independence.db)
+#   pipelines   Pipeline 1 and 2, with and without the FFT: LOFAR's default
+#               layouts measured alone, then the pipeline tuned with the
+#               prune strategy, each stage's layouts a group of their own
+#               (pipelines.db)
+#   exhaustive  every layout combination of Pipeline 1 with and without the
+#               FFT, to judge what pruning found (pipelines-exhaustive.db)
+# with the log of every command in OUT_DIR/pipelines-PARTS.log.
+#   usage: pipelines.sh OUT_DIR DEVICE_SUBSTRING
+# Run from a bundle (bench/experiments/bundle.sh) or from a source tree with
+# build/skytune; SKYTUNE=path overrides. Environment, all optional:
+#   PARTS        which of the above (default "transpose independence pipelines")
+#   TRANSPOSE_SET   extra "--set NAME=VALUE ..." for the transposition (the
+#                thesis's Figure 6.3 sizes by default: 64 stations, 300
+#                channels, 768 samples)
+#   PIPELINE_SET    extra "--set ..." for the pipelines and the beam former
+#                (the thesis's section 7.3 setup by default)
+#   PRUNE_BUDGET    evaluations of each pruned pipeline (default 100)
+#   RUNS         timed runs per configuration (default 5)
+#   TIMEOUT_FLOOR   the watchdog's floor (default 10s)
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+out=$1
+device=$2
+parts=${PARTS:-transpose independence pipelines}
+runs=${RUNS:-5}
+floor=${TIMEOUT_FLOOR:-10s}
+budget=${PRUNE_BUDGET:-100}
+sk=${SKYTUNE:-}
+if [ -z "$sk" ]; then
+    if [ -x "$here/skytune" ]; then sk="$here/skytune"; else sk="$here/../../build/skytune"; fi
+fi
+[ -d "$here/lib" ] && export LD_LIBRARY_PATH="$here/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+mkdir -p "$out"
+log="$out/pipelines-$(echo "$parts" | tr ' ' '-').log"
+: > "$log"
+"$sk" devices >> "$log" 2>&1
+
+# One command, logged with its wall time.
+run() {
+    echo "== $*" >> "$log"
+    t0=$(date +%s.%N)
+    "$sk" "$@" --device "$device" --runs "$runs" --timeout-floor "$floor" >> "$log" 2>&1
+    rc=$?
+    t1=$(date +%s.%N)
+    echo "   exit $rc after $(echo "$t1 - $t0" | bc) s" >> "$log"
+}
+
+lofar_layouts="--only fir_layout=TPSC --only fft_layout=TPSC --only bf_in_layout=CSTP"
+lofar_layouts="$lofar_layouts --only bf_out_layout=CBTP --only corr_layout=CTBP"
+groups="groups=bf_in_layout,bf_out_layout"
+
+for part in $parts; do
+    case $part in
+    transpose)
+        # shellcheck disable=SC2086
+        run run --plugin transpose --preset thesis ${TRANSPOSE_SET:-} --only out_layout=TCSP \
+            --only variant=direct --restrict 'wg_x * wg_y >= 128' --strategy exhaustive \
+            --seed 1 --db "$out/transpose-thesis.db"
+        ;;
+    independence)
+        # The pipeline's beam former configuration (plugins/lofar_pipeline).
+        # shellcheck disable=SC2086
+        run run --plugin beamformer --preset thesis ${PIPELINE_SET:-} --only beam_block=10 \
+            --only station_block=8 --only wg_time=32 --only wg_beams=2 --only use_local=0 \
+            --only in_layout=SCTP,STCP,CSTP,CTSP,TSCP,TCSP \
+            --only out_layout=BCTP,BTCP,CBTP,CTBP,TBCP,TCBP \
+            --strategy exhaustive --seed 1 --db "$out/beamformer-independence.db"
+        ;;
+    pipelines)
+        for pipeline in 1 2; do
+            for fft in true false; do
+                # shellcheck disable=SC2086
+                run run --plugin lofar_pipeline --preset thesis ${PIPELINE_SET:-} \
+                    --set pipeline=$pipeline --set fft=$fft $lofar_layouts \
+                    --strategy exhaustive --seed 1 --db "$out/pipelines.db"
+                # shellcheck disable=SC2086
+                run run --plugin lofar_pipeline --preset thesis ${PIPELINE_SET:-} \
+                    --set pipeline=$pipeline --set fft=$fft --strategy prune \
+                    --strategy-opt "$groups" --budget "$budget" --seed 1 --db "$out/pipelines.db"
+            done
+        done
+        ;;
+    exhaustive)
+        for fft in false true; do
+            # shellcheck disable=SC2086
+            run run --plugin lofar_pipeline --preset thesis ${PIPELINE_SET:-} --set pipeline=1 \
+                --set fft=$fft --strategy exhaustive --seed 1 --db "$out/pipelines-exhaustive.db"
+        done
+        ;;
+    *)
+        echo "pipelines.sh: unknown part '$part' (transpose, independence, pipelines, exhaustive)" >&2
+        exit 2
+        ;;
+    esac
+done
