@@ -398,7 +398,7 @@ Test(campaign_file, shard_option_and_database_names)
 Test(campaign_file, the_documented_examples_are_valid)
 {
     const char *names[] = {"vector_add", "dedispersion", "correlator", "beamformer", "ppf",
-                           "gridding", "transpose"};
+                           "gridding", "transpose", "lofar_pipeline"};
     const char *dirs[] = {cli_plugin_dir()};
     plugin_search search = {.dirs = dirs, .n_dirs = 1};
     for (size_t k = 0; k < sizeof names / sizeof names[0]; k++) {

@@ -28,6 +28,8 @@
 #   PRUNE_BUDGET    evaluations of each pruned pipeline (default 100)
 #   RUNS         timed runs per configuration (default 5)
 #   TIMEOUT_FLOOR   the watchdog's floor (default 10s)
+#   EXHAUSTIVE_LIMIT   --time-limit of each exhaustive campaign (default none);
+#                running the part again continues where it stopped
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 out=$1
@@ -53,7 +55,7 @@ run() {
     "$sk" "$@" --device "$device" --runs "$runs" --timeout-floor "$floor" >> "$log" 2>&1
     rc=$?
     t1=$(date +%s.%N)
-    echo "   exit $rc after $(echo "$t1 - $t0" | bc) s" >> "$log"
+    echo "   exit $rc after $(awk "BEGIN { printf \"%.1f\", $t1 - $t0 }") s" >> "$log"
 }
 
 lofar_layouts="--only fir_layout=TPSC --only fft_layout=TPSC --only bf_in_layout=CSTP"
@@ -95,7 +97,8 @@ for part in $parts; do
         for fft in false true; do
             # shellcheck disable=SC2086
             run run --plugin lofar_pipeline --preset thesis ${PIPELINE_SET:-} --set pipeline=1 \
-                --set fft=$fft --strategy exhaustive --seed 1 --db "$out/pipelines-exhaustive.db"
+                --set fft=$fft --strategy exhaustive --seed 1 --db "$out/pipelines-exhaustive.db" \
+                ${EXHAUSTIVE_LIMIT:+--time-limit "$EXHAUSTIVE_LIMIT"}
         done
         ;;
     *)
