@@ -221,6 +221,30 @@ static void write_best(campaign_ctx *c, size_t first, size_t end)
     html_kv_close(f);
 }
 
+/* Where the best configuration's run goes, kernel by kernel (the parts
+ * query): a pipeline's stages and transpositions, a plugin's several
+ * kernels. Plugins that label no parts get no section. */
+static void write_parts(campaign_ctx *c, size_t first, size_t end)
+{
+    if (first == end) return;
+    FILE *f = c->f;
+    const query_table *t = campaign_table(c, REPORT_PARTS);
+    campaign_heading(c, "parts", "Where the best configuration's run goes");
+    html_paragraph(f, NULL,
+                   "Each kernel the plugin enqueues in one run, by the label it gave it, with the "
+                   "median of its time over the timed runs and its share of the parts' sum. The "
+                   "medians are taken part by part, so their sum is close to the whole run's "
+                   "median, not equal to it.");
+    static const html_column cols[] = {
+        {"part", "part", FORMAT_INTEGER, false},
+        {"label", "label", FORMAT_TEXT, true},
+        {"median_ns", "median", FORMAT_TIME_NS, false},
+        {"percent", "share", FORMAT_PERCENT, false},
+    };
+    html_table(f, t, first, end, cols, COUNT(cols));
+    html_source_note(f, c->d->queries[REPORT_PARTS]);
+}
+
 /* The top table: one column per tuning parameter (a campaign has one
  * problem), then the figures. */
 static int write_top(campaign_ctx *c, size_t first, size_t end, skytune_error *err)
@@ -579,6 +603,7 @@ int html_campaign_write(FILE *f, const report_data *d, size_t row, size_t *curso
     if (write_status(&c, first[REPORT_FAILURES], end[REPORT_FAILURES], err) != 0) return -1;
     write_time(&c, first[REPORT_TIME_SPLIT], end[REPORT_TIME_SPLIT]);
     write_best(&c, first[REPORT_TOP], end[REPORT_TOP]);
+    write_parts(&c, first[REPORT_PARTS], end[REPORT_PARTS]);
     if (write_top(&c, first[REPORT_TOP], end[REPORT_TOP], err) != 0 ||
         campaign_write_convergence(&c, err) != 0 ||
         write_distribution(&c, first[REPORT_DISTRIBUTION], end[REPORT_DISTRIBUTION],

@@ -23,6 +23,7 @@ extern const char report_sql_fixed_vs_tuned[];
 extern const char report_sql_wisdom[];
 extern const char report_sql_t4[];
 extern const char report_sql_independence[];
+extern const char report_sql_parts[];
 
 static const query_def queries[] = {
     {"campaigns", "campaign_summary.sql", report_sql_campaign_summary,
@@ -38,6 +39,8 @@ static const query_def queries[] = {
      "per tuning parameter value: best and typical time, failures by status"},
     {"independence", "independence.sql", report_sql_independence,
      "per pair of tuning parameters: whether one's ranking holds whatever the other's value"},
+    {"parts", "parts.sql", report_sql_parts,
+     "the best configuration's time per labelled kernel (a pipeline's stages), with shares"},
     {"best-so-far", "best_so_far.sql", report_sql_best_so_far,
      "the best time found against evaluations and cumulative wall time"},
     {"evaluations", "evaluations.sql", report_sql_evaluations,

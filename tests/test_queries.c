@@ -574,6 +574,47 @@ Test(queries, independence_tells_a_ranking_that_holds_from_one_that_flips)
     store_close(grid);
 }
 
+Test(queries, parts_split_the_best_configurations_run_by_label)
+{
+    /* Campaign 1's best measurement gets three labelled parts, a slower
+     * measurement of the same campaign two others that must not show. */
+    query_table best = run("best", "1", NULL, NULL);
+    long long best_id = 0;
+    {
+        sqlite3_stmt *s = NULL;
+        cr_assert_eq(sqlite3_prepare_v2(store_handle(st),
+                                        "SELECT m.id FROM measurements m JOIN configurations c ON "
+                                        "c.id = m.configuration_id WHERE c.text = ?1",
+                                        -1, &s, NULL),
+                     SQLITE_OK);
+        sqlite3_bind_text(s, 1, cell(&best, 0, "configuration"), -1, SQLITE_STATIC);
+        cr_assert_eq(sqlite3_step(s), SQLITE_ROW);
+        best_id = sqlite3_column_int64(s, 0);
+        sqlite3_finalize(s);
+    }
+    query_table_free(&best);
+    char sql[512];
+    snprintf(sql, sizeof sql,
+             "INSERT INTO measurement_parts (measurement_id, part, label, median_ns) VALUES "
+             "(%lld, 0, 'fir', 100), (%lld, 1, 'transpose', 300), (%lld, 2, 'beamformer', 600);"
+             "INSERT INTO measurement_parts (measurement_id, part, label, median_ns) "
+             "SELECT e.measurement_id, 0, 'other', 5 FROM evaluations e "
+             "WHERE e.campaign_id = 1 AND e.measurement_id <> %lld;",
+             best_id, best_id, best_id, best_id);
+    char *msg = NULL;
+    cr_assert_eq(sqlite3_exec(store_handle(st), sql, NULL, NULL, &msg), SQLITE_OK, "%s", msg);
+    query_table t = run("parts", NULL, NULL, NULL);
+    cr_assert_eq(t.n_rows, 3, "only the best configuration's parts: %zu rows", t.n_rows);
+    assert_text(&t, 0, "label", "fir");
+    assert_text(&t, 1, "label", "transpose");
+    assert_text(&t, 2, "label", "beamformer");
+    assert_near(number(&t, 0, "percent"), 10.0, "fir share");
+    assert_near(number(&t, 1, "percent"), 30.0, "transpose share");
+    assert_near(number(&t, 2, "percent"), 60.0, "beamformer share");
+    assert_near(number(&t, 2, "measurement"), (double)best_id, "the best measurement");
+    query_table_free(&t);
+}
+
 Test(queries, every_named_query_runs_on_an_empty_database)
 {
     char path[160];
