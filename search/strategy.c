@@ -56,6 +56,7 @@ struct strategy {
     void *state;
     strategy_options options;
     char *storage[32]; /* option values given by the user, owned */
+    char phase[2][256];  /* the phase line reported last ([0]) and the new one */
 };
 
 static const char *option_value(const strategy_options *o, const char *name)
@@ -200,6 +201,16 @@ size_t strategy_upcoming(strategy *s, uint64_t *ranks, size_t max)
 {
     if (!s->ops->upcoming || max == 0) return 0;
     return s->ops->upcoming(s->state, ranks, max);
+}
+
+const char *strategy_phase_change(strategy *s)
+{
+    if (!s->ops->describe_phase) return NULL;
+    s->phase[1][0] = '\0';
+    s->ops->describe_phase(s->state, s->phase[1], sizeof s->phase[1]);
+    if (!s->phase[1][0] || strcmp(s->phase[0], s->phase[1]) == 0) return NULL;
+    memcpy(s->phase[0], s->phase[1], sizeof s->phase[0]);
+    return s->phase[0];
 }
 
 const char *strategy_name(const strategy *s)

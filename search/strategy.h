@@ -110,6 +110,12 @@ typedef struct strategy_ops {
      * ask or tell reads, so that a resumed campaign still retraces its
      * steps whether or not (and however often) it was called. */
     size_t (*upcoming)(void *state, uint64_t *ranks, size_t max);
+    /* Optional (NULL: one phase throughout). The phase the strategy is in,
+     * as one line for the campaign's log (e.g. prune's "reduced space: 12
+     * configurations ..."), written into buf, NUL-terminated; called after
+     * an ask. The engine reports the line each time it changes, so a user
+     * sees where a multi-phase search spent its evaluations. */
+    void (*describe_phase)(void *state, char *buf, size_t len);
 } strategy_ops;
 
 /* The registry, in the order `--help` lists them. */
@@ -135,6 +141,10 @@ void strategy_tell(strategy *s, uint64_t rank, double objective);
 size_t strategy_upcoming(strategy *s, uint64_t *ranks, size_t max);
 void strategy_free(strategy *s);
 const char *strategy_name(const strategy *s);
+/* The strategy's phase line when it differs from the one returned last
+ * time (the first call returns the first phase), else NULL; NULL always for
+ * a strategy of one phase. The text lives until the next call. */
+const char *strategy_phase_change(strategy *s);
 /* Canonical "k=v,k=v" of every option (defaults included), for the store. */
 size_t strategy_settings_text(const strategy *s, char *buf, size_t len);
 

@@ -586,6 +586,69 @@ Test(search_strategies, prune_sweeps_a_group_of_parameters_as_one)
     space_free(s);
 }
 
+/* prune names each phase as it enters it, and the counts its lines give
+ * are the evaluations the phases take: the reduced space's "N valid and not
+ * yet measured" are the proposals before the climb. */
+Test(search_strategies, prune_names_each_phase_with_the_evaluations_it_takes)
+{
+    space *s = fixture_space(3, 7, NULL, 0);
+    static const char *const settings[] = {"groups=p0,p1", "baseline_samples=4",
+                                           "threshold=1.05"};
+    history *h = history_new();
+    strategy_setup setup = {.space = s, .history = h, .seed = 3, .budget = 300};
+    strategy *st;
+    skytune_error err = {0};
+    cr_assert_eq(strategy_create("prune", &setup, settings, 3, &st, &err), 0, "%s", err.message);
+    char lines[4][256] = {{0}};
+    size_t at[4] = {0}, n_lines = 0;
+    for (size_t e = 1; e <= 300; e++) {
+        uint64_t rank;
+        if (strategy_ask(st, &rank) == STRATEGY_DONE) break;
+        const char *phase = strategy_phase_change(st);
+        if (phase) {
+            cr_assert_lt(n_lines, 4, "a fifth phase: %s", phase);
+            snprintf(lines[n_lines], sizeof lines[n_lines], "%s", phase);
+            at[n_lines++] = e;
+        }
+        cr_assert_null(strategy_phase_change(st), "a phase reported twice");
+        uint16_t idx[3];
+        space_unrank(s, rank, idx);
+        double t = interacting(idx, 3);
+        cr_assert_eq(history_add(h, rank, t), 0);
+        strategy_tell(st, rank, t);
+    }
+    cr_assert_eq(n_lines, 4, "%zu phases", n_lines);
+    cr_assert_eq(at[0], 1);
+    cr_assert(strstr(lines[0], "baseline, the fastest of 4 random"), "%s", lines[0]);
+    cr_assert_eq(at[1], 5);
+    /* 49 tuples of (p0, p1) and p2's 7 values. */
+    cr_assert(strstr(lines[1], "sweeping 2 units") && strstr(lines[1], "(56 values"), "%s",
+              lines[1]);
+    size_t kept = 0, of = 0, product = 0, unmeasured = 0;
+    cr_assert_eq(sscanf(lines[2],
+                        "prune: kept %zu of %zu values or tuples; reduced space of %zu "
+                        "combinations, %zu valid and not yet measured",
+                        &kept, &of, &product, &unmeasured),
+                 4, "%s", lines[2]);
+    cr_assert_eq(of, 56);
+    cr_assert(kept >= 2 && kept < 56 && unmeasured >= 1 && unmeasured <= product, "%s", lines[2]);
+    cr_assert_eq(at[3] - at[2], unmeasured, "the reduced space took %zu proposals, its line says %zu",
+                 at[3] - at[2], unmeasured);
+    cr_assert(strstr(lines[3], "hill-climbing over the whole space"), "%s", lines[3]);
+    strategy_free(st);
+    /* A strategy of one phase names none. */
+    history *h2 = history_new();
+    strategy_setup one = {.space = s, .history = h2, .seed = 1};
+    cr_assert_eq(strategy_create("exhaustive", &one, NULL, 0, &st, &err), 0, "%s", err.message);
+    uint64_t rank;
+    cr_assert_eq(strategy_ask(st, &rank), STRATEGY_PROPOSE);
+    cr_assert_null(strategy_phase_change(st));
+    strategy_free(st);
+    history_free(h2);
+    history_free(h);
+    space_free(s);
+}
+
 Test(search_strategies, bad_option_values_are_refused_naming_the_valid_ones)
 {
     space *s = fixture_space(3, 4, NULL, 0);

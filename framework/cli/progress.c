@@ -327,6 +327,17 @@ static void print_failure_line(progress *p, progress_campaign *c, const campaign
     fprintf(p->out, "%s\n", line);
 }
 
+/* A multi-phase strategy's new phase, before the evaluation that began it:
+ * the log then shows how many evaluations each phase took. */
+static void print_phase_line(progress *p, const campaign_event *ev)
+{
+    if (p->terminal) progress_finish(p);
+    print_line_prefix(p, ev->label);
+    fprintf(p->out, "from evaluation %llu, %s\n", (unsigned long long)ev->evaluated,
+            ev->strategy_phase);
+    fflush(p->out);
+}
+
 void progress_event(void *ctx, const campaign_event *ev)
 {
     progress *p = ctx;
@@ -341,6 +352,7 @@ void progress_event(void *ctx, const campaign_event *ev)
     if (p->quiet) return;
     /* A replay takes no time of its own to estimate. */
     bool estimate = !ev->cached && !ev->m->replayed && !c->estimated;
+    if (ev->strategy_phase) print_phase_line(p, ev);
     if (!p->terminal) {
         print_log_line(p, ev);
         if (estimate) print_estimate(p, c, ev);

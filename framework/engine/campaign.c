@@ -257,6 +257,9 @@ int campaign_run(const campaign_config *cfg, campaign_result *res, skytune_error
     watching = cfg->on_activity && cfg->eval.watch;
     if (watching) cfg->eval.watch(cfg->eval.ctx, relay_activity, &relay);
 
+    /* A phase the strategy entered, held until the next event reports it
+     * (proposals answered from the history report nothing). */
+    char phase_line[256] = "";
     for (;;) {
         if (cfg->stop_requested && *cfg->stop_requested) {
             res->stop = CAMPAIGN_INTERRUPTED;
@@ -273,6 +276,8 @@ int campaign_run(const campaign_config *cfg, campaign_result *res, skytune_error
         double spent = 0;
         uint64_t rank;
         if (strategy_ask(cfg->strategy, &rank) == STRATEGY_DONE) break;
+        const char *phase = strategy_phase_change(cfg->strategy);
+        if (phase) snprintf(phase_line, sizeof phase_line, "%s", phase);
         double seen;
         if (history_lookup(cfg->history, rank, &seen)) {
             strategy_tell(cfg->strategy, rank, seen);
@@ -390,8 +395,10 @@ int campaign_run(const campaign_config *cfg, campaign_result *res, skytune_error
                 .wall_s = spent,
                 .space_count = count,
                 .limits = &cfg->limits,
+                .strategy_phase = phase_line[0] ? phase_line : NULL,
             };
             cfg->on_event(cfg->event_ctx, &ev);
+            phase_line[0] = '\0';
         }
         /* Recorded after everything else has read it: the writer takes it. */
         if (!cached && cfg->store) {

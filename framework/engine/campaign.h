@@ -66,6 +66,9 @@ typedef struct campaign_event {
     double wall_s;             /* this configuration's own wall-clock seconds; 0 when cached */
     uint64_t space_count;      /* configurations the strategy can propose */
     const campaign_limits *limits;
+    /* The strategy's phase line (strategy_phase_change) when it entered a
+     * new phase since the last event, else NULL. */
+    const char *strategy_phase;
 } campaign_event;
 
 /* The configuration in flight, reported while the evaluator works on it
