@@ -14,6 +14,8 @@
  *      in verification: failed measurements
  *   6  transpose, preset small, the direct kernel from SCTP to every layout:
  *      derived values (the layout distance) of every distance
+ *   7  lofar_pipeline, preset small, Pipeline 1 with the FFT, two FIR, FFT
+ *      and beam former layouts each: a pipeline's parts, both schemes
  * and then a second database with campaign 3 run again is merged in, so
  * that duplicate_measurements has rows.
  *
@@ -91,6 +93,11 @@ static char *make_database(void)
                     "--strategy", "exhaustive", "--runs", "3", "--seed", "7", "--db", db,
                     "--quiet"),
            "campaign 6: transpose");
+    run_ok(CLI_ARGS("run", "--plugin", "lofar_pipeline", "--preset", "small", "--set",
+                    "pipeline=1", "--only", "fir_layout=TPSC,SPTC", "--only",
+                    "fft_layout=TPSC,SPTC", "--only", "bf_in_layout=CSTP,SCTP", "--strategy",
+                    "exhaustive", "--runs", "3", "--seed", "7", "--db", db, "--quiet"),
+           "campaign 7: lofar_pipeline");
     char *shard = cli_path(scratch, "shard.db");
     args[13] = shard;
     run_ok(args, "campaign 3 again, in another database");

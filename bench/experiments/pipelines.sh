@@ -15,6 +15,9 @@
 #               (pipelines.db)
 #   exhaustive  every layout combination of Pipeline 1 with and without the
 #               FFT, to judge what pruning found (pipelines-exhaustive.db)
+#   split       Pipeline 2 in two halves: the front fixed at what pruning
+#               found for Pipeline 1 (needs the pipelines part), every
+#               combination of the back half (pipelines-split.db)
 # with the log of every command in OUT_DIR/pipelines-PARTS.log.
 #   usage: pipelines.sh OUT_DIR DEVICE_SUBSTRING
 # Run from a bundle (bench/experiments/bundle.sh) or from a source tree with
@@ -101,8 +104,33 @@ for part in $parts; do
                 ${EXHAUSTIVE_LIMIT:+--time-limit "$EXHAUSTIVE_LIMIT"}
         done
         ;;
+    split)
+        # Pipeline 2 tuned in two halves, as the beam former's read-write
+        # independence allows: the front (FIR, FFT, beam former's read
+        # layouts) fixed at what pruning found for Pipeline 1 (the pipelines
+        # part, in pipelines.db), the back half (the beam former's write and
+        # the correlator's read layouts, and the scheme) measured whole.
+        for fft in true false; do
+            front=$("$sk" best --db "$out/pipelines.db" | awk -v want="pipeline=1,fft=$([ $fft = true ] && echo 1 || echo 0)," '
+                /^campaign [0-9]+:.*strategy prune/ { pruned = 1; next }
+                /^campaign / { pruned = 0 }
+                pruned && /^  problem/ && index($0, want) { mine = 1 }
+                pruned && mine && /^  best/ { print $2; exit }')
+            if [ -z "$front" ]; then
+                echo "== split: no pruned Pipeline 1 with fft=$fft in $out/pipelines.db; run the pipelines part first" >> "$log"
+                continue
+            fi
+            only=""
+            for name in fir_layout fft_layout bf_in_layout; do
+                only="$only --only $(echo "$front" | tr ',' '\n' | grep "^$name=")"
+            done
+            # shellcheck disable=SC2086
+            run run --plugin lofar_pipeline --preset thesis ${PIPELINE_SET:-} --set pipeline=2 \
+                --set fft=$fft $only --strategy exhaustive --seed 1 --db "$out/pipelines-split.db"
+        done
+        ;;
     *)
-        echo "pipelines.sh: unknown part '$part' (transpose, independence, pipelines, exhaustive)" >&2
+        echo "pipelines.sh: unknown part '$part' (transpose, independence, pipelines, exhaustive, split)" >&2
         exit 2
         ;;
     esac
