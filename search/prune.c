@@ -22,7 +22,11 @@
  *    `threshold` times the sweep's fastest are dropped; so are tuples that
  *    failed. Tuples with no valid configuration near the baseline are kept
  *    (nothing is known against them), and a group whose tuples all failed
- *    keeps them all.
+ *    keeps them all. A tuple measured through a repaired configuration is
+ *    charged with that configuration's whole time, the repair's changes to
+ *    other groups included (a known weakness, docs/strategies.md: keeping
+ *    every repaired tuple instead would keep nearly all of them where the
+ *    constraints tie groups together, as a pipeline's scheme does).
  * 4. The reduced space, the valid configurations in the Cartesian product
  *    of the kept tuples, is searched exhaustively when the budget left
  *    covers it (or the budget is unknown), in best-first order: by the

@@ -18,6 +18,11 @@
 #   split       Pipeline 2 in two halves: the front fixed at what pruning
 #               found for Pipeline 1 (needs the pipelines part), every
 #               combination of the back half (pipelines-split.db)
+#   recheck     each pipeline's default, pruned best and best known (the
+#               exhaustive or split optimum) measured again, RECHECK_RUNS
+#               timed runs each (default 100), in RECHECK_ROUNDS rounds
+#               (default 3) over them all, for a device whose speed changes
+#               in bursts (pipelines-recheck-ROUND.db; needs the parts above)
 # with the log of every command in OUT_DIR/pipelines-PARTS.log.
 #   usage: pipelines.sh OUT_DIR DEVICE_SUBSTRING
 # Run from a bundle (bench/experiments/bundle.sh) or from a source tree with
@@ -30,6 +35,7 @@
 #                (the thesis's section 7.3 setup by default)
 #   PRUNE_BUDGET    evaluations of each pruned pipeline (default 100)
 #   RUNS         timed runs per configuration (default 5)
+#   RECHECK_RUNS, RECHECK_ROUNDS   of the recheck part (default 100 and 3)
 #   TIMEOUT_FLOOR   the watchdog's floor (default 10s)
 #   EXHAUSTIVE_LIMIT   --time-limit of each exhaustive campaign (default none);
 #                running the part again continues where it stopped
@@ -51,14 +57,40 @@ log="$out/pipelines-$(echo "$parts" | tr ' ' '-').log"
 : > "$log"
 "$sk" devices >> "$log" 2>&1
 
-# One command, logged with its wall time.
+# One command, logged with its wall time (RUNS timed runs unless the
+# command names its own --runs).
 run() {
     echo "== $*" >> "$log"
     t0=$(date +%s.%N)
-    "$sk" "$@" --device "$device" --runs "$runs" --timeout-floor "$floor" >> "$log" 2>&1
+    case " $* " in *" --runs "*) with_runs="" ;; *) with_runs="--runs $runs" ;; esac
+    # shellcheck disable=SC2086
+    "$sk" "$@" --device "$device" $with_runs --timeout-floor "$floor" >> "$log" 2>&1
     rc=$?
     t1=$(date +%s.%N)
     echo "   exit $rc after $(awk "BEGIN { printf \"%.1f\", $t1 - $t0 }") s" >> "$log"
+}
+
+# best_config DB PIPELINE FFT(0|1) STRATEGY: the best configuration of the
+# campaign of that strategy over that pipeline in DB, as skytune best
+# prints it (NAME=VALUE,...); nothing if there is none.
+best_config() {
+    [ -f "$1" ] || return 0
+    "$sk" best --db "$1" | awk -v want="pipeline=$2,fft=$3," -v strategy="$4" '
+        /^campaign [0-9]+:/ { mine = index($0, "strategy " strategy ","); inside = 0; next }
+        mine && /^  problem/ && index($0, want) { inside = 1 }
+        inside && /^  best/ { print $2; exit }'
+}
+
+# pin CONFIG [NAME...]: --only NAME=VALUE for the named parameters of
+# CONFIG (NAME=VALUE,...), or for all of them.
+pin() {
+    config=$1
+    shift
+    for pair in $(echo "$config" | tr ',' ' '); do
+        if [ $# -eq 0 ] || echo " $* " | grep -q " ${pair%%=*} "; then
+            printf ' --only %s' "$pair"
+        fi
+    done
 }
 
 lofar_layouts="--only fir_layout=TPSC --only fft_layout=TPSC --only bf_in_layout=CSTP"
@@ -111,26 +143,43 @@ for part in $parts; do
         # part, in pipelines.db), the back half (the beam former's write and
         # the correlator's read layouts, and the scheme) measured whole.
         for fft in true false; do
-            front=$("$sk" best --db "$out/pipelines.db" | awk -v want="pipeline=1,fft=$([ $fft = true ] && echo 1 || echo 0)," '
-                /^campaign [0-9]+:.*strategy prune/ { pruned = 1; next }
-                /^campaign / { pruned = 0 }
-                pruned && /^  problem/ && index($0, want) { mine = 1 }
-                pruned && mine && /^  best/ { print $2; exit }')
+            front=$(best_config "$out/pipelines.db" 1 "$([ $fft = true ] && echo 1 || echo 0)" prune)
             if [ -z "$front" ]; then
                 echo "== split: no pruned Pipeline 1 with fft=$fft in $out/pipelines.db; run the pipelines part first" >> "$log"
                 continue
             fi
-            only=""
-            for name in fir_layout fft_layout bf_in_layout; do
-                only="$only --only $(echo "$front" | tr ',' '\n' | grep "^$name=")"
-            done
-            # shellcheck disable=SC2086
+            # shellcheck disable=SC2046,SC2086
             run run --plugin lofar_pipeline --preset thesis ${PIPELINE_SET:-} --set pipeline=2 \
-                --set fft=$fft $only --strategy exhaustive --seed 1 --db "$out/pipelines-split.db"
+                --set fft=$fft $(pin "$front" fir_layout fft_layout bf_in_layout) \
+                --strategy exhaustive --seed 1 --db "$out/pipelines-split.db"
+        done
+        ;;
+    recheck)
+        # The comparison's pipelines measured again with many runs, each
+        # pinned alone, in rounds a database each (a database never
+        # measures a configuration twice): on a device whose speed changes
+        # in bursts of seconds (a shared VM's CPU), all the runs of one
+        # measurement can fall in one, the rounds' fastest rarely.
+        for round in $(seq 1 "${RECHECK_ROUNDS:-3}"); do
+        for pipeline in 1 2; do
+            for fft in 1 0; do
+                if [ $pipeline = 1 ]; then known=pipelines-exhaustive.db; else known=pipelines-split.db; fi
+                default=$(best_config "$out/pipelines.db" $pipeline $fft exhaustive)
+                pruned=$(best_config "$out/pipelines.db" $pipeline $fft prune)
+                best=$(best_config "$out/$known" $pipeline $fft exhaustive)
+                for config in $(printf '%s\n' "$default" "$pruned" "$best" | awk 'NF && !seen[$0]++'); do
+                    # shellcheck disable=SC2046,SC2086
+                    run run --plugin lofar_pipeline --preset thesis ${PIPELINE_SET:-} \
+                        --set pipeline=$pipeline --set fft=$([ $fft = 1 ] && echo true || echo false) \
+                        $(pin "$config") --strategy exhaustive --seed 1 --runs "${RECHECK_RUNS:-100}" \
+                        --db "$out/pipelines-recheck-$round.db"
+                done
+            done
+        done
         done
         ;;
     *)
-        echo "pipelines.sh: unknown part '$part' (transpose, independence, pipelines, exhaustive, split)" >&2
+        echo "pipelines.sh: unknown part '$part' (transpose, independence, pipelines, exhaustive, split, recheck)" >&2
         exit 2
         ;;
     esac
