@@ -594,17 +594,22 @@ static int evaluate_in_flight(supervisor *s, const uint16_t *idx, measurement *m
         if (ready < 0) return -1;
         if (ready > 0 && check_health(s, err) != 0) return -1;
     }
+    /* Being built ahead: the measuring worker then finds it in the cache.
+     * The wait is the rest of this configuration's build, so it counts as
+     * build time, not as the engine's. */
+    double waited_for_build = 0;
     if (s->pool) {
-        /* Being built ahead: the measuring worker then finds it in the cache. */
         uint64_t rank;
         if (space_rank(s->space, idx, &rank) == 0 && compile_pool_building(s->pool, rank)) {
-            double until = now_s() + s->o.limits.compile_s;
+            double started = now_s(), until = started + s->o.limits.compile_s;
             set_stage(s, STAGE_BUILD);
             while (compile_pool_building(s->pool, rank) && now_s() < until && !stop_requested(s))
                 wait_for_worker(s, now_s() + STOP_POLL_S);
+            waited_for_build = now_s() - started;
         }
     }
     if (run_request(s, idx, m, err) != 0) return -1;
+    m->build_s += waited_for_build;
     m->degraded = s->degraded;
     if (s->degraded) s->since_check++;
     if (m->status == MEAS_OK) {
