@@ -43,10 +43,10 @@ screenshot() {
 
 # Dedispersion on PoCL, one campaign: the whole report.
 report dedispersion-pocl.db report.html
-screenshot report.html report.png 6000
+screenshot report.html report.png 7100
 
 # Dedispersion on the H100, a campaign per number of DMs: the contents and
 # the first campaign, down to its roofline.
 report dedispersion-apertif-h100.db dedispersion-apertif-h100.html --plugin dedispersion
-screenshot dedispersion-apertif-h100.html dedispersion-apertif-h100.png 6850
+screenshot dedispersion-apertif-h100.html dedispersion-apertif-h100.png 7580
 report dedispersion-lofar-h100.db dedispersion-lofar-h100.html --plugin dedispersion
