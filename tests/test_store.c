@@ -1170,17 +1170,17 @@ Test(store, database_is_healthy_and_in_wal_mode)
 
 Test(store, a_version_1_database_is_migrated_with_every_row_kept)
 {
-    /* A real campaign's database from the version 1 days (docs/examples). */
+    /* A real campaign's database from the version 1 days (tests/fixtures). */
     const char *source = getenv("SKYTUNE_SOURCE_DIR");
     cr_assert_not_null(source, "SKYTUNE_SOURCE_DIR is not set: run through meson test");
     char from[1024], command[2200];
-    snprintf(from, sizeof from, "%s/docs/examples/dedispersion-pocl.db", source);
+    snprintf(from, sizeof from, "%s/tests/fixtures/schema-version-1.db", source);
     const char *path = tmp_path("v1.db");
     snprintf(command, sizeof command, "cp '%s' '%s'", from, path);
     cr_assert_eq(system(command), 0);
     sqlite3 *db;
     cr_assert_eq(sqlite3_open(path, &db), SQLITE_OK);
-    cr_assert_eq(query_int(db, "PRAGMA user_version"), 1, "the example is no longer version 1");
+    cr_assert_eq(query_int(db, "PRAGMA user_version"), 1, "the fixture is no longer version 1");
     long long measurements = query_int(db, "SELECT count(*) FROM measurements");
     long long evaluations = query_int(db, "SELECT count(*) FROM evaluations");
     long long samples = query_int(db, "SELECT count(*) FROM samples");
