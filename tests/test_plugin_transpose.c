@@ -433,6 +433,7 @@ Test(transpose_small, only_with_a_text_that_is_no_layout_is_refused)
                                     "--preset", "thesis", "--set", "stations=100000"),
                            1, CLI_ARGS("46080000000 complex samples", "reduce stations"));
     cli_remove_tree(dir);
+    free(dir);
 }
 
 Test(transpose_small, runs_show_gb_per_s_where_no_flops_are_counted)
@@ -464,6 +465,7 @@ Test(transpose_small, runs_show_gb_per_s_where_no_flops_are_counted)
     cli_result_free(&r);
     free(db);
     cli_remove_tree(dir);
+    free(dir);
 }
 
 Test(transpose_small, every_measurement_records_its_layout_distance)
@@ -489,6 +491,7 @@ Test(transpose_small, every_measurement_records_its_layout_distance)
     cr_expect_eq(cli_db_int(db, "SELECT count(*) FROM derived_values"), 2);
     free(db);
     cli_remove_tree(dir);
+    free(dir);
 }
 
 /* ---------------------- larger sides: tiles of 32 and 64, partial as well */
