@@ -159,23 +159,32 @@ for part in $parts; do
         # pinned alone, in rounds a database each (a database never
         # measures a configuration twice): on a device whose speed changes
         # in bursts of seconds (a shared VM's CPU), all the runs of one
-        # measurement can fall in one, the rounds' fastest rarely.
-        for round in $(seq 1 "${RECHECK_ROUNDS:-3}"); do
+        # measurement can fall in one, the rounds' fastest rarely. Each
+        # entry is PIPELINE:FFT:CONFIG (a configuration holds no colon).
+        entries=""
         for pipeline in 1 2; do
+            if [ $pipeline = 1 ]; then known=pipelines-exhaustive.db; else known=pipelines-split.db; fi
             for fft in 1 0; do
-                if [ $pipeline = 1 ]; then known=pipelines-exhaustive.db; else known=pipelines-split.db; fi
                 default=$(best_config "$out/pipelines.db" $pipeline $fft exhaustive)
                 pruned=$(best_config "$out/pipelines.db" $pipeline $fft prune)
                 best=$(best_config "$out/$known" $pipeline $fft exhaustive)
                 for config in $(printf '%s\n' "$default" "$pruned" "$best" | awk 'NF && !seen[$0]++'); do
-                    # shellcheck disable=SC2046,SC2086
-                    run run --plugin lofar_pipeline --preset thesis ${PIPELINE_SET:-} \
-                        --set pipeline=$pipeline --set fft=$([ $fft = 1 ] && echo true || echo false) \
-                        $(pin "$config") --strategy exhaustive --seed 1 --runs "${RECHECK_RUNS:-100}" \
-                        --db "$out/pipelines-recheck-$round.db"
+                    entries="$entries $pipeline:$fft:$config"
                 done
             done
         done
+        for round in $(seq 1 "${RECHECK_ROUNDS:-3}"); do
+            for entry in $entries; do
+                pipeline=${entry%%:*}
+                fft=${entry#*:}
+                config=${fft#*:}
+                fft=${fft%%:*}
+                # shellcheck disable=SC2046,SC2086
+                run run --plugin lofar_pipeline --preset thesis ${PIPELINE_SET:-} \
+                    --set pipeline=$pipeline --set fft=$([ $fft = 1 ] && echo true || echo false) \
+                    $(pin "$config") --strategy exhaustive --seed 1 --runs "${RECHECK_RUNS:-100}" \
+                    --db "$out/pipelines-recheck-$round.db"
+            done
         done
         ;;
     *)
