@@ -17,16 +17,18 @@
  *    group's sweep found before the next group is swept (coordinate
  *    descent); with none it stays put, as in the thesis.
  * 3. Pruning. A tuple's time is that of its configuration in its group's
- *    sweep (the baseline's own tuple: the baseline's time), so tuples are
- *    only compared with others in the same context. Tuples slower than
- *    `threshold` times the sweep's fastest are dropped; so are tuples that
- *    failed. Tuples with no valid configuration near the baseline are kept
- *    (nothing is known against them), and a group whose tuples all failed
- *    keeps them all. A tuple measured through a repaired configuration is
- *    charged with that configuration's whole time, the repair's changes to
- *    other groups included (a known weakness, docs/strategies.md: keeping
- *    every repaired tuple instead would keep nearly all of them where the
- *    constraints tie groups together, as a pipeline's scheme does).
+ *    sweep (the baseline's own tuple: the baseline's time), and it is only
+ *    compared with tuples measured in the same context, the same values
+ *    outside the group: those measured around the baseline share its
+ *    context, and a tuple reached through a repair that moved other
+ *    parameters is compared with the tuples the repairs moved alike. Tuples
+ *    slower than `threshold` times their context's fastest are dropped; so
+ *    are tuples that failed. A tuple alone in its context is kept (nothing
+ *    measured was like it), as are tuples with no valid configuration near
+ *    the baseline, and a group whose tuples all failed keeps them all.
+ *    Without the contexts, the slowness of what a repair moved would be
+ *    charged to the tuple: a pipeline's scheme swept around a baseline whose
+ *    layouts agree lost its `transpose` value that way (docs/strategies.md).
  * 4. The reduced space, the valid configurations in the Cartesian product
  *    of the kept tuples, is searched exhaustively when the budget left
  *    covers it (or the budget is unknown), in best-first order: by the
@@ -111,6 +113,8 @@ typedef struct prune_state {
 
     size_t *offset;            /* group g's tuples start at [offset[g]] of: */
     double *sweep_time;        /* each tuple's time in its sweep; NAN: not measured */
+    uint64_t *sweep_rank;      /* the configuration that time is of (when measured) */
+    double *context_fastest;   /* the fastest tuple's time in each tuple's context */
     double *log_slowdown;      /* log(time / sweep's fastest); 0 when unknown */
     bool *kept;
     rank_list reduced;         /* listed reduced space, in search order */
@@ -155,6 +159,7 @@ static void observe(prune_state *s, uint64_t rank, double objective)
     if (s->phase == PHASE_SWEEP) {
         best_result_note(&s->sweep_best, rank, objective);
         s->sweep_time[s->offset[s->pending_group] + s->pending_tuple] = objective;
+        s->sweep_rank[s->offset[s->pending_group] + s->pending_tuple] = rank;
     }
 }
 
@@ -222,7 +227,10 @@ static bool next_sweep_configuration(prune_state *s, uint64_t *rank)
         size_t tuples = tuple_count(s, g);
         space_unrank(s->space, s->baseline.rank, s->idx);
         size_t base_tuple = tuple_of(s, g, s->idx);
-        if (s->sweep_tuple == 0) s->sweep_time[s->offset[g] + base_tuple] = s->baseline.objective;
+        if (s->sweep_tuple == 0) {
+            s->sweep_time[s->offset[g] + base_tuple] = s->baseline.objective;
+            s->sweep_rank[s->offset[g] + base_tuple] = s->baseline.rank;
+        }
         for (size_t j = s->group_start[g]; j < s->group_start[g + 1]; j++)
             s->in_sweep[s->group_params[j]] = true;
         bool proposed = false;
@@ -269,16 +277,78 @@ static double sweep_fastest(const prune_state *s, size_t g)
     return fastest;
 }
 
+/* A measured tuple of the group being judged, and its context: the
+ * values of its configuration outside the group. */
+typedef struct tuple_context {
+    const uint16_t *values; /* n_params values, the group's own set to 0 */
+    size_t n_params;
+    size_t tuple;           /* index into sweep_time */
+} tuple_context;
+
+static int compare_contexts(const void *a, const void *b)
+{
+    const tuple_context *x = a, *y = b;
+    for (size_t k = 0; k < x->n_params; k++)
+        if (x->values[k] != y->values[k]) return x->values[k] < y->values[k] ? -1 : 1;
+    return (x->tuple > y->tuple) - (x->tuple < y->tuple);
+}
+
+/* Into context_fastest[t] for every measured tuple t of group g: the
+ * fastest time among the group's tuples measured in the same context.
+ * Tuples measured around the baseline share its context; a tuple measured
+ * through a repair that moved other parameters is compared only with
+ * tuples the repairs moved alike, so the slowness of what a repair changed
+ * is never charged to it against the baseline. Returns -1 when out of
+ * memory (context_fastest untouched). */
+static int fastest_in_context(const prune_state *s, size_t g, double *context_fastest)
+{
+    size_t tuples = tuple_count(s, g), measured = 0;
+    tuple_context *order = malloc((tuples + 1) * sizeof *order);
+    uint16_t *values = malloc((tuples * s->n_params + 1) * sizeof *values);
+    if (!order || !values) {
+        free(order);
+        free(values);
+        return -1;
+    }
+    for (size_t t = s->offset[g]; t < s->offset[g + 1]; t++) {
+        if (s->sweep_time[t] != s->sweep_time[t]) continue;
+        uint16_t *v = values + measured * s->n_params;
+        space_unrank(s->space, s->sweep_rank[t], v);
+        for (size_t j = s->group_start[g]; j < s->group_start[g + 1]; j++)
+            v[s->group_params[j]] = 0;
+        order[measured++] = (tuple_context){v, s->n_params, t};
+    }
+    qsort(order, measured, sizeof *order, compare_contexts);
+    for (size_t first = 0, end; first < measured; first = end) {
+        double fastest = INFINITY;
+        for (end = first; end < measured &&
+                          memcmp(order[end].values, order[first].values,
+                                 s->n_params * sizeof *values) == 0;
+             end++)
+            if (s->sweep_time[order[end].tuple] < fastest)
+                fastest = s->sweep_time[order[end].tuple];
+        for (size_t j = first; j < end; j++) context_fastest[order[j].tuple] = fastest;
+    }
+    free(order);
+    free(values);
+    return 0;
+}
+
 /* Decides which tuples stay, and each tuple's slowdown against its sweep's
- * fastest for the best-first order. */
+ * fastest for the best-first order. A tuple is judged against the fastest
+ * of its context (out of memory: of its whole sweep); one alone in its
+ * context is kept unless it failed, and ordered by its whole time. */
 static void decide_kept_tuples(prune_state *s)
 {
     for (size_t g = 0; g < s->n_groups; g++) {
         double fastest = sweep_fastest(s, g);
+        for (size_t t = s->offset[g]; t < s->offset[g + 1]; t++) s->context_fastest[t] = fastest;
+        fastest_in_context(s, g, s->context_fastest);
         for (size_t t = s->offset[g]; t < s->offset[g + 1]; t++) {
             double time = s->sweep_time[t];
             bool unmeasured = time != time;
-            s->kept[t] = unmeasured || fastest == INFINITY || time <= s->threshold * fastest;
+            s->kept[t] = unmeasured || fastest == INFINITY ||
+                         (time < INFINITY && time <= s->threshold * s->context_fastest[t]);
             /* Unmeasured tuples count as the fastest: nothing is known against them. */
             s->log_slowdown[t] = !unmeasured && time < INFINITY && fastest < INFINITY
                                      ? log(time / fastest)
@@ -546,6 +616,8 @@ static void prune_destroy(void *state)
     free(s->in_sweep);
     free(s->offset);
     free(s->sweep_time);
+    free(s->sweep_rank);
+    free(s->context_fastest);
     free(s->log_slowdown);
     if (!s->reduced_borrowed) rank_list_free(&s->reduced);
     free(s->kept);
@@ -581,6 +653,9 @@ static void *prune_copy(const void *state, const history *layer)
     copy->in_sweep = duplicate(s->in_sweep, s->n_params + 1, sizeof *s->in_sweep);
     copy->offset = duplicate(s->offset, s->n_groups + 1, sizeof *s->offset);
     copy->sweep_time = duplicate(s->sweep_time, n_tuples + 1, sizeof *s->sweep_time);
+    copy->sweep_rank = duplicate(s->sweep_rank, n_tuples + 1, sizeof *s->sweep_rank);
+    copy->context_fastest =
+        duplicate(s->context_fastest, n_tuples + 1, sizeof *s->context_fastest);
     copy->log_slowdown = duplicate(s->log_slowdown, n_tuples + 1, sizeof *s->log_slowdown);
     copy->kept = duplicate(s->kept, n_tuples + 1, sizeof *s->kept);
     copy->idx = duplicate(s->idx, s->n_params + 1, sizeof *s->idx);
@@ -588,7 +663,8 @@ static void *prune_copy(const void *state, const history *layer)
     copy->reduced_borrowed = s->phase == PHASE_REDUCED;
     if (!copy->reduced_borrowed) copy->reduced = (rank_list){0};
     if (!copy->group_params || !copy->group_start || !copy->in_sweep || !copy->offset ||
-        !copy->sweep_time || !copy->log_slowdown || !copy->kept || !copy->idx || !copy->scratch) {
+        !copy->sweep_time || !copy->sweep_rank || !copy->context_fastest ||
+        !copy->log_slowdown || !copy->kept || !copy->idx || !copy->scratch) {
         prune_destroy(copy);
         return NULL;
     }
@@ -755,9 +831,12 @@ static int prune_create(const strategy_setup *setup, const strategy_options *opt
     }
     size_t n_tuples = s->offset[s->n_groups];
     s->sweep_time = malloc((n_tuples + 1) * sizeof *s->sweep_time);
+    s->sweep_rank = calloc(n_tuples + 1, sizeof *s->sweep_rank);
+    s->context_fastest = calloc(n_tuples + 1, sizeof *s->context_fastest);
     s->log_slowdown = calloc(n_tuples + 1, sizeof *s->log_slowdown);
     s->kept = calloc(n_tuples + 1, sizeof *s->kept);
-    if (!s->sweep_time || !s->log_slowdown || !s->kept) {
+    if (!s->sweep_time || !s->sweep_rank || !s->context_fastest || !s->log_slowdown ||
+        !s->kept) {
         prune_destroy(s);
         return err_set(err, "out of memory");
     }

@@ -503,6 +503,65 @@ Test(search_strategies, prune_sweeps_around_a_baseline_even_where_constraints_bi
     space_free(s);
 }
 
+/* A pipeline in miniature: p0 and p1 are two stages' layouts, p2 the
+ * scheme (0: common, valid only where the layouts agree; 1: transpose, only
+ * where they differ). A common pipeline takes 100; a transposing one is
+ * fastest at (5, 3) and slow (200) where the layouts are neighbours. */
+static const char *const scheme_constraints[] = {"p2 <= 1", "p2 == 1 or p0 == p1",
+                                                 "p2 == 0 or p0 != p1"};
+
+static double schemed(const uint16_t *idx, size_t n)
+{
+    (void)n;
+    int p0 = idx[0], p1 = idx[1];
+    if (idx[2] == 0) return 100.0;
+    if (abs(p0 - p1) == 1) return 200.0;
+    return 40.0 + 10.0 * abs(5 - p0) + 10.0 * abs(3 - p1);
+}
+
+Test(search_strategies, prune_judges_a_repaired_value_only_against_its_own_context)
+{
+    /* Around the common baseline (0, 0, common), the scheme's `transpose`
+     * is reachable only by moving a layout, to a neighbour (200): against
+     * the baseline's 100 that value would be dropped, and the optimum
+     * (5, 3, transpose) with it. Judged against what was measured in its
+     * own context (nothing), it is kept, and the reduced space holds the
+     * optimum: it is measured before the climb begins. */
+    space *s = fixture_space(3, 6, scheme_constraints, 3);
+    double optimum = true_optimum(s, schemed);
+    cr_assert_eq(optimum, 40.0);
+    static const char *const settings[] = {"baseline=first", "baseline_update=none",
+                                           "threshold=1.2"};
+    for (uint64_t seed = 1; seed <= 5; seed++) {
+        history *h = history_new();
+        strategy_setup setup = {.space = s, .history = h, .seed = seed, .budget = 500};
+        strategy *st;
+        skytune_error err = {0};
+        cr_assert_eq(strategy_create("prune", &setup, settings, 3, &st, &err), 0, "%s",
+                     err.message);
+        bool climbing = false, found = false;
+        char reduced_line[256] = "";
+        uint64_t rank;
+        while (!climbing && !found && strategy_ask(st, &rank) == STRATEGY_PROPOSE) {
+            const char *phase = strategy_phase_change(st);
+            if (phase && strstr(phase, "reduced space of") && !reduced_line[0])
+                snprintf(reduced_line, sizeof reduced_line, "%s", phase);
+            climbing = phase && strstr(phase, "hill-climbing over the whole space");
+            uint16_t idx[3];
+            space_unrank(s, rank, idx);
+            double t = schemed(idx, 3);
+            found = !climbing && t == optimum;
+            cr_assert_eq(history_add(h, rank, t), 0);
+            strategy_tell(st, rank, t);
+        }
+        cr_assert(found, "seed %llu: the optimum was not in the reduced space (%s)",
+                  (unsigned long long)seed, reduced_line);
+        strategy_free(st);
+        history_free(h);
+    }
+    space_free(s);
+}
+
 /* p0 and p1 interact: the time is lowest where they agree, and lowest of
  * all at (6, 6); p2 is separable. Swept one at a time around a baseline off
  * the diagonal, each parameter's best value is the other's: only a joint
