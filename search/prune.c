@@ -285,11 +285,20 @@ typedef struct tuple_context {
     size_t tuple;           /* index into sweep_time */
 } tuple_context;
 
+/* Orders contexts by their values; 0: the same context. */
+static int compare_context_values(const tuple_context *x, const tuple_context *y)
+{
+    for (size_t k = 0; k < x->n_params; k++)
+        if (x->values[k] != y->values[k]) return x->values[k] < y->values[k] ? -1 : 1;
+    return 0;
+}
+
+/* qsort order: by context, then by tuple (a stable order for equal ones). */
 static int compare_contexts(const void *a, const void *b)
 {
     const tuple_context *x = a, *y = b;
-    for (size_t k = 0; k < x->n_params; k++)
-        if (x->values[k] != y->values[k]) return x->values[k] < y->values[k] ? -1 : 1;
+    int by_values = compare_context_values(x, y);
+    if (by_values != 0) return by_values;
     return (x->tuple > y->tuple) - (x->tuple < y->tuple);
 }
 
@@ -319,11 +328,10 @@ static int fastest_in_context(const prune_state *s, size_t g, double *context_fa
         order[measured++] = (tuple_context){v, s->n_params, t};
     }
     qsort(order, measured, sizeof *order, compare_contexts);
+    /* Each run of equal contexts, [first, end), shares its fastest. */
     for (size_t first = 0, end; first < measured; first = end) {
         double fastest = INFINITY;
-        for (end = first; end < measured &&
-                          memcmp(order[end].values, order[first].values,
-                                 s->n_params * sizeof *values) == 0;
+        for (end = first; end < measured && compare_context_values(&order[end], &order[first]) == 0;
              end++)
             if (s->sweep_time[order[end].tuple] < fastest)
                 fastest = s->sweep_time[order[end].tuple];
