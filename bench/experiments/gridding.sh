@@ -32,11 +32,7 @@ budget=${BUDGET:-12}
 time_limit=${TIME_LIMIT:-30s}
 runs=${RUNS:-5}
 timeout_floor=${TIMEOUT_FLOOR:-10s}
-sk=${SKYTUNE:-}
-if [ -z "$sk" ]; then
-    if [ -x "$here/skytune" ]; then sk="$here/skytune"; else sk="$here/../../build/skytune"; fi
-fi
-[ -d "$here/lib" ] && export LD_LIBRARY_PATH="$here/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+. "$here/find_skytune.sh"
 mkdir -p "$out"
 log="$out/gridding${PRESETS:+-$(echo "$PRESETS" | tr ' ' '-')}.log"
 : > "$log"

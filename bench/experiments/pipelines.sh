@@ -47,11 +47,7 @@ parts=${PARTS:-transpose independence pipelines}
 runs=${RUNS:-5}
 floor=${TIMEOUT_FLOOR:-10s}
 budget=${PRUNE_BUDGET:-100}
-sk=${SKYTUNE:-}
-if [ -z "$sk" ]; then
-    if [ -x "$here/skytune" ]; then sk="$here/skytune"; else sk="$here/../../build/skytune"; fi
-fi
-[ -d "$here/lib" ] && export LD_LIBRARY_PATH="$here/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+. "$here/find_skytune.sh"
 mkdir -p "$out"
 log="$out/pipelines-$(echo "$parts" | tr ' ' '-').log"
 : > "$log"
