@@ -23,10 +23,10 @@ int cmd_report(int argc, char **argv)
     int rc = cli_parse("report",
                        "Write an HTML report of a result database: per campaign what was tuned, "
                        "counts by status, where the time went, the best configurations "
-                       "(kernel by kernel for a pipeline), convergence, the distribution of performance with the optimum's "
-                       "signal-to-noise ratio, parameter effects and independence, failures and "
-                       "a roofline; per "
-                       "plugin the best configuration of each problem instance, performance "
+                       "(kernel by kernel for a pipeline), convergence, the distribution of "
+                       "performance with the optimum's signal-to-noise ratio, parameter effects "
+                       "and independence, failures and a roofline; per plugin the best "
+                       "configuration of each problem instance, performance "
                        "against problem size and the speedup over the best fixed configuration. "
                        "One self-contained file; every figure comes from a query in reports/sql/ "
                        "(see skytune query).",
