@@ -1,5 +1,5 @@
 /* libFuzzer harness: the skytune-database reader of replay
- * (framework/engine/replay.c, read_skytune_campaign and what follows).
+ * (framework/engine/replay/replay.c, read_skytune_campaign and what follows).
  *
  * Two kinds of input. One that starts with SQLite's header is the database
  * file itself (the corpus holds a small real one), so that mutations reach

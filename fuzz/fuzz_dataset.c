@@ -1,5 +1,5 @@
 /* libFuzzer harness: the recorded-dataset readers of replay
- * (framework/engine/replay.c): Kernel Tuner caches and T4 results, plain
+ * (framework/engine/replay/replay.c): Kernel Tuner caches and T4 results, plain
  * or gzip (the same reader tells them apart by content, so one harness
  * serves both; each has its own seed corpus, fuzz/corpus/kernel_tuner and
  * fuzz/corpus/t4).

@@ -1,4 +1,4 @@
-/* libFuzzer harness: the T1 reader (framework/engine/t1.c) and the space it
+/* libFuzzer harness: the T1 reader (framework/engine/t1/t1.c) and the space it
  * describes (framework/core/space.c).
  *
  * The input is a T1 file. A definition that loads is enumerated under a

@@ -5,41 +5,15 @@
 
 #include "html_escape.h"
 #include "html_parts.h"
-#include "html_campaign.h"
+#include "html_campaign_ctx.h"
+#include "html_convergence.h"
+#include "html_roofline.h"
 #include "html_sections.h"
 #include "param_columns.h"
 #include "report_format.h"
 #include "svg_chart.h"
 
 #define COUNT(a) (sizeof(a) / sizeof((a)[0]))
-
-const query_table *campaign_table(const campaign_ctx *c, report_query q)
-{
-    return &c->d->tables[q];
-}
-
-const char *campaign_summary(const campaign_ctx *c, const char *column)
-{
-    return query_cell(campaign_table(c, REPORT_CAMPAIGNS), c->row, column);
-}
-
-double campaign_number(const query_table *t, size_t r, const char *column, double fallback)
-{
-    double v;
-    return query_number(t, r, column, &v) ? v : fallback;
-}
-
-void campaign_heading(const campaign_ctx *c, const char *slug, const char *text)
-{
-    char id[96];
-    snprintf(id, sizeof id, "%s-%s", c->anchor, slug);
-    html_heading(c->f, 3, id, text);
-}
-
-double *campaign_numbers(size_t n)
-{
-    return calloc(n ? n : 1, sizeof(double));
-}
 
 /* ------------------------------------------------------------ what */
 

@@ -5,7 +5,7 @@
 #include <math.h>
 #include <stdlib.h>
 
-#include "html_campaign.h"
+#include "html_convergence.h"
 #include "html_parts.h"
 #include "measurement.h"
 #include "report_format.h"

@@ -8,7 +8,7 @@
 #include <stdbool.h>
 #include <stdlib.h>
 
-#include "html_campaign.h"
+#include "html_roofline.h"
 #include "html_parts.h"
 #include "svg_chart.h"
 

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "campaign_check.h"
+#include "campaign_cross.h"
 #include "campaign_file.h"
 #include "campaign_plan.h"
 #include "campaign_sweep.h"

@@ -15,6 +15,7 @@
 #include "quote.h"
 #include "strategy.h"
 #include "t1_plugin.h"
+#include "device_campaigns.h"
 #include "tuning_run.h"
 
 static const cli_option options[] = {

@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "cl_device.h"
-#include "tuning_run.h"
+#include "device_campaigns.h"
 
 typedef struct shared_callbacks {
     pthread_mutex_t lock;

@@ -107,25 +107,6 @@ typedef struct tuning_outcome {
     char best_text[4096];
 } tuning_outcome;
 
-/* One campaign per device, all at once, each in a thread of its own with
- * its own measuring worker and compile workers, recording into the same
- * database. `devices` is "all" or a comma-separated list of --device
- * selectors. Callbacks are called from those threads one at a time, with
- * each event labelled by its device. outcomes[k] and errors[k] are the k-th
- * device's (*n of them, malloc'd arrays); the call fails as a whole only
- * when the list itself is bad. */
-typedef struct tuning_device_outcome {
-    char device[300];                    /* "P:D platform device" */
-    char label[160];                     /* "P:D device": the label of its events */
-    int status;                          /* 0, or -1 with error */
-    skytune_error error;
-    tuning_outcome outcome;
-} tuning_device_outcome;
-
-int tuning_run_devices(const tuning_request *rq, const char *devices,
-                       void (*on_start)(void *ctx, const tuning_started *s), void *start_ctx,
-                       tuning_device_outcome **outcomes, size_t *n, skytune_error *err);
-
 /* With rq->replay set, the dataset stands in for the device: the space is
  * the T1 file's (rq->space_file) or the dataset's own parameter lists,
  * --restrict/--only narrow it, and measurements are recorded as replayed,

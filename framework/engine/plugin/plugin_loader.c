@@ -280,12 +280,31 @@ static int is_regular_file(const char *path)
     return stat(path, &st) == 0 && S_ISREG(st.st_mode);
 }
 
+/* A T1 file's plugin, described as a module's is. */
+static int load_t1_file(const char *name_or_path, loaded_plugin *out, skytune_error *err)
+{
+    memset(out, 0, sizeof *out);
+    struct t1_plugin *p;
+    if (t1_plugin_open(name_or_path, &p, err) != 0) return -1;
+    out->path = strdup(name_or_path);
+    if (!out->path) {
+        t1_plugin_free(p);
+        return err_set(err, "out of memory");
+    }
+    out->desc = t1_plugin_description(p);
+    out->t1 = p;
+    out->checked_against = t1_plugin_checked_against(p);
+    snprintf(out->source_hash, sizeof out->source_hash, "%016llx",
+             (unsigned long long)t1_plugin_build_hash(p));
+    return 0;
+}
+
 int plugin_load(const char *name_or_path, const plugin_search *search, loaded_plugin *out,
                 skytune_error *err)
 {
     if (t1_plugin_names_file(name_or_path)) {
         /* Checked like a module's description: the file is the author. */
-        if (t1_plugin_load(name_or_path, out, err) != 0) return -1;
+        if (load_t1_file(name_or_path, out, err) != 0) return -1;
         if (check_callbacks(out->desc, out->path, err) == 0 &&
             check_names(out->desc, out->path, err) == 0)
             return 0;

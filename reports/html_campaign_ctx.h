@@ -1,8 +1,9 @@
 /* What the writers of one campaign's section of the HTML report share: the
  * campaign, where its rows are in each of the report's tables, and small
- * helpers. Internal to html_campaign.c and the section parts it calls. */
-#ifndef SKYTUNE_HTML_CAMPAIGN_H
-#define SKYTUNE_HTML_CAMPAIGN_H
+ * helpers (html_campaign_ctx.c). Internal to html_campaign.c and the
+ * section parts it calls (html_convergence.c, html_roofline.c). */
+#ifndef SKYTUNE_HTML_CAMPAIGN_CTX_H
+#define SKYTUNE_HTML_CAMPAIGN_CTX_H
 
 #include <stddef.h>
 #include <stdio.h>
@@ -29,12 +30,5 @@ double campaign_number(const query_table *t, size_t r, const char *column, doubl
 void campaign_heading(const campaign_ctx *c, const char *slug, const char *text);
 /* Doubles for chart series, freed by the caller; NULL when out of memory. */
 double *campaign_numbers(size_t n);
-
-/* Convergence: every evaluation as a point, the best so far as a line
- * (html_convergence.c). */
-int campaign_write_convergence(campaign_ctx *c, skytune_error *err);
-/* Roofline: the configurations against the device's roofs, or against the
- * best measured when its peaks are unknown (html_roofline.c). */
-int campaign_write_roofline(campaign_ctx *c, skytune_error *err);
 
 #endif

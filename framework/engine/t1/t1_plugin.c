@@ -643,9 +643,9 @@ static int describe(struct t1_plugin *p, skytune_error *err)
     return 0;
 }
 
-int t1_plugin_load(const char *name_or_path, loaded_plugin *out, skytune_error *err)
+int t1_plugin_open(const char *name_or_path, struct t1_plugin **out, skytune_error *err)
 {
-    memset(out, 0, sizeof *out);
+    *out = NULL;
     const char *path = name_or_path;
     if (strncmp(path, T1_PLUGIN_PREFIX, strlen(T1_PLUGIN_PREFIX)) == 0)
         path += strlen(T1_PLUGIN_PREFIX);
@@ -655,19 +655,25 @@ int t1_plugin_load(const char *name_or_path, loaded_plugin *out, skytune_error *
         t1_plugin_free(p);
         return -1;
     }
-    out->path = strdup(name_or_path);
-    if (!out->path) {
-        t1_plugin_free(p);
-        return err_set(err, "out of memory");
-    }
-    out->desc = &p->desc;
-    out->t1 = p;
-    out->checked_against = p->spec->verification;
+    *out = p;
+    return 0;
+}
+
+const skytune_plugin *t1_plugin_description(const struct t1_plugin *p)
+{
+    return &p->desc;
+}
+
+const char *t1_plugin_checked_against(const struct t1_plugin *p)
+{
+    return p->spec->verification;
+}
+
+uint64_t t1_plugin_build_hash(const struct t1_plugin *p)
+{
     /* The file, its kernel and its data are the build: as a module's hash
      * of its kernel source, with the name and version. */
     char identity[256];
     snprintf(identity, sizeof identity, "%s %s\n", p->spec->name, p->spec->version);
-    uint64_t h = space_text_hash(identity) ^ p->spec->hash;
-    snprintf(out->source_hash, sizeof out->source_hash, "%016llx", (unsigned long long)h);
-    return 0;
+    return space_text_hash(identity) ^ p->spec->hash;
 }

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "campaign_sweep.h"
+#include "campaign_cross.h"
 #include "store_campaigns.h"
 #include "strategy.h"
 

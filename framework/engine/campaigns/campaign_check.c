@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "device_campaigns.h"
 #include "plugin_loader.h"
 #include "problem.h"
 

@@ -20,17 +20,29 @@
 
 #include <stdbool.h>
 
+#include <stdint.h>
+
 #include "error.h"
-#include "plugin_loader.h"
 
 #define T1_PLUGIN_PREFIX "t1:"
 
 /* Whether `name_or_path` names a T1 file rather than a plugin module. */
 bool t1_plugin_names_file(const char *name_or_path);
 
-/* Read the file and make its plugin: out->desc is the description, out->t1
- * owns it (plugin_unload frees it), out->path is name_or_path as given. */
-int t1_plugin_load(const char *name_or_path, loaded_plugin *out, skytune_error *err);
+struct t1_plugin;
+
+/* Read the file ("t1:PATH" or PATH) and make its plugin (t1_plugin_free
+ * frees it). */
+int t1_plugin_open(const char *name_or_path, struct t1_plugin **out, skytune_error *err);
+
+/* The description it implements, owned by the plugin. */
+const skytune_plugin *t1_plugin_description(const struct t1_plugin *p);
+
+/* What its outputs are verified against, in words. */
+const char *t1_plugin_checked_against(const struct t1_plugin *p);
+
+/* The build's identity: the file, its kernel and its data files. */
+uint64_t t1_plugin_build_hash(const struct t1_plugin *p);
 
 void t1_plugin_free(struct t1_plugin *plugin);
 
