@@ -1,6 +1,6 @@
 /* What the T1 readers share: one tuning parameter of a T1 file's
  * ConfigurationSpace, read the same way for a replayed space (t1.c,
- * t1_load_space in replay.h) and for a T1 kernel (t1_spec.c). */
+ * t1_load_space in replay.h) and for a T1 kernel (t1_kernel.c). */
 #ifndef SKYTUNE_T1_H
 #define SKYTUNE_T1_H
 

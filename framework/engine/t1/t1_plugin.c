@@ -13,7 +13,7 @@
 
 #include "build_options.h"
 #include "space.h"
-#include "t1_spec.h"
+#include "t1_kernel.h"
 #include "value.h"
 
 /* Enough for the longest build log excerpt a message shows. */
@@ -21,7 +21,7 @@
 
 struct t1_plugin {
     skytune_plugin desc;
-    t1_spec *spec;
+    t1_kernel *spec;
     skytune_problem_param *problem_params;
     skytune_problem_check *problem_checks;
     char **problem_texts;              /* names, defaults, checks, messages: owned */
@@ -32,7 +32,7 @@ struct t1_plugin {
 };
 
 typedef struct t1_state {
-    const t1_spec *spec;
+    const t1_kernel *spec;
     const skytune_plugin *desc;
     cl_context context;
     cl_device_id device;
@@ -91,7 +91,7 @@ static size_t vector_bytes(const t1_state *s, size_t k)
 
 static int t1_setup(const skytune_setup_context *ctx, void **out, skytune_error *err)
 {
-    const t1_spec *spec = ((const struct t1_plugin *)ctx->plugin->data)->spec;
+    const t1_kernel *spec = ((const struct t1_plugin *)ctx->plugin->data)->spec;
     t1_state *s = calloc(1, sizeof *s);
     if (!s) return skytune_error_set(err, SKYTUNE_ERR_MEMORY, "out of memory");
     s->spec = spec;
@@ -111,7 +111,7 @@ static int t1_setup(const skytune_setup_context *ctx, void **out, skytune_error 
         t1_teardown(s);
         return skytune_error_set(err, SKYTUNE_ERR_MEMORY, "out of memory");
     }
-    t1_spec_slots(spec, ctx->problem, NULL, s->slots);
+    t1_kernel_slots(spec, ctx->problem, NULL, s->slots);
     for (size_t k = 0; k < spec->n_args; k++) {
         const t1_argument *a = &spec->args[k];
         if (a->memory != T1_VECTOR) continue;
@@ -147,7 +147,7 @@ static int opencl_failure(skytune_error *err, int code, cl_int status, const cha
 static int ensure_data(t1_state *s, skytune_error *err)
 {
     if (s->ready) return SKYTUNE_OK;
-    const t1_spec *spec = s->spec;
+    const t1_kernel *spec = s->spec;
     size_t largest = 1;
     for (size_t k = 0; k < spec->n_args; k++) {
         const t1_argument *a = &spec->args[k];
@@ -248,11 +248,11 @@ static int set_arguments(const t1_state *s, t1_launch *l, skytune_error *err)
     return SKYTUNE_OK;
 }
 
-/* Work-items per group and in all, in each dimension (t1_spec.c says how
+/* Work-items per group and in all, in each dimension (t1_kernel.c says how
  * the file's sizes are read). */
 static int geometry(const t1_state *s, t1_launch *l, skytune_error *err)
 {
-    const t1_spec *spec = s->spec;
+    const t1_kernel *spec = s->spec;
     l->work_dim = spec->work_dim;
     for (unsigned d = 0; d < spec->work_dim; d++) {
         int64_t local, groups = 1, global;
@@ -292,7 +292,7 @@ static int t1_prepare(void *opaque, cl_program program, const skytune_values *co
     t1_state *s = opaque;
     int rc = ensure_data(s, err);
     if (rc != SKYTUNE_OK) return rc;
-    t1_spec_slots(s->spec, s->problem, config, s->slots);
+    t1_kernel_slots(s->spec, s->problem, config, s->slots);
     t1_launch *l = calloc(1, sizeof *l);
     if (!l) return skytune_error_set(err, SKYTUNE_ERR_MEMORY, "out of memory");
     l->label = s->spec->kernel_name;
@@ -370,7 +370,7 @@ static int t1_verify(void *opaque, const skytune_values *config, cl_command_queu
 {
     (void)config;
     t1_state *s = opaque;
-    const t1_spec *spec = s->spec;
+    const t1_kernel *spec = s->spec;
     memset(report, 0, sizeof *report);
     report->passed = 1;
     report->first_mismatch = -1;
@@ -391,7 +391,7 @@ static int t1_verify(void *opaque, const skytune_values *config, cl_command_queu
 
 static int expected_from_references(t1_state *s, skytune_error *err)
 {
-    const t1_spec *spec = s->spec;
+    const t1_kernel *spec = s->spec;
     for (size_t c = 0; c < spec->n_refs; c++) {
         const t1_reference *r = &spec->refs[c];
         size_t k = r->target, bytes = vector_bytes(s, k);
@@ -416,7 +416,7 @@ static int expected_from_references(t1_state *s, skytune_error *err)
  * other configuration must reproduce. */
 static int expected_from_default(t1_state *s, skytune_error *err)
 {
-    const t1_spec *spec = s->spec;
+    const t1_kernel *spec = s->spec;
     skytune_named_value *items = calloc(spec->n_params + 1, sizeof *items);
     if (!items) return skytune_error_set(err, SKYTUNE_ERR_MEMORY, "out of memory");
     for (size_t k = 0; k < spec->n_params; k++) {
@@ -538,7 +538,7 @@ void t1_plugin_free(struct t1_plugin *p)
     free(p->value_lists);
     free(p->tuning_params);
     free(p->constraints);
-    t1_spec_free(p->spec);
+    t1_kernel_free(p->spec);
     free(p);
 }
 
@@ -581,7 +581,7 @@ static char *value_list(const param_def *p)
 
 static int describe(struct t1_plugin *p, skytune_error *err)
 {
-    const t1_spec *spec = p->spec;
+    const t1_kernel *spec = p->spec;
     size_t np = spec->n_problem, nt = spec->n_params;
     p->problem_params = calloc(np + 1, sizeof *p->problem_params);
     p->problem_checks = calloc(np + 1, sizeof *p->problem_checks);
@@ -651,7 +651,7 @@ int t1_plugin_open(const char *name_or_path, struct t1_plugin **out, skytune_err
         path += strlen(T1_PLUGIN_PREFIX);
     struct t1_plugin *p = calloc(1, sizeof *p);
     if (!p) return err_set(err, "out of memory");
-    if (t1_spec_load(path, &p->spec, err) != 0 || describe(p, err) != 0) {
+    if (t1_kernel_load(path, &p->spec, err) != 0 || describe(p, err) != 0) {
         t1_plugin_free(p);
         return -1;
     }

@@ -1,5 +1,5 @@
 /* The T1 plugin: a kernel plugin made at run time from a T1 file's
- * KernelSpecification (t1_spec.h), not from a shared object. It implements
+ * KernelSpecification (t1_kernel.h), not from a shared object. It implements
  * the same ABI (skytune/plugin.h) as every plugin, so everything a plugin
  * run has — the space with its constraints, every strategy, the store,
  * resume, the supervised measuring worker and the compile workers — works

@@ -32,7 +32,7 @@ static void remove_scratch(void)
     scratch = NULL;
 }
 
-TestSuite(t1_spec, .init = make_scratch, .fini = remove_scratch);
+TestSuite(t1_kernel, .init = make_scratch, .fini = remove_scratch);
 
 /* ------------------------------------------------------------ the hub's spaces */
 
@@ -54,7 +54,7 @@ static const param_def *param_named(const space *sp, const char *name)
     return NULL;
 }
 
-Test(t1_spec, pnpoly_space_with_comprehensions)
+Test(t1_kernel, pnpoly_space_with_comprehensions)
 {
     space *sp = load_fixture("pnpoly");
     cr_assert_eq(space_count(sp), 4092);
@@ -70,14 +70,14 @@ Test(t1_spec, pnpoly_space_with_comprehensions)
     space_free(sp);
 }
 
-Test(t1_spec, dedispersion_space)
+Test(t1_kernel, dedispersion_space)
 {
     space *sp = load_fixture("dedispersion_milo");
     cr_assert_eq(space_count(sp), 11130);
     space_free(sp);
 }
 
-Test(t1_spec, hotspot_and_gemm_spaces)
+Test(t1_kernel, hotspot_and_gemm_spaces)
 {
     space *sp = load_fixture("hotspot_milo");
     cr_assert_eq(space_count(sp), 82984);
@@ -89,7 +89,7 @@ Test(t1_spec, hotspot_and_gemm_spaces)
     space_free(sp);
 }
 
-Test(t1_spec, a_parameter_repeated_word_for_word_is_read_once)
+Test(t1_kernel, a_parameter_repeated_word_for_word_is_read_once)
 {
     space *sp = load_fixture("metatuning_pso");
     cr_assert_eq(space_param_count(sp), 4);
@@ -162,7 +162,7 @@ static void refused(const char *kernel_spec, const char *const *parts)
     refused_with(WG, kernel_spec, parts);
 }
 
-Test(t1_spec, a_well_formed_file_loads)
+Test(t1_kernel, a_well_formed_file_loads)
 {
     char *path = write_t1(GOOD_KERNEL ", " GOOD_GEOMETRY ", " GOOD_ARGUMENTS);
     loaded_plugin p;
@@ -194,7 +194,7 @@ Test(t1_spec, a_well_formed_file_loads)
     free(path);
 }
 
-Test(t1_spec, a_missing_kernel_file)
+Test(t1_kernel, a_missing_kernel_file)
 {
     refused("\"Language\": \"OpenCL\", \"KernelName\": \"k\", \"KernelFile\": \"gone.cl\", "
             GOOD_GEOMETRY ", " GOOD_ARGUMENTS,
@@ -202,7 +202,7 @@ Test(t1_spec, a_missing_kernel_file)
                      "No such file or directory", "relative to the T1 file's folder"));
 }
 
-Test(t1_spec, an_unknown_argument_type)
+Test(t1_kernel, an_unknown_argument_type)
 {
     refused(GOOD_KERNEL ", " GOOD_GEOMETRY ", \"Arguments\": ["
             "{\"Name\": \"a\", \"Type\": \"float\", \"MemoryType\": \"Vector\", \"Size\": 4},"
@@ -222,7 +222,7 @@ Test(t1_spec, an_unknown_argument_type)
                      "BinaryRaw"));
 }
 
-Test(t1_spec, a_size_expression_with_an_unknown_name)
+Test(t1_kernel, a_size_expression_with_an_unknown_name)
 {
     refused(GOOD_KERNEL ", " GOOD_GEOMETRY ", \"Arguments\": ["
             "{\"Name\": \"a\", \"Type\": \"float\", \"MemoryType\": \"Vector\", "
@@ -249,7 +249,7 @@ Test(t1_spec, a_size_expression_with_an_unknown_name)
                      "max(P)"));
 }
 
-Test(t1_spec, a_reference_argument_naming_no_argument)
+Test(t1_kernel, a_reference_argument_naming_no_argument)
 {
     refused(GOOD_KERNEL ", " GOOD_GEOMETRY ", " GOOD_ARGUMENTS ", \"ReferenceArguments\": ["
             "{\"Name\": \"expected\", \"TargetName\": \"ghost\", \"FillType\": \"Constant\", "
@@ -264,7 +264,7 @@ Test(t1_spec, a_reference_argument_naming_no_argument)
                      "AbsoluteDifference, SideBySideComparison and SideBySideRelativeComparison"));
 }
 
-Test(t1_spec, cuda_and_vulkan_kernels)
+Test(t1_kernel, cuda_and_vulkan_kernels)
 {
     refused("\"Language\": \"CUDA\", \"KernelName\": \"k\", \"KernelFile\": \"k.cl\", "
             GOOD_GEOMETRY ", " GOOD_ARGUMENTS,
@@ -274,7 +274,7 @@ Test(t1_spec, cuda_and_vulkan_kernels)
             CLI_ARGS("KernelSpecification.Language is \"Vulkan\"", "only OpenCL kernels run here"));
 }
 
-Test(t1_spec, what_else_the_plugin_cannot_do)
+Test(t1_kernel, what_else_the_plugin_cannot_do)
 {
     /* No reference: the Default configuration is the reference, and must be there. */
     refused_with("{\"Name\": \"wg\", \"Type\": \"int\", \"Values\": \"[16, 32]\"}",

@@ -1,4 +1,4 @@
-/* Reading a T1 file's KernelSpecification (t1_spec.h).
+/* Reading a T1 file's KernelSpecification (t1_kernel.h).
  *
  * Where the T1 schema leaves a choice open, what is read here:
  *   - LocalSize X, Y, Z are work-items per work-group (Y and Z default 1).
@@ -16,7 +16,7 @@
  *     that says "Output", is an output: its data is reset to its fill before
  *     every run, so that no configuration sees another's results.
  */
-#include "t1_spec.h"
+#include "t1_kernel.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -31,6 +31,7 @@
 
 #include "cl_device.h"
 #include "t1.h"
+#include "t1_kernel_internal.h"
 #include "value.h"
 
 /* Device limits are names in Conditions; at most this many. */
@@ -41,9 +42,7 @@ static const char *const grid_div_keys[3] = {"GridDivX", "GridDivY", "GridDivZ"}
 
 /* ------------------------------------------------------------ helpers */
 
-static int fail(const t1_spec *s, skytune_error *err, const char *fmt, ...) SKYTUNE_PRINTF(3, 4);
-
-static int fail(const t1_spec *s, skytune_error *err, const char *fmt, ...)
+int t1_kernel_fail(const t1_kernel *s, skytune_error *err, const char *fmt, ...)
 {
     char text[900];
     va_list ap;
@@ -96,7 +95,7 @@ static char *read_whole(const char *path, size_t *len)
 }
 
 /* `name` relative to the T1 file's folder (absolute names as they are). */
-static char *beside(const t1_spec *s, const char *name)
+static char *beside(const t1_kernel *s, const char *name)
 {
     if (name[0] == '/') return strdup(name);
     const char *slash = strrchr(s->path, '/');
@@ -111,260 +110,6 @@ static char *beside(const t1_spec *s, const char *name)
 void t1_problem_name(size_t i, char *buf, size_t len)
 {
     snprintf(buf, len, "problem_size_%zu", i);
-}
-
-/* "a, b and c" of the tuning parameters, for messages. */
-static void parameter_list(const t1_spec *s, char *buf, size_t len)
-{
-    size_t used = 0;
-    buf[0] = '\0';
-    for (size_t k = 0; k < s->n_params && used < len; k++)
-        used += (size_t)snprintf(buf + used, len - used, "%s%s",
-                                 k == 0 ? "" : k + 1 == s->n_params ? " and " : ", ",
-                                 s->params[k].name);
-}
-
-/* ------------------------------------------------------------ expressions */
-
-/* The T1 forms the constraint language lacks, rewritten into it:
- * ProblemSize[i] becomes the problem parameter problem_size_i, and max(P)
- * or min(P) the largest or smallest of P's values, as a number. */
-/* Room for `more` bytes and a NUL past `used`. */
-static int reserve(char **buf, size_t *capacity, size_t used, size_t more)
-{
-    if (used + more + 1 <= *capacity) return 0;
-    size_t grown_to = *capacity * 2 > used + more + 1 ? *capacity * 2 : used + more + 1;
-    char *grown = realloc(*buf, grown_to);
-    if (!grown) return -1;
-    *buf = grown;
-    *capacity = grown_to;
-    return 0;
-}
-
-static int rewrite(const t1_spec *s, const char *key, const char *text, char **out,
-                   skytune_error *err)
-{
-    size_t len = strlen(text), capacity = len + 64, used = 0;
-    char *buf = malloc(capacity);
-    if (!buf) return fail(s, err, "out of memory");
-    for (size_t at = 0; at < len;) {
-        char c = text[at];
-        /* What one step appends: the longest name or number, or a word. */
-        if (reserve(&buf, &capacity, used, 128 + (len - at)) != 0) {
-            free(buf);
-            return fail(s, err, "out of memory");
-        }
-        if (c == '\'' || c == '"') {
-            size_t end = at + 1;
-            while (text[end] && text[end] != c) end += text[end] == '\\' && text[end + 1] ? 2 : 1;
-            if (text[end]) end++;
-            memcpy(buf + used, text + at, end - at);
-            used += end - at;
-            at = end;
-            continue;
-        }
-        if (!(isalpha((unsigned char)c) || c == '_') ||
-            (at > 0 && (isalnum((unsigned char)text[at - 1]) || text[at - 1] == '_' ||
-                        text[at - 1] == '.'))) {
-            buf[used++] = c;
-            at++;
-            continue;
-        }
-        size_t word = at;
-        while (isalnum((unsigned char)text[at]) || text[at] == '_') at++;
-        size_t word_len = at - word;
-        size_t next = at;
-        while (isspace((unsigned char)text[next])) next++;
-        if (word_len == 11 && strncmp(text + word, "ProblemSize", 11) == 0) {
-            char *end = NULL;
-            errno = 0;
-            unsigned long index = text[next] == '[' ? strtoul(text + next + 1, &end, 10) : 0;
-            if (text[next] != '[' || end == text + next + 1 || errno) {
-                free(buf);
-                return fail(s, err, "%s \"%s\": column %zu: ProblemSize is a list; write "
-                                    "ProblemSize[0] for its first entry",
-                            key, text, word + 1);
-            }
-            while (isspace((unsigned char)*end)) end++;
-            if (*end != ']') {
-                free(buf);
-                return fail(s, err, "%s \"%s\": column %zu: expected ']' after ProblemSize[%lu",
-                            key, text, word + 1, index);
-            }
-            if (index >= s->n_problem) {
-                free(buf);
-                return fail(s, err, "%s \"%s\": column %zu: ProblemSize[%lu], but the "
-                                    "KernelSpecification's ProblemSize has %zu entr%s",
-                            key, text, word + 1, index, s->n_problem,
-                            s->n_problem == 1 ? "y" : "ies");
-            }
-            char name[32];
-            t1_problem_name(index, name, sizeof name);
-            used += (size_t)snprintf(buf + used, capacity - used, "%s", name);
-            at = (size_t)(end - text) + 1;
-            continue;
-        }
-        bool is_max = word_len == 3 && strncmp(text + word, "max", 3) == 0;
-        bool is_min = word_len == 3 && strncmp(text + word, "min", 3) == 0;
-        if ((is_max || is_min) && text[next] == '(') {
-            size_t name_at = next + 1;
-            while (isspace((unsigned char)text[name_at])) name_at++;
-            size_t name_end = name_at;
-            while (isalnum((unsigned char)text[name_end]) || text[name_end] == '_') name_end++;
-            size_t close = name_end;
-            while (isspace((unsigned char)text[close])) close++;
-            const param_def *p = NULL;
-            for (size_t k = 0; k < s->n_params && name_end > name_at; k++)
-                if (strlen(s->params[k].name) == name_end - name_at &&
-                    strncmp(s->params[k].name, text + name_at, name_end - name_at) == 0)
-                    p = &s->params[k];
-            if (!p || text[close] != ')' || p->type == SKYTUNE_STRING) {
-                char names[400];
-                parameter_list(s, names, sizeof names);
-                free(buf);
-                return fail(s, err, "%s \"%s\": column %zu: %s() takes the name of a numeric "
-                                    "tuning parameter, %s(P) being the %s of P's values; the "
-                                    "tuning parameters are %s",
-                            key, text, word + 1, is_max ? "max" : "min", is_max ? "max" : "min",
-                            is_max ? "largest" : "smallest", names);
-            }
-            skytune_value best = p->values[0];
-            for (size_t k = 1; k < p->count; k++) {
-                double v = p->type == SKYTUNE_FLOAT ? p->values[k].f : (double)p->values[k].i;
-                double b = best.type == SKYTUNE_FLOAT ? best.f : (double)best.i;
-                if (is_max ? v > b : v < b) best = p->values[k];
-            }
-            char number[64];
-            value_format(&best, number, sizeof number - 4);
-            if (best.type == SKYTUNE_FLOAT && !strpbrk(number, ".eEn")) strcat(number, ".0");
-            used += (size_t)snprintf(buf + used, capacity - used, "(%s)", number);
-            at = close + 1;
-            continue;
-        }
-        memcpy(buf + used, text + word, word_len);
-        used += word_len;
-    }
-    buf[used] = '\0';
-    *out = buf;
-    return 0;
-}
-
-typedef struct name_scope {
-    const t1_spec *spec;
-    const char *const *device_names; /* NULL outside Conditions */
-    size_t n_device;
-} name_scope;
-
-static int resolve_name(void *ctx, const char *name, size_t len)
-{
-    const name_scope *scope = ctx;
-    const t1_spec *s = scope->spec;
-    for (size_t k = 0; k < s->n_params; k++)
-        if (strlen(s->params[k].name) == len && memcmp(s->params[k].name, name, len) == 0)
-            return (int)k;
-    for (size_t k = 0; k < s->n_problem; k++) {
-        char problem[32];
-        t1_problem_name(k, problem, sizeof problem);
-        if (strlen(problem) == len && memcmp(problem, name, len) == 0)
-            return (int)(s->n_params + k);
-    }
-    for (size_t k = 0; k < scope->n_device; k++)
-        if (strlen(scope->device_names[k]) == len && memcmp(scope->device_names[k], name, len) == 0)
-            return (int)(s->n_params + s->n_problem + k);
-    return -1;
-}
-
-/* Parse `text` (already rewritten) as the expression at `key`. */
-static int parse_expression(const t1_spec *s, const char *key, const char *written,
-                            const char *text, const name_scope *scope, expr **out,
-                            skytune_error *err)
-{
-    skytune_error why = {0};
-    if (expr_parse(text, resolve_name, (void *)scope, out, &why) == 0) return 0;
-    char names[400], shown[300] = "";
-    parameter_list(s, names, sizeof names);
-    if (strcmp(written, text) != 0) snprintf(shown, sizeof shown, " (read as \"%.200s\")", text);
-    char problem[64] = "";
-    if (s->n_problem)
-        snprintf(problem, sizeof problem, ", ProblemSize[0] to ProblemSize[%zu]", s->n_problem - 1);
-    return fail(s, err, "%s \"%.200s\"%s: %s; the names are the tuning parameters (%s)%s, "
-                        "max(P) and min(P) of a tuning parameter P%s",
-                key, written, shown, why.message, names, problem,
-                scope->device_names ? " and the device limits (device.max_work_group_size, "
-                                      "device.local_mem_size, ...)"
-                                    : "");
-}
-
-/* A string or integer of the file as a compiled expression. */
-static int compile(const t1_spec *s, const char *key, const json_t *j, t1_expression *out,
-                   skytune_error *err)
-{
-    memset(out, 0, sizeof *out);
-    out->key = strdup(key);
-    if (!out->key) return fail(s, err, "out of memory");
-    char written[64];
-    const char *text = written;
-    if (json_is_integer(j))
-        snprintf(written, sizeof written, "%lld", (long long)json_integer_value(j));
-    else if (json_is_real(j))
-        snprintf(written, sizeof written, "%.17g", json_real_value(j));
-    else if (json_is_string(j))
-        text = json_string_value(j);
-    else
-        return fail(s, err, "%s must be an expression (a string such as \"block_size_x * 2\") "
-                            "or an integer", key);
-    if (rewrite(s, key, text, &out->text, err) != 0) return -1;
-    name_scope scope = {.spec = s};
-    if (parse_expression(s, key, text, out->text, &scope, &out->e, err) != 0) return -1;
-    size_t n;
-    const int *slots = expr_slots(out->e, &n);
-    for (size_t k = 0; k < n; k++)
-        if ((size_t)slots[k] < s->n_params) out->reads_config = true;
-    return 0;
-}
-
-static void expression_free(t1_expression *x)
-{
-    expr_free(x->e);
-    free(x->key);
-    free(x->text);
-    memset(x, 0, sizeof *x);
-}
-
-void t1_spec_slots(const t1_spec *s, const skytune_values *problem, const skytune_values *config,
-                   expr_value *slots)
-{
-    for (size_t k = 0; k < s->n_params; k++) {
-        const skytune_value *v = config ? skytune_values_find(config, s->params[k].name) : NULL;
-        slots[k] = v ? value_to_expr(v) : (expr_value){.kind = EXPR_INT};
-    }
-    for (size_t k = 0; k < s->n_problem; k++) {
-        char name[32];
-        t1_problem_name(k, name, sizeof name);
-        const skytune_value *v = problem ? skytune_values_find(problem, name) : NULL;
-        slots[s->n_params + k] =
-            (expr_value){.kind = EXPR_INT, .i = v ? v->i : s->problem_size[k]};
-    }
-}
-
-int t1_expression_integer(const t1_spec *s, const t1_expression *x, const expr_value *slots,
-                          int64_t minimum, int64_t *out, skytune_error *err)
-{
-    expr_value v;
-    skytune_error why = {0};
-    if (expr_eval(x->e, slots, &v, &why) != 0)
-        return fail(s, err, "%s \"%s\": %s", x->key, x->text, why.message);
-    double d = v.kind == EXPR_INT ? (double)v.i : v.kind == EXPR_FLOAT ? v.f : NAN;
-    if (v.kind == EXPR_FLOAT && (d != floor(d) || fabs(d) > 9e15))
-        return fail(s, err, "%s \"%s\" is %.17g here, not a whole number", x->key, x->text, d);
-    if (v.kind == EXPR_STRING)
-        return fail(s, err, "%s \"%s\" is a string here, not a number", x->key, x->text);
-    int64_t i = v.kind == EXPR_INT ? v.i : (int64_t)d;
-    if (i < minimum)
-        return fail(s, err, "%s \"%s\" is %lld here; it must be at least %lld", x->key, x->text,
-                    (long long)i, (long long)minimum);
-    *out = i;
-    return 0;
 }
 
 /* ------------------------------------------------------------ the space */
@@ -389,7 +134,7 @@ static bool opencl_word(const char *name)
 }
 
 /* Default, as the hub writes it: a value, or a list of one. */
-static int find_default(const t1_spec *s, const param_def *p, const json_t *d, int *index,
+static int find_default(const t1_kernel *s, const param_def *p, const json_t *d, int *index,
                         skytune_error *err)
 {
     *index = -1;
@@ -405,32 +150,32 @@ static int find_default(const t1_spec *s, const param_def *p, const json_t *d, i
     else if (json_is_real(d))
         snprintf(text, sizeof text, "%.17g", json_real_value(d));
     else
-        return fail(s, err, "tuning parameter '%s': Default must be one of its values", p->name);
+        return t1_kernel_fail(s, err, "tuning parameter '%s': Default must be one of its values", p->name);
     *index = param_index_of(p, text);
     return 0;
 }
 
-static int read_space(t1_spec *s, const json_t *root, skytune_error *err)
+static int read_space(t1_kernel *s, const json_t *root, skytune_error *err)
 {
     const json_t *cs = json_object_get(root, "ConfigurationSpace");
     const json_t *tuning = json_object_get(cs, "TuningParameters");
     if (!json_is_object(cs) || !json_is_array(tuning) || json_array_size(tuning) == 0)
-        return fail(s, err, "ConfigurationSpace.TuningParameters must be a non-empty array of "
+        return t1_kernel_fail(s, err, "ConfigurationSpace.TuningParameters must be a non-empty array of "
                             "tuning parameters");
     size_t n = json_array_size(tuning);
     s->params = calloc(n, sizeof *s->params);
     s->default_index = calloc(n, sizeof *s->default_index);
-    if (!s->params || !s->default_index) return fail(s, err, "out of memory");
+    if (!s->params || !s->default_index) return t1_kernel_fail(s, err, "out of memory");
     for (size_t k = 0; k < n; k++) {
         const json_t *item = json_array_get(tuning, k);
         if (t1_read_parameter(s->path, k + 1, item, &s->params[k], err) != 0) return -1;
         s->n_params++;
         for (size_t j = 0; j < k; j++)
             if (strcmp(s->params[j].name, s->params[k].name) == 0)
-                return fail(s, err, "ConfigurationSpace.TuningParameters: '%s' is declared "
+                return t1_kernel_fail(s, err, "ConfigurationSpace.TuningParameters: '%s' is declared "
                                     "twice (items %zu and %zu)", s->params[k].name, j + 1, k + 1);
         if (opencl_word(s->params[k].name))
-            return fail(s, err, "tuning parameter '%s' is a word of OpenCL C: defined as the "
+            return t1_kernel_fail(s, err, "tuning parameter '%s' is a word of OpenCL C: defined as the "
                                 "macro -D %s=..., it would break the kernel's compilation and "
                                 "the compiler's own headers; rename it (in the kernel too)",
                         s->params[k].name, s->params[k].name);
@@ -441,25 +186,25 @@ static int read_space(t1_spec *s, const json_t *root, skytune_error *err)
     return 0;
 }
 
-static int push_constraint(t1_spec *s, char *text, skytune_error *err)
+static int push_constraint(t1_kernel *s, char *text, skytune_error *err)
 {
-    if (!text) return fail(s, err, "out of memory");
+    if (!text) return t1_kernel_fail(s, err, "out of memory");
     char **grown = realloc(s->constraints, (s->n_constraints + 1) * sizeof *grown);
     if (!grown) {
         free(text);
-        return fail(s, err, "out of memory");
+        return t1_kernel_fail(s, err, "out of memory");
     }
     s->constraints = grown;
     s->constraints[s->n_constraints++] = text;
     return 0;
 }
 
-static int read_conditions(t1_spec *s, const json_t *root, skytune_error *err)
+static int read_conditions(t1_kernel *s, const json_t *root, skytune_error *err)
 {
     const json_t *conditions = json_object_get(json_object_get(root, "ConfigurationSpace"),
                                                "Conditions");
     if (conditions && !json_is_array(conditions))
-        return fail(s, err, "ConfigurationSpace.Conditions must be an array");
+        return t1_kernel_fail(s, err, "ConfigurationSpace.Conditions must be an array");
     skytune_device_info none = {0};
     const char *device_names[MAX_DEVICE_NAMES];
     int64_t ignored[MAX_DEVICE_NAMES];
@@ -472,12 +217,12 @@ static int read_conditions(t1_spec *s, const json_t *root, skytune_error *err)
         char key[64];
         snprintf(key, sizeof key, "ConfigurationSpace.Conditions[%zu]", k);
         if (!text)
-            return fail(s, err, "%s: expected a string or an object with an \"Expression\" "
+            return t1_kernel_fail(s, err, "%s: expected a string or an object with an \"Expression\" "
                                 "string", key);
         char *rewritten;
-        if (rewrite(s, key, text, &rewritten, err) != 0) return -1;
+        if (t1_rewrite(s, key, text, &rewritten, err) != 0) return -1;
         expr *e = NULL;
-        if (parse_expression(s, key, text, rewritten, &scope, &e, err) != 0) {
+        if (t1_parse_expression(s, key, text, rewritten, &scope, &e, err) != 0) {
             free(rewritten);
             return -1;
         }
@@ -489,31 +234,31 @@ static int read_conditions(t1_spec *s, const json_t *root, skytune_error *err)
 
 /* ------------------------------------------------------------ the kernel */
 
-static int read_kernel(t1_spec *s, const json_t *ks, skytune_error *err)
+static int read_kernel(t1_kernel *s, const json_t *ks, skytune_error *err)
 {
     const char *language = json_string_value(json_object_get(ks, "Language"));
     if (!language)
-        return fail(s, err, "KernelSpecification.Language is missing; it must be \"OpenCL\"");
+        return t1_kernel_fail(s, err, "KernelSpecification.Language is missing; it must be \"OpenCL\"");
     if (strcmp(language, "OpenCL") != 0)
-        return fail(s, err, "KernelSpecification.Language is \"%s\": only OpenCL kernels run "
+        return t1_kernel_fail(s, err, "KernelSpecification.Language is \"%s\": only OpenCL kernels run "
                             "here (skytune measures on OpenCL devices); a CUDA or Vulkan kernel "
                             "needs a tuner for that API",
                     language);
     const char *name = json_string_value(json_object_get(ks, "KernelName"));
     if (!name || !name_is_identifier(name))
-        return fail(s, err, "KernelSpecification.KernelName must be the name of the __kernel "
+        return t1_kernel_fail(s, err, "KernelSpecification.KernelName must be the name of the __kernel "
                             "function (an identifier)");
     s->kernel_name = strdup(name);
     const char *file = json_string_value(json_object_get(ks, "KernelFile"));
     if (!file || !*file)
-        return fail(s, err, "KernelSpecification.KernelFile must name the OpenCL source file, "
+        return t1_kernel_fail(s, err, "KernelSpecification.KernelFile must name the OpenCL source file, "
                             "relative to the T1 file's folder");
     s->kernel_file = beside(s, file);
-    if (!s->kernel_name || !s->kernel_file) return fail(s, err, "out of memory");
+    if (!s->kernel_name || !s->kernel_file) return t1_kernel_fail(s, err, "out of memory");
     size_t len;
     s->kernel_source = read_whole(s->kernel_file, &len);
     if (!s->kernel_source)
-        return fail(s, err, "KernelSpecification.KernelFile \"%s\": cannot read %s: %s; "
+        return t1_kernel_fail(s, err, "KernelSpecification.KernelFile \"%s\": cannot read %s: %s; "
                             "KernelFile is the kernel's OpenCL source, relative to the T1 file's "
                             "folder",
                     file, s->kernel_file, strerror(errno));
@@ -521,39 +266,39 @@ static int read_kernel(t1_spec *s, const json_t *ks, skytune_error *err)
 
     const json_t *options = json_object_get(ks, "CompilerOptions");
     if (options && !json_is_array(options))
-        return fail(s, err, "KernelSpecification.CompilerOptions must be an array of strings");
+        return t1_kernel_fail(s, err, "KernelSpecification.CompilerOptions must be an array of strings");
     size_t total = 1;
     for (size_t k = 0; k < json_array_size(options); k++) {
         const char *o = json_string_value(json_array_get(options, k));
         if (!o)
-            return fail(s, err, "KernelSpecification.CompilerOptions[%zu] is not a string", k);
+            return t1_kernel_fail(s, err, "KernelSpecification.CompilerOptions[%zu] is not a string", k);
         total += strlen(o) + 1;
     }
     s->compiler_options = calloc(total, 1);
-    if (!s->compiler_options) return fail(s, err, "out of memory");
+    if (!s->compiler_options) return t1_kernel_fail(s, err, "out of memory");
     for (size_t k = 0; k < json_array_size(options); k++) {
         if (k) strcat(s->compiler_options, " ");
         strcat(s->compiler_options, json_string_value(json_array_get(options, k)));
     }
     const json_t *shared = json_object_get(ks, "SharedMemory");
     if (json_is_integer(shared) && json_integer_value(shared) != 0)
-        return fail(s, err, "KernelSpecification.SharedMemory is CUDA's dynamic shared memory; "
+        return t1_kernel_fail(s, err, "KernelSpecification.SharedMemory is CUDA's dynamic shared memory; "
                             "in OpenCL give a Local argument (MemoryType \"Local\") instead");
     return 0;
 }
 
-static int read_problem(t1_spec *s, const json_t *ks, skytune_error *err)
+static int read_problem(t1_kernel *s, const json_t *ks, skytune_error *err)
 {
     const json_t *ps = json_object_get(ks, "ProblemSize");
     if (!ps || json_is_null(ps)) return 0;
     size_t n = json_is_array(ps) ? json_array_size(ps) : 1;
     if (n > T1_MAX_PROBLEM)
-        return fail(s, err, "KernelSpecification.ProblemSize has %zu entries; at most %d "
+        return t1_kernel_fail(s, err, "KernelSpecification.ProblemSize has %zu entries; at most %d "
                             "(X, Y, Z)", n, T1_MAX_PROBLEM);
     for (size_t k = 0; k < n; k++) {
         const json_t *v = json_is_array(ps) ? json_array_get(ps, k) : ps;
         if (!json_is_integer(v) || json_integer_value(v) < 1)
-            return fail(s, err, "KernelSpecification.ProblemSize[%zu] must be a positive integer",
+            return t1_kernel_fail(s, err, "KernelSpecification.ProblemSize[%zu] must be a positive integer",
                         k);
         s->problem_size[k] = (int64_t)json_integer_value(v);
     }
@@ -562,19 +307,19 @@ static int read_problem(t1_spec *s, const json_t *ks, skytune_error *err)
 }
 
 /* LocalSize, GlobalSize, GlobalSizeType and GridDivX/Y/Z. */
-static int read_geometry(t1_spec *s, const json_t *ks, skytune_error *err)
+static int read_geometry(t1_kernel *s, const json_t *ks, skytune_error *err)
 {
     const json_t *local = json_object_get(ks, "LocalSize");
     const json_t *global = json_object_get(ks, "GlobalSize");
     if (!json_is_object(local))
-        return fail(s, err, "KernelSpecification.LocalSize must be an object with X (and "
+        return t1_kernel_fail(s, err, "KernelSpecification.LocalSize must be an object with X (and "
                             "optionally Y and Z): the work-items of a work-group");
     if (global && !json_is_object(global))
-        return fail(s, err, "KernelSpecification.GlobalSize must be an object with X, Y and Z");
+        return t1_kernel_fail(s, err, "KernelSpecification.GlobalSize must be an object with X, Y and Z");
     const char *type = json_string_value(json_object_get(ks, "GlobalSizeType"));
     if (type && strcmp(type, "OpenCL") != 0 && strcmp(type, "CUDA") != 0 &&
         strcmp(type, "Vulkan") != 0)
-        return fail(s, err, "KernelSpecification.GlobalSizeType \"%s\" is unknown; valid are "
+        return t1_kernel_fail(s, err, "KernelSpecification.GlobalSizeType \"%s\" is unknown; valid are "
                             "\"OpenCL\" (GlobalSize counts work-items) and \"CUDA\" or "
                             "\"Vulkan\" (GlobalSize counts work-groups)",
                     type);
@@ -588,29 +333,29 @@ static int read_geometry(t1_spec *s, const json_t *ks, skytune_error *err)
         if (l || g || div) s->work_dim = d + 1;
         snprintf(key, sizeof key, "KernelSpecification.LocalSize.%s", dimension_keys[d]);
         json_t *one = json_string("1");
-        int rc = one ? compile(s, key, l ? l : one, &s->local[d], err) : fail(s, err, "out of memory");
+        int rc = one ? t1_compile_expression(s, key, l ? l : one, &s->local[d], err) : t1_kernel_fail(s, err, "out of memory");
         json_decref(one);
         if (rc != 0) return -1;
         if (div) {
             if (!json_is_array(div) || json_array_size(div) == 0)
-                return fail(s, err, "KernelSpecification.%s must be a list of expressions whose "
+                return t1_kernel_fail(s, err, "KernelSpecification.%s must be a list of expressions whose "
                                     "product divides ProblemSize[%u]", grid_div_keys[d], d);
             if (d >= s->n_problem)
-                return fail(s, err, "KernelSpecification.%s divides ProblemSize[%u], but "
+                return t1_kernel_fail(s, err, "KernelSpecification.%s divides ProblemSize[%u], but "
                                     "ProblemSize has %zu entr%s", grid_div_keys[d], d,
                             s->n_problem, s->n_problem == 1 ? "y" : "ies");
             s->grid_div[d] = calloc(json_array_size(div), sizeof *s->grid_div[d]);
-            if (!s->grid_div[d]) return fail(s, err, "out of memory");
+            if (!s->grid_div[d]) return t1_kernel_fail(s, err, "out of memory");
             for (size_t k = 0; k < json_array_size(div); k++) {
                 snprintf(key, sizeof key, "KernelSpecification.%s[%zu]", grid_div_keys[d], k);
-                if (compile(s, key, json_array_get(div, k), &s->grid_div[d][k], err) != 0) return -1;
+                if (t1_compile_expression(s, key, json_array_get(div, k), &s->grid_div[d][k], err) != 0) return -1;
                 s->n_grid_div[d]++;
             }
         } else if (g) {
             snprintf(key, sizeof key, "KernelSpecification.GlobalSize.%s", dimension_keys[d]);
-            if (compile(s, key, g, &s->global[d], err) != 0) return -1;
+            if (t1_compile_expression(s, key, g, &s->global[d], err) != 0) return -1;
         } else if (d == 0) {
-            return fail(s, err, "KernelSpecification.GlobalSize.X (or GridDivX) is missing: "
+            return t1_kernel_fail(s, err, "KernelSpecification.GlobalSize.X (or GridDivX) is missing: "
                                 "the kernel's extent in X");
         }
     }
@@ -620,7 +365,7 @@ static int read_geometry(t1_spec *s, const json_t *ks, skytune_error *err)
     size_t len = 64;
     for (unsigned d = 0; d < s->work_dim; d++) len += strlen(s->local[d].text) + 8;
     product = malloc(len);
-    if (!product) return fail(s, err, "out of memory");
+    if (!product) return t1_kernel_fail(s, err, "out of memory");
     product[0] = '\0';
     for (unsigned d = 0; d < s->work_dim; d++) {
         char limit[64];
@@ -651,7 +396,7 @@ static int read_geometry(t1_spec *s, const json_t *ks, skytune_error *err)
 
 /* ------------------------------------------------------------ arguments */
 
-static int read_fill(t1_spec *s, const char *key, const json_t *a, const t1_type *type,
+static int read_fill(t1_kernel *s, const char *key, const json_t *a, const t1_type *type,
                      bool needed, t1_fill *fill, skytune_error *err)
 {
     const char *kind = json_string_value(json_object_get(a, "FillType"));
@@ -659,7 +404,7 @@ static int read_fill(t1_spec *s, const char *key, const json_t *a, const t1_type
     memset(fill, 0, sizeof *fill);
     if (!kind || strcmp(kind, "Constant") == 0) {
         if (!kind && needed)
-            return fail(s, err, "%s: FillType is missing; valid are Constant, Random and "
+            return t1_kernel_fail(s, err, "%s: FillType is missing; valid are Constant, Random and "
                                 "BinaryRaw", key);
         fill->kind = T1_FILL_CONSTANT;
     } else if (strcmp(kind, "Random") == 0) {
@@ -668,41 +413,41 @@ static int read_fill(t1_spec *s, const char *key, const json_t *a, const t1_type
     } else if (strcmp(kind, "BinaryRaw") == 0) {
         fill->kind = T1_FILL_BINARY_RAW;
     } else {
-        return fail(s, err, "%s: FillType \"%s\" is not read here; valid are Constant (every "
+        return t1_kernel_fail(s, err, "%s: FillType \"%s\" is not read here; valid are Constant (every "
                             "value FillValue), Random (uniform in [0, FillValue), with RandomSeed "
                             "or the run's --seed) and BinaryRaw (the bytes of DataSource)",
                     key, kind);
     }
     if (value && !json_is_number(value))
-        return fail(s, err, "%s: FillValue must be a number", key);
+        return t1_kernel_fail(s, err, "%s: FillValue must be a number", key);
     if (value) fill->value = json_number_value(value);
     if (fill->kind == T1_FILL_CONSTANT && !t1_type_holds(type, fill->value))
-        return fail(s, err, "%s: FillValue %.17g is not a value of type %s", key, fill->value,
+        return t1_kernel_fail(s, err, "%s: FillValue %.17g is not a value of type %s", key, fill->value,
                     type->name);
     if (fill->kind == T1_FILL_RANDOM && type->number != T1_REAL) {
         if (!value || fill->value < 1 || fill->value != floor(fill->value) ||
             !t1_type_holds(type, fill->value - 1))
-            return fail(s, err, "%s: a Random %s needs FillValue, a whole number from 1 on: the "
+            return t1_kernel_fail(s, err, "%s: a Random %s needs FillValue, a whole number from 1 on: the "
                                 "values are drawn from 0 to FillValue - 1", key, type->name);
     }
     const json_t *seed = json_object_get(a, "RandomSeed");
     if (seed) {
         if (!json_is_integer(seed) || json_integer_value(seed) < 0)
-            return fail(s, err, "%s: RandomSeed must be a non-negative integer", key);
+            return t1_kernel_fail(s, err, "%s: RandomSeed must be a non-negative integer", key);
         fill->has_seed = true;
         fill->seed = (uint64_t)json_integer_value(seed);
     }
     if (fill->kind == T1_FILL_BINARY_RAW) {
         const char *source = json_string_value(json_object_get(a, "DataSource"));
         if (!source || !*source)
-            return fail(s, err, "%s: BinaryRaw needs DataSource, the file of raw values "
+            return t1_kernel_fail(s, err, "%s: BinaryRaw needs DataSource, the file of raw values "
                                 "(relative to the T1 file's folder)", key);
         fill->data_path = beside(s, source);
-        if (!fill->data_path) return fail(s, err, "out of memory");
+        if (!fill->data_path) return t1_kernel_fail(s, err, "out of memory");
         size_t len;
         char *data = read_whole(fill->data_path, &len);
         if (!data)
-            return fail(s, err, "%s: DataSource \"%s\": cannot read %s: %s", key, source,
+            return t1_kernel_fail(s, err, "%s: DataSource \"%s\": cannot read %s: %s", key, source,
                         fill->data_path, strerror(errno));
         /* Data is part of the plugin build: new data, new measurements. */
         s->hash = hash_bytes(s->hash, data, len);
@@ -711,50 +456,50 @@ static int read_fill(t1_spec *s, const char *key, const json_t *a, const t1_type
     return 0;
 }
 
-static const t1_type *read_type(t1_spec *s, const char *key, const json_t *a, skytune_error *err)
+static const t1_type *read_type(t1_kernel *s, const char *key, const json_t *a, skytune_error *err)
 {
     const char *name = json_string_value(json_object_get(a, "Type"));
     const t1_type *t = t1_type_find(name);
     if (t) {
         const json_t *size = json_object_get(a, "TypeSize");
         if (size && (!json_is_integer(size) || (size_t)json_integer_value(size) != t1_type_size(t))) {
-            fail(s, err, "%s: TypeSize says %s, but a %s takes %zu bytes", key,
+            t1_kernel_fail(s, err, "%s: TypeSize says %s, but a %s takes %zu bytes", key,
                  json_is_integer(size) ? "another size" : "no number", t->name, t1_type_size(t));
             return NULL;
         }
         return t;
     }
     if (name && strcmp(name, "bool") == 0)
-        fail(s, err, "%s: Type \"bool\": OpenCL kernels take no bool arguments or buffers "
+        t1_kernel_fail(s, err, "%s: Type \"bool\": OpenCL kernels take no bool arguments or buffers "
                      "(their size is the compiler's); use int8 or uint8", key);
     else if (name && strcmp(name, "custom") == 0)
-        fail(s, err, "%s: Type \"custom\" needs a structure skytune cannot know; describe the "
+        t1_kernel_fail(s, err, "%s: Type \"custom\" needs a structure skytune cannot know; describe the "
                      "data as uint8 elements (Size in bytes) with FillType BinaryRaw", key);
     else
-        fail(s, err, "%s: unknown Type \"%s\"; valid types are %s", key, name ? name : "(none)",
+        t1_kernel_fail(s, err, "%s: unknown Type \"%s\"; valid types are %s", key, name ? name : "(none)",
              t1_type_names());
     return NULL;
 }
 
 /* Item k of a list of the KernelSpecification: its Name (or "argument k")
  * into *name, and the key messages show it by into key. */
-static int name_item(const t1_spec *s, const json_t *item, const char *list, const char *kind,
+static int name_item(const t1_kernel *s, const json_t *item, const char *list, const char *kind,
                      size_t k, char **name, char *key, size_t key_len, skytune_error *err)
 {
     const char *given = json_string_value(json_object_get(item, "Name"));
     char shown[96];
     snprintf(shown, sizeof shown, "%s %zu", kind, k);
     *name = strdup(given ? given : shown);
-    if (!*name) return fail(s, err, "out of memory");
+    if (!*name) return t1_kernel_fail(s, err, "out of memory");
     snprintf(key, key_len, "KernelSpecification.%s[%zu] '%.60s'", list, k, *name);
     return 0;
 }
 
-static int read_argument(t1_spec *s, size_t k, const json_t *a, t1_argument *arg,
+static int read_argument(t1_kernel *s, size_t k, const json_t *a, t1_argument *arg,
                          skytune_error *err)
 {
     if (!json_is_object(a))
-        return fail(s, err, "KernelSpecification.Arguments[%zu] is not an object", k);
+        return t1_kernel_fail(s, err, "KernelSpecification.Arguments[%zu] is not an object", k);
     char key[200];
     if (name_item(s, a, "Arguments", "argument", k, &arg->name, key, sizeof key, err) != 0)
         return -1;
@@ -767,10 +512,10 @@ static int read_argument(t1_spec *s, size_t k, const json_t *a, t1_argument *arg
     } else if (memory && strcmp(memory, "Local") == 0) {
         arg->memory = T1_LOCAL;
     } else if (memory && strcmp(memory, "Symbol") == 0) {
-        return fail(s, err, "%s: MemoryType \"Symbol\" is CUDA's __constant__ symbol; in OpenCL "
+        return t1_kernel_fail(s, err, "%s: MemoryType \"Symbol\" is CUDA's __constant__ symbol; in OpenCL "
                             "a __constant pointer argument is a Vector", key);
     } else {
-        return fail(s, err, "%s: MemoryType \"%s\" is unknown; valid are Scalar (a value), "
+        return t1_kernel_fail(s, err, "%s: MemoryType \"%s\" is unknown; valid are Scalar (a value), "
                             "Vector (a buffer) and Local (__local memory of Size elements)",
                     key, memory ? memory : "(none)");
     }
@@ -782,18 +527,18 @@ static int read_argument(t1_spec *s, size_t k, const json_t *a, t1_argument *arg
     else if (strcmp(access, "WriteOnly") == 0)
         arg->access = T1_WRITE_ONLY;
     else
-        return fail(s, err, "%s: AccessType \"%s\" is unknown; valid are ReadOnly, WriteOnly "
+        return t1_kernel_fail(s, err, "%s: AccessType \"%s\" is unknown; valid are ReadOnly, WriteOnly "
                             "and ReadWrite", key, access);
     const json_t *size = json_object_get(a, "Size");
     char part[256];
     if (arg->memory != T1_SCALAR) {
         if (!size)
-            return fail(s, err, "%s: Size is missing: the number of %s elements", key,
+            return t1_kernel_fail(s, err, "%s: Size is missing: the number of %s elements", key,
                         arg->type->name);
         snprintf(part, sizeof part, "%s Size", key);
-        if (compile(s, part, size, &arg->size, err) != 0) return -1;
+        if (t1_compile_expression(s, part, size, &arg->size, err) != 0) return -1;
         if (arg->memory == T1_VECTOR && arg->size.reads_config)
-            return fail(s, err, "%s \"%s\": a Vector's Size may read ProblemSize and max(P) or "
+            return t1_kernel_fail(s, err, "%s \"%s\": a Vector's Size may read ProblemSize and max(P) or "
                                 "min(P), not a tuning parameter's value (its buffer is made once "
                                 "for every configuration); write max(P) for the largest",
                         part, arg->size.text);
@@ -801,20 +546,20 @@ static int read_argument(t1_spec *s, size_t k, const json_t *a, t1_argument *arg
     if (arg->memory == T1_SCALAR) {
         const json_t *value = json_object_get(a, "FillValue");
         if (!value)
-            return fail(s, err, "%s: a Scalar needs FillValue, a number or an expression", key);
+            return t1_kernel_fail(s, err, "%s: a Scalar needs FillValue, a number or an expression", key);
         if (json_is_string(value)) {
             snprintf(part, sizeof part, "%s FillValue", key);
-            if (compile(s, part, value, &arg->value, err) != 0) return -1;
+            if (t1_compile_expression(s, part, value, &arg->value, err) != 0) return -1;
         } else if (!json_is_number(value)) {
-            return fail(s, err, "%s: FillValue must be a number or an expression", key);
+            return t1_kernel_fail(s, err, "%s: FillValue must be a number or an expression", key);
         } else {
             arg->fill.value = json_number_value(value);
             if (!t1_type_holds(arg->type, arg->fill.value))
-                return fail(s, err, "%s: FillValue %.17g is not a value of type %s", key,
+                return t1_kernel_fail(s, err, "%s: FillValue %.17g is not a value of type %s", key,
                             arg->fill.value, arg->type->name);
         }
         if (arg->type->component_size == 2 && arg->type->number == T1_REAL)
-            return fail(s, err, "%s: a half Scalar needs cl_khr_fp16; pass a float", key);
+            return t1_kernel_fail(s, err, "%s: a half Scalar needs cl_khr_fp16; pass a float", key);
     } else if (arg->memory == T1_VECTOR) {
         if (read_fill(s, key, a, arg->type, false, &arg->fill, err) != 0) return -1;
         const json_t *output = json_object_get(a, "Output");
@@ -824,15 +569,15 @@ static int read_argument(t1_spec *s, size_t k, const json_t *a, t1_argument *arg
     return 0;
 }
 
-static int read_arguments(t1_spec *s, const json_t *ks, skytune_error *err)
+static int read_arguments(t1_kernel *s, const json_t *ks, skytune_error *err)
 {
     const json_t *args = json_object_get(ks, "Arguments");
     if (args && !json_is_array(args))
-        return fail(s, err, "KernelSpecification.Arguments must be an array, one object per "
+        return t1_kernel_fail(s, err, "KernelSpecification.Arguments must be an array, one object per "
                             "kernel argument in order");
     size_t n = json_array_size(args);
     s->args = calloc(n + 1, sizeof *s->args);
-    if (!s->args) return fail(s, err, "out of memory");
+    if (!s->args) return t1_kernel_fail(s, err, "out of memory");
     for (size_t k = 0; k < n; k++) {
         s->n_args++;
         if (read_argument(s, k, json_array_get(args, k), &s->args[k], err) != 0) return -1;
@@ -840,14 +585,14 @@ static int read_arguments(t1_spec *s, const json_t *ks, skytune_error *err)
     return 0;
 }
 
-static int read_references(t1_spec *s, const json_t *ks, skytune_error *err)
+static int read_references(t1_kernel *s, const json_t *ks, skytune_error *err)
 {
     const json_t *refs = json_object_get(ks, "ReferenceArguments");
     if (refs && !json_is_array(refs))
-        return fail(s, err, "KernelSpecification.ReferenceArguments must be an array");
+        return t1_kernel_fail(s, err, "KernelSpecification.ReferenceArguments must be an array");
     size_t n = json_array_size(refs);
     s->refs = calloc(n + 1, sizeof *s->refs);
-    if (!s->refs) return fail(s, err, "out of memory");
+    if (!s->refs) return t1_kernel_fail(s, err, "out of memory");
     for (size_t k = 0; k < n; k++) {
         const json_t *r = json_array_get(refs, k);
         t1_reference *ref = &s->refs[k];
@@ -870,7 +615,7 @@ static int read_references(t1_spec *s, const json_t *ks, skytune_error *err)
                 if (s->args[a].memory == T1_VECTOR)
                     used += (size_t)snprintf(names + used, sizeof names - used, "%s'%s'",
                                              used ? ", " : "", s->args[a].name);
-            return fail(s, err, "%s: TargetName %s%s%s names no Vector argument; the Vector "
+            return t1_kernel_fail(s, err, "%s: TargetName %s%s%s names no Vector argument; the Vector "
                                 "arguments are %s", key, target ? "'" : "",
                         target ? target : "(missing)", target ? "'" : "",
                         used ? names : "none");
@@ -879,14 +624,14 @@ static int read_references(t1_spec *s, const json_t *ks, skytune_error *err)
         const char *method = json_string_value(json_object_get(r, "ValidationMethod"));
         ref->check.method = T1_SIDE_BY_SIDE;
         if (method && t1_method_find(method, &ref->check.method) != 0)
-            return fail(s, err, "%s: ValidationMethod \"%s\" is unknown; valid are "
+            return t1_kernel_fail(s, err, "%s: ValidationMethod \"%s\" is unknown; valid are "
                                 "AbsoluteDifference, SideBySideComparison and "
                                 "SideBySideRelativeComparison", key, method);
         const json_t *threshold = json_object_get(r, "ValidationThreshold");
         ref->check.threshold = 1e-4;
         if (threshold) {
             if (!json_is_number(threshold) || json_number_value(threshold) < 0)
-                return fail(s, err, "%s: ValidationThreshold must be a number >= 0", key);
+                return t1_kernel_fail(s, err, "%s: ValidationThreshold must be a number >= 0", key);
             ref->check.threshold = json_number_value(threshold);
         }
     }
@@ -895,7 +640,7 @@ static int read_references(t1_spec *s, const json_t *ks, skytune_error *err)
 
 /* ------------------------------------------------------------ identity */
 
-static int read_identity(t1_spec *s, const json_t *root, const json_t *ks, skytune_error *err)
+static int read_identity(t1_kernel *s, const json_t *root, const json_t *ks, skytune_error *err)
 {
     static const char *const where[] = {"General.BenchmarkName",
                                         "KernelSpecification.BenchmarkName",
@@ -907,7 +652,7 @@ static int read_identity(t1_spec *s, const json_t *root, const json_t *ks, skytu
     while (k < 2 && !json_is_string(sources[k])) k++;
     const char *name = json_string_value(sources[k]);
     if (!name || !name_is_identifier(name))
-        return fail(s, err, "%s \"%s\" names the plugin and its results (results_NAME): it must "
+        return t1_kernel_fail(s, err, "%s \"%s\" names the plugin and its results (results_NAME): it must "
                             "be an identifier ([A-Za-z_][A-Za-z0-9_]*, at most 63 characters)",
                     where[k], name ? name : "");
     char version[32];
@@ -916,14 +661,14 @@ static int read_identity(t1_spec *s, const json_t *root, const json_t *ks, skytu
     s->version = strdup(version);
     size_t len = strlen(s->path) + strlen(s->kernel_name) + strlen(s->kernel_file) + 64;
     s->description = malloc(len);
-    if (!s->name || !s->version || !s->description) return fail(s, err, "out of memory");
+    if (!s->name || !s->version || !s->description) return t1_kernel_fail(s, err, "out of memory");
     snprintf(s->description, len, "T1 file %s: kernel %s of %s", s->path, s->kernel_name,
              s->kernel_file);
     return 0;
 }
 
 /* What outputs are checked against, said when a campaign starts. */
-static int describe_verification(t1_spec *s, skytune_error *err)
+static int describe_verification(t1_kernel *s, skytune_error *err)
 {
     char text[1024];
     size_t used = 0;
@@ -938,13 +683,13 @@ static int describe_verification(t1_spec *s, skytune_error *err)
         size_t outputs = 0;
         for (size_t k = 0; k < s->n_args; k++) outputs += s->args[k].output;
         if (outputs == 0)
-            return fail(s, err, "nothing to verify: no ReferenceArguments, and no Vector argument "
+            return t1_kernel_fail(s, err, "nothing to verify: no ReferenceArguments, and no Vector argument "
                                 "the kernel writes (AccessType WriteOnly or ReadWrite)");
         for (size_t k = 0; k < s->n_params; k++)
             if (s->default_index[k] < 0) {
                 char values[300];
                 param_describe_values(&s->params[k], values, sizeof values);
-                return fail(s, err, "tuning parameter '%s' has no Default among its values (%s): "
+                return t1_kernel_fail(s, err, "tuning parameter '%s' has no Default among its values (%s): "
                                     "without ReferenceArguments the outputs of the Default "
                                     "configuration are the reference, so every parameter needs "
                                     "one",
@@ -963,15 +708,15 @@ static int describe_verification(t1_spec *s, skytune_error *err)
                      t1_method_name(s->default_check.method), s->default_check.threshold);
     }
     s->verification = strdup(text);
-    return s->verification ? 0 : fail(s, err, "out of memory");
+    return s->verification ? 0 : t1_kernel_fail(s, err, "out of memory");
 }
 
 /* ------------------------------------------------------------ entry */
 
-int t1_spec_load(const char *path, t1_spec **out, skytune_error *err)
+int t1_kernel_load(const char *path, t1_kernel **out, skytune_error *err)
 {
     *out = NULL;
-    t1_spec *s = calloc(1, sizeof *s);
+    t1_kernel *s = calloc(1, sizeof *s);
     if (!s || !(s->path = strdup(path))) {
         free(s);
         return err_set(err, "out of memory");
@@ -981,7 +726,7 @@ int t1_spec_load(const char *path, t1_spec **out, skytune_error *err)
     char *text = read_whole(path, &len);
     if (!text) {
         int rc = err_set(err, "T1 file %s: %s", path, strerror(errno));
-        t1_spec_free(s);
+        t1_kernel_free(s);
         return rc;
     }
     s->hash = hash_bytes(s->hash, text, len);
@@ -991,9 +736,9 @@ int t1_spec_load(const char *path, t1_spec **out, skytune_error *err)
     int rc = 0;
     const json_t *ks = json_object_get(root, "KernelSpecification");
     if (!root)
-        rc = fail(s, err, "not JSON: %s (line %d, column %d)", jerr.text, jerr.line, jerr.column);
+        rc = t1_kernel_fail(s, err, "not JSON: %s (line %d, column %d)", jerr.text, jerr.line, jerr.column);
     else if (!json_is_object(ks))
-        rc = fail(s, err, "no \"KernelSpecification\" object: a T1 file describes the kernel "
+        rc = t1_kernel_fail(s, err, "no \"KernelSpecification\" object: a T1 file describes the kernel "
                           "to tune there (KernelFile, KernelName, LocalSize, GlobalSize, "
                           "Arguments)");
     if (rc == 0) rc = read_kernel(s, ks, err);
@@ -1007,7 +752,7 @@ int t1_spec_load(const char *path, t1_spec **out, skytune_error *err)
     if (rc == 0) rc = read_identity(s, root, ks, err);
     json_decref(root);
     if (rc != 0) {
-        t1_spec_free(s);
+        t1_kernel_free(s);
         return -1;
     }
     *out = s;
@@ -1019,7 +764,7 @@ static void fill_free(t1_fill *f)
     free(f->data_path);
 }
 
-void t1_spec_free(t1_spec *s)
+void t1_kernel_free(t1_kernel *s)
 {
     if (!s) return;
     for (size_t k = 0; k < s->n_params; k++) param_free(&s->params[k]);
@@ -1028,16 +773,16 @@ void t1_spec_free(t1_spec *s)
     for (size_t k = 0; k < s->n_constraints; k++) free(s->constraints[k]);
     free(s->constraints);
     for (unsigned d = 0; d < 3; d++) {
-        expression_free(&s->local[d]);
-        expression_free(&s->global[d]);
-        for (size_t k = 0; k < s->n_grid_div[d]; k++) expression_free(&s->grid_div[d][k]);
+        t1_expression_free(&s->local[d]);
+        t1_expression_free(&s->global[d]);
+        for (size_t k = 0; k < s->n_grid_div[d]; k++) t1_expression_free(&s->grid_div[d][k]);
         free(s->grid_div[d]);
     }
     for (size_t k = 0; k < s->n_args; k++) {
         free(s->args[k].name);
         fill_free(&s->args[k].fill);
-        expression_free(&s->args[k].size);
-        expression_free(&s->args[k].value);
+        t1_expression_free(&s->args[k].size);
+        t1_expression_free(&s->args[k].value);
     }
     free(s->args);
     for (size_t k = 0; k < s->n_refs; k++) {

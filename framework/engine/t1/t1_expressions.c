@@ -1,0 +1,263 @@
+/* A T1 file's expressions (t1_kernel_internal.h): the forms the constraint
+ * language lacks rewritten into it, the names they may use, compiled, and
+ * their values for a configuration. */
+#include <ctype.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "t1_kernel_internal.h"
+#include "value.h"
+
+/* "a, b and c" of the tuning parameters, for messages. */
+static void parameter_list(const t1_kernel *s, char *buf, size_t len)
+{
+    size_t used = 0;
+    buf[0] = '\0';
+    for (size_t k = 0; k < s->n_params && used < len; k++)
+        used += (size_t)snprintf(buf + used, len - used, "%s%s",
+                                 k == 0 ? "" : k + 1 == s->n_params ? " and " : ", ",
+                                 s->params[k].name);
+}
+
+/* ------------------------------------------------------------ expressions */
+
+/* The T1 forms the constraint language lacks, rewritten into it:
+ * ProblemSize[i] becomes the problem parameter problem_size_i, and max(P)
+ * or min(P) the largest or smallest of P's values, as a number. */
+/* Room for `more` bytes and a NUL past `used`. */
+static int reserve(char **buf, size_t *capacity, size_t used, size_t more)
+{
+    if (used + more + 1 <= *capacity) return 0;
+    size_t grown_to = *capacity * 2 > used + more + 1 ? *capacity * 2 : used + more + 1;
+    char *grown = realloc(*buf, grown_to);
+    if (!grown) return -1;
+    *buf = grown;
+    *capacity = grown_to;
+    return 0;
+}
+
+int t1_rewrite(const t1_kernel *s, const char *key, const char *text, char **out,
+                   skytune_error *err)
+{
+    size_t len = strlen(text), capacity = len + 64, used = 0;
+    char *buf = malloc(capacity);
+    if (!buf) return t1_kernel_fail(s, err, "out of memory");
+    for (size_t at = 0; at < len;) {
+        char c = text[at];
+        /* What one step appends: the longest name or number, or a word. */
+        if (reserve(&buf, &capacity, used, 128 + (len - at)) != 0) {
+            free(buf);
+            return t1_kernel_fail(s, err, "out of memory");
+        }
+        if (c == '\'' || c == '"') {
+            size_t end = at + 1;
+            while (text[end] && text[end] != c) end += text[end] == '\\' && text[end + 1] ? 2 : 1;
+            if (text[end]) end++;
+            memcpy(buf + used, text + at, end - at);
+            used += end - at;
+            at = end;
+            continue;
+        }
+        if (!(isalpha((unsigned char)c) || c == '_') ||
+            (at > 0 && (isalnum((unsigned char)text[at - 1]) || text[at - 1] == '_' ||
+                        text[at - 1] == '.'))) {
+            buf[used++] = c;
+            at++;
+            continue;
+        }
+        size_t word = at;
+        while (isalnum((unsigned char)text[at]) || text[at] == '_') at++;
+        size_t word_len = at - word;
+        size_t next = at;
+        while (isspace((unsigned char)text[next])) next++;
+        if (word_len == 11 && strncmp(text + word, "ProblemSize", 11) == 0) {
+            char *end = NULL;
+            errno = 0;
+            unsigned long index = text[next] == '[' ? strtoul(text + next + 1, &end, 10) : 0;
+            if (text[next] != '[' || end == text + next + 1 || errno) {
+                free(buf);
+                return t1_kernel_fail(s, err, "%s \"%s\": column %zu: ProblemSize is a list; write "
+                                    "ProblemSize[0] for its first entry",
+                            key, text, word + 1);
+            }
+            while (isspace((unsigned char)*end)) end++;
+            if (*end != ']') {
+                free(buf);
+                return t1_kernel_fail(s, err, "%s \"%s\": column %zu: expected ']' after ProblemSize[%lu",
+                            key, text, word + 1, index);
+            }
+            if (index >= s->n_problem) {
+                free(buf);
+                return t1_kernel_fail(s, err, "%s \"%s\": column %zu: ProblemSize[%lu], but the "
+                                    "KernelSpecification's ProblemSize has %zu entr%s",
+                            key, text, word + 1, index, s->n_problem,
+                            s->n_problem == 1 ? "y" : "ies");
+            }
+            char name[32];
+            t1_problem_name(index, name, sizeof name);
+            used += (size_t)snprintf(buf + used, capacity - used, "%s", name);
+            at = (size_t)(end - text) + 1;
+            continue;
+        }
+        bool is_max = word_len == 3 && strncmp(text + word, "max", 3) == 0;
+        bool is_min = word_len == 3 && strncmp(text + word, "min", 3) == 0;
+        if ((is_max || is_min) && text[next] == '(') {
+            size_t name_at = next + 1;
+            while (isspace((unsigned char)text[name_at])) name_at++;
+            size_t name_end = name_at;
+            while (isalnum((unsigned char)text[name_end]) || text[name_end] == '_') name_end++;
+            size_t close = name_end;
+            while (isspace((unsigned char)text[close])) close++;
+            const param_def *p = NULL;
+            for (size_t k = 0; k < s->n_params && name_end > name_at; k++)
+                if (strlen(s->params[k].name) == name_end - name_at &&
+                    strncmp(s->params[k].name, text + name_at, name_end - name_at) == 0)
+                    p = &s->params[k];
+            if (!p || text[close] != ')' || p->type == SKYTUNE_STRING) {
+                char names[400];
+                parameter_list(s, names, sizeof names);
+                free(buf);
+                return t1_kernel_fail(s, err, "%s \"%s\": column %zu: %s() takes the name of a numeric "
+                                    "tuning parameter, %s(P) being the %s of P's values; the "
+                                    "tuning parameters are %s",
+                            key, text, word + 1, is_max ? "max" : "min", is_max ? "max" : "min",
+                            is_max ? "largest" : "smallest", names);
+            }
+            skytune_value best = p->values[0];
+            for (size_t k = 1; k < p->count; k++) {
+                double v = p->type == SKYTUNE_FLOAT ? p->values[k].f : (double)p->values[k].i;
+                double b = best.type == SKYTUNE_FLOAT ? best.f : (double)best.i;
+                if (is_max ? v > b : v < b) best = p->values[k];
+            }
+            char number[64];
+            value_format(&best, number, sizeof number - 4);
+            if (best.type == SKYTUNE_FLOAT && !strpbrk(number, ".eEn")) strcat(number, ".0");
+            used += (size_t)snprintf(buf + used, capacity - used, "(%s)", number);
+            at = close + 1;
+            continue;
+        }
+        memcpy(buf + used, text + word, word_len);
+        used += word_len;
+    }
+    buf[used] = '\0';
+    *out = buf;
+    return 0;
+}
+
+
+static int resolve_name(void *ctx, const char *name, size_t len)
+{
+    const name_scope *scope = ctx;
+    const t1_kernel *s = scope->spec;
+    for (size_t k = 0; k < s->n_params; k++)
+        if (strlen(s->params[k].name) == len && memcmp(s->params[k].name, name, len) == 0)
+            return (int)k;
+    for (size_t k = 0; k < s->n_problem; k++) {
+        char problem[32];
+        t1_problem_name(k, problem, sizeof problem);
+        if (strlen(problem) == len && memcmp(problem, name, len) == 0)
+            return (int)(s->n_params + k);
+    }
+    for (size_t k = 0; k < scope->n_device; k++)
+        if (strlen(scope->device_names[k]) == len && memcmp(scope->device_names[k], name, len) == 0)
+            return (int)(s->n_params + s->n_problem + k);
+    return -1;
+}
+
+/* Parse `text` (already rewritten) as the expression at `key`. */
+int t1_parse_expression(const t1_kernel *s, const char *key, const char *written,
+                            const char *text, const name_scope *scope, expr **out,
+                            skytune_error *err)
+{
+    skytune_error why = {0};
+    if (expr_parse(text, resolve_name, (void *)scope, out, &why) == 0) return 0;
+    char names[400], shown[300] = "";
+    parameter_list(s, names, sizeof names);
+    if (strcmp(written, text) != 0) snprintf(shown, sizeof shown, " (read as \"%.200s\")", text);
+    char problem[64] = "";
+    if (s->n_problem)
+        snprintf(problem, sizeof problem, ", ProblemSize[0] to ProblemSize[%zu]", s->n_problem - 1);
+    return t1_kernel_fail(s, err, "%s \"%.200s\"%s: %s; the names are the tuning parameters (%s)%s, "
+                        "max(P) and min(P) of a tuning parameter P%s",
+                key, written, shown, why.message, names, problem,
+                scope->device_names ? " and the device limits (device.max_work_group_size, "
+                                      "device.local_mem_size, ...)"
+                                    : "");
+}
+
+/* A string or integer of the file as a compiled expression. */
+int t1_compile_expression(const t1_kernel *s, const char *key, const json_t *j, t1_expression *out,
+                   skytune_error *err)
+{
+    memset(out, 0, sizeof *out);
+    out->key = strdup(key);
+    if (!out->key) return t1_kernel_fail(s, err, "out of memory");
+    char written[64];
+    const char *text = written;
+    if (json_is_integer(j))
+        snprintf(written, sizeof written, "%lld", (long long)json_integer_value(j));
+    else if (json_is_real(j))
+        snprintf(written, sizeof written, "%.17g", json_real_value(j));
+    else if (json_is_string(j))
+        text = json_string_value(j);
+    else
+        return t1_kernel_fail(s, err, "%s must be an expression (a string such as \"block_size_x * 2\") "
+                            "or an integer", key);
+    if (t1_rewrite(s, key, text, &out->text, err) != 0) return -1;
+    name_scope scope = {.spec = s};
+    if (t1_parse_expression(s, key, text, out->text, &scope, &out->e, err) != 0) return -1;
+    size_t n;
+    const int *slots = expr_slots(out->e, &n);
+    for (size_t k = 0; k < n; k++)
+        if ((size_t)slots[k] < s->n_params) out->reads_config = true;
+    return 0;
+}
+
+void t1_expression_free(t1_expression *x)
+{
+    expr_free(x->e);
+    free(x->key);
+    free(x->text);
+    memset(x, 0, sizeof *x);
+}
+
+void t1_kernel_slots(const t1_kernel *s, const skytune_values *problem, const skytune_values *config,
+                   expr_value *slots)
+{
+    for (size_t k = 0; k < s->n_params; k++) {
+        const skytune_value *v = config ? skytune_values_find(config, s->params[k].name) : NULL;
+        slots[k] = v ? value_to_expr(v) : (expr_value){.kind = EXPR_INT};
+    }
+    for (size_t k = 0; k < s->n_problem; k++) {
+        char name[32];
+        t1_problem_name(k, name, sizeof name);
+        const skytune_value *v = problem ? skytune_values_find(problem, name) : NULL;
+        slots[s->n_params + k] =
+            (expr_value){.kind = EXPR_INT, .i = v ? v->i : s->problem_size[k]};
+    }
+}
+
+int t1_expression_integer(const t1_kernel *s, const t1_expression *x, const expr_value *slots,
+                          int64_t minimum, int64_t *out, skytune_error *err)
+{
+    expr_value v;
+    skytune_error why = {0};
+    if (expr_eval(x->e, slots, &v, &why) != 0)
+        return t1_kernel_fail(s, err, "%s \"%s\": %s", x->key, x->text, why.message);
+    double d = v.kind == EXPR_INT ? (double)v.i : v.kind == EXPR_FLOAT ? v.f : NAN;
+    if (v.kind == EXPR_FLOAT && (d != floor(d) || fabs(d) > 9e15))
+        return t1_kernel_fail(s, err, "%s \"%s\" is %.17g here, not a whole number", x->key, x->text, d);
+    if (v.kind == EXPR_STRING)
+        return t1_kernel_fail(s, err, "%s \"%s\" is a string here, not a number", x->key, x->text);
+    int64_t i = v.kind == EXPR_INT ? v.i : (int64_t)d;
+    if (i < minimum)
+        return t1_kernel_fail(s, err, "%s \"%s\" is %lld here; it must be at least %lld", x->key, x->text,
+                    (long long)i, (long long)minimum);
+    *out = i;
+    return 0;
+}
