@@ -216,6 +216,98 @@ Test(t1_plugin, a_broken_example_is_caught_by_the_default_reference)
     free(copy);
 }
 
+/* ------------------------------------------------------------ worker output */
+
+/* The example with its kernel edited by `edit` (the text put in place of
+ * `at`), measured exhaustively over four configurations with `mode`'s
+ * options: what a kernel prints and what a compiler says go to the
+ * worker's output, never into the protocol, whichever worker measures or
+ * builds it (--compile-jobs 0: the measuring worker builds; --no-cache:
+ * the compile workers' builds are not shared; by default the compile
+ * worker builds it first). */
+static char *measure_edited_example(const char *name, const char *at, const char *edit,
+                                    const char *const *mode)
+{
+    char *t1 = example("vector_add.json");
+    size_t len;
+    char *text = (char *)cli_read_file(t1, &len);
+    cr_assert(text);
+    write_text("vector_add.json", text);
+    free(text);
+    char *cl = example("vector_add.cl");
+    char *source = (char *)cli_read_file(cl, &len);
+    char *where = strstr(source, at);
+    cr_assert(where, "the example kernel changed: adjust this test");
+    char edited[8192];
+    snprintf(edited, sizeof edited, "%.*s%s%s", (int)(where - source), source, edit,
+             where + strlen(at));
+    write_text("vector_add.cl", edited);
+    free(source);
+    free(cl);
+    free(t1);
+    char *copy = in_scratch("vector_add.json");
+    char *db = in_scratch(name);
+    char *cache = in_scratch("cache");
+    cli_remove_tree(cache); /* every mode builds afresh */
+    const char *args[MAX_ARGS + 1] = {"run", "--t1", copy, "--db", db, "--runs", "2",
+                                      "--set", "problem_size_0=256", "--strategy", "exhaustive",
+                                      "--only", "wg_size=16,32", "--only", "per_item=1,2"};
+    size_t n = 15;
+    bool no_cache = false;
+    for (size_t k = 0; mode[k]; k++) {
+        no_cache = no_cache || strcmp(mode[k], "--no-cache") == 0;
+        args[n++] = mode[k];
+    }
+    if (!no_cache) {
+        args[n++] = "--cache-dir";
+        args[n++] = cache;
+    }
+    args[n] = NULL;
+    cli_result r = cli_run(args);
+    cr_assert_eq(r.status, 0, "%s: %s\nstdout:\n%s\nstderr:\n%s", copy,
+                 cli_status_text(r.status), r.out, r.err);
+    free(cache);
+    cr_assert_eq(cli_db_int(db, "SELECT COUNT(*) FROM measurements"), 4, "%s%s", r.out, r.err);
+    cli_result_free(&r);
+    free(copy);
+    return db;
+}
+
+static const char *const *const output_modes[] = {
+    CLI_ARGS("--compile-jobs", "0"), CLI_ARGS("--no-cache"), CLI_ARGS("--compile-jobs", "1")};
+
+Test(t1_plugin, a_kernel_that_prints_is_measured_in_every_mode)
+{
+    for (size_t m = 0; m < sizeof output_modes / sizeof output_modes[0]; m++) {
+        char name[32];
+        snprintf(name, sizeof name, "printing-%zu.db", m);
+        char *db = measure_edited_example(
+            name, "c[i] = a[i] + b[i];",
+            "c[i] = a[i] + b[i];\n        if (i == 0) printf(\"the kernel says hello\\n\");",
+            output_modes[m]);
+        cr_assert_eq(cli_db_int(db, "SELECT COUNT(*) FROM measurements WHERE status = 'ok'"), 4,
+                     "mode %zu: a correct kernel that prints is ok", m);
+        free(db);
+    }
+}
+
+Test(t1_plugin, a_compile_error_is_a_compile_failure_in_every_mode)
+{
+    for (size_t m = 0; m < sizeof output_modes / sizeof output_modes[0]; m++) {
+        char name[32];
+        snprintf(name, sizeof name, "broken-%zu.db", m);
+        char *db = measure_edited_example(name, "__kernel __attribute__",
+                                          "#if per_item == 2\nthis is not OpenCL C;\n#endif\n"
+                                          "__kernel __attribute__",
+                                          output_modes[m]);
+        assert_status(db, "wg_size=16,per_item=1", "ok", "compiles");
+        assert_status(db, "wg_size=32,per_item=1", "ok", "compiles");
+        assert_status(db, "wg_size=16,per_item=2", "compile", "a syntax error");
+        assert_status(db, "wg_size=32,per_item=2", "compile", "a syntax error");
+        free(db);
+    }
+}
+
 /* ------------------------------------------------------------ validation methods */
 
 /* out = 2 * in, except: variant 2 adds 1 to every seventh element, variant

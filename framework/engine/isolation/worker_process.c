@@ -79,9 +79,14 @@ int worker_process_spawn(const char *exe, worker_role role, worker_process *w,
         /* Only async-signal-safe calls from here to exec. */
         prctl(PR_SET_PDEATHSIG, SIGKILL);
         if (getppid() != parent) _exit(127);
+        /* Both move above the descriptors they are copied onto first:
+         * either may be one of them (the first worker's output file is fd 3
+         * when the parent holds nothing else), and a dup2 onto it would
+         * close it, sending the worker's output into the protocol. */
         int fd = fcntl(pair[1], F_DUPFD_CLOEXEC, 10);
-        if (fd < 0 || dup2(fd, WORKER_FD) < 0 || dup2(output, STDOUT_FILENO) < 0 ||
-            dup2(output, STDERR_FILENO) < 0)
+        int out = fcntl(output, F_DUPFD_CLOEXEC, 10);
+        if (fd < 0 || out < 0 || dup2(fd, WORKER_FD) < 0 || dup2(out, STDOUT_FILENO) < 0 ||
+            dup2(out, STDERR_FILENO) < 0)
             _exit(127);
         execv(exe, argv);
         _exit(127);
