@@ -196,6 +196,57 @@ Test(binary_cache, key_fields_do_not_run_into_each_other)
     binary_cache_key_clear(&two);
 }
 
+/* What the source includes is compiled too: a header found through -I,
+ * one it includes in turn beside itself, and a header not there yet (which
+ * the compiler would find once it is created) all change the key. */
+Test(binary_cache, key_changes_with_every_included_file)
+{
+    char *inc = cli_path(scratch, "inc");
+    cr_assert_eq(mkdir(inc, 0700), 0);
+    char *outer = cli_path(inc, "outer.h"), *inner = cli_path(inc, "inner.h");
+    cli_write_file(outer, "#include \"inner.h\"\n#define OUTER 1\n", 34);
+    cli_write_file(inner, "#define INNER 1\n", 16);
+    const char *source = "#include \"outer.h\"\n"
+                         "  #  include <later.h>\n"
+                         "__kernel void k(__global float *x) { x[0] = OUTER + INNER; }";
+    char options[4200];
+    snprintf(options, sizeof options, "-cl-std=CL1.2 -I %s", inc);
+    skytune_device_info dev = test_device();
+    binary_cache_key before = make_key(&dev, source, options);
+    binary_cache_key same = make_key(&dev, source, options);
+    cr_assert_str_eq(before.name, same.name, "the same files make the same key");
+    binary_cache_key_clear(&same);
+
+    cli_write_file(inner, "#define INNER 2\n", 16);
+    binary_cache_key inner_changed = make_key(&dev, source, options);
+    cr_assert_str_neq(inner_changed.name, before.name, "a header's own include changed");
+
+    char *later = cli_path(inc, "later.h");
+    cli_write_file(later, "\n", 1);
+    binary_cache_key created = make_key(&dev, source, options);
+    cr_assert_str_neq(created.name, inner_changed.name, "a missing header was created");
+
+    /* A FIFO where a header was is counted by its kind, never opened (an
+     * open would block this test forever). */
+    cr_assert_eq(unlink(later), 0);
+    cr_assert_eq(mkfifo(later, 0600), 0);
+    binary_cache_key fifo = make_key(&dev, source, options);
+    cr_assert_str_neq(fifo.name, created.name);
+
+    /* Without the -I the headers are not found: another key again. */
+    binary_cache_key no_search = make_key(&dev, source, "-cl-std=CL1.2");
+    cr_assert_str_neq(no_search.name, fifo.name);
+    binary_cache_key_clear(&before);
+    binary_cache_key_clear(&inner_changed);
+    binary_cache_key_clear(&created);
+    binary_cache_key_clear(&fifo);
+    binary_cache_key_clear(&no_search);
+    free(later);
+    free(inner);
+    free(outer);
+    free(inc);
+}
+
 /* ------------------------------------------------------------ entries */
 
 Test(binary_cache, binary_round_trip_in_a_private_folder)

@@ -561,6 +561,69 @@ Test(t1_plugin, an_edited_file_is_a_new_build_and_the_same_one_continues)
     free(t1);
 }
 
+/* A header the kernel includes is part of the build: changing it starts a
+ * new build (new measurements, a new cache key), and a failure the broken
+ * header caused is never served once it is mended. */
+Test(t1_plugin, an_included_header_is_part_of_the_build)
+{
+    char *t1 = example("vector_add.json");
+    size_t len;
+    char *text = (char *)cli_read_file(t1, &len);
+    cr_assert(text);
+    const char *options = "\"CompilerOptions\": [\"-cl-mad-enable\"]";
+    char *at = strstr(text, options);
+    cr_assert(at, "the example's options changed: adjust this test");
+    char json[16384];
+    snprintf(json, sizeof json, "%.*s\"CompilerOptions\": [\"-cl-mad-enable\", \"-I\", \"%s\"]%s",
+             (int)(at - text), text, scratch, at + strlen(options));
+    write_text("vector_add.json", json);
+    free(text);
+    char *cl = example("vector_add.cl");
+    char *source = (char *)cli_read_file(cl, &len);
+    const char *sum = "c[i] = a[i] + b[i];", *kernel = "__kernel __attribute__";
+    char *sum_at = strstr(source, sum), *kernel_at = strstr(source, kernel);
+    cr_assert(sum_at && kernel_at && kernel_at < sum_at, "the example kernel changed");
+    char edited[8192];
+    snprintf(edited, sizeof edited, "%.*s#include \"op.h\"\n%.*sc[i] = OP(a[i], b[i]);%s",
+             (int)(kernel_at - source), source, (int)(sum_at - kernel_at), kernel_at,
+             sum_at + strlen(sum));
+    write_text("vector_add.cl", edited);
+    free(source);
+    free(cl);
+    free(t1);
+    char *copy = in_scratch("vector_add.json");
+    char *db = in_scratch("header.db");
+    const char *const *args = CLI_ARGS("--set", "problem_size_0=256", "--strategy", "exhaustive",
+                                       "--only", "wg_size=16,32", "--only", "per_item=1,2");
+
+    write_text("op.h", "#define OP(x, y) ((x) + (y))\n");
+    cli_result r = run_t1(0, copy, db, args);
+    cr_assert_eq(cli_db_int(db, "SELECT COUNT(*) FROM measurements WHERE status = 'ok'"), 4,
+                 "%s", r.out);
+    cli_result_free(&r);
+
+    write_text("op.h", "#if per_item == 2\n#error the header is broken\n#endif\n"
+                       "#define OP(x, y) ((x) + (y))\n");
+    r = run_t1(0, copy, db, args);
+    cr_assert(strstr(r.out, "starting campaign 2"), "a broken header is a new build:\n%s", r.out);
+    cli_result_free(&r);
+    assert_status(db, "wg_size=16,per_item=1", "ok", "campaign 2 builds");
+    cr_assert_eq(cli_db_int(db, "SELECT COUNT(*) FROM measurements WHERE campaign_id = 2 AND "
+                                "status = 'compile'"),
+                 2, "the header's #error fails per_item=2");
+
+    write_text("op.h", "/* mended */\n#define OP(x, y) ((x) + (y))\n");
+    r = run_t1(0, copy, db, args);
+    cr_assert(strstr(r.out, "starting campaign 3"), "a mended header is a new build:\n%s", r.out);
+    cli_result_free(&r);
+    cr_assert_eq(cli_db_int(db, "SELECT COUNT(*) FROM measurements WHERE campaign_id = 3 AND "
+                                "status = 'ok'"),
+                 4, "no failure of the broken header is served from the cache");
+    cr_assert_eq(cli_db_int(db, "SELECT COUNT(DISTINCT source_hash) FROM plugins"), 3);
+    free(db);
+    free(copy);
+}
+
 /* ------------------------------------------------------------ refusals */
 
 Test(t1_plugin, a_bad_file_is_refused_and_leaves_no_database)

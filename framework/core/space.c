@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hash.h"
 #include "canonical.h"
 #include "expr.h"
 #include "quote.h"
@@ -1443,12 +1444,7 @@ int space_parse_config(const space *s, const char *text, uint16_t *idx, skytune_
 
 uint64_t space_text_hash(const char *text)
 {
-    uint64_t hash = 14695981039346656037ull;
-    for (const unsigned char *c = (const unsigned char *)text; *c; c++) {
-        hash ^= *c;
-        hash *= 1099511628211ull;
-    }
-    return hash;
+    return hash_fnv1a(HASH_FNV1A_OFFSET, text, strlen(text));
 }
 
 void space_config_values(const space *s, const uint16_t *idx, skytune_named_value *out)

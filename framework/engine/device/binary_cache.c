@@ -12,6 +12,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "compiler_inputs.h"
+#include "hash.h"
+
 /* An entry file: a fixed header, the key text, then the payload (the
  * program binary, or a failure's status and build log). Numbers are little
  * endian, so that a folder shared over a network file system reads the
@@ -31,8 +34,6 @@
 #define STALE_TEMP_S 3600
 
 /* Independent seeds for the two halves of each 128-bit hash. */
-#define FNV_OFFSET UINT64_C(0xcbf29ce484222325)
-#define FNV_PRIME UINT64_C(0x100000001b3)
 #define MURMUR_SEED UINT64_C(0x736b7974756e6521)
 
 struct binary_cache {
@@ -48,17 +49,6 @@ struct binary_cache {
 };
 
 /* ------------------------------------------------------------ hashing */
-
-static uint64_t fnv1a64(const void *data, size_t len)
-{
-    const unsigned char *p = data;
-    uint64_t h = FNV_OFFSET;
-    for (size_t k = 0; k < len; k++) {
-        h ^= p[k];
-        h *= FNV_PRIME;
-    }
-    return h;
-}
 
 static uint64_t read_le64(const unsigned char *p)
 {
@@ -448,19 +438,25 @@ int binary_cache_key_make(const skytune_device_info *dev, const char *source,
      * the one field that may hold a newline. */
     const char *format = "skytune program binary %d\n"
                          "platform %s\ndevice %s\ndevice version %s\ndriver %s\n"
-                         "source %016llx%016llx %zu\noptions %s";
-    unsigned long long h1 = fnv1a64(source, source_len);
+                         "source %016llx%016llx %zu\nincludes %016llx\noptions %s";
+    unsigned long long h1 = hash_fnv1a(HASH_FNV1A_OFFSET, source, source_len);
     unsigned long long h2 = murmur64a(source, source_len, MURMUR_SEED);
+    /* What the source includes is compiled too: a changed header is
+     * another key, never a stale binary or a stale failure. */
+    uint64_t includes;
+    if (compiler_includes_digest(source, options, &includes, err) != 0) return -1;
+    unsigned long long h3 = includes;
     int len = snprintf(NULL, 0, format, ENTRY_FORMAT, dev->platform, dev->name,
-                       dev->opencl_version, dev->driver_version, h1, h2, source_len, options);
+                       dev->opencl_version, dev->driver_version, h1, h2, source_len, h3,
+                       options);
     if (len < 0) return err_set(err, "cannot format the binary cache key");
     key->text = malloc((size_t)len + 1);
     if (!key->text) return err_set(err, "out of memory");
     snprintf(key->text, (size_t)len + 1, format, ENTRY_FORMAT, dev->platform, dev->name,
-             dev->opencl_version, dev->driver_version, h1, h2, source_len, options);
+             dev->opencl_version, dev->driver_version, h1, h2, source_len, h3, options);
     key->text_len = (size_t)len;
     snprintf(key->name, sizeof key->name, "%016llx%016llx",
-             (unsigned long long)fnv1a64(key->text, key->text_len),
+             (unsigned long long)hash_fnv1a(HASH_FNV1A_OFFSET, key->text, key->text_len),
              (unsigned long long)murmur64a(key->text, key->text_len, MURMUR_SEED));
     return 0;
 }

@@ -3,8 +3,8 @@
  * never compiled again.
  *
  * An entry is keyed by the platform, the device name and OpenCL version,
- * the driver version, the full source text compiled and the complete build
- * options. It holds either the program binary (CL_PROGRAM_BINARIES) or a
+ * the driver version, the full source text compiled, every file it
+ * includes (compiler_inputs.h) and the complete build options. It holds either the program binary (CL_PROGRAM_BINARIES) or a
  * recorded build failure (the OpenCL error and the build log): the same
  * source and options fail the same way on the same driver, so a cached
  * failure saves the compiler too.

@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "compiler_inputs.h"
 #include "params.h"
 #include "plugin_entry_check.h"
 #include "space.h"
@@ -261,6 +262,16 @@ static int load_file(const char *path, loaded_plugin *out, skytune_error *err)
     uint64_t h = space_text_hash(identity) ^
                  space_text_hash(desc->kernel_source ? desc->kernel_source : "") ^
                  (desc->build_options ? space_text_hash(desc->build_options) * 31u : 0u);
+    /* So do the files the kernel includes (through -I of its build
+     * options), a header changed being a new build like a source changed. */
+    uint64_t includes = 0;
+    if (desc->kernel_source &&
+        compiler_includes_digest(desc->kernel_source, desc->build_options, &includes, err) != 0) {
+        err_prefix(err, "plugin %s", path);
+        plugin_unload(out);
+        return -1;
+    }
+    h ^= includes * 17u;
     snprintf(out->source_hash, sizeof out->source_hash, "%016llx", (unsigned long long)h);
     return 0;
 }

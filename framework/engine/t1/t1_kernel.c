@@ -30,6 +30,8 @@
 #include <jansson.h>
 
 #include "cl_device.h"
+#include "compiler_inputs.h"
+#include "hash.h"
 #include "t1.h"
 #include "t1_kernel_internal.h"
 #include "value.h"
@@ -50,13 +52,6 @@ int t1_kernel_fail(const t1_kernel *s, skytune_error *err, const char *fmt, ...)
     vsnprintf(text, sizeof text, fmt, ap);
     va_end(ap);
     return err_set(err, "%s: %s", s->path, text);
-}
-
-static uint64_t hash_bytes(uint64_t h, const void *data, size_t len)
-{
-    const unsigned char *p = data;
-    for (size_t k = 0; k < len; k++) h = (h ^ p[k]) * 1099511628211ull;
-    return h;
 }
 
 /* A whole file, NUL-terminated; NULL with errno set when it cannot be read. */
@@ -262,7 +257,7 @@ static int read_kernel(t1_kernel *s, const json_t *ks, skytune_error *err)
                             "KernelFile is the kernel's OpenCL source, relative to the T1 file's "
                             "folder",
                     file, s->kernel_file, strerror(errno));
-    s->hash = hash_bytes(s->hash, s->kernel_source, len);
+    s->hash = hash_fnv1a(s->hash, s->kernel_source, len);
 
     const json_t *options = json_object_get(ks, "CompilerOptions");
     if (options && !json_is_array(options))
@@ -280,6 +275,14 @@ static int read_kernel(t1_kernel *s, const json_t *ks, skytune_error *err)
         if (k) strcat(s->compiler_options, " ");
         strcat(s->compiler_options, json_string_value(json_array_get(options, k)));
     }
+    /* What the kernel includes is part of the build too: a changed header
+     * is a new plugin build, whose measurements are its own. */
+    uint64_t includes;
+    skytune_error why = {0};
+    if (compiler_includes_digest(s->kernel_source, s->compiler_options, &includes, &why) != 0)
+        return t1_kernel_fail(s, err, "KernelSpecification.KernelFile \"%s\": %s", file,
+                              why.message);
+    if (includes) s->hash = hash_fnv1a(s->hash, &includes, sizeof includes);
     const json_t *shared = json_object_get(ks, "SharedMemory");
     if (json_is_integer(shared) && json_integer_value(shared) != 0)
         return t1_kernel_fail(s, err, "KernelSpecification.SharedMemory is CUDA's dynamic shared memory; "
@@ -450,7 +453,7 @@ static int read_fill(t1_kernel *s, const char *key, const json_t *a, const t1_ty
             return t1_kernel_fail(s, err, "%s: DataSource \"%s\": cannot read %s: %s", key, source,
                         fill->data_path, strerror(errno));
         /* Data is part of the plugin build: new data, new measurements. */
-        s->hash = hash_bytes(s->hash, data, len);
+        s->hash = hash_fnv1a(s->hash, data, len);
         free(data);
     }
     return 0;
@@ -729,7 +732,7 @@ int t1_kernel_load(const char *path, t1_kernel **out, skytune_error *err)
         t1_kernel_free(s);
         return rc;
     }
-    s->hash = hash_bytes(s->hash, text, len);
+    s->hash = hash_fnv1a(s->hash, text, len);
     json_error_t jerr;
     json_t *root = json_loadb(text, len, 0, &jerr);
     free(text);
