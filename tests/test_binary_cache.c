@@ -139,6 +139,25 @@ static time_t mtime_of(const char *path)
     return st.st_mtim.tv_sec;
 }
 
+/* The folder's entries and their bytes, as most tests count them. */
+static int usage_of(const char *dir, uint64_t *entries, uint64_t *bytes, skytune_error *err)
+{
+    binary_cache_folder_usage u;
+    int rc = binary_cache_usage(dir, &u, err);
+    *entries = u.entries;
+    *bytes = u.bytes;
+    return rc;
+}
+
+static int clear_of(const char *dir, uint64_t *removed, uint64_t *bytes, skytune_error *err)
+{
+    binary_cache_folder_usage u;
+    int rc = binary_cache_clear(dir, &u, err);
+    *removed = u.entries;
+    *bytes = u.bytes;
+    return rc;
+}
+
 /* ------------------------------------------------------------ keys */
 
 TestSuite(binary_cache, .init = make_scratch, .fini = remove_scratch);
@@ -475,9 +494,9 @@ Test(binary_cache, concurrent_writers_leave_only_whole_entries)
     /* Every temporary file was renamed into place. */
     uint64_t entries, bytes, removed;
     skytune_error err = {0};
-    cr_assert_eq(binary_cache_usage(cache_dir, &entries, &bytes, &err), 0, "%s", err.message);
+    cr_assert_eq(usage_of(cache_dir, &entries, &bytes, &err), 0, "%s", err.message);
     cr_assert_eq(entries, WRITERS + 1);
-    cr_assert_eq(binary_cache_clear(cache_dir, &removed, &bytes, &err), 0, "%s", err.message);
+    cr_assert_eq(clear_of(cache_dir, &removed, &bytes, &err), 0, "%s", err.message);
     DIR *d = opendir(cache_dir);
     cr_assert_not_null(d);
     struct dirent *de;
@@ -501,7 +520,7 @@ Test(binary_cache, size_limit_evicts_the_least_recently_used)
     binary_cache_close(probe);
     uint64_t entries, entry_size;
     skytune_error err = {0};
-    cr_assert_eq(binary_cache_usage(cache_dir, &entries, &entry_size, &err), 0, "%s", err.message);
+    cr_assert_eq(usage_of(cache_dir, &entries, &entry_size, &err), 0, "%s", err.message);
     cr_assert_eq(entries, 1);
 
     /* Room for three and a half entries. */
@@ -523,7 +542,7 @@ Test(binary_cache, size_limit_evicts_the_least_recently_used)
     cr_assert_not(cli_file_exists(pb), "the least recently used entry was kept");
     cr_assert(cli_file_exists(pa) && cli_file_exists(pc) && cli_file_exists(pd));
     cr_assert_eq(binary_cache_get_counts(c).evicted, 1, "only as many as needed go");
-    cr_assert_eq(binary_cache_usage(cache_dir, &entries, &entry_size, &err), 0, "%s", err.message);
+    cr_assert_eq(usage_of(cache_dir, &entries, &entry_size, &err), 0, "%s", err.message);
     cr_assert_eq(entries, 3);
 
     free(pa);
@@ -558,7 +577,7 @@ Test(binary_cache, the_limit_counts_entries_other_processes_stored)
     store_payload(c, &mine, 10000, 2);
     uint64_t entries, bytes;
     skytune_error err = {0};
-    cr_assert_eq(binary_cache_usage(cache_dir, &entries, &bytes, &err), 0, "%s", err.message);
+    cr_assert_eq(usage_of(cache_dir, &entries, &bytes, &err), 0, "%s", err.message);
     cr_assert_leq(bytes, 45000, "the folder is at most 90 %% of its limit after evicting");
     char *path = entry_path(&mine);
     cr_assert(cli_file_exists(path), "the newest entry is the last to go");
@@ -580,11 +599,88 @@ Test(binary_cache, no_limit_keeps_every_entry)
     }
     uint64_t entries, bytes;
     skytune_error err = {0};
-    cr_assert_eq(binary_cache_usage(cache_dir, &entries, &bytes, &err), 0, "%s", err.message);
+    cr_assert_eq(usage_of(cache_dir, &entries, &bytes, &err), 0, "%s", err.message);
     cr_assert_eq(entries, 20);
     cr_assert_gt(bytes, 20 * 50000);
     cr_assert_eq(binary_cache_get_counts(c).evicted, 0);
     binary_cache_close(c);
+}
+
+/* Only entries this user alone could have written are read: a FIFO at an
+ * entry's name is a miss at once (an open would wait for a writer), and so
+ * are a link and an entry others may write; `clear` removes what lies at
+ * entries' names, and `usage` counts it apart from the entries. */
+Test(binary_cache, only_private_regular_entries_are_read)
+{
+    binary_cache *c = open_cache(0);
+    binary_cache_key fifo = simple_key("fifo"), link = simple_key("link"),
+                     shared = simple_key("shared");
+    store_payload(c, &shared, 3000, 1);
+    char *shared_path = entry_path(&shared);
+    cr_assert_eq(chmod(shared_path, 0666), 0);
+    char *fifo_path = entry_path(&fifo), *link_path = entry_path(&link);
+    cr_assert_eq(mkfifo(fifo_path, 0600), 0);
+    cr_assert_eq(symlink(shared_path, link_path), 0);
+
+    binary_cache_entry entry;
+    cr_assert_eq(load(c, &fifo, &entry), BINARY_CACHE_MISS);
+    cr_assert_eq(load(c, &link, &entry), BINARY_CACHE_MISS);
+    cr_assert_eq(load(c, &shared, &entry), BINARY_CACHE_MISS, "a group- and world-writable entry");
+    cr_assert_eq(binary_cache_get_counts(c).untrusted, 2, "the FIFO and the writable entry");
+    cr_assert(cli_file_exists(shared_path), "another's entry is not removed, only passed over");
+
+    binary_cache_folder_usage u;
+    skytune_error err = {0};
+    cr_assert_eq(binary_cache_usage(cache_dir, &u, &err), 0, "%s", err.message);
+    cr_assert_eq(u.entries, 1);
+    cr_assert_eq(u.others, 2, "the FIFO and the link");
+    cr_assert_eq(binary_cache_clear(cache_dir, &u, &err), 0, "%s", err.message);
+    cr_assert_eq(u.entries, 1);
+    cr_assert_eq(u.others, 2);
+    cr_assert_not(cli_file_exists(fifo_path));
+    struct stat st;
+    cr_assert_neq(lstat(link_path, &st), 0, "clear removes the link itself");
+    binary_cache_close(c);
+    free(shared_path);
+    free(fifo_path);
+    free(link_path);
+    binary_cache_key_clear(&fifo);
+    binary_cache_key_clear(&link);
+    binary_cache_key_clear(&shared);
+}
+
+/* A folder others can write, or a link, is not used at all: every load is
+ * a miss and nothing is stored, whatever lies there. */
+Test(binary_cache, a_folder_others_can_write_is_not_used)
+{
+    binary_cache *c = open_cache(0);
+    binary_cache_key key = simple_key("planted");
+    store_payload(c, &key, 3000, 1);
+    binary_cache_close(c);
+    cr_assert_eq(chmod(cache_dir, 0777), 0);
+    c = open_cache(0);
+    cr_assert_not_null(binary_cache_distrust(c));
+    cr_assert(strstr(binary_cache_distrust(c), "can be written by other users (mode 0777)"),
+              "%s", binary_cache_distrust(c));
+    binary_cache_entry entry;
+    cr_assert_eq(load(c, &key, &entry), BINARY_CACHE_MISS);
+    unsigned char *p = payload(3000, 2);
+    skytune_error err = {0};
+    cr_assert_eq(binary_cache_store_binary(c, &key, p, 3000, &err), -1);
+    free(p);
+    binary_cache_close(c);
+
+    char *link = cli_path(scratch, "link-to-cache");
+    cr_assert_eq(chmod(cache_dir, 0700), 0);
+    cr_assert_eq(symlink(cache_dir, link), 0);
+    binary_cache *through_link;
+    cr_assert_eq(binary_cache_open(link, 0, &through_link, &err), 0, "%s", err.message);
+    cr_assert(binary_cache_distrust(through_link) &&
+              strstr(binary_cache_distrust(through_link), "is a symbolic link"));
+    cr_assert_eq(load(through_link, &key, &entry), BINARY_CACHE_MISS);
+    binary_cache_close(through_link);
+    free(link);
+    binary_cache_key_clear(&key);
 }
 
 /* ------------------------------------------------------------ the folder */
@@ -598,7 +694,7 @@ Test(binary_cache, clear_removes_entries_and_nothing_else)
     binary_cache_close(c);
     uint64_t entries, bytes;
     skytune_error err = {0};
-    cr_assert_eq(binary_cache_usage(cache_dir, &entries, &bytes, &err), 0, "%s", err.message);
+    cr_assert_eq(usage_of(cache_dir, &entries, &bytes, &err), 0, "%s", err.message);
     cr_assert_eq(entries, 2);
 
     /* A writer's leftover temporary file goes; everything else stays. */
@@ -622,7 +718,7 @@ Test(binary_cache, clear_removes_entries_and_nothing_else)
     cr_assert_eq(mkdir(subdir, 0700), 0);
 
     uint64_t removed, removed_bytes;
-    cr_assert_eq(binary_cache_clear(cache_dir, &removed, &removed_bytes, &err), 0, "%s",
+    cr_assert_eq(clear_of(cache_dir, &removed, &removed_bytes, &err), 0, "%s",
                  err.message);
     cr_assert_eq(removed, 2);
     cr_assert_eq(removed_bytes, bytes);
@@ -634,7 +730,7 @@ Test(binary_cache, clear_removes_entries_and_nothing_else)
     }
     struct stat st;
     cr_assert(stat(subdir, &st) == 0 && S_ISDIR(st.st_mode), "clear removed a folder");
-    cr_assert_eq(binary_cache_usage(cache_dir, &entries, &bytes, &err), 0, "%s", err.message);
+    cr_assert_eq(usage_of(cache_dir, &entries, &bytes, &err), 0, "%s", err.message);
     cr_assert_eq(entries, 0);
     cr_assert_eq(bytes, 0);
     free(temp);
@@ -647,10 +743,10 @@ Test(binary_cache, a_missing_folder_is_an_empty_cache)
 {
     uint64_t entries = 7, bytes = 7, removed = 7;
     skytune_error err = {0};
-    cr_assert_eq(binary_cache_usage(cache_dir, &entries, &bytes, &err), 0, "%s", err.message);
+    cr_assert_eq(usage_of(cache_dir, &entries, &bytes, &err), 0, "%s", err.message);
     cr_assert_eq(entries, 0);
     cr_assert_eq(bytes, 0);
-    cr_assert_eq(binary_cache_clear(cache_dir, &removed, &bytes, &err), 0, "%s", err.message);
+    cr_assert_eq(clear_of(cache_dir, &removed, &bytes, &err), 0, "%s", err.message);
     cr_assert_eq(removed, 0);
     cr_assert_not(cli_file_exists(cache_dir), "neither makes the folder");
 }
@@ -985,7 +1081,7 @@ Test(cache_cli, show_and_clear_a_folder)
     cli_write_file(foreign, "keep me", 7);
     uint64_t entries, bytes;
     skytune_error err = {0};
-    cr_assert_eq(binary_cache_usage(cache_dir, &entries, &bytes, &err), 0, "%s", err.message);
+    cr_assert_eq(usage_of(cache_dir, &entries, &bytes, &err), 0, "%s", err.message);
 
     r = cli_run(CLI_ARGS("cache", "--dir", cache_dir));
     cr_assert_eq(r.status, 0, "%s", r.err);
@@ -1003,13 +1099,44 @@ Test(cache_cli, show_and_clear_a_folder)
     cr_assert(strstr(r.out, "removed 3 entries") != NULL, "%s", r.out);
     cli_result_free(&r);
     cr_assert(cli_file_exists(foreign), "clear removed a file that is not an entry");
-    cr_assert_eq(binary_cache_usage(cache_dir, &entries, &bytes, &err), 0, "%s", err.message);
+    cr_assert_eq(usage_of(cache_dir, &entries, &bytes, &err), 0, "%s", err.message);
     cr_assert_eq(entries, 0);
 
     r = cli_run(CLI_ARGS("cache", "--dir", cache_dir));
     cr_assert_eq(field(r.out, "entries "), 0);
     cli_result_free(&r);
     free(foreign);
+}
+
+/* A run whose cache folder others can write says so once and compiles
+ * from source; `cache show` says why the folder is not used. */
+Test(cache_cli, a_run_does_not_use_a_folder_others_can_write)
+{
+    char *parent = cli_path(scratch, "cache");
+    cr_assert_eq(mkdir(parent, 0700), 0);
+    free(parent);
+    cr_assert_eq(mkdir(cache_dir, 0777), 0);
+    cr_assert_eq(chmod(cache_dir, 0777), 0); /* past the umask */
+    char *db = cli_path(scratch, "run.db");
+    cli_result r = cli_run(CLI_ARGS("run", "--plugin", "vector_add", "--strategy", "random",
+                                    "--budget", "2", "--runs", "2", "--db", db, "--cache-dir",
+                                    cache_dir));
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    const char *said = "can be written by other users (mode 0777): the binary cache is not used";
+    cr_assert(strstr(r.err, said), "%s", r.err);
+    cr_assert_null(strstr(strstr(r.err, said) + 1, "can be written"), "said once:\n%s", r.err);
+    cr_assert(strstr(r.out, "binary cache off"), "%s", r.out);
+    cli_result_free(&r);
+    uint64_t entries, bytes;
+    skytune_error err = {0};
+    cr_assert_eq(usage_of(cache_dir, &entries, &bytes, &err), 0, "%s", err.message);
+    cr_assert_eq(entries, 0, "nothing stored in it");
+
+    r = cli_run(CLI_ARGS("cache", "show", "--dir", cache_dir));
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    cr_assert(strstr(r.out, "not used   the binary cache folder"), "%s", r.out);
+    cli_result_free(&r);
+    free(db);
 }
 
 Test(cache_cli, the_environment_chooses_the_folder)

@@ -33,33 +33,44 @@ static void format_bytes(uint64_t bytes, char *buf, size_t len)
 static int show_cache(const char *dir)
 {
     skytune_error err = {0};
-    uint64_t entries, bytes;
-    if (binary_cache_usage(dir, &entries, &bytes, &err) != 0) {
+    binary_cache_folder_usage usage;
+    if (binary_cache_usage(dir, &usage, &err) != 0) {
         cli_error("cache: %s", err.message);
         return EXIT_FAILED;
     }
     struct stat st;
     bool exists = stat(dir, &st) == 0;
     char size[32];
-    format_bytes(bytes, size, sizeof size);
+    format_bytes(usage.bytes, size, sizeof size);
     printf("directory  %s%s\n", dir, exists ? "" : " (not created yet)");
-    printf("entries    %" PRIu64 "\n", entries);
-    printf("size       %s (%" PRIu64 " bytes)\n", size, bytes);
+    printf("entries    %" PRIu64 "\n", usage.entries);
+    printf("size       %s (%" PRIu64 " bytes)\n", size, usage.bytes);
+    if (usage.others)
+        printf("other      %" PRIu64 " %s at entries' names that %s no entry (FIFO, link, "
+               "socket): never read, removed by `skytune cache clear`\n",
+               usage.others, usage.others == 1 ? "file" : "files", usage.others == 1 ? "is" : "are");
+    char why[256];
+    if (exists && !binary_cache_folder_trusted(dir, why, sizeof why))
+        printf("not used   %s: runs compile from source\n", why);
     return EXIT_OK;
 }
 
 static int clear_cache(const char *dir)
 {
     skytune_error err = {0};
-    uint64_t removed, bytes;
-    if (binary_cache_clear(dir, &removed, &bytes, &err) != 0) {
+    binary_cache_folder_usage removed;
+    if (binary_cache_clear(dir, &removed, &err) != 0) {
         cli_error("cache: %s", err.message);
         return EXIT_FAILED;
     }
     char size[32];
-    format_bytes(bytes, size, sizeof size);
-    printf("removed %" PRIu64 " %s (%s) from %s\n", removed, removed == 1 ? "entry" : "entries",
-           size, dir);
+    format_bytes(removed.bytes, size, sizeof size);
+    printf("removed %" PRIu64 " %s (%s) from %s", removed.entries,
+           removed.entries == 1 ? "entry" : "entries", size, dir);
+    if (removed.others)
+        printf(", and %" PRIu64 " other %s at entries' names", removed.others,
+               removed.others == 1 ? "file" : "files");
+    printf("\n");
     return EXIT_OK;
 }
 

@@ -534,6 +534,17 @@ static int run_on_device(const tuning_request *rq,
     }
     uint64_t cache_limit = rq->cache_max_bytes ? rq->cache_max_bytes : BINARY_CACHE_DEFAULT_MAX_BYTES;
     if (!rq->no_cache && binary_cache_open(rq->cache_dir, cache_limit, &cache, err) != 0) goto done;
+    if (cache && binary_cache_distrust(cache)) {
+        if (rq->on_notice) {
+            char text[400];
+            snprintf(text, sizeof text, "%s: the binary cache is not used, every configuration "
+                                        "is compiled from source",
+                     binary_cache_distrust(cache));
+            rq->on_notice(rq->notice_ctx, text);
+        }
+        binary_cache_close(cache);
+        cache = NULL;
+    }
     recorded_campaign rc_spec = {
         .device = &dev->info,
         .plugin = plugin.desc,

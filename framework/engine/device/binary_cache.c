@@ -45,6 +45,7 @@ struct binary_cache {
     bool dir_sized;
     uint64_t dir_bytes;
     binary_cache_counts counts;
+    char distrust[256];         /* why the folder is not used; "" when it is */
     char last_error[sizeof ((skytune_error *)0)->message];
 };
 
@@ -222,6 +223,7 @@ static int make_dirs(const char *dir, skytune_error *err)
 typedef struct cache_file {
     char name[BINARY_CACHE_NAME_LEN + 16];
     bool temp;
+    bool special;               /* not a regular file: a FIFO, a link, a socket */
     uint64_t size;
     struct timespec mtime;
 } cache_file;
@@ -230,6 +232,7 @@ typedef struct cache_listing {
     cache_file *files;
     size_t count, cap;
     uint64_t entries, entry_bytes;
+    uint64_t specials;
 } cache_listing;
 
 /* A folder that does not exist lists as empty. */
@@ -247,8 +250,8 @@ static int list_cache_files(const char *dir, cache_listing *out, skytune_error *
         bool temp = is_temp_name(de->d_name);
         if (!temp && !is_entry_name(de->d_name)) continue;
         struct stat st;
-        if (fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISREG(st.st_mode))
-            continue; /* gone since readdir (another process), or not ours to touch */
+        if (fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 || S_ISDIR(st.st_mode))
+            continue; /* gone since readdir (another process), or a folder: not ours */
         if (out->count == out->cap) {
             size_t cap = out->cap ? 2 * out->cap : 64;
             cache_file *grown = realloc(out->files, cap * sizeof *grown);
@@ -264,9 +267,14 @@ static int list_cache_files(const char *dir, cache_listing *out, skytune_error *
         cache_file *f = &out->files[out->count++];
         snprintf(f->name, sizeof f->name, "%s", de->d_name);
         f->temp = temp;
-        f->size = (uint64_t)st.st_size;
+        /* Something else at an entry's name (a FIFO, a link) is never an
+         * entry, but it is the cache's to show and to clear. */
+        f->special = !S_ISREG(st.st_mode);
+        f->size = f->special ? 0 : (uint64_t)st.st_size;
         f->mtime = st.st_mtim;
-        if (!temp) {
+        if (f->special) {
+            out->specials++;
+        } else if (!temp) {
             out->entries++;
             out->entry_bytes += f->size;
         }
@@ -292,31 +300,33 @@ static int remove_cache_file(const char *dir, const char *name)
     return rc;
 }
 
-int binary_cache_usage(const char *dir, uint64_t *entries, uint64_t *bytes, skytune_error *err)
+int binary_cache_usage(const char *dir, binary_cache_folder_usage *out, skytune_error *err)
 {
     cache_listing l;
     if (list_cache_files(dir, &l, err) != 0) return -1;
-    *entries = l.entries;
-    *bytes = l.entry_bytes;
+    out->entries = l.entries;
+    out->bytes = l.entry_bytes;
+    out->others = l.specials;
     free(l.files);
     return 0;
 }
 
-int binary_cache_clear(const char *dir, uint64_t *removed, uint64_t *bytes, skytune_error *err)
+int binary_cache_clear(const char *dir, binary_cache_folder_usage *removed, skytune_error *err)
 {
     cache_listing l;
     if (list_cache_files(dir, &l, err) != 0) return -1;
-    *removed = 0;
-    *bytes = 0;
+    memset(removed, 0, sizeof *removed);
     int rc = 0;
     for (size_t k = 0; k < l.count; k++) {
         if (remove_cache_file(dir, l.files[k].name) != 0) {
             rc = err_set(err, "cannot remove %s/%s: %s", dir, l.files[k].name, strerror(errno));
             break;
         }
-        if (!l.files[k].temp) {
-            (*removed)++;
-            *bytes += l.files[k].size;
+        if (l.files[k].special) {
+            removed->others++;
+        } else if (!l.files[k].temp) {
+            removed->entries++;
+            removed->bytes += l.files[k].size;
         }
     }
     free(l.files);
@@ -341,6 +351,7 @@ static int size_folder(binary_cache *c, skytune_error *err)
     time_t now = time(NULL);
     size_t n_entries = 0;
     for (size_t k = 0; k < l.count; k++) {
+        if (l.files[k].special) continue; /* no size to count; cleared by hand */
         if (l.files[k].temp) {
             if (l.files[k].mtime.tv_sec + STALE_TEMP_S < now) remove_cache_file(c->dir, l.files[k].name);
         } else {
@@ -369,6 +380,38 @@ static int size_folder(binary_cache *c, skytune_error *err)
     return 0;
 }
 
+/* ------------------------------------------------------------ trust */
+
+/* Whether a file or folder is one only this user could have put there and
+ * only this user can change: owned by the user, writable by no one else. A
+ * binary from anywhere else would run as the user's code. */
+static bool owned_privately(const struct stat *st, const char *what, const char *path, char *why,
+                            size_t len)
+{
+    if (st->st_uid != geteuid()) {
+        snprintf(why, len, "%s %s belongs to another user (uid %u)", what, path,
+                 (unsigned)st->st_uid);
+        return false;
+    }
+    if (st->st_mode & (S_IWGRP | S_IWOTH)) {
+        snprintf(why, len, "%s %s can be written by other users (mode %04o)", what, path,
+                 (unsigned)(st->st_mode & 07777));
+        return false;
+    }
+    return true;
+}
+
+bool binary_cache_folder_trusted(const char *dir, char *why, size_t len)
+{
+    struct stat st;
+    if (lstat(dir, &st) != 0) return true; /* created private by the first store */
+    if (S_ISLNK(st.st_mode)) {
+        snprintf(why, len, "the binary cache folder %s is a symbolic link", dir);
+        return false;
+    }
+    return owned_privately(&st, "the binary cache folder", dir, why, len);
+}
+
 /* ------------------------------------------------------------ the object */
 
 int binary_cache_open(const char *dir, uint64_t max_bytes, binary_cache **out,
@@ -395,8 +438,15 @@ int binary_cache_open(const char *dir, uint64_t max_bytes, binary_cache **out,
     }
     c->dir = path;
     c->max_bytes = max_bytes;
+    if (!binary_cache_folder_trusted(path, c->distrust, sizeof c->distrust) && !c->distrust[0])
+        snprintf(c->distrust, sizeof c->distrust, "the binary cache folder %s is not private", path);
     *out = c;
     return 0;
+}
+
+const char *binary_cache_distrust(const binary_cache *c)
+{
+    return c->distrust[0] ? c->distrust : NULL;
 }
 
 void binary_cache_close(binary_cache *c)
@@ -523,9 +573,12 @@ int binary_cache_load(binary_cache *c, const binary_cache_key *key, binary_cache
                       skytune_error *err)
 {
     memset(entry, 0, sizeof *entry);
+    if (c->distrust[0]) return load_miss(c);
     char *path = join_path(c->dir, key->name, ENTRY_SUFFIX);
     if (!path) return cache_fail(c, err, "out of memory");
-    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+    /* Never a link (O_NOFOLLOW), and never a wait: a FIFO at an entry's
+     * name would block an open without O_NONBLOCK until a writer came. */
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
     if (fd < 0) {
         int e = errno;
         if (e == ENOENT || e == ENOTDIR || e == ELOOP) {
@@ -545,7 +598,12 @@ int binary_cache_load(binary_cache *c, const binary_cache_key *key, binary_cache
         cache_fail(c, err, "cannot read the binary cache entry %s: %s", path, strerror(errno));
         goto done;
     }
-    if (!S_ISREG(st.st_mode)) { /* not ours to remove */
+    char why[256];
+    if (!S_ISREG(st.st_mode) || !owned_privately(&st, "the entry", path, why, sizeof why)) {
+        /* Not ours to read, nor to remove: a special file or another
+         * user's entry is a miss, and the store that follows replaces it
+         * with an entry of our own. */
+        c->counts.untrusted++;
         rc = load_miss(c);
         goto done;
     }
@@ -631,6 +689,7 @@ done:
 static int store_entry(binary_cache *c, const binary_cache_key *key, uint32_t kind,
                        const unsigned char *payload, size_t payload_len, skytune_error *err)
 {
+    if (c->distrust[0]) return cache_fail(c, err, "%s: not stored", c->distrust);
     char *path = join_path(c->dir, key->name, ENTRY_SUFFIX);
     char *temp = join_path(c->dir, key->name, TEMP_TEMPLATE);
     if (!path || !temp) {
@@ -643,6 +702,13 @@ static int store_entry(binary_cache *c, const binary_cache_key *key, uint32_t ki
         skytune_error dir_err = {0};
         if (make_dirs(c->dir, &dir_err) != 0) {
             cache_fail(c, err, "%s", dir_err.message);
+            free(path);
+            free(temp);
+            return -1;
+        }
+        /* Someone else may have made the folder between the two calls. */
+        if (!binary_cache_folder_trusted(c->dir, c->distrust, sizeof c->distrust)) {
+            cache_fail(c, err, "%s: not stored", c->distrust);
             free(path);
             free(temp);
             return -1;

@@ -27,6 +27,7 @@
 #ifndef SKYTUNE_BINARY_CACHE_H
 #define SKYTUNE_BINARY_CACHE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -51,6 +52,15 @@ int binary_cache_open(const char *dir, uint64_t max_bytes, binary_cache **out,
                       skytune_error *err);
 void binary_cache_close(binary_cache *c);
 const char *binary_cache_dir(const binary_cache *c);
+
+/* Where the folder is not this user's alone (a symbolic link, another
+ * user's folder, or one others can write), why, in words; NULL when it
+ * is. A binary cache object on such a folder reads nothing (every load is
+ * a miss) and writes nothing: a binary planted there would run as this
+ * user's code. The caller says so once and compiles from source. Entries
+ * are checked the same way one by one (binary_cache_counts.untrusted). */
+const char *binary_cache_distrust(const binary_cache *c);
+bool binary_cache_folder_trusted(const char *dir, char *why, size_t len);
 
 /* ------------------------------------------------------------ keys */
 
@@ -106,6 +116,8 @@ typedef struct binary_cache_counts {
     uint64_t stores;
     uint64_t evicted;           /* entries removed for the size limit */
     uint64_t errors;            /* loads and stores that failed */
+    uint64_t untrusted;         /* entries passed over: not regular files, or not this user's
+                                   alone */
 } binary_cache_counts;
 
 void binary_cache_note_rejected(binary_cache *c);
@@ -116,12 +128,18 @@ const char *binary_cache_last_error(const binary_cache *c);
 
 /* ------------------------------------------------------------ the folder */
 
-/* The number of entries in `dir` and their total size; 0 and 0 when the
- * folder does not exist. */
-int binary_cache_usage(const char *dir, uint64_t *entries, uint64_t *bytes, skytune_error *err);
+typedef struct binary_cache_folder_usage {
+    uint64_t entries, bytes;
+    uint64_t others;            /* what else lies at entries' names (FIFOs, links, sockets) */
+} binary_cache_folder_usage;
 
-/* Remove every entry of `dir` and any temporary file a writer left; nothing
- * else in the folder is touched. *removed and *bytes count the entries. */
-int binary_cache_clear(const char *dir, uint64_t *removed, uint64_t *bytes, skytune_error *err);
+/* The entries in `dir`, their total size, and what else lies at their
+ * names; all 0 when the folder does not exist. */
+int binary_cache_usage(const char *dir, binary_cache_folder_usage *out, skytune_error *err);
+
+/* Remove every entry of `dir`, any temporary file a writer left and
+ * whatever else lies at an entry's name; nothing else in the folder is
+ * touched. *removed counts them. */
+int binary_cache_clear(const char *dir, binary_cache_folder_usage *removed, skytune_error *err);
 
 #endif
