@@ -6,6 +6,7 @@
 #include <criterion/criterion.h>
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "python_values.h"
@@ -108,4 +109,34 @@ Test(python_values, evaluation_is_checked_and_bounded)
     refused("range(10**9)", "column 1", "a list holds at most");
     refused("[1 for i in range(10**6) for j in range(10) if j > 100]", "column 1", "steps");
     refused("[0] * 2000000", "column", "more than");
+}
+
+/* A long literal list costs its length, not its length squared: each item
+ * is parsed, and kept, as its own text (a list of 30,000 values once kept
+ * a copy of the whole list in every item, 7 GB), and a message still gives
+ * the column in the whole list. */
+Test(python_values, a_long_list_keeps_each_item_alone)
+{
+    enum { N = 30000 };
+    size_t cap = (size_t)N * 8 + 16, used = 0;
+    char *text = malloc(cap);
+    cr_assert_not_null(text);
+    text[used++] = '[';
+    for (int k = 0; k < N; k++)
+        used += (size_t)snprintf(text + used, cap - used, "%s%d", k ? ", " : "", k);
+    snprintf(text + used, cap - used, "]");
+    skytune_value *values;
+    size_t count;
+    skytune_error err = {0};
+    cr_assert_eq(python_values_eval(text, &values, &count, &err), 0, "%s", err.message);
+    cr_assert_eq(count, (size_t)N);
+    cr_assert_eq(values[N - 1].i, N - 1);
+    python_values_free(values, count);
+
+    /* The last item divides by zero: the column is the item's in the list. */
+    snprintf(text + used, cap - used, ", 1 / 0]");
+    char column[32];
+    snprintf(column, sizeof column, "column %zu:", used + 5);
+    refused(text, column, "division by zero");
+    free(text);
 }

@@ -120,6 +120,7 @@ struct expr {
     char **strings;    /* decoded string literals, referenced by the code */
     size_t n_strings;
     char *text;
+    size_t column_base;  /* columns of text start after this many (expr_parse_span) */
 };
 
 /* Runtime failures. Detected in the machine without formatting anything, so
@@ -714,6 +715,11 @@ const char *expr_text(const expr *e)
     return e->text;
 }
 
+size_t expr_first_column(const expr *e)
+{
+    return e->column_base + 1;
+}
+
 void expr_free(expr *e)
 {
     if (!e) return;
@@ -766,6 +772,7 @@ typedef struct token {
 typedef struct parser {
     const char *text;
     size_t text_len;
+    size_t column_base;  /* added to every column a message gives */
     size_t pos;          /* where the lexer continues */
     token tok;           /* the current token */
     token prev;          /* the last token consumed, when have_prev */
@@ -787,7 +794,7 @@ static bool is_name_start(char c)
 }
 static bool is_name_char(char c) { return is_name_start(c) || is_digit(c); }
 
-static size_t column_of(size_t offset) { return offset + 1; }
+static size_t column_of(const parser *p, size_t offset) { return p->column_base + offset + 1; }
 
 static int out_of_memory(parser *p)
 {
@@ -829,7 +836,7 @@ static int lex_number(parser *p, token *t)
     if (end < n && (is_name_char(s[end]) || s[end] == '.')) {
         size_t stop = end;
         while (stop < n && (is_name_char(s[stop]) || s[stop] == '.')) stop++;
-        return err_set(p->err, "column %zu: invalid number '%.*s'", column_of(at),
+        return err_set(p->err, "column %zu: invalid number '%.*s'", column_of(p, at),
                        (int)(stop - at < QUOTED_MAX ? stop - at : QUOTED_MAX), s + at);
     }
     t->len = end - at;
@@ -857,7 +864,7 @@ static int lex_number(parser *p, token *t)
                                      : (unsigned)((c | 0x20) - 'a' + 10);
         if (value > ((uint64_t)INT64_MAX - digit) / base)
             return err_set(p->err, "column %zu: integer '%.*s' is too large; the largest is "
-                           "9223372036854775807", column_of(at),
+                           "9223372036854775807", column_of(p, at),
                            (int)(t->len < QUOTED_MAX ? t->len : QUOTED_MAX), s + at);
         value = value * base + digit;
     }
@@ -876,7 +883,7 @@ static int lex_string(parser *p, token *t)
     }
     if (end >= p->text_len)
         return err_set(p->err, "column %zu: unterminated string: no closing %c",
-                       column_of(t->start), quote);
+                       column_of(p, t->start), quote);
     t->type = TOK_STRING;
     t->len = end + 1 - t->start;
     return 0;
@@ -944,7 +951,7 @@ static int advance(parser *p)
         size_t after = t.start + t.len;
         if (after < n && s[after] == '.' && !is_digit(after + 1 < n ? s[after + 1] : '\0'))
             return err_set(p->err, "column %zu: expected a name after '.' in '%.*s.'",
-                           column_of(after), (int)(t.len < QUOTED_MAX ? t.len : QUOTED_MAX),
+                           column_of(p, after), (int)(t.len < QUOTED_MAX ? t.len : QUOTED_MAX),
                            s + t.start);
     } else if (c == '\'' || c == '"') {
         if (lex_string(p, &t)) return -1;
@@ -970,26 +977,26 @@ static int advance(parser *p)
         case '=':
             if (next != '=')
                 return err_set(p->err, "column %zu: a single '=' is not a comparison; use '==' "
-                               "to compare", column_of(t.start));
+                               "to compare", column_of(p, t.start));
             t.type = TOK_EQ;
             break;
         case '!':
             if (next != '=')
                 return err_set(p->err, "column %zu: unexpected '!'; use '!=' to compare or "
-                               "'not' to negate", column_of(t.start));
+                               "'not' to negate", column_of(p, t.start));
             t.type = TOK_NE;
             break;
         case '&':
-            return err_set(p->err, "column %zu: unexpected '%s'; use 'and'", column_of(t.start),
+            return err_set(p->err, "column %zu: unexpected '%s'; use 'and'", column_of(p, t.start),
                            next == '&' ? "&&" : "&");
         case '|':
-            return err_set(p->err, "column %zu: unexpected '%s'; use 'or'", column_of(t.start),
+            return err_set(p->err, "column %zu: unexpected '%s'; use 'or'", column_of(p, t.start),
                            next == '|' ? "||" : "|");
         default:
             if (c > ' ' && c < 127)
                 return err_set(p->err, "column %zu: unexpected character '%c'",
-                               column_of(t.start), c);
-            return err_set(p->err, "column %zu: unexpected byte 0x%02x", column_of(t.start),
+                               column_of(p, t.start), c);
+            return err_set(p->err, "column %zu: unexpected byte 0x%02x", column_of(p, t.start),
                            (unsigned)(unsigned char)c);
         }
         if (t.type == TOK_DOUBLE_STAR || t.type == TOK_DOUBLE_SLASH || t.type == TOK_LE ||
@@ -1072,7 +1079,7 @@ static int emit(parser *p, int op, size_t offset, insn **emitted)
     insn *in = &e->code[e->n_code];
     memset(in, 0, sizeof *in);
     in->op = (uint8_t)op;
-    e->columns[e->n_code] = column_of(offset);
+    e->columns[e->n_code] = column_of(p, offset);
     e->n_code++;
     adjust_stack(p, stack_effect(op));
     if (emitted) *emitted = in;
@@ -1168,7 +1175,7 @@ static int emit_unary(parser *p, int op, const token *op_tok, operand *o)
 {
     if (op != OP_NOT && o->is_string)
         return err_set(p->err, "column %zu: bad operand type for unary '%s': string",
-                       column_of(op_tok->start), opcode_symbol(op));
+                       column_of(p, op_tok->start), opcode_symbol(op));
     if (o->is_const) {
         cell c = const_cell(p, o);
         bool folded = true;
@@ -1191,7 +1198,7 @@ static int emit_unary(parser *p, int op, const token *op_tok, operand *o)
 static int string_operand_error(parser *p, int op, const token *op_tok)
 {
     return err_set(p->err, "column %zu: '%s' cannot be applied to a string; strings compare "
-                   "only with '==' and '!='", column_of(op_tok->start), opcode_symbol(op));
+                   "only with '==' and '!='", column_of(p, op_tok->start), opcode_symbol(op));
 }
 
 /* lhs = lhs op rhs, for arithmetic and single comparisons; rhs's code
@@ -1235,7 +1242,7 @@ static int enter(parser *p)
 {
     if (++p->nesting > EXPR_MAX_NESTING)
         return err_set(p->err, "column %zu: expression nested too deeply (more than %d levels)",
-                       column_of(p->tok.start), EXPR_MAX_NESTING);
+                       column_of(p, p->tok.start), EXPR_MAX_NESTING);
     return 0;
 }
 
@@ -1243,7 +1250,7 @@ static int expected_operand(parser *p)
 {
     char found[QUOTED_MAX + 16];
     describe_token(p, &p->tok, found, sizeof found);
-    size_t column = column_of(p->tok.start);
+    size_t column = column_of(p, p->tok.start);
     if (!p->have_prev) return err_set(p->err, "column %zu: expected an operand but found %s",
                                       column, found);
     char after[QUOTED_MAX + 16];
@@ -1330,7 +1337,7 @@ static int reject_unsupported_word(parser *p)
     for (size_t k = 0; k < sizeof unsupported_words / sizeof unsupported_words[0]; k++)
         if (strlen(unsupported_words[k]) == t->len && memcmp(unsupported_words[k], name, t->len) == 0)
             return err_set(p->err, "column %zu: '%s' is not supported in constraints",
-                           column_of(t->start), unsupported_words[k]);
+                           column_of(p, t->start), unsupported_words[k]);
     return 0;
 }
 
@@ -1339,7 +1346,7 @@ static int parse_name(parser *p, operand *out)
     const token *t = &p->tok;
     const char *name = p->text + t->start;
     int shown = (int)(t->len < QUOTED_MAX ? t->len : QUOTED_MAX);
-    size_t column = column_of(t->start);
+    size_t column = column_of(p, t->start);
     if (reject_unsupported_word(p)) return -1;
 
     int slot = p->resolve ? p->resolve(p->resolve_ctx, name, t->len) : -1;
@@ -1401,7 +1408,7 @@ static int parse_atom(parser *p, operand *out)
             char found[QUOTED_MAX + 16];
             describe_token(p, &p->tok, found, sizeof found);
             return err_set(p->err, "column %zu: expected ')' to close the '(' at column %zu but "
-                           "found %s", column_of(p->tok.start), column_of(t.start), found);
+                           "found %s", column_of(p, p->tok.start), column_of(p, t.start), found);
         }
         return advance(p);
     }
@@ -1667,21 +1674,31 @@ int expr_parse(const char *text, expr_resolve_fn resolve, void *ctx, expr **out,
 {
     *out = NULL;
     if (!text) return err_set(err, "empty expression");
+    return expr_parse_span(text, strlen(text), 0, resolve, ctx, out, err);
+}
 
+int expr_parse_span(const char *text, size_t len, size_t column_base, expr_resolve_fn resolve,
+                    void *ctx, expr **out, skytune_error *err)
+{
+    *out = NULL;
     parser p;
     memset(&p, 0, sizeof p);
-    p.text = text;
-    p.text_len = strlen(text);
+    p.text_len = len;
+    p.column_base = column_base;
     p.resolve = resolve;
     p.resolve_ctx = ctx;
     p.err = err;
     p.out = calloc(1, sizeof *p.out);
     if (!p.out) return err_set(err, "out of memory parsing expression");
-    p.out->text = strdup(text);
+    p.out->column_base = column_base;
+    /* The expression keeps its own text (expr_text), and the lexer reads
+     * this copy, which ends where the span does. */
+    p.out->text = strndup(text, len);
     if (!p.out->text) {
         out_of_memory(&p);
         goto failed;
     }
+    p.text = p.out->text;
 
     if (advance(&p)) goto failed;
     if (p.tok.type == TOK_END) {
@@ -1695,9 +1712,9 @@ int expr_parse(const char *text, expr_resolve_fn resolve, void *ctx, expr **out,
         char found[QUOTED_MAX + 16];
         describe_token(&p, &p.tok, found, sizeof found);
         if (p.tok.type == TOK_RPAREN)
-            err_set(err, "column %zu: unbalanced ')'", column_of(p.tok.start));
+            err_set(err, "column %zu: unbalanced ')'", column_of(&p, p.tok.start));
         else
-            err_set(err, "column %zu: unexpected trailing input %s", column_of(p.tok.start),
+            err_set(err, "column %zu: unexpected trailing input %s", column_of(&p, p.tok.start),
                     found);
         goto failed;
     }

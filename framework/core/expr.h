@@ -52,6 +52,14 @@ typedef int (*expr_resolve_fn)(void *ctx, const char *name, size_t len);
 int expr_parse(const char *text, expr_resolve_fn resolve, void *ctx, expr **out,
                skytune_error *err);
 
+/* The same for the `len` bytes at `text`, a part of a longer text that
+ * starts at 0-based column `column_base` of it: messages and runtime
+ * errors give columns of the longer text, and the expression keeps only
+ * its own part. Parsing each item of a long list this way costs the item,
+ * not the list. */
+int expr_parse_span(const char *text, size_t len, size_t column_base, expr_resolve_fn resolve,
+                    void *ctx, expr **out, skytune_error *err);
+
 void expr_free(expr *e);
 
 /* The distinct slots the expression reads, ascending. */
@@ -66,5 +74,9 @@ int expr_eval(const expr *e, const expr_value *slots, expr_value *result, skytun
 
 /* The source text the expression was parsed from. */
 const char *expr_text(const expr *e);
+
+/* The 1-based column of the text's first byte in the text it was part of
+ * (1 for expr_parse). */
+size_t expr_first_column(const expr *e);
 
 #endif

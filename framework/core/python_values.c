@@ -84,7 +84,6 @@ typedef struct parser {
     size_t n_variables;
     size_t n_slots;                        /* variables ever declared */
     int slot_of[MAX_VARIABLES];            /* the slot of each variable in scope */
-    char *scratch;                         /* a blank copy of text, for scalars */
     skytune_error *err;
 } parser;
 
@@ -253,11 +252,9 @@ static int parse_scalar(parser *p, bool stop_at_keywords, const char *what, expr
     size_t start = p->at, end = scalar_end(p, stop_at_keywords);
     if (end == start) return fail_at(p, start, "expected %s", what);
     if (check_scalar(p, start, end) != 0) return -1;
-    memcpy(p->scratch + start, p->text + start, end - start);
     skytune_error why = {0};
-    int rc = expr_parse(p->scratch, resolve_variable, p, out, &why);
-    memset(p->scratch + start, ' ', end - start);
-    if (rc != 0) return err_set(p->err, "%s", why.message);
+    if (expr_parse_span(p->text + start, end - start, start, resolve_variable, p, out, &why) != 0)
+        return err_set(p->err, "%s", why.message);
     p->at = end;
     return 0;
 }
@@ -504,12 +501,10 @@ static int parse_count(parser *p, node **list)
         end++;
     while (end > start && isspace((unsigned char)p->text[end - 1])) end--;
     if (end == start) return fail_at(p, start, "%s", "expected a count after '*'");
-    memcpy(p->scratch + start, p->text + start, end - start);
     expr *e = NULL;
     skytune_error why = {0};
-    int rc = expr_parse(p->scratch, resolve_variable, p, &e, &why);
-    memset(p->scratch + start, ' ', end - start);
-    if (rc != 0) return err_set(p->err, "%s", why.message);
+    if (expr_parse_span(p->text + start, end - start, start, resolve_variable, p, &e, &why) != 0)
+        return err_set(p->err, "%s", why.message);
     p->at = end;
     return push_scalar(p, n, e);
 }
@@ -613,13 +608,10 @@ static int eval_integer(evaluator *ev, const expr *e, const char *what, int64_t 
     skytune_value v;
     if (eval_scalar(ev, e, &v) != 0) return -1;
     if (v.type != SKYTUNE_INT) {
-        /* The expression's text is the blanked copy: show its extent. */
         const char *text = expr_text(e);
-        size_t start = 0, end = strlen(text);
-        while (text[start] == ' ') start++;
-        while (end > start && text[end - 1] == ' ') end--;
-        return err_set(ev->err, "column %zu: %s '%.*s' is not an integer", start + 1, what,
-                       (int)(end - start < 200 ? end - start : 200), text + start);
+        size_t len = strlen(text);
+        return err_set(ev->err, "column %zu: %s '%.*s' is not an integer", expr_first_column(e),
+                       what, (int)(len < 200 ? len : 200), text);
     }
     *out = v.i;
     return 0;
@@ -738,12 +730,7 @@ int python_values_eval(const char *text, skytune_value **values, size_t *count,
 {
     *values = NULL;
     *count = 0;
-    size_t len = strlen(text);
     parser p = {.text = text, .err = err};
-    p.scratch = malloc(len + 1);
-    if (!p.scratch) return err_set(err, "out of memory");
-    memset(p.scratch, ' ', len);
-    p.scratch[len] = '\0';
     node *root = NULL;
     int rc = parse_list_expr(&p, &root);
     if (rc == 0) {
@@ -752,7 +739,6 @@ int python_values_eval(const char *text, skytune_value **values, size_t *count,
             rc = fail_at(&p, p.at, "%s", "unexpected text after the list (a list may be joined "
                                          "to another with '+' or repeated with '*')");
     }
-    free(p.scratch);
     if (rc != 0) {
         node_free(root);
         return -1;
