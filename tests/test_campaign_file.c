@@ -283,6 +283,20 @@ Test(campaign_file, progressions)
     free(msg);
 }
 
+/* The longest sweep the format allows, 1,000,000 values, is built with
+ * every value checked against the others (once a scan of all earlier ones:
+ * about 20 minutes), and a repeat among them is still refused. */
+Test(campaign_file, the_longest_sweep_is_built_and_its_repeats_refused)
+{
+    cr_expect_null(sweep_error(ITEMS("1", "2", "...", "1000000")));
+    char *msg = sweep_error(ITEMS("1", "2", "...", "999999", "17"));
+    cr_expect(msg && strstr(msg, "'17' is swept twice"), "%s", msg ? msg : "accepted");
+    free(msg);
+    msg = sweep_error(ITEMS("1", "2", "...", "1000000", "1000001"));
+    cr_expect(msg && strstr(msg, "more than 1000000 values"), "%s", msg ? msg : "accepted");
+    free(msg);
+}
+
 Test(campaign_file, ranges)
 {
     sweep_builder b;

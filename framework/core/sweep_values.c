@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hash.h"
+
 /* A number as a progression sees it: whole when the text is one. */
 typedef struct number {
     bool whole;
@@ -39,6 +41,7 @@ void sweep_builder_free(sweep_builder *b)
 {
     for (size_t k = 0; k < b->count; k++) free(b->values[k].text);
     free(b->values);
+    free(b->seen);
     memset(b, 0, sizeof *b);
 }
 
@@ -49,14 +52,45 @@ located_text *sweep_builder_take(sweep_builder *b, size_t *count)
     if (!v) v = calloc(1, sizeof *v);
     b->values = NULL;
     b->count = b->cap = 0;
+    free(b->seen);
+    b->seen = NULL;
+    b->seen_cap = 0;
     return v;
+}
+
+/* The slot of `text` in b->seen: where it is, or the empty slot where it
+ * would go. */
+static size_t seen_slot(const sweep_builder *b, const char *text)
+{
+    size_t mask = b->seen_cap - 1;
+    size_t k = (size_t)hash_fnv1a(HASH_FNV1A_OFFSET, text, strlen(text)) & mask;
+    while (b->seen[k] && strcmp(b->values[b->seen[k] - 1].text, text) != 0) k = (k + 1) & mask;
+    return k;
+}
+
+/* Room for one more value in b->seen, kept at most half full. */
+static int seen_reserve(sweep_builder *b, skytune_error *err)
+{
+    if (2 * (b->count + 1) <= b->seen_cap) return 0;
+    size_t cap = b->seen_cap ? 2 * b->seen_cap : 64;
+    size_t *old = b->seen;
+    b->seen = calloc(cap, sizeof *b->seen);
+    if (!b->seen) {
+        b->seen = old;
+        return err_set(err, "out of memory");
+    }
+    b->seen_cap = cap;
+    for (size_t k = 0; k < b->count; k++) b->seen[seen_slot(b, b->values[k].text)] = k + 1;
+    free(old);
+    return 0;
 }
 
 static int push(sweep_builder *b, const char *text, int line, skytune_error *err)
 {
-    for (size_t k = 0; k < b->count; k++)
-        if (strcmp(b->values[k].text, text) == 0)
-            return err_set(err, "value '%s' is swept twice: each instance would run twice", text);
+    if (seen_reserve(b, err) != 0) return -1;
+    size_t slot = seen_slot(b, text);
+    if (b->seen[slot])
+        return err_set(err, "value '%s' is swept twice: each instance would run twice", text);
     if (b->count >= SWEEP_MAX_VALUES)
         return err_set(err, "more than %d values in one sweep", SWEEP_MAX_VALUES);
     if (b->count == b->cap) {
@@ -69,6 +103,7 @@ static int push(sweep_builder *b, const char *text, int line, skytune_error *err
     char *copy = strdup(text);
     if (!copy) return err_set(err, "out of memory");
     b->values[b->count++] = (located_text){copy, line};
+    b->seen[slot] = b->count;
     return 0;
 }
 

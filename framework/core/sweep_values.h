@@ -33,6 +33,11 @@ typedef struct located_text {
 typedef struct sweep_builder {
     located_text *values;
     size_t count, cap;
+    /* The values' texts by hash (open addressing, index + 1, 0 empty), so
+     * that refusing a value swept twice costs one look-up, not a scan:
+     * sweeps may hold SWEEP_MAX_VALUES. */
+    size_t *seen;
+    size_t seen_cap;           /* a power of two, at least twice count */
     size_t segment;        /* first value the next "..." may extend */
     bool pending;          /* a "..." waits for its last value */
     int pending_line;
