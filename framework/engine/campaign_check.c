@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "plugin_loader.h"
-#include "problem.h"
+#include "plugin_problem.h"
 
 static bool has_prefix(const char *text, const char *prefix)
 {
