@@ -19,8 +19,8 @@
 #include "measurement.h"
 #include "measurer.h"
 #include "plugin_loader.h"
+#include "plugin_problem.h"
 #include "plugin_space.h"
-#include "problem.h"
 #include "space.h"
 
 /* The space keeps a pointer to `request`, so a harness must not move once

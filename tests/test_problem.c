@@ -2,7 +2,7 @@
 #include <criterion/criterion.h>
 #include <string.h>
 
-#include "problem.h"
+#include "plugin_problem.h"
 
 static const skytune_problem_param params[] = {
     {"channels", SKYTUNE_INT, "64", "frequency channels"},

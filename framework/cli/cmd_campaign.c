@@ -14,7 +14,7 @@
 #include "db_open.h"
 #include "input_limits.h"
 #include "plugin_loader.h"
-#include "problem.h"
+#include "plugin_problem.h"
 #include "progress.h"
 #include "run_common.h"
 #include "run_notify.h"

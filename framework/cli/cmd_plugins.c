@@ -6,8 +6,8 @@
 #include "cli.h"
 #include "params.h"
 #include "plugin_loader.h"
+#include "plugin_problem.h"
 #include "plugin_space.h"
-#include "problem.h"
 #include "space_rejections.h"
 #include "value.h"
 

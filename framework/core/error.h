@@ -1,11 +1,11 @@
 /* Errors inside the engine: every library function that can fail returns 0
- * on success or -1 on failure and fills a skytune_error (from plugin.h) with a
- * message that names the input at fault and what would be valid. Only the
- * CLI prints messages and chooses exit codes. */
+ * on success or -1 on failure and fills a skytune_error (from
+ * skytune/plugin_types.h) with a message that names the input at fault and
+ * what would be valid. Only the CLI prints messages and chooses exit codes. */
 #ifndef SKYTUNE_ERROR_H
 #define SKYTUNE_ERROR_H
 
-#include <skytune/plugin.h>
+#include <skytune/plugin_types.h>
 
 #if defined(__GNUC__)
 #define SKYTUNE_PRINTF(a, b) __attribute__((format(printf, a, b)))

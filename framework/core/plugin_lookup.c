@@ -13,7 +13,7 @@ skytune_values plugin_values_logged(const skytune_values *v, skytune_lookup_log 
 }
 
 /* "a, b, c" (or "none"), cut to fit. */
-static void list_problem_names(const skytune_plugin *pl, char *buf, size_t len)
+static void list_problem_names(const plugin_decls *pl, char *buf, size_t len)
 {
     size_t used = 0;
     buf[0] = '\0';
@@ -22,7 +22,7 @@ static void list_problem_names(const skytune_plugin *pl, char *buf, size_t len)
     if (!buf[0]) snprintf(buf, len, "none");
 }
 
-static void list_tuning_names(const skytune_plugin *pl, char *buf, size_t len)
+static void list_tuning_names(const plugin_decls *pl, char *buf, size_t len)
 {
     size_t used = 0;
     buf[0] = '\0';
@@ -31,8 +31,8 @@ static void list_tuning_names(const skytune_plugin *pl, char *buf, size_t len)
     if (!buf[0]) snprintf(buf, len, "none");
 }
 
-int plugin_lookup_check(const skytune_plugin *plugin, skytune_lookup_log *log,
-                        const char *callback, skytune_error *err)
+int plugin_lookup_check_decls(const plugin_decls *plugin, skytune_lookup_log *log,
+                              const char *callback, skytune_error *err)
 {
     if (!log->missed[0]) return 0;
     char name[QUOTE_TEXT], problem[400], tuning[400];

@@ -41,7 +41,7 @@ static int check_string(const char *name, const char *value, const char *origin,
     return 0;
 }
 
-static int assign(problem *p, const skytune_plugin *plugin, const char *name, size_t name_len,
+static int assign(problem *p, const plugin_decls *plugin, const char *name, size_t name_len,
                   const char *text, const char *origin, skytune_error *err)
 {
     int k = find_param(p, name, name_len);
@@ -70,7 +70,7 @@ static int assign(problem *p, const skytune_plugin *plugin, const char *name, si
 }
 
 /* "name=value" */
-static int assign_setting(problem *p, const skytune_plugin *plugin, const char *setting,
+static int assign_setting(problem *p, const plugin_decls *plugin, const char *setting,
                           const char *origin, skytune_error *err)
 {
     const char *eq = strchr(setting, '=');
@@ -81,7 +81,7 @@ static int assign_setting(problem *p, const skytune_plugin *plugin, const char *
     return assign(p, plugin, setting, (size_t)(eq - setting), eq + 1, origin, err);
 }
 
-static int apply_preset(problem *p, const skytune_plugin *plugin, const char *preset,
+static int apply_preset(problem *p, const plugin_decls *plugin, const char *preset,
                         skytune_error *err)
 {
     const skytune_preset *found = NULL;
@@ -113,7 +113,7 @@ static int apply_preset(problem *p, const skytune_plugin *plugin, const char *pr
     return rc;
 }
 
-static int run_checks(const problem *p, const skytune_plugin *plugin, skytune_error *err)
+static int run_checks(const problem *p, const plugin_decls *plugin, skytune_error *err)
 {
     expr_value slots[256];
     for (size_t k = 0; k < p->count && k < 256; k++) slots[k] = value_to_expr(&p->items[k].value);
@@ -154,8 +154,9 @@ static int make_text(problem *p, skytune_error *err)
     return p->text ? 0 : err_set(err, "out of memory");
 }
 
-int problem_resolve(const skytune_plugin *plugin, const char *preset, const char *const *settings,
-                    size_t n_settings, problem *out, skytune_error *err)
+int problem_resolve_decls(const plugin_decls *plugin, const char *preset,
+                          const char *const *settings, size_t n_settings, problem *out,
+                          skytune_error *err)
 {
     memset(out, 0, sizeof *out);
     size_t n = 0;
@@ -197,15 +198,15 @@ void problem_free(problem *p)
     memset(p, 0, sizeof *p);
 }
 
-int problem_check_on_device(const skytune_plugin *plugin, const skytune_values *values,
-                            const skytune_device_info *device, skytune_error *err)
+int problem_check_decls_on_device(const plugin_decls *plugin, const skytune_values *values,
+                                  const skytune_device_info *device, skytune_error *err)
 {
     if (!plugin->check_problem) return 0;
     skytune_error plugin_err = {0};
     skytune_lookup_log lookups = {{0}};
     skytune_values logged = plugin_values_logged(values, &lookups);
     if (plugin->check_problem(&logged, device, &plugin_err) == 0)
-        return plugin_lookup_check(plugin, &lookups, "check_problem", err);
+        return plugin_lookup_check_decls(plugin, &lookups, "check_problem", err);
     /* The message is the plugin's; a plugin may leave it unterminated. */
     plugin_err.message[sizeof plugin_err.message - 1] = '\0';
     return err_set(err, "invalid problem for plugin %s on %s: %s", plugin->name, device->name,

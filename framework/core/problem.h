@@ -7,6 +7,7 @@
 #include <stddef.h>
 
 #include "error.h"
+#include "plugin_decls.h"
 
 typedef struct problem {
     size_t count;
@@ -15,19 +16,22 @@ typedef struct problem {
     char *text;                  /* canonical "k=v,k=v" in declaration order (canonical.h) */
 } problem;
 
-/* preset may be NULL; settings are "name=value" strings. Fails naming an
- * unknown preset (listing the valid ones), an unknown parameter (listing the
- * plugin's problem parameters), a value of the wrong type, a string value
- * that is not a token (value.h), or a failed problem check (its message). */
-int problem_resolve(const skytune_plugin *plugin, const char *preset, const char *const *settings,
-                    size_t n_settings, problem *out, skytune_error *err);
+/* The problem of the plugin that `plugin` declares (plugin_decls.h; the
+ * engine's problem_resolve takes the description). preset may be NULL;
+ * settings are "name=value" strings. Fails naming an unknown preset (listing
+ * the valid ones), an unknown parameter (listing the plugin's problem
+ * parameters), a value of the wrong type, a string value that is not a
+ * token (value.h), or a failed problem check (its message). */
+int problem_resolve_decls(const plugin_decls *plugin, const char *preset,
+                          const char *const *settings, size_t n_settings, problem *out,
+                          skytune_error *err);
 void problem_free(problem *p);
 
 /* The plugin's own check of a problem on a device (its check_problem
  * callback: size limits and what else an expression cannot say), when it
  * has one. Run before anything is done with the problem on that device:
  * before its search space is built and before the plugin's setup. */
-int problem_check_on_device(const skytune_plugin *plugin, const skytune_values *values,
-                            const skytune_device_info *device, skytune_error *err);
+int problem_check_decls_on_device(const plugin_decls *plugin, const skytune_values *values,
+                                  const skytune_device_info *device, skytune_error *err);
 
 #endif

@@ -6,7 +6,7 @@
 
 #include "device_campaigns.h"
 #include "plugin_loader.h"
-#include "problem.h"
+#include "plugin_problem.h"
 
 static bool has_prefix(const char *text, const char *prefix)
 {

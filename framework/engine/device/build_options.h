@@ -7,6 +7,8 @@
 
 #include <stddef.h>
 
+#include <skytune/plugin.h>
+
 #include "error.h"
 
 /* The plugin's build_options (with "-cl-std=CL1.2" first unless they name a

@@ -4,6 +4,8 @@
 
 #include <stddef.h>
 
+#include <skytune/plugin.h>
+
 #include "error.h"
 
 typedef struct cl_device_entry {

@@ -11,7 +11,7 @@
 
 #include "build_options.h"
 #include "plugin_lookup.h"
-#include "problem.h"
+#include "plugin_problem.h"
 #include "quote.h"
 #include "stats.h"
 #include "value.h"

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "plugin_lookup.h"
+#include "plugin_lookups.h"
 
 bool derived_values_declared(const skytune_plugin *plugin)
 {

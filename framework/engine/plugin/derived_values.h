@@ -7,6 +7,8 @@
 
 #include <stdint.h>
 
+#include <skytune/plugin.h>
+
 #include "error.h"
 #include "measurement.h"
 #include "space.h"

@@ -10,6 +10,8 @@
 #include <stdint.h>
 #include <unistd.h>
 
+#include <skytune/plugin.h>
+
 /* ELF32_ST_TYPE and ELF64_ST_TYPE alike: the low four bits of st_info. */
 #define SYMBOL_TYPE(st_info) ((st_info) & 0xf)
 

@@ -14,6 +14,8 @@
 
 #include <stddef.h>
 
+#include <skytune/plugin.h>
+
 #include "error.h"
 
 typedef struct plugin_search {

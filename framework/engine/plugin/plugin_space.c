@@ -6,7 +6,7 @@
 #include "cl_device.h"
 #include "params.h"
 #include "plugin_lookup.h"
-#include "problem.h"
+#include "plugin_problem.h"
 
 static int call_plugin_constraint(void *ctx, const skytune_values *config, const char **why)
 {

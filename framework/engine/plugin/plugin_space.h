@@ -7,6 +7,8 @@
 
 #include <stddef.h>
 
+#include <skytune/plugin.h>
+
 #include "error.h"
 #include "space.h"
 

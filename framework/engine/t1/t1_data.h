@@ -8,6 +8,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <skytune/plugin.h>
+
 #include "error.h"
 
 typedef enum t1_number { T1_SIGNED, T1_UNSIGNED, T1_REAL } t1_number;
