@@ -22,6 +22,8 @@
 
 #include <stdint.h>
 
+#include <skytune/plugin.h>
+
 #include "error.h"
 
 #define T1_PLUGIN_PREFIX "t1:"
