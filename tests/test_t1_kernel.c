@@ -8,6 +8,9 @@
  * python3 enumerating every combination with eval() of the Values and the
  * Conditions. */
 #include <criterion/criterion.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,6 +20,10 @@
 #include "plugin_loader.h"
 #include "replay.h"
 #include "space.h"
+#include "t1.h"
+#include "t1_kernel.h"
+
+#include <jansson.h>
 
 static char *scratch;
 
@@ -202,6 +209,37 @@ Test(t1_kernel, a_missing_kernel_file)
                      "No such file or directory", "relative to the T1 file's folder"));
 }
 
+/* Only regular files of a bounded size are read: /dev/zero as a kernel
+ * once read until memory ran out, and a FIFO as data hung the engine. */
+Test(t1_kernel, special_and_huge_files_are_refused)
+{
+    refused("\"Language\": \"OpenCL\", \"KernelName\": \"k\", \"KernelFile\": \"/dev/zero\", "
+            GOOD_GEOMETRY ", " GOOD_ARGUMENTS,
+            CLI_ARGS("KernelSpecification.KernelFile \"/dev/zero\"", "not a regular file"));
+
+    char *fifo = cli_path(scratch, "data.fifo");
+    cr_assert_eq(mkfifo(fifo, 0600), 0);
+    free(fifo);
+    refused(GOOD_KERNEL ", " GOOD_GEOMETRY ", \"Arguments\": ["
+            "{\"Name\": \"a\", \"Type\": \"float\", \"MemoryType\": \"Vector\", \"AccessType\": "
+            "\"ReadOnly\", \"Size\": \"ProblemSize[0]\", \"FillType\": \"BinaryRaw\", "
+            "\"DataSource\": \"data.fifo\"},"
+            "{\"Name\": \"out\", \"Type\": \"float\", \"MemoryType\": \"Vector\", \"AccessType\": "
+            "\"WriteOnly\", \"Size\": \"ProblemSize[0]\"}]",
+            CLI_ARGS("DataSource \"data.fifo\"", "not a regular file"));
+
+    /* A kernel one byte over the limit, as a sparse file. */
+    char *big = cli_path(scratch, "big.cl");
+    int fd = open(big, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    cr_assert_geq(fd, 0);
+    cr_assert_eq(ftruncate(fd, (off_t)T1_MAX_KERNEL_BYTES + 1), 0);
+    close(fd);
+    free(big);
+    refused("\"Language\": \"OpenCL\", \"KernelName\": \"k\", \"KernelFile\": \"big.cl\", "
+            GOOD_GEOMETRY ", " GOOD_ARGUMENTS,
+            CLI_ARGS("KernelSpecification.KernelFile \"big.cl\"", "more than the 16 MiB"));
+}
+
 Test(t1_kernel, an_unknown_argument_type)
 {
     refused(GOOD_KERNEL ", " GOOD_GEOMETRY ", \"Arguments\": ["
@@ -293,4 +331,38 @@ Test(t1_kernel, what_else_the_plugin_cannot_do)
             CLI_ARGS("KernelSpecification.GridDivY divides ProblemSize[1]", "has 1 entry"));
     refused(GOOD_KERNEL ", " GOOD_GEOMETRY ", \"SharedMemory\": 1024, " GOOD_ARGUMENTS,
             CLI_ARGS("SharedMemory", "Local argument"));
+}
+
+/* A float where an int is asked for is taken when it is a whole number an
+ * int64 holds, and refused naming the value otherwise; one beyond int64's
+ * range is refused too, never converted (undefined behaviour, which the
+ * sanitizer build traps). */
+Test(t1_kernel, a_float_beyond_int64_is_refused_as_an_int)
+{
+    const char *specs[] = {
+        "{\"Name\": \"a\", \"Type\": \"int\", \"Values\": [4.0, 1e300]}",
+        "{\"Name\": \"a\", \"Type\": \"int\", \"Values\": [-9.3e18]}",
+        "{\"Name\": \"a\", \"Type\": \"int\", \"Values\": \"[2.5]\"}",
+    };
+    const char *shown[] = {"value 2 (1e+300) is not a int", "value 1 (-9.3e+18) is not a int",
+                           "value 1 (2.5) is not a int"};
+    for (size_t k = 0; k < sizeof specs / sizeof specs[0]; k++) {
+        json_error_t jerr;
+        json_t *spec = json_loads(specs[k], 0, &jerr);
+        cr_assert_not_null(spec, "%s", jerr.text);
+        param_def p;
+        skytune_error err = {0};
+        cr_assert_eq(t1_read_parameter("f.json", 1, spec, &p, &err), -1, "%s accepted", specs[k]);
+        cr_assert(strstr(err.message, shown[k]), "%s: %s", specs[k], err.message);
+        json_decref(spec);
+    }
+    json_t *whole = json_loads("{\"Name\": \"a\", \"Type\": \"int\", \"Values\": [4.0, -8e15]}", 0,
+                               NULL);
+    param_def p;
+    skytune_error err = {0};
+    cr_assert_eq(t1_read_parameter("f.json", 1, whole, &p, &err), 0, "%s", err.message);
+    cr_assert_eq(p.count, 2);
+    cr_assert_eq(p.values[1].i, -8000000000000000);
+    param_free(&p);
+    json_decref(whole);
 }

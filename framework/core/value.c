@@ -243,6 +243,13 @@ void value_format(const skytune_value *v, char *buf, size_t len)
     buf[0] = '\0';
 }
 
+bool value_float_to_int64(double f, int64_t *out)
+{
+    if (!(f >= -9223372036854775808.0 && f < 9223372036854775808.0) || f != trunc(f)) return false;
+    *out = (int64_t)f;
+    return true;
+}
+
 /* -1, 0 or 1 comparing an integer with a finite double exactly, without the
  * rounding that converting a large integer to double would introduce. */
 static int compare_int_with_double(int64_t i, double f)

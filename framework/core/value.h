@@ -49,4 +49,9 @@ int value_check_token(const char *what, const char *s, skytune_error *err);
  * and -D macro: [A-Za-z_][A-Za-z0-9_]*, at most 63 characters. */
 bool name_is_identifier(const char *name);
 
+/* Whether f is a whole number an int64_t holds (then *out is it): the test
+ * to make before converting, since converting a double outside int64_t's
+ * range is undefined behaviour. */
+bool value_float_to_int64(double f, int64_t *out);
+
 #endif

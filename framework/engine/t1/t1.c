@@ -147,9 +147,8 @@ static int coerce(literal_list *l, skytune_type type, char *why, size_t why_len)
         case SKYTUNE_INT:
             if (v->type == SKYTUNE_INT || v->type == SKYTUNE_BOOL) {
                 ok = true;
-            } else if (v->type == SKYTUNE_FLOAT && v->f == (double)(int64_t)v->f) {
-                v->i = (int64_t)v->f;
-                ok = true;
+            } else if (v->type == SKYTUNE_FLOAT) {
+                ok = value_float_to_int64(v->f, &v->i);
             }
             break;
         case SKYTUNE_FLOAT:

@@ -20,12 +20,15 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <jansson.h>
 
@@ -54,36 +57,50 @@ int t1_kernel_fail(const t1_kernel *s, skytune_error *err, const char *fmt, ...)
     return err_set(err, "%s: %s", s->path, text);
 }
 
-/* A whole file, NUL-terminated; NULL with errno set when it cannot be read. */
-static char *read_whole(const char *path, size_t *len)
+/* A whole file, NUL-terminated; NULL with the reason in why when it cannot
+ * be read. Only a regular file of at most `limit` bytes is read: a FIFO
+ * would block the engine, and /dev/zero or a huge file would exhaust its
+ * memory. */
+static char *read_whole(const char *path, uint64_t limit, size_t *len, char *why, size_t why_len)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
-    char *data = NULL;
-    size_t used = 0, capacity = 0;
-    for (;;) {
-        if (capacity - used < 65536) {
-            capacity = capacity ? capacity * 2 : 65536;
-            char *grown = realloc(data, capacity + 1);
-            if (!grown) {
-                free(data);
-                fclose(f);
-                errno = ENOMEM;
-                return NULL;
-            }
-            data = grown;
-        }
-        size_t got = fread(data + used, 1, capacity - used, f);
-        used += got;
-        if (got == 0) break;
-    }
-    int failed = ferror(f);
-    fclose(f);
-    if (failed) {
-        free(data);
-        errno = EIO;
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+    if (fd < 0) {
+        snprintf(why, why_len, "%s", strerror(errno));
         return NULL;
     }
+    struct stat st;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        snprintf(why, why_len, "not a regular file (a FIFO, a device or a folder is never read)");
+        close(fd);
+        return NULL;
+    }
+    if ((uint64_t)st.st_size > limit) {
+        snprintf(why, why_len, "%lld bytes, more than the %llu MiB such a file may hold",
+                 (long long)st.st_size, (unsigned long long)(limit >> 20));
+        close(fd);
+        return NULL;
+    }
+    size_t size = (size_t)st.st_size;
+    char *data = malloc(size + 1);
+    if (!data) {
+        snprintf(why, why_len, "out of memory");
+        close(fd);
+        return NULL;
+    }
+    size_t used = 0;
+    while (used < size) {
+        ssize_t got = read(fd, data + used, size - used);
+        if (got < 0 && errno == EINTR) continue;
+        if (got < 0) {
+            snprintf(why, why_len, "%s", strerror(errno));
+            free(data);
+            close(fd);
+            return NULL;
+        }
+        if (got == 0) break; /* shrunk since fstat: what is there */
+        used += (size_t)got;
+    }
+    close(fd);
     data[used] = '\0';
     *len = used;
     return data;
@@ -251,12 +268,13 @@ static int read_kernel(t1_kernel *s, const json_t *ks, skytune_error *err)
     s->kernel_file = beside(s, file);
     if (!s->kernel_name || !s->kernel_file) return t1_kernel_fail(s, err, "out of memory");
     size_t len;
-    s->kernel_source = read_whole(s->kernel_file, &len);
+    char why[160];
+    s->kernel_source = read_whole(s->kernel_file, T1_MAX_KERNEL_BYTES, &len, why, sizeof why);
     if (!s->kernel_source)
         return t1_kernel_fail(s, err, "KernelSpecification.KernelFile \"%s\": cannot read %s: %s; "
                             "KernelFile is the kernel's OpenCL source, relative to the T1 file's "
                             "folder",
-                    file, s->kernel_file, strerror(errno));
+                    file, s->kernel_file, why);
     s->hash = hash_fnv1a(s->hash, s->kernel_source, len);
 
     const json_t *options = json_object_get(ks, "CompilerOptions");
@@ -278,10 +296,10 @@ static int read_kernel(t1_kernel *s, const json_t *ks, skytune_error *err)
     /* What the kernel includes is part of the build too: a changed header
      * is a new plugin build, whose measurements are its own. */
     uint64_t includes;
-    skytune_error why = {0};
-    if (compiler_includes_digest(s->kernel_source, s->compiler_options, &includes, &why) != 0)
+    skytune_error include_err = {0};
+    if (compiler_includes_digest(s->kernel_source, s->compiler_options, &includes, &include_err) != 0)
         return t1_kernel_fail(s, err, "KernelSpecification.KernelFile \"%s\": %s", file,
-                              why.message);
+                              include_err.message);
     if (includes) s->hash = hash_fnv1a(s->hash, &includes, sizeof includes);
     const json_t *shared = json_object_get(ks, "SharedMemory");
     if (json_is_integer(shared) && json_integer_value(shared) != 0)
@@ -448,10 +466,11 @@ static int read_fill(t1_kernel *s, const char *key, const json_t *a, const t1_ty
         fill->data_path = beside(s, source);
         if (!fill->data_path) return t1_kernel_fail(s, err, "out of memory");
         size_t len;
-        char *data = read_whole(fill->data_path, &len);
+        char why[160];
+        char *data = read_whole(fill->data_path, T1_MAX_DATA_BYTES, &len, why, sizeof why);
         if (!data)
             return t1_kernel_fail(s, err, "%s: DataSource \"%s\": cannot read %s: %s", key, source,
-                        fill->data_path, strerror(errno));
+                        fill->data_path, why);
         /* Data is part of the plugin build: new data, new measurements. */
         s->hash = hash_fnv1a(s->hash, data, len);
         free(data);
@@ -726,9 +745,10 @@ int t1_kernel_load(const char *path, t1_kernel **out, skytune_error *err)
     }
     s->hash = 1469598103934665603ull;
     size_t len;
-    char *text = read_whole(path, &len);
+    char why[160];
+    char *text = read_whole(path, T1_MAX_FILE_BYTES, &len, why, sizeof why);
     if (!text) {
-        int rc = err_set(err, "T1 file %s: %s", path, strerror(errno));
+        int rc = err_set(err, "T1 file %s: %s", path, why);
         t1_kernel_free(s);
         return rc;
     }

@@ -24,6 +24,12 @@
 
 #define T1_MAX_PROBLEM 3
 
+/* The largest files a T1 file may name, and itself: regular files only
+ * (docs/t1.md). */
+#define T1_MAX_FILE_BYTES (UINT64_C(64) << 20)
+#define T1_MAX_KERNEL_BYTES (UINT64_C(16) << 20)
+#define T1_MAX_DATA_BYTES (UINT64_C(4) << 30)
+
 typedef enum t1_memory { T1_SCALAR, T1_VECTOR, T1_LOCAL } t1_memory;
 typedef enum t1_access { T1_READ_ONLY, T1_WRITE_ONLY, T1_READ_WRITE } t1_access;
 
