@@ -15,8 +15,8 @@
 
 #include "cli_harness.h"
 #include "plugin_loader.h"
-#include "replay.h"
 #include "space.h"
+#include "t1.h"
 
 static char *scratch;
 
