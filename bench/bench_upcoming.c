@@ -16,8 +16,10 @@
 #include <string.h>
 #include <time.h>
 
-#include "replay.h"
+#include "replay_evaluator.h"
+#include "replay_load.h"
 #include "strategy.h"
+#include "t1.h"
 
 #define NAMED 16
 

@@ -13,7 +13,7 @@
 #include <sqlite3.h>
 
 #include "canonical.h"
-#include "readonly_uri.h"
+#include "read_in_place.h"
 
 /* db/schema.sql, embedded at build time by tools/embed.py. */
 extern const char store_schema_sql[];
@@ -782,23 +782,6 @@ static int configure_connection(store *st, skytune_error *err)
     return 0;
 }
 
-/* Whether PATH-wal exists and is not empty. When in doubt, yes. */
-static bool wal_has_frames(const char *path)
-{
-    size_t length = strlen(path) + sizeof "-wal";
-    char *wal_path = malloc(length);
-    if (!wal_path) return true;
-    snprintf(wal_path, length, "%s-wal", path);
-    struct stat info;
-    bool has_frames = true;
-    if (stat(wal_path, &info) != 0)
-        has_frames = errno != ENOENT;
-    else
-        has_frames = info.st_size > 0;
-    free(wal_path);
-    return has_frames;
-}
-
 /* Whether new files can be made in the folder that holds path: SQLite
  * creates PATH-wal and PATH-shm there. *folder gets the folder's name
  * (malloc'd; NULL when out of memory, and then the answer is yes and SQLite
@@ -905,7 +888,7 @@ int store_open(const char *path, bool create_if_missing, store **out, skytune_er
      * frames in it stays as it is. An empty or absent one is checkpointed
      * as usual, which writes nothing and removes the -wal and -shm files
      * that opening created. */
-    if (existed && wal_has_frames(path))
+    if (existed && db_wal_has_frames(path))
         sqlite3_db_config(st->db, SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, 1, (int *)NULL);
 
     db_state state;

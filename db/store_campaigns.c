@@ -106,3 +106,19 @@ int store_campaign_top(store *st, int64_t campaign_id, unsigned k,
     sqlite3_finalize(q);
     return rc;
 }
+
+int store_campaign_only(store *st, int64_t *id, int *count, skytune_error *err)
+{
+    sqlite3 *db = store_handle(st);
+    *count = 0;
+    sqlite3_stmt *q;
+    if (sqlite3_prepare_v2(db, "SELECT id FROM campaigns ORDER BY id LIMIT 2", -1, &q, NULL) !=
+        SQLITE_OK)
+        return err_set(err, "query does not prepare: %s", sqlite3_errmsg(db));
+    int step;
+    while ((step = sqlite3_step(q)) == SQLITE_ROW)
+        if ((*count)++ == 0) *id = sqlite3_column_int64(q, 0);
+    int rc = step == SQLITE_DONE ? 0 : err_set(err, "query failed: %s", sqlite3_errmsg(db));
+    sqlite3_finalize(q);
+    return rc;
+}

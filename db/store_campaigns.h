@@ -1,6 +1,7 @@
 /* Reading campaigns back by what they ran: a campaign file's instances are
  * problems of a plugin, and `campaign status` and the cross-measurement
- * step find their campaigns by plugin name and canonical problem text. */
+ * step find their campaigns by plugin name and canonical problem text; the
+ * commands that write one campaign find it when it is the only one. */
 #ifndef SKYTUNE_STORE_CAMPAIGNS_H
 #define SKYTUNE_STORE_CAMPAIGNS_H
 
@@ -29,5 +30,9 @@ int store_campaigns_find(store *st, const char *plugin, const char *problem_text
 int store_campaign_top(store *st, int64_t campaign_id, unsigned k,
                        int (*visit)(void *ctx, const char *config_text, double median_ns),
                        void *ctx, skytune_error *err);
+
+/* The database's campaign when it holds only one: *count is how many it
+ * holds, counted up to 2 (2: several), and *id that one's id when it is 1. */
+int store_campaign_only(store *st, int64_t *id, int *count, skytune_error *err);
 
 #endif

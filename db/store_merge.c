@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "readonly_uri.h"
+#include "read_in_place.h"
 
 /* The source's header: a skytune database of this schema version, or a
  * message saying what it is. Read on a connection of its own, read-only. */

@@ -1,5 +1,6 @@
 /* libFuzzer harness: the skytune-database reader of replay
- * (framework/engine/replay/replay.c, read_skytune_campaign and what follows).
+ * (framework/engine/replay/skytune_database.c, reading through
+ * db/store_reader.c).
  *
  * Two kinds of input. One that starts with SQLite's header is the database
  * file itself (the corpus holds a small real one), so that mutations reach
@@ -19,6 +20,7 @@
 
 #include "fuzz_support.h"
 #include "measurement.h"
+#include "space.h"
 #include "store.h"
 
 #define ROWS 6

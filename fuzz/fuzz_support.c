@@ -6,6 +6,11 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "replay_evaluator.h"
+#include "replay_load.h"
+#include "replay_recorded.h"
+#include "space.h"
+
 static char scratch[64];
 static char path_buffer[512];
 

@@ -8,8 +8,6 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "replay.h"
-
 /* Limits that keep one execution short: a file this large is refused, a
  * space needing more checks than this too (both are tested elsewhere). */
 #define FUZZ_MAX_JSON_BYTES ((uint64_t)1 << 20)

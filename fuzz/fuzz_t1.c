@@ -10,7 +10,8 @@
 #include <string.h>
 
 #include "fuzz_support.h"
-#include "replay.h"
+#include "space.h"
+#include "t1.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -12,7 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "replay.h"
+#include "replay_load.h"
 #include "value.h"
 
 static char replay_tmp_dir[64];

@@ -16,11 +16,14 @@
 #include <zlib.h>
 
 #include "measurement.h"
-#include "replay.h"
+#include "replay_evaluator.h"
 #include "replay_fixtures.h"
+#include "replay_load.h"
+#include "replay_recorded.h"
 #include "space.h"
 #include "store.h"
 #include "strategy.h"
+#include "t1.h"
 
 TestSuite(replay, .init = replay_make_tmp_dir, .fini = replay_remove_tmp_dir);
 

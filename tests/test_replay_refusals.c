@@ -17,7 +17,7 @@
 #include <zlib.h>
 
 #include "cli_harness.h"
-#include "replay.h"
+#include "dataset_file.h"
 
 /* ------------------------------------------------------------ fixtures */
 

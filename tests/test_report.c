@@ -16,7 +16,7 @@
 #include <unistd.h>
 
 #include "cli_harness.h"
-#include "replay.h"
+#include "replay_load.h"
 #include "report_fixture.h"
 
 static char *scratch;

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "replay.h"
+#include "replay_evaluator.h"
 #include "replay_fixtures.h"
 #include "space.h"
 #include "cli_harness.h"

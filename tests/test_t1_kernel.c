@@ -18,7 +18,6 @@
 
 #include "cli_harness.h"
 #include "plugin_loader.h"
-#include "replay.h"
 #include "space.h"
 #include "t1.h"
 #include "t1_kernel.h"

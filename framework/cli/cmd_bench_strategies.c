@@ -6,8 +6,12 @@
 #include "cli.h"
 #include "input_limits.h"
 #include "csv.h"
+#include "replay_evaluator.h"
+#include "replay_load.h"
+#include "replay_recorded.h"
 #include "strategy.h"
 #include "strategy_bench.h"
+#include "t1.h"
 
 static const cli_option options[] = {
     {"replay", "FILE", true, "recorded dataset: Kernel Tuner cache, T4 results (.gz or plain) or skytune database[:CAMPAIGN] (required)"},

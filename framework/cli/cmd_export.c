@@ -64,7 +64,7 @@ int cmd_export(int argc, char **argv)
     void *db = store_handle(st);
     char only[32];
     if (strcmp(format, "t4") == 0 && !campaign) {
-        if (cli_only_campaign(db, "export: t4", only, sizeof only) != 0) {
+        if (cli_only_campaign(st, "export: t4", only, sizeof only) != 0) {
             store_close(st);
             return EXIT_FAILED;
         }

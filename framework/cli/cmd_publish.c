@@ -123,7 +123,7 @@ int cmd_publish(int argc, char **argv)
     if (!st) return EXIT_FAILED;
     char only[32];
     if (!campaign) {
-        if (cli_only_campaign(store_handle(st), "publish", only, sizeof only) != 0) {
+        if (cli_only_campaign(st, "publish", only, sizeof only) != 0) {
             store_close(st);
             return EXIT_FAILED;
         }

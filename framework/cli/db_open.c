@@ -4,7 +4,7 @@
 #include <stdlib.h>
 
 #include "cli.h"
-#include "query.h"
+#include "store_campaigns.h"
 
 store *cli_open_existing_db(const char *path)
 {
@@ -29,26 +29,25 @@ int cli_campaign_arg(const char *text)
     return 0;
 }
 
-int cli_only_campaign(void *db, const char *what, char *buf, size_t len)
+int cli_only_campaign(store *st, const char *what, char *buf, size_t len)
 {
-    query_table t;
+    int64_t id = 0;
+    int count = 0;
     skytune_error err = {0};
-    if (query_run(db, "SELECT id FROM campaigns ORDER BY id LIMIT 2", NULL, 0, &t, &err) != 0) {
+    if (store_campaign_only(st, &id, &count, &err) != 0) {
         cli_error("%s: %s", what, err.message);
         return -1;
     }
-    int rc = 0;
-    if (t.n_rows != 1) {
-        if (t.n_rows == 0)
-            cli_error("%s: the database holds no campaign", what);
-        else
-            cli_error("%s: the database holds several campaigns: give --campaign ID (see "
-                      "skytune best)",
-                      what);
-        rc = -1;
-    } else {
-        snprintf(buf, len, "%s", t.cells[0]);
+    if (count == 0) {
+        cli_error("%s: the database holds no campaign", what);
+        return -1;
     }
-    query_table_free(&t);
-    return rc;
+    if (count > 1) {
+        cli_error("%s: the database holds several campaigns: give --campaign ID (see "
+                  "skytune best)",
+                  what);
+        return -1;
+    }
+    snprintf(buf, len, "%lld", (long long)id);
+    return 0;
 }

@@ -16,7 +16,7 @@ int cli_campaign_arg(const char *text);
 
 /* The id of the database's only campaign, for commands that write one
  * campaign when none is named; prints why not (none, or several) with
- * `what` as the prefix. db is the store's sqlite3 handle. */
-int cli_only_campaign(void *db, const char *what, char *buf, size_t len);
+ * `what` as the prefix. */
+int cli_only_campaign(store *st, const char *what, char *buf, size_t len);
 
 #endif

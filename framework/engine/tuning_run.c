@@ -11,11 +11,14 @@
 #include "measurer.h"
 #include "plugin_problem.h"
 #include "plugin_space.h"
-#include "replay.h"
+#include "replay_evaluator.h"
+#include "replay_load.h"
+#include "replay_recorded.h"
 #include "space_rejections.h"
 #include "value.h"
 #include "store.h"
 #include "store_invocations.h"
+#include "t1.h"
 
 /* Everything that shapes the sequence of configurations tried, so that the
  * same command finds its campaign again. Stopping rules (budget, time

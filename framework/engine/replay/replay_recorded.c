@@ -9,7 +9,7 @@
  * evaluation, and a strategy would be judged on a space it never had. The
  * restriction is a space callback that looks a configuration up among the
  * dataset's entries, by the hash of its values' text. */
-#include "replay.h"
+#include "replay_recorded.h"
 
 #include <stdio.h>
 #include <stdlib.h>

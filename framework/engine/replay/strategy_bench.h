@@ -9,7 +9,8 @@
 #include <stdint.h>
 
 #include "error.h"
-#include "replay.h"
+#include "replay_evaluator.h"
+#include "space.h"
 
 typedef enum bench_budget_unit {
     BENCH_EVALUATIONS = 0,   /* distinct configurations evaluated */

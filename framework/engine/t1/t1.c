@@ -1,12 +1,11 @@
 /* T1 input files: a kernel's search space as the auto-tuning community's T1
  * format describes it (ConfigurationSpace.TuningParameters and
- * ConfigurationSpace.Conditions), turned into a space. See replay.h.
+ * ConfigurationSpace.Conditions), turned into a space. See t1.h.
  *
  * A parameter's Values are a JSON array or, as the benchmark hub's files
  * write them, the text of a Python expression that makes a list ("[16, 32,
  * 48]", "[32 * i for i in range(1, 32)]", "[1] + [2 * i for i in range(1,
  * 11)]"), evaluated by python_values.h's subset of Python. */
-#include "replay.h"
 #include "t1.h"
 
 #include <ctype.h>
@@ -17,6 +16,7 @@
 
 #include <jansson.h>
 
+#include "dataset_file.h"
 #include "expr.h"
 #include "python_values.h"
 #include "quote.h"

@@ -1,0 +1,57 @@
+#include "read_in_place.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include <sqlite3.h>
+
+bool db_wal_has_frames(const char *path)
+{
+    size_t length = strlen(path) + sizeof "-wal";
+    char *wal_path = malloc(length);
+    if (!wal_path) return true;
+    snprintf(wal_path, length, "%s-wal", path);
+    struct stat info;
+    bool has_frames = true;
+    if (stat(wal_path, &info) != 0)
+        has_frames = errno != ENOENT;
+    else
+        has_frames = info.st_size > 0;
+    free(wal_path);
+    return has_frames;
+}
+
+char *db_readonly_uri(const char *path)
+{
+    const char *query = db_wal_has_frames(path) ? "?mode=ro" : "?immutable=1";
+    size_t len = strlen("file:") + strlen(query) + 3 * strlen(path) + 1;
+    char *uri = malloc(len);
+    if (!uri) return NULL;
+    size_t used = (size_t)snprintf(uri, len, "file:");
+    for (const unsigned char *c = (const unsigned char *)path; *c; c++) {
+        bool plain = (*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') ||
+                     (*c >= '0' && *c <= '9') || strchr("/-_.~", *c);
+        used += (size_t)snprintf(uri + used, len - used, plain ? "%c" : "%%%02X", *c);
+    }
+    snprintf(uri + used, len - used, "%s", query);
+    return uri;
+}
+
+int db_open_in_place(const char *path, const char *name, sqlite3 **out, skytune_error *err)
+{
+    *out = NULL;
+    if (!db_wal_has_frames(path)) {
+        if (sqlite3_open_v2(path, out, SQLITE_OPEN_READWRITE, NULL) == SQLITE_OK) return 0;
+        sqlite3_close(*out);
+        *out = NULL;
+    }
+    if (sqlite3_open_v2(path, out, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK) return 0;
+    int rc = err_set(err, "%s: cannot open: %s", name,
+                     *out ? sqlite3_errmsg(*out) : "out of memory");
+    sqlite3_close(*out);
+    *out = NULL;
+    return rc;
+}
