@@ -223,8 +223,9 @@ static int transpose_setup(const skytune_setup_context *ctx, void **state_out,
     transpose_state *s = calloc(1, sizeof *s);
     if (!s) return skytune_error_set(err, SKYTUNE_ERR_MEMORY, "out of memory for the state");
     problem_sizes(ctx->problem, s->sizes);
-    s->elements = (size_t)element_count(s->sizes);
-    const size_t bytes = s->elements * 2 * sizeof(float);
+    const size_t elements = (size_t)element_count(s->sizes);
+    const size_t bytes = elements * 2 * sizeof(float);
+    s->elements = elements;
     s->canonical = malloc(bytes);
     s->expected = malloc(bytes);
     s->scratch = malloc(bytes);
@@ -232,7 +233,7 @@ static int transpose_setup(const skytune_setup_context *ctx, void **state_out,
         transpose_teardown(s);
         return skytune_error_set(err, SKYTUNE_ERR_MEMORY,
                                  "out of memory for three host arrays of %zu complex samples",
-                                 s->elements);
+                                 elements);
     }
 
     /* Real and imaginary parts uniform in [-1, 1), in S, C, T, P order: the
