@@ -27,12 +27,10 @@
  * pipeline shares; this file describes the plugin and wires its callbacks
  * to it.
  */
-#include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
 
 #include <skytune/plugin.h>
-#include <skytune/plugin_checks.h>
 
 #include "beamformer_stage.h"
 #include "stage_buffer.h"
@@ -121,6 +119,10 @@ static const char *const constraints[] = {
 
 /* --------------------------------------------------------------- run state */
 
+/* The buffers setup creates; the input follows each configuration's
+ * in_layout (input_buf). */
+enum { BUFFER_WEIGHTS, BUFFER_OUTPUT, BUFFERS };
+
 /* Host arrays hold complex values as interleaved (real, imaginary) floats,
  * the memory layout of OpenCL's float2. */
 typedef struct beamformer_state {
@@ -131,12 +133,12 @@ typedef struct beamformer_state {
     float *expected;        /* canonical order (CBTP), from `reference` */
     float *result;          /* the same, read back by `verify` */
     stage_layout_input input_buf;  /* the input in the last prepared in_layout */
-    cl_mem weights_buf, output_buf;
+    support_buffer buffers[BUFFERS];
 } beamformer_state;
 
 typedef struct beamformer_launch {
     beamformer_stage_launch stage;
-    cl_mem input;           /* retained: outlives a later in_layout's upload */
+    support_buffer input;   /* held: outlives a later in_layout's upload */
 } beamformer_launch;
 
 /* For tests: the device buffer of station samples of a state made by setup,
@@ -146,11 +148,12 @@ typedef struct beamformer_launch {
 SKYTUNE_EXPORT cl_mem skytune_beamformer_input_buffer(const void *state);
 SKYTUNE_EXPORT cl_mem skytune_beamformer_input_buffer(const void *state)
 {
-    return state ? ((const beamformer_state *)state)->input_buf.mem : NULL;
+    return state ? ((const beamformer_state *)state)->input_buf.buffer.mem : NULL;
 }
 
 /* ---------------------------------------------------------------- callbacks */
 
+static void beamformer_release(void *opaque);
 static void beamformer_teardown(void *opaque);
 
 /* The engine calls this before it builds the space and before setup. */
@@ -189,16 +192,12 @@ static int beamformer_setup(const skytune_setup_context *ctx, void **state_out,
     beamformer_generate_input(p, ctx->seed, s->input);
     beamformer_generate_weights(p, ctx->seed, s->weights);
 
-    cl_int status = CL_SUCCESS;
-    s->weights_buf = clCreateBuffer(ctx->context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
-                                    weights * complex_size, s->weights, &status);
-    if (status == CL_SUCCESS)
-        s->output_buf = clCreateBuffer(ctx->context, CL_MEM_WRITE_ONLY, outputs * complex_size,
-                                       NULL, &status);
-    if (status != CL_SUCCESS) {
+    s->buffers[BUFFER_WEIGHTS] = support_input("weights", s->weights, weights * complex_size);
+    s->buffers[BUFFER_OUTPUT] = support_output("beams", outputs * complex_size);
+    int rc = support_buffers_create(s->buffers, BUFFERS, ctx->context, SKYTUNE_ERR_SETUP, err);
+    if (rc) {
         beamformer_teardown(s);
-        return skytune_opencl_failure(err, SKYTUNE_ERR_SETUP, status,
-                                      "clCreateBuffer (weights, output)");
+        return rc;
     }
     *state_out = s;
     return SKYTUNE_OK;
@@ -245,14 +244,15 @@ static int beamformer_prepare(void *opaque, cl_program program, const skytune_va
 
     beamformer_launch *l = calloc(1, sizeof *l);
     if (!l) return skytune_error_set(err, SKYTUNE_ERR_MEMORY, "out of memory for the launch");
-    rc = beamformer_stage_prepare(&l->stage, program, &s->problem, &c, s->local_mem_size,
-                                  s->input_buf.mem, s->weights_buf, s->output_buf, err);
+    rc = stage_layout_input_hold(&s->input_buf, &l->input, err);
+    if (rc == SKYTUNE_OK)
+        rc = beamformer_stage_prepare(&l->stage, program, &s->problem, &c, s->local_mem_size,
+                                      l->input.mem, s->buffers[BUFFER_WEIGHTS].mem,
+                                      s->buffers[BUFFER_OUTPUT].mem, err);
     if (rc) {
-        free(l);
+        beamformer_release(l);
         return rc;
     }
-    l->input = s->input_buf.mem;
-    clRetainMemObject(l->input);
     *launch_out = l;
     return SKYTUNE_OK;
 }
@@ -260,13 +260,7 @@ static int beamformer_prepare(void *opaque, cl_program program, const skytune_va
 static int beamformer_clear_outputs(void *opaque, cl_command_queue queue, skytune_error *err)
 {
     beamformer_state *s = opaque;
-    const float poison = NAN;
-    cl_int status = clEnqueueFillBuffer(queue, s->output_buf, &poison, sizeof poison, 0,
-                                        beamformer_output_count(&s->problem) * 2 * sizeof(float),
-                                        0, NULL, NULL);
-    if (status != CL_SUCCESS)
-        return skytune_opencl_failure(err, SKYTUNE_ERR_LAUNCH, status, "clEnqueueFillBuffer (NaN)");
-    return SKYTUNE_OK;
+    return support_buffers_poison(s->buffers, BUFFERS, queue, err);
 }
 
 static int beamformer_enqueue(void *opaque, cl_command_queue queue, skytune_events *events,
@@ -291,7 +285,7 @@ static int beamformer_verify(void *opaque, const skytune_values *config, cl_comm
     if (rc) return rc;
     int64_t sizes[4];
     beamformer_output_sizes(p, sizes);
-    rc = stage_read_canonical(queue, s->output_buf, out_layout, s->result,
+    rc = stage_read_canonical(queue, &s->buffers[BUFFER_OUTPUT], out_layout, s->result,
                               BEAMFORMER_CANONICAL_OUT, BEAMFORMER_OUT_LETTERS, sizes,
                               2 * sizeof(float), err);
     if (rc) return rc;
@@ -305,7 +299,7 @@ static void beamformer_release(void *opaque)
     beamformer_launch *l = opaque;
     if (!l) return;
     beamformer_stage_release(&l->stage);
-    if (l->input) clReleaseMemObject(l->input);
+    support_buffers_release(&l->input, 1);
     free(l);
 }
 
@@ -314,8 +308,7 @@ static void beamformer_teardown(void *opaque)
     beamformer_state *s = opaque;
     if (!s) return;
     stage_layout_input_release(&s->input_buf);
-    if (s->weights_buf) clReleaseMemObject(s->weights_buf);
-    if (s->output_buf) clReleaseMemObject(s->output_buf);
+    support_buffers_release(s->buffers, BUFFERS);
     free(s->input);
     free(s->weights);
     free(s->expected);

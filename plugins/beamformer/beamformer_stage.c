@@ -253,43 +253,26 @@ int beamformer_stage_prepare(beamformer_stage_launch *l, cl_program program,
     memset(l, 0, sizeof *l);
     int rc = beamformer_config_check(p, c, local_mem_size, err);
     if (rc) return rc;
-    cl_int status = CL_SUCCESS;
-    l->kernel = clCreateKernel(program, "beamform", &status);
-    if (status != CL_SUCCESS)
-        return skytune_opencl_failure(err, SKYTUNE_ERR_LAUNCH, status, "clCreateKernel(beamform)");
-    status = clSetKernelArg(l->kernel, 0, sizeof(cl_mem), &input);
-    if (status == CL_SUCCESS) status = clSetKernelArg(l->kernel, 1, sizeof(cl_mem), &weights);
-    if (status == CL_SUCCESS) status = clSetKernelArg(l->kernel, 2, sizeof(cl_mem), &output);
-    if (status != CL_SUCCESS) {
-        beamformer_stage_release(l);
-        return skytune_opencl_failure(err, SKYTUNE_ERR_LAUNCH, status, "clSetKernelArg");
-    }
-    l->local[0] = (size_t)c->wg_time;
-    l->local[1] = (size_t)c->wg_beams;
-    l->local[2] = 1;
-    l->global[0] = (size_t)p->samples;
-    l->global[1] = (size_t)(p->beams / c->beam_block);
-    l->global[2] = (size_t)p->channels;
-    return SKYTUNE_OK;
+    const support_kernel_spec kernel = {
+        .name = "beamform",
+        .label = "beamform",
+        .args = {SUPPORT_ARG(input), SUPPORT_ARG(weights), SUPPORT_ARG(output)},
+        .dims = 3,
+        .global = {(size_t)p->samples, (size_t)(p->beams / c->beam_block), (size_t)p->channels},
+        .local = {(size_t)c->wg_time, (size_t)c->wg_beams, 1},
+    };
+    return support_kernel_create(&l->kernel, program, &kernel, err);
 }
 
 int beamformer_stage_enqueue(const beamformer_stage_launch *l, cl_command_queue queue,
                              skytune_events *events, skytune_error *err)
 {
-    cl_event done = NULL;
-    cl_int status =
-        clEnqueueNDRangeKernel(queue, l->kernel, 3, NULL, l->global, l->local, 0, NULL, &done);
-    if (status != CL_SUCCESS)
-        return skytune_opencl_failure(err, SKYTUNE_ERR_LAUNCH, status, "clEnqueueNDRangeKernel");
-    if (skytune_events_add(events, done, "beamform") != 0)
-        return skytune_error_set(err, SKYTUNE_ERR_LAUNCH, "too many events in one run");
-    return SKYTUNE_OK;
+    return support_kernel_enqueue(&l->kernel, queue, events, err);
 }
 
 void beamformer_stage_release(beamformer_stage_launch *l)
 {
-    if (l->kernel) clReleaseKernel(l->kernel);
-    l->kernel = NULL;
+    support_kernel_release(&l->kernel);
 }
 
 /* ------------------------------------------------------------ work counts */

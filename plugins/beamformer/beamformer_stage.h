@@ -22,6 +22,7 @@
 #include <skytune/plugin.h>
 
 #include "layout.h"
+#include "plugin_support.h"
 #include "stage_macros.h"
 
 /* The kernel's source (beamformer.cl, embedded at build time). */
@@ -113,9 +114,9 @@ double beamformer_tolerance(const beamformer_problem *p);
 /* ------------------------------------------------------------ the device */
 
 typedef struct beamformer_stage_launch {
-    cl_kernel kernel;
-    size_t global[3];       /* work-items along time, beam groups, channels */
-    size_t local[3];        /* wg_time, wg_beams, 1 */
+    /* Work-items along time, beam groups and channels; work-groups of
+     * wg_time x wg_beams x 1. */
+    support_kernel kernel;
 } beamformer_stage_launch;
 
 /* Create "beamform" from `program` (built with beamformer_macros' macros

@@ -27,12 +27,10 @@
  * pipeline shares; this file describes the plugin and wires its callbacks
  * to it.
  */
-#include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
 
 #include <skytune/plugin.h>
-#include <skytune/plugin_checks.h>
 
 #include "correlator_stage.h"
 #include "stage_buffer.h"
@@ -142,16 +140,17 @@ typedef struct correlator_state {
     float *expected;        /* [channel][baseline][XX, XY, YX, YY][re, im], from `reference` */
     float *result;          /* the same, read back by `verify` */
     stage_layout_input input_buf;  /* the input in the last prepared in_layout */
-    cl_mem output_buf;
+    support_buffer output;         /* the visibilities */
 } correlator_state;
 
 typedef struct correlator_launch {
     correlator_stage_launch stage;
-    cl_mem input;           /* retained: outlives a later in_layout's upload */
+    support_buffer input;   /* held: outlives a later in_layout's upload */
 } correlator_launch;
 
 /* ---------------------------------------------------------------- callbacks */
 
+static void correlator_release(void *opaque);
 static void correlator_teardown(void *opaque);
 
 /* The engine calls this before it builds the space: the C constraint walks
@@ -187,12 +186,11 @@ static int correlator_setup(const skytune_setup_context *ctx, void **state_out,
     }
     correlator_generate_input(p, ctx->seed, s->input);
 
-    cl_int status = CL_SUCCESS;
-    s->output_buf = clCreateBuffer(ctx->context, CL_MEM_WRITE_ONLY,
-                                   output_floats * sizeof(float), NULL, &status);
-    if (status != CL_SUCCESS) {
+    s->output = support_output("visibilities", output_floats * sizeof(float));
+    int rc = support_buffers_create(&s->output, 1, ctx->context, SKYTUNE_ERR_SETUP, err);
+    if (rc) {
         correlator_teardown(s);
-        return skytune_opencl_failure(err, SKYTUNE_ERR_SETUP, status, "clCreateBuffer (output)");
+        return rc;
     }
     *state_out = s;
     return SKYTUNE_OK;
@@ -238,14 +236,14 @@ static int correlator_prepare(void *opaque, cl_program program, const skytune_va
 
     correlator_launch *l = calloc(1, sizeof *l);
     if (!l) return skytune_error_set(err, SKYTUNE_ERR_MEMORY, "out of memory for the launch");
-    rc = correlator_stage_prepare(&l->stage, program, &s->problem, &c, s->input_buf.mem,
-                                  s->output_buf, err);
+    rc = stage_layout_input_hold(&s->input_buf, &l->input, err);
+    if (rc == SKYTUNE_OK)
+        rc = correlator_stage_prepare(&l->stage, program, &s->problem, &c, l->input.mem,
+                                      s->output.mem, err);
     if (rc) {
-        free(l);
+        correlator_release(l);
         return rc;
     }
-    l->input = s->input_buf.mem;
-    clRetainMemObject(l->input);
     *launch_out = l;
     return SKYTUNE_OK;
 }
@@ -253,13 +251,7 @@ static int correlator_prepare(void *opaque, cl_program program, const skytune_va
 static int correlator_clear_outputs(void *opaque, cl_command_queue queue, skytune_error *err)
 {
     correlator_state *s = opaque;
-    const float poison = NAN;
-    cl_int status = clEnqueueFillBuffer(queue, s->output_buf, &poison, sizeof poison, 0,
-                                        correlator_output_floats(&s->problem) * sizeof(float), 0,
-                                        NULL, NULL);
-    if (status != CL_SUCCESS)
-        return skytune_opencl_failure(err, SKYTUNE_ERR_LAUNCH, status, "clEnqueueFillBuffer (NaN)");
-    return SKYTUNE_OK;
+    return support_buffers_poison(&s->output, 1, queue, err);
 }
 
 static int correlator_enqueue(void *opaque, cl_command_queue queue, skytune_events *events,
@@ -277,11 +269,8 @@ static int correlator_verify(void *opaque, const skytune_values *config, cl_comm
     (void)config;
     correlator_state *s = opaque;
     const size_t floats = correlator_output_floats(&s->problem);
-    cl_int status = clEnqueueReadBuffer(queue, s->output_buf, CL_TRUE, 0, floats * sizeof(float),
-                                        s->result, 0, NULL, NULL);
-    if (status != CL_SUCCESS)
-        return skytune_opencl_failure(err, SKYTUNE_ERR_LAUNCH, status,
-                                      "clEnqueueReadBuffer (output)");
+    int rc = support_buffer_read(&s->output, queue, s->result, err);
+    if (rc) return rc;
     double abs_tol, rel_tol;
     correlator_tolerances(&s->problem, &abs_tol, &rel_tol);
     skytune_verify_floats(report, "visibilities", s->result, s->expected, floats, abs_tol,
@@ -294,7 +283,7 @@ static void correlator_release(void *opaque)
     correlator_launch *l = opaque;
     if (!l) return;
     correlator_stage_release(&l->stage);
-    if (l->input) clReleaseMemObject(l->input);
+    support_buffers_release(&l->input, 1);
     free(l);
 }
 
@@ -303,7 +292,7 @@ static void correlator_teardown(void *opaque)
     correlator_state *s = opaque;
     if (!s) return;
     stage_layout_input_release(&s->input_buf);
-    if (s->output_buf) clReleaseMemObject(s->output_buf);
+    support_buffers_release(&s->output, 1);
     free(s->input);
     free(s->expected);
     free(s->result);

@@ -277,61 +277,37 @@ static int build_cell_lists(int64_t stations, int64_t w, int64_t h, cl_int **cel
     return SKYTUNE_OK;
 }
 
-/* Create a pass's kernel and cell buffer and set its arguments:
- * (input, cells, cell_count, visibilities). */
+/* A pass over `count` cells: its cell list uploaded, and its kernel, whose
+ * arguments are (input, cells, cell_count, visibilities), a work-item per
+ * cell and channel. */
 static int prepare_pass(const correlator_problem *p, cl_context context, cl_program program,
-                        const char *kernel_name, const cl_int *cells, int64_t count,
-                        int64_t wg_size, cl_mem input, cl_mem visibilities,
+                        const char *kernel_name, const char *label, const cl_int *cells,
+                        int64_t count, int64_t wg_size, cl_mem input, cl_mem visibilities,
                         correlator_pass *pass, skytune_error *err)
 {
-    pass->cell_count = (cl_int)count;
     if (count == 0) return SKYTUNE_OK;
-    cl_int status = CL_SUCCESS;
-    pass->kernel = clCreateKernel(program, kernel_name, &status);
-    if (status != CL_SUCCESS)
-        return skytune_opencl_failure(err, SKYTUNE_ERR_LAUNCH, status, kernel_name);
-    pass->cells_buf = clCreateBuffer(context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
-                                     (size_t)count * 2 * sizeof(cl_int), (void *)cells, &status);
-    if (status != CL_SUCCESS)
-        return skytune_opencl_failure(err, SKYTUNE_ERR_LAUNCH, status,
-                                      "clCreateBuffer (cell list)");
-    status = clSetKernelArg(pass->kernel, 0, sizeof(cl_mem), &input);
-    if (status == CL_SUCCESS)
-        status = clSetKernelArg(pass->kernel, 1, sizeof(cl_mem), &pass->cells_buf);
-    if (status == CL_SUCCESS)
-        status = clSetKernelArg(pass->kernel, 2, sizeof(cl_int), &pass->cell_count);
-    if (status == CL_SUCCESS)
-        status = clSetKernelArg(pass->kernel, 3, sizeof(cl_mem), &visibilities);
-    if (status != CL_SUCCESS) return skytune_opencl_failure(err, SKYTUNE_ERR_LAUNCH, status,
-                                                            "clSetKernelArg");
+    pass->cells = support_input("cell list", cells, (size_t)count * 2 * sizeof(cl_int));
+    int rc = support_buffers_create(&pass->cells, 1, context, SKYTUNE_ERR_LAUNCH, err);
+    if (rc) return rc;
+    const cl_int cell_count = (cl_int)count;
     const int64_t groups = (count + wg_size - 1) / wg_size;
-    pass->local[0] = (size_t)wg_size;
-    pass->local[1] = 1;
-    pass->global[0] = (size_t)(groups * wg_size);
-    pass->global[1] = (size_t)p->channels;
-    return SKYTUNE_OK;
+    const support_kernel_spec kernel = {
+        .name = kernel_name,
+        .label = label,
+        .args = {SUPPORT_ARG(input), SUPPORT_ARG(pass->cells.mem), SUPPORT_ARG(cell_count),
+                 SUPPORT_ARG(visibilities)},
+        .dims = 2,
+        .global = {(size_t)(groups * wg_size), (size_t)p->channels},
+        .local = {(size_t)wg_size, 1},
+    };
+    return support_kernel_create(&pass->kernel, program, &kernel, err);
 }
 
 static void release_pass(correlator_pass *pass)
 {
-    if (pass->kernel) clReleaseKernel(pass->kernel);
-    if (pass->cells_buf) clReleaseMemObject(pass->cells_buf);
-    memset(pass, 0, sizeof *pass);
+    support_kernel_release(&pass->kernel);
+    support_buffers_release(&pass->cells, 1);
 }
-
-static int enqueue_pass(const correlator_pass *pass, cl_command_queue queue, const char *label,
-                        skytune_events *events, skytune_error *err)
-{
-    if (pass->cell_count == 0) return SKYTUNE_OK;
-    cl_event done = NULL;
-    cl_int status = clEnqueueNDRangeKernel(queue, pass->kernel, 2, NULL, pass->global,
-                                           pass->local, 0, NULL, &done);
-    if (status != CL_SUCCESS) return skytune_opencl_failure(err, SKYTUNE_ERR_LAUNCH, status, label);
-    if (skytune_events_add(events, done, label) != 0)
-        return skytune_error_set(err, SKYTUNE_ERR_LAUNCH, "too many events in one run");
-    return SKYTUNE_OK;
-}
-
 
 int correlator_stage_prepare(correlator_stage_launch *l, cl_program program,
                              const correlator_problem *p, const correlator_config *c,
@@ -349,20 +325,18 @@ int correlator_stage_prepare(correlator_stage_launch *l, cl_program program,
                                  (long long)w, (long long)h, (long long)stations);
 
     cl_context context = NULL;
-    cl_int status = clGetProgramInfo(program, CL_PROGRAM_CONTEXT, sizeof context, &context, NULL);
-    if (status != CL_SUCCESS)
-        return skytune_opencl_failure(err, SKYTUNE_ERR_LAUNCH, status,
-                                      "clGetProgramInfo (context)");
+    int rc = support_program_context(program, &context, err);
+    if (rc) return rc;
 
     cl_int *cells = NULL, *remainder = NULL;
     int64_t n_cells = 0, n_remainder = 0;
-    int rc = build_cell_lists(stations, w, h, &cells, &n_cells, &remainder, &n_remainder, err);
+    rc = build_cell_lists(stations, w, h, &cells, &n_cells, &remainder, &n_remainder, err);
     if (rc) return rc;
-    rc = prepare_pass(p, context, program, "correlate_cells", cells, n_cells, c->wg_size, input,
-                      visibilities, &l->cells, err);
+    rc = prepare_pass(p, context, program, "correlate_cells", "cells", cells, n_cells, c->wg_size,
+                      input, visibilities, &l->cells, err);
     if (rc == SKYTUNE_OK)
-        rc = prepare_pass(p, context, program, "correlate_remainder", remainder, n_remainder,
-                          c->wg_size, input, visibilities, &l->remainder, err);
+        rc = prepare_pass(p, context, program, "correlate_remainder", "remainder", remainder,
+                          n_remainder, c->wg_size, input, visibilities, &l->remainder, err);
     free(cells);
     free(remainder);
     if (rc) correlator_stage_release(l);
@@ -374,8 +348,8 @@ int correlator_stage_prepare(correlator_stage_launch *l, cl_program program,
 int correlator_stage_enqueue(const correlator_stage_launch *l, cl_command_queue queue,
                              skytune_events *events, skytune_error *err)
 {
-    int rc = enqueue_pass(&l->cells, queue, "cells", events, err);
-    if (rc == SKYTUNE_OK) rc = enqueue_pass(&l->remainder, queue, "remainder", events, err);
+    int rc = support_kernel_enqueue(&l->cells.kernel, queue, events, err);
+    if (rc == SKYTUNE_OK) rc = support_kernel_enqueue(&l->remainder.kernel, queue, events, err);
     return rc;
 }
 

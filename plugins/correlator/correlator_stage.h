@@ -21,6 +21,7 @@
 #include <skytune/plugin.h>
 
 #include "layout.h"
+#include "plugin_support.h"
 #include "stage_macros.h"
 
 /* The kernels' source (correlator.cl, embedded at build time). */
@@ -109,14 +110,12 @@ void correlator_tolerances(const correlator_problem *p, double *abs_tol, double 
 
 /* ------------------------------------------------------------ the device */
 
-/* One pass: a kernel, its list of cells (first s2, first s1) and its
- * geometry. A pass with no cells is not enqueued. */
+/* One pass: a kernel over its cells (work-items along the cells rounded up
+ * to whole work-groups and the channels) and its list of cells (first s2,
+ * first s1). A pass with no cells has no kernel and is not enqueued. */
 typedef struct correlator_pass {
-    cl_kernel kernel;
-    cl_mem cells_buf;
-    cl_int cell_count;
-    size_t global[2];       /* cells rounded up to whole work-groups, channels */
-    size_t local[2];        /* wg_size, 1 */
+    support_kernel kernel;
+    support_buffer cells;
 } correlator_pass;
 
 typedef struct correlator_stage_launch {

@@ -34,6 +34,8 @@
 #include <skytune/plugin.h>
 #include <skytune/plugin_checks.h>
 
+#include "plugin_support.h"
+
 extern const char dedispersion_cl_source[];
 
 /* ------------------------------------------------------------ description data */
@@ -219,6 +221,8 @@ static int dedispersion_constraint(const skytune_values *config, const skytune_v
 
 /* --------------------------------------------------------------- run state */
 
+enum { BUFFER_INPUT, BUFFER_SHIFTS, BUFFER_OUTPUT, BUFFERS };
+
 typedef struct dedispersion_state {
     dedispersion_problem problem;
     int64_t max_delay;      /* largest entry of the shift table */
@@ -227,14 +231,8 @@ typedef struct dedispersion_state {
     int *shifts;            /* [dms][channels] */
     float *expected;        /* [dms][samples], from `reference` */
     float *result;          /* [dms][samples], read back by `verify` */
-    cl_mem input_buf, shifts_buf, output_buf;
+    support_buffer buffers[BUFFERS];
 } dedispersion_state;
-
-typedef struct dedispersion_launch {
-    cl_kernel kernel;
-    size_t global[2];       /* work-items along samples, DMs */
-    size_t local[2];        /* wi_samples, wi_dms */
-} dedispersion_launch;
 
 /* What the kernels index with int, and the problem parameters that shrink
  * the arrays: for the messages of the size checks. */
@@ -244,9 +242,6 @@ typedef struct dedispersion_launch {
 /* ---------------------------------------------------------------- callbacks */
 
 static void dedispersion_teardown(void *opaque);
-
-
-
 
 /* The engine calls this before it builds the space and before setup: the
  * delays must fit the int shift table, and the arrays the kernel's int
@@ -330,19 +325,13 @@ static int dedispersion_setup(const skytune_setup_context *ctx, void **state_out
     pcg32_seed(&rng, ctx->seed, 0);
     for (size_t i = 0; i < input_count; i++) s->input[i] = pcg32_float(&rng);
 
-    cl_int status = CL_SUCCESS;
-    s->input_buf = clCreateBuffer(ctx->context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
-                                  input_count * sizeof(float), s->input, &status);
-    if (status == CL_SUCCESS)
-        s->shifts_buf = clCreateBuffer(ctx->context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
-                                       shift_count * sizeof(int), s->shifts, &status);
-    if (status == CL_SUCCESS)
-        s->output_buf = clCreateBuffer(ctx->context, CL_MEM_WRITE_ONLY,
-                                       output_count * sizeof(float), NULL, &status);
-    if (status != CL_SUCCESS) {
+    s->buffers[BUFFER_INPUT] = support_input("input", s->input, input_count * sizeof(float));
+    s->buffers[BUFFER_SHIFTS] = support_input("shifts", s->shifts, shift_count * sizeof(int));
+    s->buffers[BUFFER_OUTPUT] = support_output("output", output_count * sizeof(float));
+    int rc = support_buffers_create(s->buffers, BUFFERS, ctx->context, SKYTUNE_ERR_SETUP, err);
+    if (rc) {
         dedispersion_teardown(s);
-        return skytune_opencl_failure(err, SKYTUNE_ERR_SETUP, status,
-                              "clCreateBuffer (input, shifts, output)");
+        return rc;
     }
 
     *state_out = s;
@@ -425,62 +414,33 @@ static int check_configuration(const dedispersion_state *s, const skytune_values
     return SKYTUNE_OK;
 }
 
+/* The run is the one kernel "dedisperse": a work-item per el_samples x
+ * el_dms outputs, work-groups of wi_samples x wi_dms. */
 static int dedispersion_prepare(void *opaque, cl_program program, const skytune_values *config,
                                 void **launch_out, skytune_error *err)
 {
     dedispersion_state *s = opaque;
     int rc = check_configuration(s, config, err);
     if (rc) return rc;
-
-    dedispersion_launch *l = calloc(1, sizeof *l);
-    if (!l) return skytune_error_set(err, SKYTUNE_ERR_MEMORY, "out of memory for the launch");
-    cl_int status = CL_SUCCESS;
-    l->kernel = clCreateKernel(program, "dedisperse", &status);
-    if (status != CL_SUCCESS) {
-        free(l);
-        return skytune_opencl_failure(err, SKYTUNE_ERR_LAUNCH, status,
-                                      "clCreateKernel(dedisperse)");
-    }
-    status = clSetKernelArg(l->kernel, 0, sizeof(cl_mem), &s->input_buf);
-    if (status == CL_SUCCESS) status = clSetKernelArg(l->kernel, 1, sizeof(cl_mem), &s->shifts_buf);
-    if (status == CL_SUCCESS) status = clSetKernelArg(l->kernel, 2, sizeof(cl_mem), &s->output_buf);
-    if (status != CL_SUCCESS) {
-        clReleaseKernel(l->kernel);
-        free(l);
-        return skytune_opencl_failure(err, SKYTUNE_ERR_LAUNCH, status, "clSetKernelArg");
-    }
-    l->local[0] = (size_t)skytune_int(config, "wi_samples");
-    l->local[1] = (size_t)skytune_int(config, "wi_dms");
-    l->global[0] = (size_t)(s->problem.samples / skytune_int(config, "el_samples"));
-    l->global[1] = (size_t)(s->problem.dms / skytune_int(config, "el_dms"));
-    *launch_out = l;
-    return SKYTUNE_OK;
+    const support_kernel_spec kernel = {
+        .name = "dedisperse",
+        .label = "dedisperse",
+        .args = {SUPPORT_ARG(s->buffers[BUFFER_INPUT].mem),
+                 SUPPORT_ARG(s->buffers[BUFFER_SHIFTS].mem),
+                 SUPPORT_ARG(s->buffers[BUFFER_OUTPUT].mem)},
+        .dims = 2,
+        .global = {(size_t)(s->problem.samples / skytune_int(config, "el_samples")),
+                   (size_t)(s->problem.dms / skytune_int(config, "el_dms"))},
+        .local = {(size_t)skytune_int(config, "wi_samples"),
+                  (size_t)skytune_int(config, "wi_dms")},
+    };
+    return support_kernel_new(program, &kernel, launch_out, err);
 }
 
 static int dedispersion_clear_outputs(void *opaque, cl_command_queue queue, skytune_error *err)
 {
     dedispersion_state *s = opaque;
-    const float poison = NAN;
-    const size_t bytes = (size_t)s->problem.dms * (size_t)s->problem.samples * sizeof(float);
-    cl_int status =
-        clEnqueueFillBuffer(queue, s->output_buf, &poison, sizeof poison, 0, bytes, 0, NULL, NULL);
-    if (status != CL_SUCCESS)
-        return skytune_opencl_failure(err, SKYTUNE_ERR_LAUNCH, status, "clEnqueueFillBuffer (NaN)");
-    return SKYTUNE_OK;
-}
-
-static int dedispersion_enqueue(void *opaque, cl_command_queue queue, skytune_events *events,
-                                skytune_error *err)
-{
-    dedispersion_launch *l = opaque;
-    cl_event done = NULL;
-    cl_int status =
-        clEnqueueNDRangeKernel(queue, l->kernel, 2, NULL, l->global, l->local, 0, NULL, &done);
-    if (status != CL_SUCCESS)
-        return skytune_opencl_failure(err, SKYTUNE_ERR_LAUNCH, status, "clEnqueueNDRangeKernel");
-    if (skytune_events_add(events, done, "dedisperse") != 0)
-        return skytune_error_set(err, SKYTUNE_ERR_LAUNCH, "too many events in one run");
-    return SKYTUNE_OK;
+    return support_buffers_poison(s->buffers, BUFFERS, queue, err);
 }
 
 static int dedispersion_verify(void *opaque, const skytune_values *config, cl_command_queue queue,
@@ -489,11 +449,8 @@ static int dedispersion_verify(void *opaque, const skytune_values *config, cl_co
     (void)config;
     dedispersion_state *s = opaque;
     const size_t count = (size_t)s->problem.dms * (size_t)s->problem.samples;
-    cl_int status = clEnqueueReadBuffer(queue, s->output_buf, CL_TRUE, 0, count * sizeof(float),
-                                        s->result, 0, NULL, NULL);
-    if (status != CL_SUCCESS)
-        return skytune_opencl_failure(err, SKYTUNE_ERR_LAUNCH, status,
-                                      "clEnqueueReadBuffer (output)");
+    int rc = support_buffer_read(&s->buffers[BUFFER_OUTPUT], queue, s->result, err);
+    if (rc) return rc;
     /* The kernel adds `channels` floats one at a time in float; the
      * reference adds them in double and rounds once. For non-negative terms
      * (the inputs are in [0, 1)), recursive float summation in any order is
@@ -508,21 +465,11 @@ static int dedispersion_verify(void *opaque, const skytune_values *config, cl_co
     return SKYTUNE_OK;
 }
 
-static void dedispersion_release(void *opaque)
-{
-    dedispersion_launch *l = opaque;
-    if (!l) return;
-    if (l->kernel) clReleaseKernel(l->kernel);
-    free(l);
-}
-
 static void dedispersion_teardown(void *opaque)
 {
     dedispersion_state *s = opaque;
     if (!s) return;
-    if (s->input_buf) clReleaseMemObject(s->input_buf);
-    if (s->shifts_buf) clReleaseMemObject(s->shifts_buf);
-    if (s->output_buf) clReleaseMemObject(s->output_buf);
+    support_buffers_release(s->buffers, BUFFERS);
     free(s->input);
     free(s->shifts);
     free(s->expected);
@@ -570,9 +517,9 @@ static const skytune_plugin dedispersion_plugin = {
     .reference = dedispersion_reference,
     .prepare = dedispersion_prepare,
     .clear_outputs = dedispersion_clear_outputs,
-    .enqueue = dedispersion_enqueue,
+    .enqueue = support_kernel_run,
     .verify = dedispersion_verify,
-    .release = dedispersion_release,
+    .release = support_kernel_free,
     .teardown = dedispersion_teardown,
     .flops = dedispersion_flops,
     .bytes = dedispersion_bytes,

@@ -26,6 +26,8 @@
 #include <skytune/plugin.h>
 #include <skytune/plugin_checks.h>
 
+#include "plugin_support.h"
+
 extern const char gridding_cl_source[];
 
 /* ------------------------------------------------------------ description data */
@@ -407,6 +409,14 @@ static placement place(const gridding_problem *p, const int *supports, const flo
 
 /* --------------------------------------------------------------- run state */
 
+/* The inputs every configuration reads (the kernels in both layouts; a
+ * configuration reads one), then the outputs: the grid, and each batch's
+ * weight sum as two 32-bit halves. */
+enum {
+    BUFFER_UVWT, BUFFER_VIS, BUFFER_CUBE, BUFFER_REORDERED, BUFFER_START, BUFFER_SUPPORTS,
+    BUFFER_GRID, BUFFER_WEIGHTS, BUFFERS
+};
+
 typedef struct gridding_state {
     gridding_problem problem;
     skytune_device_info device;
@@ -423,8 +433,7 @@ typedef struct gridding_state {
     uint64_t *expected_weights; /* [batch]: sum of weight * WEIGHT_SCALE */
     float *result;
     unsigned int *result_weights;
-    cl_mem uvwt_buf, vis_buf, cube_buf, reordered_buf, start_buf, supports_buf;
-    cl_mem grid_buf, weights_buf;
+    support_buffer buffers[BUFFERS];
     cl_context context;       /* borrowed from setup, for the sort's buffers in prepare */
 } gridding_state;
 
@@ -437,20 +446,15 @@ typedef struct tile_plan {
     int64_t entries;          /* (visibility, tile) pairs the sort writes */
 } tile_plan;
 
-typedef struct kernel_launch {
-    cl_kernel kernel;
-    const char *label;
-    size_t global[3], local[3];
-} kernel_launch;
-
 #define MAX_LAUNCHES 7
 
+/* The bucket sort's buffers, a launch's own. */
+enum { SORT_COUNTS, SORT_OFFSETS, SORT_CURSOR, SORT_ENTRIES, SORT_BUFFERS };
+
 typedef struct gridding_launch {
-    cl_mem grid_buf, weights_buf;      /* borrowed from the state */
-    size_t grid_bytes, weights_bytes;
-    cl_mem counts_buf, offsets_buf, cursor_buf, entries_buf; /* the sort's, owned */
-    size_t counts_bytes;
-    kernel_launch launches[MAX_LAUNCHES];
+    const support_buffer *grid, *weights; /* borrowed from the state: zeroed by every run */
+    support_buffer sort[SORT_BUFFERS];
+    support_kernel launches[MAX_LAUNCHES];
     size_t n_launches;
     int zero_counts_before;            /* the counts are zeroed before launches[this] (-1: none) */
 } gridding_launch;
@@ -595,14 +599,6 @@ static int64_t floor_power_of_two(int64_t n)
     return power;
 }
 
-static int upload(cl_context context, const void *host, size_t bytes, cl_mem *buf)
-{
-    cl_int status = CL_SUCCESS;
-    *buf = clCreateBuffer(context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, bytes, (void *)host,
-                          &status);
-    return status;
-}
-
 static int gridding_setup(const skytune_setup_context *ctx, void **state_out, skytune_error *err)
 {
     gridding_problem p;
@@ -668,28 +664,23 @@ static int gridding_setup(const skytune_setup_context *ctx, void **state_out, sk
     find_active_grid(s);
     build_kernels(&p, s->cube, s->reordered, s->reordered_start);
 
-    cl_int status = upload(ctx->context, s->uvwt, total * 4 * sizeof(float), &s->uvwt_buf);
-    if (status == CL_SUCCESS)
-        status = upload(ctx->context, s->vis, total * (size_t)p.polarizations * 8, &s->vis_buf);
-    if (status == CL_SUCCESS)
-        status = upload(ctx->context, s->cube, (size_t)s->cube_entries * 8, &s->cube_buf);
-    if (status == CL_SUCCESS)
-        status = upload(ctx->context, s->reordered, (size_t)entries * 8, &s->reordered_buf);
-    if (status == CL_SUCCESS)
-        status = upload(ctx->context, s->reordered_start, (size_t)p.w_planes * sizeof(int),
-                        &s->start_buf);
-    if (status == CL_SUCCESS)
-        status = upload(ctx->context, s->supports, (size_t)p.w_planes * sizeof(int),
-                        &s->supports_buf);
-    if (status == CL_SUCCESS)
-        s->grid_buf = clCreateBuffer(ctx->context, CL_MEM_READ_WRITE, points * 8, NULL, &status);
-    if (status == CL_SUCCESS)
-        s->weights_buf = clCreateBuffer(ctx->context, CL_MEM_READ_WRITE,
-                                        (size_t)p.batches * 2 * sizeof(cl_uint), NULL, &status);
-    if (status != CL_SUCCESS) {
+    const size_t plane_bytes = (size_t)p.w_planes * sizeof(int);
+    support_buffer *b = s->buffers;
+    b[BUFFER_UVWT] = support_input("u, v, w and weights", s->uvwt, total * 4 * sizeof(float));
+    b[BUFFER_VIS] = support_input("visibilities", s->vis, total * (size_t)p.polarizations * 8);
+    b[BUFFER_CUBE] = support_input("kernel cube", s->cube, (size_t)s->cube_entries * 8);
+    b[BUFFER_REORDERED] = support_input("reordered kernels", s->reordered, (size_t)entries * 8);
+    b[BUFFER_START] = support_input("plane starts", s->reordered_start, plane_bytes);
+    b[BUFFER_SUPPORTS] = support_input("supports", s->supports, plane_bytes);
+    /* The kernels add into the grid and the weight sums (atomically), so
+     * they read them too. Every bit set in a weight sum is no sum of the
+     * batch's weights. */
+    b[BUFFER_GRID] = support_read_write("grid", points * 8);
+    b[BUFFER_WEIGHTS] = support_read_write("weight sums", (size_t)p.batches * 2 * sizeof(cl_uint));
+    b[BUFFER_WEIGHTS].poison = SUPPORT_POISON_ONES;
+    if ((rc = support_buffers_create(b, BUFFERS, ctx->context, SKYTUNE_ERR_SETUP, err))) {
         gridding_teardown(s);
-        return skytune_opencl_failure(err, SKYTUNE_ERR_SETUP, status,
-                                      "clCreateBuffer (visibilities, kernels, grid, weights)");
+        return rc;
     }
     *state_out = s;
     return SKYTUNE_OK;
@@ -990,69 +981,16 @@ static int check_configuration(const gridding_state *s, const skytune_values *co
     return SKYTUNE_OK;
 }
 
-/* Creates kernel `name` and appends it, with the part label `label`, to the
- * launches of one run. */
-static int add_kernel(gridding_launch *l, cl_program program, const char *name, const char *label,
-                      kernel_launch **out, skytune_error *err)
+/* Creates the kernel of `spec` as the next of the launches of one run. */
+static int add_kernel(gridding_launch *l, cl_program program, const support_kernel_spec *spec,
+                      skytune_error *err)
 {
-    cl_int status = CL_SUCCESS;
-    cl_kernel k = clCreateKernel(program, name, &status);
-    if (status != CL_SUCCESS) {
-        char what[96];
-        snprintf(what, sizeof what, "clCreateKernel(%s)", name);
-        return skytune_opencl_failure(err, SKYTUNE_ERR_LAUNCH, status, what);
-    }
-    kernel_launch *launch = &l->launches[l->n_launches++];
-    memset(launch, 0, sizeof *launch);
-    launch->kernel = k;
-    launch->label = label;
-    *out = launch;
-    return SKYTUNE_OK;
-}
-
-typedef struct kernel_arg {
-    size_t size;
-    const void *value;
-} kernel_arg;
-
-#define ARG(x) ((kernel_arg){sizeof(x), &(x)})
-
-static int set_args(kernel_launch *k, const kernel_arg *args, size_t count, skytune_error *err)
-{
-    for (size_t i = 0; i < count; i++) {
-        const cl_int status = clSetKernelArg(k->kernel, (cl_uint)i, args[i].size, args[i].value);
-        if (status != CL_SUCCESS)
-            return skytune_opencl_failure(err, SKYTUNE_ERR_LAUNCH, status, "clSetKernelArg");
-    }
-    return SKYTUNE_OK;
-}
-
-static void set_geometry(kernel_launch *k, size_t g0, size_t g1, size_t g2, size_t l0)
-{
-    k->global[0] = g0;
-    k->global[1] = g1;
-    k->global[2] = g2;
-    k->local[0] = l0;
-    k->local[1] = 1;
-    k->local[2] = 1;
+    int rc = support_kernel_create(&l->launches[l->n_launches], program, spec, err);
+    if (rc == SKYTUNE_OK) l->n_launches++;
+    return rc;
 }
 
 static size_t round_up(size_t n, size_t m) { return (n + m - 1) / m * m; }
-
-/* A kernel whose registers allow fewer work-items per group than it was
- * built for would fail to launch: say so here instead. */
-static int check_kernel_limit(const kernel_launch *k, skytune_error *err)
-{
-    size_t limit = 0;
-    cl_int status = clGetKernelWorkGroupInfo(k->kernel, NULL, CL_KERNEL_WORK_GROUP_SIZE,
-                                             sizeof limit, &limit, NULL);
-    if (status == CL_SUCCESS && limit > 0 && limit < k->local[0])
-        return skytune_error_set(err, SKYTUNE_ERR_LAUNCH,
-                                 "this configuration's kernel runs at most %zu work-items per "
-                                 "work-group on this device, fewer than the %zu it needs",
-                                 limit, k->local[0]);
-    return SKYTUNE_OK;
-}
 
 /* What one configuration launches: its kernels, their arguments and
  * geometry. The first six arguments of every gridding kernel are the same. */
@@ -1064,8 +1002,16 @@ typedef struct launch_setup {
 } launch_setup;
 
 #define GRID_ARGS(ls)                                                                      \
-    ARG((ls)->s->uvwt_buf), ARG((ls)->s->vis_buf), ARG((ls)->kernels),                     \
-        ARG((ls)->s->start_buf), ARG((ls)->s->supports_buf), ARG((ls)->s->grid_buf)
+    SUPPORT_ARG((ls)->s->buffers[BUFFER_UVWT].mem), SUPPORT_ARG((ls)->s->buffers[BUFFER_VIS].mem), \
+        SUPPORT_ARG((ls)->kernels), SUPPORT_ARG((ls)->s->buffers[BUFFER_START].mem),       \
+        SUPPORT_ARG((ls)->s->buffers[BUFFER_SUPPORTS].mem),                                \
+        SUPPORT_ARG((ls)->s->buffers[BUFFER_GRID].mem)
+
+/* Every kernel's work-items per group are limited by its registers as well
+ * as by the device, so each launch is checked against the kernel's limit
+ * (check_work_group) instead of failing to launch. A launch's work-groups
+ * are `wg` work-items along the first dimension. */
+#define GROUPS_OF(wg) .local = {(size_t)(wg), 1, 1}, .dims = 3, .check_work_group = true
 
 /* The atomic kernel: the whole atomic variant (an empty region, and it sums
  * the weights), or the hybrid's remainder outside the region's grid points. */
@@ -1073,29 +1019,30 @@ static int prepare_atomic(const launch_setup *ls, gridding_launch *l, cl_int4 re
                           cl_int add_weights, skytune_error *err)
 {
     const gridding_problem *p = &ls->s->problem;
-    kernel_launch *k;
-    int rc = add_kernel(l, ls->program, "grid_atomic", "grid", &k, err);
-    if (rc) return rc;
-    const kernel_arg args[] = {GRID_ARGS(ls), ARG(ls->s->weights_buf), ARG(region),
-                               ARG(add_weights)};
     const int64_t per_batch = max64(1, min64(p->visibilities, ATOMIC_GROUPS / p->batches));
-    set_geometry(k, (size_t)(per_batch * ls->wg), (size_t)p->batches, (size_t)ls->pol_groups,
-                 (size_t)ls->wg);
-    if ((rc = set_args(k, args, sizeof args / sizeof *args, err))) return rc;
-    return check_kernel_limit(k, err);
+    const support_kernel_spec k = {
+        .name = "grid_atomic",
+        .label = "grid",
+        .args = {GRID_ARGS(ls), SUPPORT_ARG(ls->s->buffers[BUFFER_WEIGHTS].mem),
+                 SUPPORT_ARG(region), SUPPORT_ARG(add_weights)},
+        .global = {(size_t)(per_batch * ls->wg), (size_t)p->batches, (size_t)ls->pol_groups},
+        GROUPS_OF(ls->wg),
+    };
+    return add_kernel(l, ls->program, &k, err);
 }
 
 static int prepare_romein(const launch_setup *ls, gridding_launch *l, skytune_error *err)
 {
     const gridding_problem *p = &ls->s->problem;
-    kernel_launch *k;
-    int rc = add_kernel(l, ls->program, "grid_romein", "grid", &k, err);
-    if (rc) return rc;
-    const kernel_arg args[] = {GRID_ARGS(ls), ARG(ls->s->weights_buf)};
-    set_geometry(k, (size_t)(p->visibilities / p->track_length * ls->wg), (size_t)p->batches,
-                 (size_t)ls->pol_groups, (size_t)ls->wg);
-    if ((rc = set_args(k, args, sizeof args / sizeof *args, err))) return rc;
-    return check_kernel_limit(k, err);
+    const support_kernel_spec k = {
+        .name = "grid_romein",
+        .label = "grid",
+        .args = {GRID_ARGS(ls), SUPPORT_ARG(ls->s->buffers[BUFFER_WEIGHTS].mem)},
+        .global = {(size_t)(p->visibilities / p->track_length * ls->wg), (size_t)p->batches,
+                   (size_t)ls->pol_groups},
+        GROUPS_OF(ls->wg),
+    };
+    return add_kernel(l, ls->program, &k, err);
 }
 
 static int create_sort_buffers(const gridding_state *s, const tile_plan *plan, gridding_launch *l,
@@ -1113,21 +1060,20 @@ static int create_sort_buffers(const gridding_state *s, const tile_plan *plan, g
         (rc = skytune_check_allocation("bucket counts", buckets * 4.0, &s->device,
                                        "grid_size or batches, or use larger tiles", err)))
         return rc == SKYTUNE_ERR_PROBLEM ? SKYTUNE_ERR_LAUNCH : rc;
-    l->counts_bytes = (size_t)buckets * sizeof(cl_uint);
-    cl_int status = CL_SUCCESS;
-    l->counts_buf = clCreateBuffer(s->context, CL_MEM_READ_WRITE, l->counts_bytes, NULL, &status);
-    if (status == CL_SUCCESS)
-        l->offsets_buf =
-            clCreateBuffer(s->context, CL_MEM_READ_WRITE, l->counts_bytes, NULL, &status);
-    if (status == CL_SUCCESS)
-        l->cursor_buf = clCreateBuffer(s->context, CL_MEM_READ_WRITE, l->counts_bytes, NULL, &status);
-    if (status == CL_SUCCESS)
-        l->entries_buf = clCreateBuffer(s->context, CL_MEM_READ_WRITE,
-                                        (size_t)entries * sizeof(cl_int), NULL, &status);
-    if (status != CL_SUCCESS)
-        return skytune_opencl_failure(err, SKYTUNE_ERR_LAUNCH, status,
-                                      "clCreateBuffer (bucket counts, offsets, cursors, entries)");
-    return SKYTUNE_OK;
+    /* Device scratch the sort's kernels fill (the counts are zeroed by each
+     * run): nothing to upload, nothing to poison. */
+    const size_t counts_bytes = (size_t)buckets * sizeof(cl_uint);
+    const size_t entries_bytes = (size_t)entries * sizeof(cl_int);
+    const cl_mem_flags scratch = CL_MEM_READ_WRITE;
+    l->sort[SORT_COUNTS] =
+        (support_buffer){.name = "bucket counts", .flags = scratch, .bytes = counts_bytes};
+    l->sort[SORT_OFFSETS] =
+        (support_buffer){.name = "bucket offsets", .flags = scratch, .bytes = counts_bytes};
+    l->sort[SORT_CURSOR] =
+        (support_buffer){.name = "bucket cursors", .flags = scratch, .bytes = counts_bytes};
+    l->sort[SORT_ENTRIES] =
+        (support_buffer){.name = "bucket entries", .flags = scratch, .bytes = entries_bytes};
+    return support_buffers_create(l->sort, SORT_BUFFERS, s->context, SKYTUNE_ERR_LAUNCH, err);
 }
 
 /* One launch of the tile kernel over the `rect` of tiles, `groups` groups a
@@ -1137,16 +1083,18 @@ static int prepare_tile_launch(const launch_setup *ls, gridding_launch *l, const
 {
     const int64_t tiles = (int64_t)rect.s[2] * rect.s[3];
     if (tiles == 0) return SKYTUNE_OK;
-    kernel_launch *k;
-    int rc = add_kernel(l, ls->program, "grid_tiles", "grid", &k, err);
-    if (rc) return rc;
-    const kernel_arg args[] = {GRID_ARGS(ls),         ARG(l->offsets_buf), ARG(l->counts_buf),
-                               ARG(l->entries_buf),   ARG(plan->region),   ARG(rect),
-                               ARG(groups),           ARG(skip_radius)};
-    set_geometry(k, (size_t)(tiles * groups * ls->wg), (size_t)ls->s->problem.batches,
-                 (size_t)ls->pol_groups, (size_t)ls->wg);
-    if ((rc = set_args(k, args, sizeof args / sizeof *args, err))) return rc;
-    return check_kernel_limit(k, err);
+    const support_kernel_spec k = {
+        .name = "grid_tiles",
+        .label = "grid",
+        .args = {GRID_ARGS(ls), SUPPORT_ARG(l->sort[SORT_OFFSETS].mem),
+                 SUPPORT_ARG(l->sort[SORT_COUNTS].mem), SUPPORT_ARG(l->sort[SORT_ENTRIES].mem),
+                 SUPPORT_ARG(plan->region), SUPPORT_ARG(rect), SUPPORT_ARG(groups),
+                 SUPPORT_ARG(skip_radius)},
+        .global = {(size_t)(tiles * groups * ls->wg), (size_t)ls->s->problem.batches,
+                   (size_t)ls->pol_groups},
+        GROUPS_OF(ls->wg),
+    };
+    return add_kernel(l, ls->program, &k, err);
 }
 
 /* The tiled and hybrid variants: the bucket sort (count, scan, scatter),
@@ -1170,25 +1118,33 @@ static int prepare_tiles(const launch_setup *ls, gridding_launch *l, const skytu
     const cl_int buckets = (cl_int)plan.buckets;
     const cl_uint capacity = (cl_uint)plan.entries;
     const size_t sort_global = round_up((size_t)p->visibilities, SORT_WG);
-    kernel_launch *k;
+    const support_kernel_spec sort_kernels[] = {
+        {.name = "bucket_count",
+         .label = "sort",
+         .args = {SUPPORT_ARG(s->buffers[BUFFER_UVWT].mem),
+                  SUPPORT_ARG(s->buffers[BUFFER_SUPPORTS].mem),
+                  SUPPORT_ARG(l->sort[SORT_COUNTS].mem),
+                  SUPPORT_ARG(s->buffers[BUFFER_WEIGHTS].mem), SUPPORT_ARG(plan.region)},
+         .global = {sort_global, (size_t)p->batches, 1},
+         GROUPS_OF(SORT_WG)},
+        {.name = "bucket_scan",
+         .label = "sort",
+         .args = {SUPPORT_ARG(l->sort[SORT_COUNTS].mem), SUPPORT_ARG(l->sort[SORT_OFFSETS].mem),
+                  SUPPORT_ARG(l->sort[SORT_CURSOR].mem), SUPPORT_ARG(buckets)},
+         .global = {(size_t)s->scan_wg, 1, 1},
+         GROUPS_OF(s->scan_wg)},
+        {.name = "bucket_scatter",
+         .label = "sort",
+         .args = {SUPPORT_ARG(s->buffers[BUFFER_UVWT].mem),
+                  SUPPORT_ARG(s->buffers[BUFFER_SUPPORTS].mem),
+                  SUPPORT_ARG(l->sort[SORT_CURSOR].mem), SUPPORT_ARG(l->sort[SORT_ENTRIES].mem),
+                  SUPPORT_ARG(plan.region), SUPPORT_ARG(capacity)},
+         .global = {sort_global, (size_t)p->batches, 1},
+         GROUPS_OF(SORT_WG)},
+    };
     l->zero_counts_before = (int)l->n_launches;
-    if ((rc = add_kernel(l, ls->program, "bucket_count", "sort", &k, err))) return rc;
-    const kernel_arg count_args[] = {ARG(s->uvwt_buf), ARG(s->supports_buf), ARG(l->counts_buf),
-                                     ARG(s->weights_buf), ARG(plan.region)};
-    set_geometry(k, sort_global, (size_t)p->batches, 1, SORT_WG);
-    if ((rc = set_args(k, count_args, 5, err)) || (rc = check_kernel_limit(k, err))) return rc;
-
-    if ((rc = add_kernel(l, ls->program, "bucket_scan", "sort", &k, err))) return rc;
-    const kernel_arg scan_args[] = {ARG(l->counts_buf), ARG(l->offsets_buf), ARG(l->cursor_buf),
-                                    ARG(buckets)};
-    set_geometry(k, (size_t)s->scan_wg, 1, 1, (size_t)s->scan_wg);
-    if ((rc = set_args(k, scan_args, 4, err)) || (rc = check_kernel_limit(k, err))) return rc;
-
-    if ((rc = add_kernel(l, ls->program, "bucket_scatter", "sort", &k, err))) return rc;
-    const kernel_arg scatter_args[] = {ARG(s->uvwt_buf), ARG(s->supports_buf), ARG(l->cursor_buf),
-                                       ARG(l->entries_buf), ARG(plan.region), ARG(capacity)};
-    set_geometry(k, sort_global, (size_t)p->batches, 1, SORT_WG);
-    if ((rc = set_args(k, scatter_args, 6, err)) || (rc = check_kernel_limit(k, err))) return rc;
+    for (size_t k = 0; k < sizeof sort_kernels / sizeof *sort_kernels; k++)
+        if ((rc = add_kernel(l, ls->program, &sort_kernels[k], err))) return rc;
 
     const int has_box = plan.box.s[2] > 0;
     if ((rc = prepare_tile_launch(ls, l, &plan, plan.region, hybrid ? 1 : groups,
@@ -1207,15 +1163,14 @@ static int gridding_prepare(void *opaque, cl_program program, const skytune_valu
     if (rc) return rc;
     gridding_launch *l = calloc(1, sizeof *l);
     if (!l) return skytune_error_set(err, SKYTUNE_ERR_MEMORY, "out of memory for the launch");
-    l->grid_buf = s->grid_buf;
-    l->weights_buf = s->weights_buf;
-    l->grid_bytes = (size_t)s->problem.points * 8;
-    l->weights_bytes = (size_t)s->problem.batches * 2 * sizeof(cl_uint);
+    l->grid = &s->buffers[BUFFER_GRID];
+    l->weights = &s->buffers[BUFFER_WEIGHTS];
     l->zero_counts_before = -1;
     const launch_setup ls = {
         .s = s,
         .program = program,
-        .kernels = skytune_int(config, "reorder_kernels") ? s->reordered_buf : s->cube_buf,
+        .kernels = s->buffers[skytune_int(config, "reorder_kernels") ? BUFFER_REORDERED
+                                                                      : BUFFER_CUBE].mem,
         .wg = skytune_int(config, "wg_size"),
         .pol_groups = s->problem.polarizations / skytune_int(config, "pols_per_item"),
     };
@@ -1237,34 +1192,20 @@ static int gridding_prepare(void *opaque, cl_program program, const skytune_valu
 static int gridding_clear_outputs(void *opaque, cl_command_queue queue, skytune_error *err)
 {
     gridding_state *s = opaque;
-    const float poison = NAN;
-    const cl_uint ones = 0xffffffffu;
-    cl_int status = clEnqueueFillBuffer(queue, s->grid_buf, &poison, sizeof poison, 0,
-                                        (size_t)s->problem.points * 8, 0, NULL, NULL);
-    if (status == CL_SUCCESS)
-        status = clEnqueueFillBuffer(queue, s->weights_buf, &ones, sizeof ones, 0,
-                                     (size_t)s->problem.batches * 2 * sizeof ones, 0, NULL, NULL);
-    if (status != CL_SUCCESS)
-        return skytune_opencl_failure(err, SKYTUNE_ERR_LAUNCH, status, "clEnqueueFillBuffer (poison)");
-    return SKYTUNE_OK;
+    return support_buffers_poison(s->buffers, BUFFERS, queue, err);
 }
 
-static int add_event(skytune_events *events, cl_event e, const char *label, skytune_error *err)
-{
-    if (skytune_events_add(events, e, label) != 0)
-        return skytune_error_set(err, SKYTUNE_ERR_LAUNCH, "too many events in one run");
-    return SKYTUNE_OK;
-}
-
-static int zero_buffer(cl_command_queue queue, cl_mem buf, size_t bytes, const char *label,
+/* Zeroing is part of a run, timed under `label`. */
+static int zero_buffer(cl_command_queue queue, const support_buffer *buffer, const char *label,
                        skytune_events *events, skytune_error *err)
 {
     const cl_uint zero = 0;
     cl_event done = NULL;
-    cl_int status = clEnqueueFillBuffer(queue, buf, &zero, sizeof zero, 0, bytes, 0, NULL, &done);
+    cl_int status = clEnqueueFillBuffer(queue, buffer->mem, &zero, sizeof zero, 0, buffer->bytes,
+                                        0, NULL, &done);
     if (status != CL_SUCCESS)
         return skytune_opencl_failure(err, SKYTUNE_ERR_LAUNCH, status, "clEnqueueFillBuffer (zero)");
-    return add_event(events, done, label, err);
+    return support_event_add(events, done, label, err);
 }
 
 /* One run: zero the grid and the weight sums ("clear"), then the variant's
@@ -1274,19 +1215,13 @@ static int gridding_enqueue(void *opaque, cl_command_queue queue, skytune_events
                             skytune_error *err)
 {
     gridding_launch *l = opaque;
-    int rc = zero_buffer(queue, l->grid_buf, l->grid_bytes, "clear", events, err);
-    if (rc == 0) rc = zero_buffer(queue, l->weights_buf, l->weights_bytes, "clear", events, err);
+    int rc = zero_buffer(queue, l->grid, "clear", events, err);
+    if (rc == 0) rc = zero_buffer(queue, l->weights, "clear", events, err);
     for (size_t i = 0; rc == 0 && i < l->n_launches; i++) {
         if ((int)i == l->zero_counts_before &&
-            (rc = zero_buffer(queue, l->counts_buf, l->counts_bytes, "sort", events, err)))
+            (rc = zero_buffer(queue, &l->sort[SORT_COUNTS], "sort", events, err)))
             break;
-        const kernel_launch *k = &l->launches[i];
-        cl_event done = NULL;
-        cl_int status =
-            clEnqueueNDRangeKernel(queue, k->kernel, 3, NULL, k->global, k->local, 0, NULL, &done);
-        if (status != CL_SUCCESS)
-            return skytune_opencl_failure(err, SKYTUNE_ERR_LAUNCH, status, "clEnqueueNDRangeKernel");
-        rc = add_event(events, done, k->label, err);
+        rc = support_kernel_enqueue(&l->launches[i], queue, events, err);
     }
     return rc;
 }
@@ -1302,15 +1237,10 @@ static int gridding_verify(void *opaque, const skytune_values *config, cl_comman
     gridding_state *s = opaque;
     const gridding_problem *p = &s->problem;
     const size_t points = (size_t)p->points;
-    cl_int status = clEnqueueReadBuffer(queue, s->grid_buf, CL_TRUE, 0, points * 8, s->result, 0,
-                                        NULL, NULL);
-    if (status == CL_SUCCESS)
-        status = clEnqueueReadBuffer(queue, s->weights_buf, CL_TRUE, 0,
-                                     (size_t)p->batches * 2 * sizeof(cl_uint), s->result_weights,
-                                     0, NULL, NULL);
-    if (status != CL_SUCCESS)
-        return skytune_opencl_failure(err, SKYTUNE_ERR_LAUNCH, status,
-                                      "clEnqueueReadBuffer (grid, weight sums)");
+    int rc = support_buffer_read(&s->buffers[BUFFER_GRID], queue, s->result, err);
+    if (rc == SKYTUNE_OK)
+        rc = support_buffer_read(&s->buffers[BUFFER_WEIGHTS], queue, s->result_weights, err);
+    if (rc) return rc;
     memset(report, 0, sizeof *report);
     report->passed = 1;
     report->first_mismatch = -1;
@@ -1343,12 +1273,8 @@ static void gridding_release(void *opaque)
 {
     gridding_launch *l = opaque;
     if (!l) return;
-    for (size_t i = 0; i < l->n_launches; i++)
-        if (l->launches[i].kernel) clReleaseKernel(l->launches[i].kernel);
-    if (l->counts_buf) clReleaseMemObject(l->counts_buf);
-    if (l->offsets_buf) clReleaseMemObject(l->offsets_buf);
-    if (l->cursor_buf) clReleaseMemObject(l->cursor_buf);
-    if (l->entries_buf) clReleaseMemObject(l->entries_buf);
+    for (size_t i = 0; i < l->n_launches; i++) support_kernel_release(&l->launches[i]);
+    support_buffers_release(l->sort, SORT_BUFFERS);
     free(l);
 }
 
@@ -1357,10 +1283,7 @@ static void gridding_teardown(void *opaque)
 {
     gridding_state *s = opaque;
     if (!s) return;
-    cl_mem *buffers[] = {&s->uvwt_buf,     &s->vis_buf,      &s->cube_buf, &s->reordered_buf,
-                         &s->start_buf,    &s->supports_buf, &s->grid_buf, &s->weights_buf};
-    for (size_t k = 0; k < sizeof buffers / sizeof *buffers; k++)
-        if (*buffers[k]) clReleaseMemObject(*buffers[k]);
+    support_buffers_release(s->buffers, BUFFERS);
     free(s->supports);
     free(s->reordered_start);
     free(s->uvwt);

@@ -22,7 +22,6 @@
 #include <string.h>
 
 #include <skytune/plugin.h>
-#include <skytune/plugin_checks.h>
 
 #include "beamformer_stage.h"
 #include "correlator_stage.h"
@@ -282,9 +281,18 @@ static int pipeline_check_problem(const skytune_values *problem,
 
 /* ------------------------------------------------------------ run state */
 
+/* Device arrays: the inputs, then what a stage or a transposition writes
+ * (each stage's output, and the transpositions' outputs), in the order
+ * clear_outputs poisons them. Those a problem's pipeline does not run have
+ * no bytes and are not created. */
+enum {
+    BUFFER_INPUT, BUFFER_COEFFICIENTS, BUFFER_WEIGHTS,
+    BUFFER_FIR, BUFFER_FFT_IN, BUFFER_SPECTRA, BUFFER_BF_IN, BUFFER_BEAMS, BUFFER_CORR_IN,
+    BUFFER_VIS, BUFFERS
+};
+
 typedef struct pipeline_state {
     pipeline_problem p;
-    cl_context context;
     int64_t local_mem_size;
     /* Host data in the stages' canonical orders: the inputs, then each
      * stage's reference output. */
@@ -293,10 +301,7 @@ typedef struct pipeline_state {
     float *fir_ref, *spectra_ref, *beams_ref, *vis_ref;
     double fir_tol, spectra_tol, beams_tol, vis_tol;
     float *readback;         /* an output read back, in canonical order */
-    /* Device arrays: the inputs, each stage's output, and the
-     * transpositions' outputs. */
-    cl_mem input_buf, coefficients_buf, weights_buf;
-    cl_mem fir_buf, fft_in_buf, spectra_buf, bf_in_buf, beams_buf, corr_in_buf, vis_buf;
+    support_buffer buffers[BUFFERS];
     ppf_fft fft;
 } pipeline_state;
 
@@ -305,11 +310,7 @@ static void pipeline_teardown(void *opaque)
     pipeline_state *s = opaque;
     if (!s) return;
     ppf_fft_destroy(&s->fft);
-    cl_mem buffers[] = {s->input_buf,  s->coefficients_buf, s->weights_buf, s->fir_buf,
-                        s->fft_in_buf, s->spectra_buf,      s->bf_in_buf,   s->beams_buf,
-                        s->corr_in_buf, s->vis_buf};
-    for (size_t k = 0; k < sizeof buffers / sizeof buffers[0]; k++)
-        if (buffers[k]) clReleaseMemObject(buffers[k]);
+    support_buffers_release(s->buffers, BUFFERS);
     free(s->input);
     free(s->coefficients);
     free(s->weights);
@@ -321,16 +322,11 @@ static void pipeline_teardown(void *opaque)
     free(s);
 }
 
-static int device_array(cl_context context, size_t bytes, const void *host, cl_mem *out,
-                        const char *what, skytune_error *err)
+/* An input the pipeline's kernels read, uploaded from `host`. */
+static support_buffer pipeline_input(const char *name, const void *host, size_t bytes)
 {
-    cl_int status = CL_SUCCESS;
-    *out = clCreateBuffer(context, host ? CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR
-                                        : CL_MEM_READ_WRITE,
-                          bytes, (void *)host, &status);
-    if (status == CL_SUCCESS) return SKYTUNE_OK;
-    *out = NULL;
-    return skytune_opencl_failure(err, SKYTUNE_ERR_SETUP, status, what);
+    return (support_buffer){.name = name, .flags = CL_MEM_READ_WRITE, .bytes = bytes,
+                            .host = host};
 }
 
 /* The problem passed pipeline_check_problem (the engine calls it first). */
@@ -342,7 +338,6 @@ static int pipeline_setup(const skytune_setup_context *ctx, void **state_out, sk
     int rc = pipeline_problem_read(ctx->problem, &s->p, err);
     if (rc != SKYTUNE_OK) return rc;
     const pipeline_problem *p = &s->p;
-    s->context = ctx->context;
     s->local_mem_size = ctx->device_info->local_mem_size;
     const size_t points = ppf_output_count(&p->fir);
     const size_t beams = beamformer_output_count(&p->bf);
@@ -362,36 +357,23 @@ static int pipeline_setup(const skytune_setup_context *ctx, void **state_out, sk
     beamformer_generate_weights(&p->bf, ctx->seed, s->weights);
     ppf_pack_input(&p->fir, s->input, packed);
     const size_t point_bytes = points * 8, beam_bytes = beams * 8;
-    rc = device_array(ctx->context, ppf_input_bytes(&p->fir), packed, &s->input_buf,
-                      "clCreateBuffer (station samples)", err);
+    const size_t fft_bytes = p->fft ? point_bytes : 0;
+    const size_t corr_bytes = p->pipeline == 2 ? beam_bytes : 0;
+    support_buffer *b = s->buffers;
+    b[BUFFER_INPUT] = pipeline_input("station samples", packed, ppf_input_bytes(&p->fir));
+    b[BUFFER_COEFFICIENTS] = pipeline_input("taps", s->coefficients,
+                                            ppf_coefficient_count(&p->fir) * sizeof(float));
+    b[BUFFER_WEIGHTS] =
+        pipeline_input("weights", s->weights, beamformer_weight_count(&p->bf) * 8);
+    b[BUFFER_FIR] = support_read_write("FIR", point_bytes);
+    b[BUFFER_FFT_IN] = support_read_write("FFT input", fft_bytes);
+    b[BUFFER_SPECTRA] = support_read_write("spectra", fft_bytes);
+    b[BUFFER_BF_IN] = support_read_write("beam former input", point_bytes);
+    b[BUFFER_BEAMS] = support_read_write("beams", beam_bytes);
+    b[BUFFER_CORR_IN] = support_read_write("correlator input", corr_bytes);
+    b[BUFFER_VIS] = support_read_write("visibilities", visibilities * sizeof(float));
+    rc = support_buffers_create(b, BUFFERS, ctx->context, SKYTUNE_ERR_SETUP, err);
     free(packed);
-    if (rc == SKYTUNE_OK)
-        rc = device_array(ctx->context, ppf_coefficient_count(&p->fir) * sizeof(float),
-                          s->coefficients, &s->coefficients_buf, "clCreateBuffer (taps)", err);
-    if (rc == SKYTUNE_OK)
-        rc = device_array(ctx->context, beamformer_weight_count(&p->bf) * 8, s->weights,
-                          &s->weights_buf, "clCreateBuffer (weights)", err);
-    if (rc == SKYTUNE_OK)
-        rc = device_array(ctx->context, point_bytes, NULL, &s->fir_buf, "clCreateBuffer (FIR)",
-                          err);
-    if (rc == SKYTUNE_OK)
-        rc = device_array(ctx->context, point_bytes, NULL, &s->bf_in_buf,
-                          "clCreateBuffer (beam former input)", err);
-    if (rc == SKYTUNE_OK)
-        rc = device_array(ctx->context, beam_bytes, NULL, &s->beams_buf, "clCreateBuffer (beams)",
-                          err);
-    if (rc == SKYTUNE_OK && p->fft)
-        rc = device_array(ctx->context, point_bytes, NULL, &s->fft_in_buf,
-                          "clCreateBuffer (FFT input)", err);
-    if (rc == SKYTUNE_OK && p->fft)
-        rc = device_array(ctx->context, point_bytes, NULL, &s->spectra_buf,
-                          "clCreateBuffer (spectra)", err);
-    if (rc == SKYTUNE_OK && p->pipeline == 2)
-        rc = device_array(ctx->context, beam_bytes, NULL, &s->corr_in_buf,
-                          "clCreateBuffer (correlator input)", err);
-    if (rc == SKYTUNE_OK && p->pipeline == 2)
-        rc = device_array(ctx->context, visibilities * sizeof(float), NULL, &s->vis_buf,
-                          "clCreateBuffer (visibilities)", err);
     /* The plan is baked here, so no measurement includes clFFT's own
      * compilation. */
     if (rc == SKYTUNE_OK && p->fft)
@@ -536,32 +518,34 @@ static int pipeline_prepare(void *opaque, cl_program program, const skytune_valu
     int64_t sizes[4], beams[4];
     fir_sizes(p, sizes);
     beam_sizes(p, beams);
+    cl_mem mem[BUFFERS];
+    for (size_t k = 0; k < BUFFERS; k++) mem[k] = s->buffers[k].mem;
     /* Where each stage reads: its predecessor's output, or the
      * transposition's in between. */
-    cl_mem fft_in = ly->t_fir_fft ? s->fft_in_buf : s->fir_buf;
-    cl_mem bf_in = p->fft ? s->bf_in_buf : ly->t_fir_bf ? s->bf_in_buf : s->fir_buf;
-    cl_mem corr_in = ly->t_bf_corr ? s->corr_in_buf : s->beams_buf;
+    cl_mem fft_in = mem[ly->t_fir_fft ? BUFFER_FFT_IN : BUFFER_FIR];
+    cl_mem bf_in = mem[p->fft || ly->t_fir_bf ? BUFFER_BF_IN : BUFFER_FIR];
+    cl_mem corr_in = mem[ly->t_bf_corr ? BUFFER_CORR_IN : BUFFER_BEAMS];
     if (rc == SKYTUNE_OK)
-        rc = ppf_fir_prepare(&l->fir, program, &p->fir, &fir, s->input_buf, s->coefficients_buf,
-                             s->fir_buf, err);
+        rc = ppf_fir_prepare(&l->fir, program, &p->fir, &fir, mem[BUFFER_INPUT],
+                             mem[BUFFER_COEFFICIENTS], mem[BUFFER_FIR], err);
     if (rc == SKYTUNE_OK && ly->t_fir_fft)
         rc = prepare_transpose(&l->t_fir_fft, program, T_FIR_FFT, "SCTP", sizes, ly->fir, ly->fft,
-                               s->fir_buf, fft_in, "transpose_fir_fft", err);
+                               mem[BUFFER_FIR], fft_in, "transpose_fir_fft", err);
     if (rc == SKYTUNE_OK && ly->t_fft_bf)
         rc = prepare_transpose(&l->t_fft_bf, program, T_FFT_BF, "SCTP", sizes, ly->fft, ly->bf_in,
-                               s->spectra_buf, bf_in, "transpose_fft_bf", err);
+                               mem[BUFFER_SPECTRA], bf_in, "transpose_fft_bf", err);
     if (rc == SKYTUNE_OK && ly->t_fir_bf)
         rc = prepare_transpose(&l->t_fir_bf, program, T_FIR_BF, "SCTP", sizes, ly->fir, ly->bf_in,
-                               s->fir_buf, bf_in, "transpose_fir_bf", err);
+                               mem[BUFFER_FIR], bf_in, "transpose_fir_bf", err);
     if (rc == SKYTUNE_OK)
         rc = beamformer_stage_prepare(&l->bf, program, &p->bf, &bf, s->local_mem_size, bf_in,
-                                      s->weights_buf, s->beams_buf, err);
+                                      mem[BUFFER_WEIGHTS], mem[BUFFER_BEAMS], err);
     if (rc == SKYTUNE_OK && ly->t_bf_corr)
         rc = prepare_transpose(&l->t_bf_corr, program, T_BF_CORR, "BCTP", beams, ly->bf_out,
-                               ly->corr, s->beams_buf, corr_in, "transpose_bf_corr", err);
+                               ly->corr, mem[BUFFER_BEAMS], corr_in, "transpose_bf_corr", err);
     if (rc == SKYTUNE_OK && p->pipeline == 2)
-        rc = correlator_stage_prepare(&l->corr, program, &p->corr, &corr, corr_in, s->vis_buf,
-                                      err);
+        rc = correlator_stage_prepare(&l->corr, program, &p->corr, &corr, corr_in,
+                                      mem[BUFFER_VIS], err);
     if (rc != SKYTUNE_OK) {
         pipeline_release(l);
         return rc;
@@ -575,26 +559,7 @@ static int pipeline_prepare(void *opaque, cl_program program, const skytune_valu
 static int pipeline_clear_outputs(void *opaque, cl_command_queue queue, skytune_error *err)
 {
     const pipeline_state *s = opaque;
-    const pipeline_problem *p = &s->p;
-    const float poison = NAN;
-    const size_t point_bytes = ppf_output_count(&p->fir) * 8;
-    const size_t beam_bytes = beamformer_output_count(&p->bf) * 8;
-    const struct {
-        cl_mem mem;
-        size_t bytes;
-    } outputs[] = {
-        {s->fir_buf, point_bytes},   {s->fft_in_buf, point_bytes}, {s->spectra_buf, point_bytes},
-        {s->bf_in_buf, point_bytes}, {s->beams_buf, beam_bytes},   {s->corr_in_buf, beam_bytes},
-        {s->vis_buf, p->pipeline == 2 ? correlator_output_floats(&p->corr) * sizeof(float) : 0},
-    };
-    for (size_t k = 0; k < sizeof outputs / sizeof outputs[0]; k++) {
-        if (!outputs[k].mem) continue;
-        cl_int status = clEnqueueFillBuffer(queue, outputs[k].mem, &poison, sizeof poison, 0,
-                                            outputs[k].bytes, 0, NULL, NULL);
-        if (status != CL_SUCCESS)
-            return skytune_opencl_failure(err, SKYTUNE_ERR_LAUNCH, status, "clEnqueueFillBuffer");
-    }
-    return SKYTUNE_OK;
+    return support_buffers_poison(s->buffers, BUFFERS, queue, err);
 }
 
 static int pipeline_enqueue(void *opaque, cl_command_queue queue, skytune_events *events,
@@ -610,8 +575,9 @@ static int pipeline_enqueue(void *opaque, cl_command_queue queue, skytune_events
     if (rc == SKYTUNE_OK && s->p.fft) {
         /* In order on one queue: the FFT follows whatever came last. */
         cl_event last = events->count ? events->events[events->count - 1] : fir_done;
-        rc = ppf_fft_enqueue(&s->fft, queue, last, ly->t_fir_fft ? s->fft_in_buf : s->fir_buf,
-                             s->spectra_buf, events, err);
+        const support_buffer *in = &s->buffers[ly->t_fir_fft ? BUFFER_FFT_IN : BUFFER_FIR];
+        rc = ppf_fft_enqueue(&s->fft, queue, last, in->mem, s->buffers[BUFFER_SPECTRA].mem, events,
+                             err);
     }
     if (rc == SKYTUNE_OK && ly->t_fft_bf)
         rc = transpose_stage_enqueue(&l->t_fft_bf, queue, events, err);
@@ -641,29 +607,26 @@ static int pipeline_verify(void *opaque, const skytune_values *config, cl_comman
     beam_sizes(p, beams);
     const size_t points = ppf_output_count(&p->fir);
     const size_t beam_count = beamformer_output_count(&p->bf);
-    rc = stage_read_canonical(queue, s->fir_buf, ly.fir, s->readback, PPF_CANONICAL_LAYOUT,
-                              "SCTP", sizes, 8, err);
+    rc = stage_read_canonical(queue, &s->buffers[BUFFER_FIR], ly.fir, s->readback,
+                              PPF_CANONICAL_LAYOUT, "SCTP", sizes, 8, err);
     if (rc != SKYTUNE_OK) return rc;
     skytune_verify_floats(report, "fir", s->readback, s->fir_ref, points * 2, s->fir_tol, 0.0);
     if (p->fft) {
-        rc = stage_read_canonical(queue, s->spectra_buf, ly.fft, s->readback,
+        rc = stage_read_canonical(queue, &s->buffers[BUFFER_SPECTRA], ly.fft, s->readback,
                                   PPF_CANONICAL_LAYOUT, "SCTP", sizes, 8, err);
         if (rc != SKYTUNE_OK) return rc;
         skytune_verify_floats(report, "spectra", s->readback, s->spectra_ref, points * 2,
                               s->spectra_tol, 0.0);
     }
-    rc = stage_read_canonical(queue, s->beams_buf, ly.bf_out, s->readback,
+    rc = stage_read_canonical(queue, &s->buffers[BUFFER_BEAMS], ly.bf_out, s->readback,
                               BEAMFORMER_CANONICAL_OUT, "BCTP", beams, 8, err);
     if (rc != SKYTUNE_OK) return rc;
     skytune_verify_floats(report, "beams", s->readback, s->beams_ref, beam_count * 2,
                           s->beams_tol, 0.0);
     if (p->pipeline == 2) {
         const size_t floats = correlator_output_floats(&p->corr);
-        cl_int status = clEnqueueReadBuffer(queue, s->vis_buf, CL_TRUE, 0, floats * sizeof(float),
-                                            s->readback, 0, NULL, NULL);
-        if (status != CL_SUCCESS)
-            return skytune_opencl_failure(err, SKYTUNE_ERR_LAUNCH, status,
-                                          "clEnqueueReadBuffer (visibilities)");
+        rc = support_buffer_read(&s->buffers[BUFFER_VIS], queue, s->readback, err);
+        if (rc != SKYTUNE_OK) return rc;
         skytune_verify_floats(report, "visibilities", s->readback, s->vis_ref, floats, s->vis_tol,
                               0.0);
     }

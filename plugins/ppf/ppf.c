@@ -25,13 +25,11 @@
  * The work is done by the stage module (ppf_stage.h), which a pipeline
  * shares; this file describes the plugin and wires its callbacks to it.
  */
-#include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <skytune/plugin.h>
-#include <skytune/plugin_checks.h>
 
 #include "ppf_stage.h"
 #include "stage_buffer.h"
@@ -140,6 +138,10 @@ static const char *const constraints[] = {
 
 /* --------------------------------------------------------------- run state */
 
+/* The FIR output is the FFT's input, in the configuration's out_layout; the
+ * spectra, in the same layout, exist only with fft. */
+enum { BUFFER_INPUT, BUFFER_COEFFICIENTS, BUFFER_FIR, BUFFER_SPECTRA, BUFFERS };
+
 typedef struct ppf_state {
     ppf_problem problem;
     int16_t *input;          /* [block][station][channel][pol][re, im], the host copy */
@@ -148,9 +150,7 @@ typedef struct ppf_state {
                                 the spectra with fft, the FIR output without */
     float *result;           /* the same, read back by `verify` */
     double abs_tol;          /* from `reference` (ppf_fir_tolerance, ppf_spectra_tolerance) */
-    cl_mem input_buf, coefficients_buf;
-    cl_mem fir_buf;          /* FIR out (and FFT in), in the configuration's out_layout */
-    cl_mem spectra_buf;      /* FFT out, the same layout; NULL without fft */
+    support_buffer buffers[BUFFERS];
     ppf_fft fft;
 } ppf_state;
 
@@ -197,31 +197,21 @@ static int ppf_setup(const skytune_setup_context *ctx, void **state_out, skytune
     ppf_make_coefficients(p, s->coefficients);
     ppf_pack_input(p, s->input, device_input);
 
-    cl_int status = CL_SUCCESS;
-    s->input_buf = clCreateBuffer(ctx->context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
-                                  ppf_input_bytes(p), device_input, &status);
+    /* Both outputs are poisoned: with only the spectra poisoned, a FIR
+     * kernel that wrote nothing would pass on the previous configuration's
+     * FIR output. */
+    const size_t output_bytes = outputs * 2 * sizeof(float);
+    s->buffers[BUFFER_INPUT] = support_input("input", device_input, ppf_input_bytes(p));
+    s->buffers[BUFFER_COEFFICIENTS] =
+        support_input("coefficients", s->coefficients, ppf_coefficient_count(p) * sizeof(float));
+    s->buffers[BUFFER_FIR] = support_read_write("FIR output", output_bytes);
+    s->buffers[BUFFER_SPECTRA] = support_read_write("spectra", p->fft ? output_bytes : 0);
+    int rc = support_buffers_create(s->buffers, BUFFERS, ctx->context, SKYTUNE_ERR_SETUP, err);
     free(device_input);
-    if (status == CL_SUCCESS)
-        s->coefficients_buf =
-            clCreateBuffer(ctx->context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
-                           ppf_coefficient_count(p) * sizeof(float), s->coefficients, &status);
-    if (status == CL_SUCCESS)
-        s->fir_buf = clCreateBuffer(ctx->context, CL_MEM_READ_WRITE, outputs * 2 * sizeof(float),
-                                    NULL, &status);
-    if (status == CL_SUCCESS && p->fft)
-        s->spectra_buf = clCreateBuffer(ctx->context, CL_MEM_READ_WRITE,
-                                        outputs * 2 * sizeof(float), NULL, &status);
-    if (status != CL_SUCCESS) {
+    if (rc == SKYTUNE_OK && p->fft) rc = ppf_fft_create(&s->fft, ctx->context, ctx->queue, p, err);
+    if (rc) {
         ppf_teardown(s);
-        return skytune_opencl_failure(err, SKYTUNE_ERR_SETUP, status,
-                                      "clCreateBuffer (input, coefficients, FIR output, spectra)");
-    }
-    if (p->fft) {
-        int rc = ppf_fft_create(&s->fft, ctx->context, ctx->queue, p, err);
-        if (rc) {
-            ppf_teardown(s);
-            return rc;
-        }
+        return rc;
     }
     *state_out = s;
     return SKYTUNE_OK;
@@ -276,8 +266,8 @@ static int ppf_prepare(void *opaque, cl_program program, const skytune_values *c
     if (rc) return rc;
     ppf_launch *l = calloc(1, sizeof *l);
     if (!l) return skytune_error_set(err, SKYTUNE_ERR_MEMORY, "out of memory for the launch");
-    rc = ppf_fir_prepare(&l->fir, program, &s->problem, &c, s->input_buf, s->coefficients_buf,
-                         s->fir_buf, err);
+    rc = ppf_fir_prepare(&l->fir, program, &s->problem, &c, s->buffers[BUFFER_INPUT].mem,
+                         s->buffers[BUFFER_COEFFICIENTS].mem, s->buffers[BUFFER_FIR].mem, err);
     if (rc) {
         free(l);
         return rc;
@@ -287,22 +277,10 @@ static int ppf_prepare(void *opaque, cl_program program, const skytune_values *c
     return SKYTUNE_OK;
 }
 
-/* Both the FIR output and the spectra are poisoned: with only the spectra
- * poisoned, a FIR kernel that wrote nothing would pass on the previous
- * configuration's FIR output. */
 static int ppf_clear_outputs(void *opaque, cl_command_queue queue, skytune_error *err)
 {
     ppf_state *s = opaque;
-    const float poison = NAN;
-    const size_t bytes = ppf_output_count(&s->problem) * 2 * sizeof(float);
-    cl_int status =
-        clEnqueueFillBuffer(queue, s->fir_buf, &poison, sizeof poison, 0, bytes, 0, NULL, NULL);
-    if (status == CL_SUCCESS && s->spectra_buf)
-        status = clEnqueueFillBuffer(queue, s->spectra_buf, &poison, sizeof poison, 0, bytes, 0,
-                                     NULL, NULL);
-    if (status != CL_SUCCESS)
-        return skytune_opencl_failure(err, SKYTUNE_ERR_LAUNCH, status, "clEnqueueFillBuffer (NaN)");
-    return SKYTUNE_OK;
+    return support_buffers_poison(s->buffers, BUFFERS, queue, err);
 }
 
 /* The FIR kernel, then with fft the batched FFT, which waits for it (the
@@ -315,7 +293,8 @@ static int ppf_enqueue(void *opaque, cl_command_queue queue, skytune_events *eve
     cl_event fir_done = NULL;
     int rc = ppf_fir_enqueue(&l->fir, queue, events, &fir_done, err);
     if (rc || !s->problem.fft) return rc;
-    return ppf_fft_enqueue(&s->fft, queue, fir_done, s->fir_buf, s->spectra_buf, events, err);
+    return ppf_fft_enqueue(&s->fft, queue, fir_done, s->buffers[BUFFER_FIR].mem,
+                           s->buffers[BUFFER_SPECTRA].mem, events, err);
 }
 
 /* The output is read back in canonical order, so it is compared with the
@@ -332,9 +311,9 @@ static int ppf_verify(void *opaque, const skytune_values *config, cl_command_que
     if (rc) return rc;
     int64_t sizes[4];
     ppf_output_sizes(p, sizes);
-    rc = stage_read_canonical(queue, p->fft ? s->spectra_buf : s->fir_buf, c.out_layout,
-                              s->result, PPF_CANONICAL_LAYOUT, PPF_LETTERS, sizes,
-                              2 * sizeof(float), err);
+    const support_buffer *output = &s->buffers[p->fft ? BUFFER_SPECTRA : BUFFER_FIR];
+    rc = stage_read_canonical(queue, output, c.out_layout, s->result, PPF_CANONICAL_LAYOUT,
+                              PPF_LETTERS, sizes, 2 * sizeof(float), err);
     if (rc) return rc;
     skytune_verify_floats(report, p->fft ? "spectra" : "fir", s->result, s->expected,
                           ppf_output_count(p) * 2, s->abs_tol, 0.0);
@@ -355,10 +334,7 @@ static void ppf_teardown(void *opaque)
     ppf_state *s = opaque;
     if (!s) return;
     ppf_fft_destroy(&s->fft);
-    if (s->input_buf) clReleaseMemObject(s->input_buf);
-    if (s->coefficients_buf) clReleaseMemObject(s->coefficients_buf);
-    if (s->fir_buf) clReleaseMemObject(s->fir_buf);
-    if (s->spectra_buf) clReleaseMemObject(s->spectra_buf);
+    support_buffers_release(s->buffers, BUFFERS);
     free(s->input);
     free(s->coefficients);
     free(s->expected);

@@ -319,58 +319,35 @@ int ppf_fir_prepare(ppf_fir_launch *l, cl_program program, const ppf_problem *p,
     memset(l, 0, sizeof *l);
     int rc = ppf_config_check(p, c, err);
     if (rc) return rc;
-    cl_int status = CL_SUCCESS;
-    l->kernel = clCreateKernel(program, "ppf_fir", &status);
-    if (status != CL_SUCCESS)
-        return skytune_opencl_failure(err, SKYTUNE_ERR_LAUNCH, status, "clCreateKernel(ppf_fir)");
-    status = clSetKernelArg(l->kernel, 0, sizeof(cl_mem), &input);
-    if (status == CL_SUCCESS) status = clSetKernelArg(l->kernel, 1, sizeof(cl_mem), &coefficients);
-    if (status == CL_SUCCESS) status = clSetKernelArg(l->kernel, 2, sizeof(cl_mem), &fir);
-    if (status != CL_SUCCESS) {
-        ppf_fir_release(l);
-        return skytune_opencl_failure(err, SKYTUNE_ERR_LAUNCH, status, "clSetKernelArg");
-    }
-
     const int64_t lanes = 2 - c->both_pols;
-    l->local[0] = (size_t)c->wg_size;
-    l->local[1] = 1;
-    l->global[0] = (size_t)(p->stations * p->channels * lanes / c->channels_per_item);
-    l->global[1] = (size_t)(p->steps / c->samples_per_item);
-
-    /* A kernel that needs many registers may not run in work-groups as large
-     * as the device's limit; say so here rather than fail in the launch. */
-    size_t kernel_limit = 0;
-    status = clGetKernelWorkGroupInfo(l->kernel, NULL, CL_KERNEL_WORK_GROUP_SIZE,
-                                      sizeof kernel_limit, &kernel_limit, NULL);
-    if (status == CL_SUCCESS && kernel_limit > 0 && kernel_limit < l->local[0]) {
-        ppf_fir_release(l);
-        return skytune_error_set(err, SKYTUNE_ERR_LAUNCH,
-                                 "this configuration's kernel runs at most %zu work-items per "
-                                 "work-group on this device, fewer than wg_size=%lld",
-                                 kernel_limit, (long long)c->wg_size);
-    }
-    return SKYTUNE_OK;
+    const support_kernel_spec kernel = {
+        .name = "ppf_fir",
+        .label = "fir",
+        .args = {SUPPORT_ARG(input), SUPPORT_ARG(coefficients), SUPPORT_ARG(fir)},
+        .dims = 2,
+        .global = {(size_t)(p->stations * p->channels * lanes / c->channels_per_item),
+                   (size_t)(p->steps / c->samples_per_item)},
+        .local = {(size_t)c->wg_size, 1},
+        /* The sliding window's registers may cap the work-group below the
+         * device's limit. */
+        .check_work_group = true,
+    };
+    return support_kernel_create(&l->kernel, program, &kernel, err);
 }
 
 int ppf_fir_enqueue(const ppf_fir_launch *l, cl_command_queue queue, skytune_events *events,
                     cl_event *done, skytune_error *err)
 {
-    cl_event fir_done = NULL;
-    cl_int status = clEnqueueNDRangeKernel(queue, l->kernel, 2, NULL, l->global, l->local, 0,
-                                           NULL, &fir_done);
-    if (status != CL_SUCCESS)
-        return skytune_opencl_failure(err, SKYTUNE_ERR_LAUNCH, status,
-                                      "clEnqueueNDRangeKernel (FIR)");
-    if (skytune_events_add(events, fir_done, "fir") != 0)
-        return skytune_error_set(err, SKYTUNE_ERR_LAUNCH, "too many events in one run");
-    if (done) *done = fir_done;
-    return SKYTUNE_OK;
+    int rc = support_kernel_enqueue(&l->kernel, queue, events, err);
+    /* The event the kernel just added, borrowed from `events`. */
+    if (rc == SKYTUNE_OK && done)
+        *done = l->kernel.kernel ? events->events[events->count - 1] : NULL;
+    return rc;
 }
 
 void ppf_fir_release(ppf_fir_launch *l)
 {
-    if (l->kernel) clReleaseKernel(l->kernel);
-    l->kernel = NULL;
+    support_kernel_release(&l->kernel);
 }
 
 /* ------------------------------------------------------------ work counts */

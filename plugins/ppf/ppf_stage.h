@@ -26,6 +26,7 @@
 #include <skytune/plugin.h>
 
 #include "layout.h"
+#include "plugin_support.h"
 #include "stage_macros.h"
 
 /* The FIR kernel's source (ppf.cl, embedded at build time). */
@@ -137,8 +138,7 @@ double ppf_spectra_tolerance(const ppf_problem *p, const float *coefficients,
 
 /* The FIR kernel of a built program, its arguments and geometry. */
 typedef struct ppf_fir_launch {
-    cl_kernel kernel;
-    size_t global[2], local[2];
+    support_kernel kernel;
 } ppf_fir_launch;
 
 /* Create "ppf_fir" from `program` (built with ppf_macros' macros for the

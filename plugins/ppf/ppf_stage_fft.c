@@ -132,9 +132,7 @@ int ppf_fft_enqueue(const ppf_fft *fft, cl_command_queue queue, cl_event wait, c
                                                NULL);
     if (status != CLFFT_SUCCESS)
         return clfft_failure(err, SKYTUNE_ERR_LAUNCH, status, "clfftEnqueueTransform");
-    if (skytune_events_add(events, fft_done, "fft") != 0)
-        return skytune_error_set(err, SKYTUNE_ERR_LAUNCH, "too many events in one run");
-    return SKYTUNE_OK;
+    return support_event_add(events, fft_done, "fft", err);
 }
 
 /* The plan goes before clFFT's reference. */

@@ -32,12 +32,10 @@ int stage_layout_input_set(stage_layout_input *in, cl_program program, const voi
                            const char *letters, const int64_t *sizes, size_t element_size,
                            skytune_error *err)
 {
-    if (in->mem && strcmp(in->layout, layout) == 0) return SKYTUNE_OK;
+    if (in->buffer.mem && strcmp(in->layout, layout) == 0) return SKYTUNE_OK;
     cl_context context = NULL;
-    cl_int status = clGetProgramInfo(program, CL_PROGRAM_CONTEXT, sizeof context, &context, NULL);
-    if (status != CL_SUCCESS)
-        return skytune_opencl_failure(err, SKYTUNE_ERR_LAUNCH, status,
-                                      "clGetProgramInfo (context)");
+    int rc = support_program_context(program, &context, err);
+    if (rc) return rc;
     const size_t bytes = array_bytes(letters, sizes, element_size);
     if (bytes == 0 || strlen(layout) >= sizeof in->layout)
         return skytune_error_set(err, SKYTUNE_ERR_LAUNCH, "'%s' is not a layout of %s", layout,
@@ -54,30 +52,38 @@ int stage_layout_input_set(stage_layout_input *in, cl_program program, const voi
                                  "cannot convert the input from layout %s to %s", canonical_layout,
                                  layout);
     }
-    cl_mem mem = clCreateBuffer(context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, bytes,
-                                permuted, &status);
+    support_buffer upload = support_input("input", permuted, bytes);
+    rc = support_buffers_create(&upload, 1, context, SKYTUNE_ERR_LAUNCH, err);
     free(permuted);
-    if (status != CL_SUCCESS)
-        return skytune_opencl_failure(err, SKYTUNE_ERR_LAUNCH, status, "clCreateBuffer (input)");
+    if (rc) return rc;
     stage_layout_input_release(in);
-    in->mem = mem;
+    in->buffer = upload;
     strcpy(in->layout, layout);
     return SKYTUNE_OK;
 }
 
 void stage_layout_input_release(stage_layout_input *in)
 {
-    if (in->mem) clReleaseMemObject(in->mem);
-    in->mem = NULL;
+    support_buffers_release(&in->buffer, 1);
     in->layout[0] = '\0';
 }
 
-int stage_read_canonical(cl_command_queue queue, cl_mem mem, const char *layout,
+int stage_layout_input_hold(const stage_layout_input *in, support_buffer *held,
+                            skytune_error *err)
+{
+    cl_int status = clRetainMemObject(in->buffer.mem);
+    if (status != CL_SUCCESS)
+        return skytune_opencl_failure(err, SKYTUNE_ERR_LAUNCH, status, "clRetainMemObject");
+    *held = in->buffer;
+    return SKYTUNE_OK;
+}
+
+int stage_read_canonical(cl_command_queue queue, const support_buffer *buffer, const char *layout,
                          void *canonical, const char *canonical_layout, const char *letters,
                          const int64_t *sizes, size_t element_size, skytune_error *err)
 {
     const size_t bytes = array_bytes(letters, sizes, element_size);
-    if (bytes == 0)
+    if (bytes == 0 || bytes != buffer->bytes)
         return skytune_error_set(err, SKYTUNE_ERR_LAUNCH, "the output's sizes are refused");
     /* Already in canonical order: read it in place. */
     const int same = strcmp(layout, canonical_layout) == 0;
@@ -85,12 +91,10 @@ int stage_read_canonical(cl_command_queue queue, cl_mem mem, const char *layout,
     if (!stored)
         return skytune_error_set(err, SKYTUNE_ERR_MEMORY,
                                  "out of memory to read the output back (%zu bytes)", bytes);
-    cl_int status = clEnqueueReadBuffer(queue, mem, CL_TRUE, 0, bytes, stored, 0, NULL, NULL);
-    int rc = SKYTUNE_OK;
-    if (status != CL_SUCCESS)
-        rc = skytune_opencl_failure(err, SKYTUNE_ERR_LAUNCH, status, "clEnqueueReadBuffer (output)");
-    else if (!same && layout_permute(canonical, canonical_layout, stored, layout, letters, sizes,
-                                     element_size) != 0)
+    int rc = support_buffer_read(buffer, queue, stored, err);
+    if (rc == SKYTUNE_OK && !same &&
+        layout_permute(canonical, canonical_layout, stored, layout, letters, sizes,
+                       element_size) != 0)
         rc = skytune_error_set(err, SKYTUNE_ERR_LAUNCH,
                                "cannot convert the output from layout %s to %s", layout,
                                canonical_layout);

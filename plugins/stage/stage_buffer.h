@@ -20,6 +20,7 @@
 #include <skytune/plugin.h>
 
 #include "layout.h"
+#include "plugin_support.h"
 
 /* The layout tuning parameter `name` of `config`, checked to be a
  * permutation of `letters` and copied into layout[LAYOUT_MAX_DIMS + 1].
@@ -30,7 +31,7 @@ int stage_read_layout(const skytune_values *config, const char *name, const char
 
 /* An input array on the device and the layout it holds. */
 typedef struct stage_layout_input {
-    cl_mem mem;                        /* NULL until the first stage_layout_input_set */
+    support_buffer buffer;             /* its mem NULL until the first stage_layout_input_set */
     char layout[LAYOUT_MAX_DIMS + 1];
 } stage_layout_input;
 
@@ -49,9 +50,16 @@ int stage_layout_input_set(stage_layout_input *in, cl_program program, const voi
 
 void stage_layout_input_release(stage_layout_input *in);
 
-/* Read the device array `mem`, stored in `layout`, into `canonical` in
- * `canonical_layout` (blocking). */
-int stage_read_canonical(cl_command_queue queue, cl_mem mem, const char *layout,
+/* The buffer `in` holds now, retained into `held` for a launch whose kernel
+ * reads it: a later configuration of another layout replaces the buffer in
+ * `in` while this launch may still run. The launch releases it with
+ * support_buffers_release. */
+int stage_layout_input_hold(const stage_layout_input *in, support_buffer *held,
+                            skytune_error *err);
+
+/* Read the device array `buffer`, stored in `layout`, into `canonical` in
+ * `canonical_layout` (blocking). The buffer holds exactly the array. */
+int stage_read_canonical(cl_command_queue queue, const support_buffer *buffer, const char *layout,
                          void *canonical, const char *canonical_layout, const char *letters,
                          const int64_t *sizes, size_t element_size, skytune_error *err);
 

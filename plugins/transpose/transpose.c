@@ -23,6 +23,7 @@
 #include <skytune/plugin_checks.h>
 
 #include "layout.h"
+#include "stage_buffer.h"
 #include "transpose_stage.h"
 
 /* The dimensions, in the order this plugin keeps sizes and strides in, and
@@ -179,19 +180,17 @@ static const skytune_derived_value derived_values[] = {
 typedef struct transpose_state {
     int64_t sizes[DIMS];     /* in the order of DIMENSIONS */
     size_t elements;         /* complex samples in the array */
-    cl_context context;      /* retained: prepare uploads the input in each layout */
     float *canonical;        /* the input as x[S][C][T][P], re and im */
     float *expected;         /* the canonical array laid out in expected_layout */
-    float *scratch;          /* the input laid out for upload; the output read back */
-    char uploaded_layout[DIMS + 1];  /* layout of input_buf, "" before the first */
+    float *result;           /* the output read back */
     char expected_layout[DIMS + 1];  /* layout of `expected`, "" before the first */
-    cl_mem input_buf;        /* the input in uploaded_layout */
-    cl_mem output_buf;
+    stage_layout_input input;        /* the input in the last prepared in_layout */
+    support_buffer output;
 } transpose_state;
 
 typedef struct transpose_launch {
     transpose_stage_launch stage;
-    cl_mem input_buf;        /* retained: the buffer this kernel's argument names */
+    support_buffer input;    /* held: the buffer this kernel's argument names */
 } transpose_launch;
 
 #define SIZE_HINT "stations, channels, samples or polarizations"
@@ -223,16 +222,17 @@ static int transpose_setup(const skytune_setup_context *ctx, void **state_out,
     transpose_state *s = calloc(1, sizeof *s);
     if (!s) return skytune_error_set(err, SKYTUNE_ERR_MEMORY, "out of memory for the state");
     problem_sizes(ctx->problem, s->sizes);
-    s->elements = (size_t)element_count(s->sizes);
-    const size_t bytes = s->elements * 2 * sizeof(float);
+    const size_t elements = (size_t)element_count(s->sizes);
+    const size_t bytes = elements * 2 * sizeof(float);
+    s->elements = elements;
     s->canonical = malloc(bytes);
     s->expected = malloc(bytes);
-    s->scratch = malloc(bytes);
-    if (!s->canonical || !s->expected || !s->scratch) {
+    s->result = malloc(bytes);
+    if (!s->canonical || !s->expected || !s->result) {
         transpose_teardown(s);
         return skytune_error_set(err, SKYTUNE_ERR_MEMORY,
                                  "out of memory for three host arrays of %zu complex samples",
-                                 s->elements);
+                                 elements);
     }
 
     /* Real and imaginary parts uniform in [-1, 1), in S, C, T, P order: the
@@ -242,14 +242,11 @@ static int transpose_setup(const skytune_setup_context *ctx, void **state_out,
     for (size_t k = 0; k < 2 * s->elements; k++)
         s->canonical[k] = 2.0f * pcg32_float(&rng) - 1.0f;
 
-    cl_int status = clRetainContext(ctx->context);
-    if (status == CL_SUCCESS) {
-        s->context = ctx->context;
-        s->output_buf = clCreateBuffer(ctx->context, CL_MEM_WRITE_ONLY, bytes, NULL, &status);
-    }
-    if (status != CL_SUCCESS) {
+    s->output = support_output("output", bytes);
+    int rc = support_buffers_create(&s->output, 1, ctx->context, SKYTUNE_ERR_SETUP, err);
+    if (rc) {
         transpose_teardown(s);
-        return skytune_opencl_failure(err, SKYTUNE_ERR_SETUP, status, "clCreateBuffer (output)");
+        return rc;
     }
     *state_out = s;
     return SKYTUNE_OK;
@@ -274,26 +271,6 @@ static int transpose_reference(void *opaque, skytune_error *err)
     return SKYTUNE_OK;
 }
 
-/* The device input in `layout`, uploaded anew only when the layout differs
- * from the last configuration's. */
-static int upload_input(transpose_state *s, const char *layout, skytune_error *err)
-{
-    if (strcmp(s->uploaded_layout, layout) == 0) return SKYTUNE_OK;
-    if (s->input_buf) clReleaseMemObject(s->input_buf);
-    s->input_buf = NULL;
-    s->uploaded_layout[0] = '\0';
-    lay_out(s, layout, s->scratch);
-    cl_int status = CL_SUCCESS;
-    s->input_buf = clCreateBuffer(s->context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
-                                  s->elements * 2 * sizeof(float), s->scratch, &status);
-    if (status != CL_SUCCESS) {
-        s->input_buf = NULL;
-        return skytune_opencl_failure(err, SKYTUNE_ERR_LAUNCH, status, "clCreateBuffer (input)");
-    }
-    memcpy(s->uploaded_layout, layout, DIMS + 1);
-    return SKYTUNE_OK;
-}
-
 static void expect_layout(transpose_state *s, const char *layout)
 {
     if (strcmp(s->expected_layout, layout) == 0) return;
@@ -304,32 +281,28 @@ static void expect_layout(transpose_state *s, const char *layout)
 static void transpose_release(void *opaque);
 
 /* Per configuration: the input on the device in the configuration's input
- * layout, then the kernel and its geometry. */
+ * layout (uploaded anew only when the layout differs from the last
+ * configuration's), then the kernel and its geometry. */
 static int transpose_prepare(void *opaque, cl_program program, const skytune_values *config,
                              void **launch_out, skytune_error *err)
 {
     transpose_state *s = opaque;
-    const char *in = skytune_string(config, "in_layout");
-    const char *out = skytune_string(config, "out_layout");
-    char refusal[512];
-    if (layout_check("in_layout", in, DIMENSIONS, refusal, sizeof refusal) != 0 ||
-        layout_check("out_layout", out, DIMENSIONS, refusal, sizeof refusal) != 0)
-        return skytune_error_set(err, SKYTUNE_ERR_LAUNCH, "%s", refusal);
-    int rc = upload_input(s, in, err);
+    char in[LAYOUT_MAX_DIMS + 1], out[LAYOUT_MAX_DIMS + 1];
+    int rc = stage_read_layout(config, "in_layout", DIMENSIONS, in, err);
+    if (rc == SKYTUNE_OK) rc = stage_read_layout(config, "out_layout", DIMENSIONS, out, err);
+    if (rc == SKYTUNE_OK)
+        rc = stage_layout_input_set(&s->input, program, s->canonical, DIMENSIONS, in, DIMENSIONS,
+                                    s->sizes, 2 * sizeof(float), err);
     if (rc != SKYTUNE_OK) return rc;
 
     transpose_launch *l = calloc(1, sizeof *l);
     if (!l) return skytune_error_set(err, SKYTUNE_ERR_MEMORY, "out of memory for the launch");
-    cl_int status = clRetainMemObject(s->input_buf);
-    if (status != CL_SUCCESS) {
-        free(l);
-        return skytune_opencl_failure(err, SKYTUNE_ERR_LAUNCH, status, "clRetainMemObject");
-    }
-    l->input_buf = s->input_buf;
     transpose_kernel kernel;
     transpose_kernel_read(config, &kernel);
-    rc = transpose_stage_prepare(&l->stage, program, &kernel, NULL, DIMENSIONS, s->sizes, in, out,
-                                 l->input_buf, s->output_buf, "transpose", err);
+    rc = stage_layout_input_hold(&s->input, &l->input, err);
+    if (rc == SKYTUNE_OK)
+        rc = transpose_stage_prepare(&l->stage, program, &kernel, NULL, DIMENSIONS, s->sizes, in,
+                                     out, l->input.mem, s->output.mem, "transpose", err);
     if (rc != SKYTUNE_OK) {
         transpose_release(l);
         return rc;
@@ -341,12 +314,7 @@ static int transpose_prepare(void *opaque, cl_program program, const skytune_val
 static int transpose_clear_outputs(void *opaque, cl_command_queue queue, skytune_error *err)
 {
     transpose_state *s = opaque;
-    const float poison = NAN;
-    cl_int status = clEnqueueFillBuffer(queue, s->output_buf, &poison, sizeof poison, 0,
-                                        s->elements * 2 * sizeof(float), 0, NULL, NULL);
-    if (status != CL_SUCCESS)
-        return skytune_opencl_failure(err, SKYTUNE_ERR_LAUNCH, status, "clEnqueueFillBuffer (NaN)");
-    return SKYTUNE_OK;
+    return support_buffers_poison(&s->output, 1, queue, err);
 }
 
 static int transpose_enqueue(void *opaque, cl_command_queue queue, skytune_events *events,
@@ -362,20 +330,14 @@ static int transpose_verify(void *opaque, const skytune_values *config, cl_comma
                             skytune_verify_report *report, skytune_error *err)
 {
     transpose_state *s = opaque;
-    const char *out = skytune_string(config, "out_layout");
-    char refusal[512];
-    if (layout_check("out_layout", out, DIMENSIONS, refusal, sizeof refusal) != 0)
-        return skytune_error_set(err, SKYTUNE_ERR_LAUNCH, "%s", refusal);
+    char out[LAYOUT_MAX_DIMS + 1];
+    int rc = stage_read_layout(config, "out_layout", DIMENSIONS, out, err);
+    if (rc == SKYTUNE_OK) rc = support_buffer_read(&s->output, queue, s->result, err);
+    if (rc != SKYTUNE_OK) return rc;
     expect_layout(s, out);
-    cl_int status = clEnqueueReadBuffer(queue, s->output_buf, CL_TRUE, 0,
-                                        s->elements * 2 * sizeof(float), s->scratch, 0, NULL,
-                                        NULL);
-    if (status != CL_SUCCESS)
-        return skytune_opencl_failure(err, SKYTUNE_ERR_LAUNCH, status,
-                                      "clEnqueueReadBuffer (output)");
     /* A transposition moves bits and computes nothing: every sample must
      * equal the reference exactly, so both tolerances are 0. */
-    skytune_verify_floats(report, "output", s->scratch, s->expected, s->elements * 2, 0.0, 0.0);
+    skytune_verify_floats(report, "output", s->result, s->expected, s->elements * 2, 0.0, 0.0);
     return SKYTUNE_OK;
 }
 
@@ -384,7 +346,7 @@ static void transpose_release(void *opaque)
     transpose_launch *l = opaque;
     if (!l) return;
     transpose_stage_release(&l->stage);
-    if (l->input_buf) clReleaseMemObject(l->input_buf);
+    support_buffers_release(&l->input, 1);
     free(l);
 }
 
@@ -392,12 +354,11 @@ static void transpose_teardown(void *opaque)
 {
     transpose_state *s = opaque;
     if (!s) return;
-    if (s->input_buf) clReleaseMemObject(s->input_buf);
-    if (s->output_buf) clReleaseMemObject(s->output_buf);
-    if (s->context) clReleaseContext(s->context);
+    stage_layout_input_release(&s->input);
+    support_buffers_release(&s->output, 1);
     free(s->canonical);
     free(s->expected);
-    free(s->scratch);
+    free(s->result);
     free(s);
 }
 

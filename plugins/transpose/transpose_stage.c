@@ -3,8 +3,6 @@
 #include <stdio.h>
 #include <string.h>
 
-#include <skytune/plugin_checks.h>
-
 #define DIMS 4
 
 void transpose_kernel_read(const skytune_values *config, transpose_kernel *k)
@@ -99,65 +97,59 @@ void transpose_tile_sides(const char *letters, const int64_t *sizes, const char 
     *b = sizes[order[1]];
 }
 
-static cl_int set_args(cl_kernel kernel, cl_mem in, cl_mem out, const cl_int4 *geometry,
-                       int n_geometry)
-{
-    cl_int status = clSetKernelArg(kernel, 0, sizeof(cl_mem), &in);
-    if (status == CL_SUCCESS) status = clSetKernelArg(kernel, 1, sizeof(cl_mem), &out);
-    for (int k = 0; k < n_geometry && status == CL_SUCCESS; k++)
-        status = clSetKernelArg(kernel, (cl_uint)(2 + k), sizeof(cl_int4), &geometry[k]);
-    return status;
-}
-
 static size_t round_up(int64_t n, int64_t multiple)
 {
     return (size_t)((n + multiple - 1) / multiple * multiple);
 }
 
+/* What the kernels take after (in, out) is the layouts' geometry; it lives
+ * in the caller until the kernel is created. */
+typedef struct transpose_geometry {
+    cl_int4 shape[3];
+    cl_int write_along_a;
+} transpose_geometry;
+
 /* The direct kernel: sizes and output strides in input order; the NDRange
  * over the input's innermost dimension, its next, and the outer two. */
-static cl_int prepare_direct(transpose_stage_launch *l, const transpose_kernel *k,
-                             const char *letters, const int64_t *sizes, const char *in,
-                             const int64_t *out_stride, cl_mem in_buf, cl_mem out_buf)
+static void shape_direct(support_kernel_spec *spec, transpose_geometry *g,
+                         const transpose_kernel *k, const char *letters, const int64_t *sizes,
+                         const char *in, const int64_t *out_stride)
 {
-    cl_int4 geometry[2];
     int64_t n[DIMS];
     for (int j = 0; j < DIMS; j++) {
         const int d = dimension_at(letters, in, j);
         n[j] = sizes[d];
-        geometry[0].s[j] = (cl_int)n[j];
-        geometry[1].s[j] = (cl_int)out_stride[d];
+        g->shape[0].s[j] = (cl_int)n[j];
+        g->shape[1].s[j] = (cl_int)out_stride[d];
     }
-    l->global[0] = round_up(n[3], k->wg_x);
-    l->global[1] = round_up(n[2], k->wg_y);
-    l->global[2] = (size_t)(n[0] * n[1]);
-    return set_args(l->kernel, in_buf, out_buf, geometry, 2);
+    spec->args[2] = SUPPORT_ARG(g->shape[0]);
+    spec->args[3] = SUPPORT_ARG(g->shape[1]);
+    spec->global[0] = round_up(n[3], k->wg_x);
+    spec->global[1] = round_up(n[2], k->wg_y);
+    spec->global[2] = (size_t)(n[0] * n[1]);
 }
 
 /* The tiled kernel: sizes, input and output strides in its own order (see
  * tiled_order), and whether it writes along A; one work-group per tile of
  * A by B and per pair of the other two dimensions. */
-static cl_int prepare_tiled(transpose_stage_launch *l, const transpose_kernel *k,
-                            const char *letters, const int64_t *sizes, const char *in,
-                            const char *out, const int64_t *in_stride, const int64_t *out_stride,
-                            cl_mem in_buf, cl_mem out_buf)
+static void shape_tiled(support_kernel_spec *spec, transpose_geometry *g,
+                        const transpose_kernel *k, const char *letters, const int64_t *sizes,
+                        const char *in, const char *out, const int64_t *in_stride,
+                        const int64_t *out_stride)
 {
     int order[DIMS];
     tiled_order(letters, in, out, order);
-    cl_int4 geometry[3];
     for (int j = 0; j < DIMS; j++) {
-        geometry[0].s[j] = (cl_int)sizes[order[j]];
-        geometry[1].s[j] = (cl_int)in_stride[order[j]];
-        geometry[2].s[j] = (cl_int)out_stride[order[j]];
+        g->shape[0].s[j] = (cl_int)sizes[order[j]];
+        g->shape[1].s[j] = (cl_int)in_stride[order[j]];
+        g->shape[2].s[j] = (cl_int)out_stride[order[j]];
     }
-    l->global[0] = round_up(sizes[order[0]], k->tile) / (size_t)k->tile * (size_t)k->wg_x;
-    l->global[1] = round_up(sizes[order[1]], k->tile) / (size_t)k->tile * (size_t)k->wg_y;
-    l->global[2] = (size_t)(sizes[order[2]] * sizes[order[3]]);
-    cl_int status = set_args(l->kernel, in_buf, out_buf, geometry, 3);
-    const cl_int write_along_a = out[DIMS - 1] == in[DIMS - 1];
-    if (status == CL_SUCCESS)
-        status = clSetKernelArg(l->kernel, 5, sizeof write_along_a, &write_along_a);
-    return status;
+    g->write_along_a = out[DIMS - 1] == in[DIMS - 1];
+    for (int j = 0; j < 3; j++) spec->args[2 + j] = SUPPORT_ARG(g->shape[j]);
+    spec->args[5] = SUPPORT_ARG(g->write_along_a);
+    spec->global[0] = round_up(sizes[order[0]], k->tile) / (size_t)k->tile * (size_t)k->wg_x;
+    spec->global[1] = round_up(sizes[order[1]], k->tile) / (size_t)k->tile * (size_t)k->wg_y;
+    spec->global[2] = (size_t)(sizes[order[2]] * sizes[order[3]]);
 }
 
 int transpose_stage_prepare(transpose_stage_launch *l, cl_program program,
@@ -174,43 +166,31 @@ int transpose_stage_prepare(transpose_stage_launch *l, cl_program program,
                                  in_layout, out_layout, letters);
     char name[96];
     transpose_kernel_name(k, prefix, name, sizeof name);
-    cl_int status = CL_SUCCESS;
-    l->kernel = clCreateKernel(program, name, &status);
-    if (status != CL_SUCCESS) {
-        l->kernel = NULL;
-        return skytune_opencl_failure(err, SKYTUNE_ERR_LAUNCH, status, "clCreateKernel");
-    }
-    status = k->tiled ? prepare_tiled(l, k, letters, sizes, in_layout, out_layout, in_stride,
-                                      out_stride, in, out)
-                      : prepare_direct(l, k, letters, sizes, in_layout, out_stride, in, out);
-    if (status != CL_SUCCESS) {
-        transpose_stage_release(l);
-        return skytune_opencl_failure(err, SKYTUNE_ERR_LAUNCH, status, "clSetKernelArg");
-    }
-    l->local[0] = (size_t)k->wg_x;
-    l->local[1] = (size_t)k->wg_y;
-    l->local[2] = 1;
-    l->label = label;
-    return SKYTUNE_OK;
+    support_kernel_spec spec = {
+        .name = name,
+        .label = label,
+        .args = {SUPPORT_ARG(in), SUPPORT_ARG(out)},
+        .dims = 3,
+        .local = {(size_t)k->wg_x, (size_t)k->wg_y, 1},
+    };
+    transpose_geometry geometry;
+    if (k->tiled)
+        shape_tiled(&spec, &geometry, k, letters, sizes, in_layout, out_layout, in_stride,
+                    out_stride);
+    else
+        shape_direct(&spec, &geometry, k, letters, sizes, in_layout, out_stride);
+    return support_kernel_create(&l->kernel, program, &spec, err);
 }
 
 int transpose_stage_enqueue(const transpose_stage_launch *l, cl_command_queue queue,
                             skytune_events *events, skytune_error *err)
 {
-    cl_event done = NULL;
-    cl_int status = clEnqueueNDRangeKernel(queue, l->kernel, 3, NULL, l->global, l->local, 0,
-                                           NULL, &done);
-    if (status != CL_SUCCESS)
-        return skytune_opencl_failure(err, SKYTUNE_ERR_LAUNCH, status, "clEnqueueNDRangeKernel");
-    if (skytune_events_add(events, done, l->label) != 0)
-        return skytune_error_set(err, SKYTUNE_ERR_LAUNCH, "too many events in one run");
-    return SKYTUNE_OK;
+    return support_kernel_enqueue(&l->kernel, queue, events, err);
 }
 
 void transpose_stage_release(transpose_stage_launch *l)
 {
-    if (l->kernel) clReleaseKernel(l->kernel);
-    memset(l, 0, sizeof *l);
+    support_kernel_release(&l->kernel);
 }
 
 double transpose_count_bytes(double samples)

@@ -19,6 +19,7 @@
 #include <skytune/plugin.h>
 
 #include "layout.h"
+#include "plugin_support.h"
 #include "stage_macros.h"
 
 /* The kernels' source (transpose.cl, embedded at build time). */
@@ -67,9 +68,7 @@ void transpose_tile_sides(const char *letters, const int64_t *sizes, const char 
 /* ------------------------------------------------------------ the device */
 
 typedef struct transpose_stage_launch {
-    cl_kernel kernel;
-    size_t global[3], local[3];
-    const char *label;       /* static: the event's label */
+    support_kernel kernel;   /* labelled with the launch's label */
 } transpose_stage_launch;
 
 /* Create the kernel of shape `k` (renamed with `prefix`, as by

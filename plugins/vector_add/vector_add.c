@@ -27,7 +27,10 @@
 
 #include <pcg32.h>           /* deterministic inputs from the engine's seed */
 #include <skytune/plugin.h>  /* the whole plugin ABI */
-#include <skytune/plugin_checks.h>
+
+/* Buffers and kernels declared as data, created and released for the
+ * plugin (plugins/support; installed for plugins built out of tree). */
+#include "plugin_support.h"
 
 /* The kernel source, embedded from vector_add.cl by the build (tools/embed.py
  * writes it as the C string <plugin name>_cl_source). */
@@ -85,6 +88,9 @@ static const char *const constraints[] = {
 
 /* --------------------------------------------------------------- run state */
 
+/* The device buffers, declared in setup and indexed by these names. */
+enum { BUFFER_A, BUFFER_B, BUFFER_C, BUFFERS };
+
 /* Everything setup creates for one problem instance. The engine holds it as
  * an opaque `void *state` and hands it back to the other callbacks. */
 typedef struct vector_add_state {
@@ -92,23 +98,12 @@ typedef struct vector_add_state {
     float *a, *b;           /* host inputs, kept for the reference */
     float *expected;        /* reference result, from `reference` */
     float *result;          /* device result read back by `verify` */
-    cl_mem a_buf, b_buf;    /* device inputs, uploaded once in setup */
-    cl_mem c_buf;           /* device output, overwritten by every run */
+    support_buffer buffers[BUFFERS]; /* a and b uploaded once in setup; c written by every run */
 } vector_add_state;
-
-/* Everything prepare creates for one configuration. */
-typedef struct vector_add_launch {
-    cl_kernel kernel;
-    size_t global_size;     /* work-items in all: whole work-groups */
-    size_t local_size;      /* work-items per work-group: wg_size */
-} vector_add_launch;
 
 /* ---------------------------------------------------------------- callbacks */
 
 static void vector_add_teardown(void *opaque);
-
-/* Record an OpenCL failure: the engine shows cl_error by name (e.g.
- * CL_OUT_OF_RESOURCES) next to the message. */
 
 /* Limits an expression cannot say, checked before the engine builds the
  * search space and before setup: device limits are facts, not guesses, so
@@ -159,18 +154,16 @@ static int vector_add_setup(const skytune_setup_context *ctx, void **state_out,
     for (int64_t i = 0; i < n; i++) s->a[i] = pcg32_float(&rng);
     for (int64_t i = 0; i < n; i++) s->b[i] = pcg32_float(&rng);
 
-    /* Upload the inputs once: every configuration reads the same buffers. */
-    cl_int status = CL_SUCCESS;
-    s->a_buf = clCreateBuffer(ctx->context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, bytes, s->a,
-                              &status);
-    if (status == CL_SUCCESS)
-        s->b_buf = clCreateBuffer(ctx->context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, bytes,
-                                  s->b, &status);
-    if (status == CL_SUCCESS)
-        s->c_buf = clCreateBuffer(ctx->context, CL_MEM_WRITE_ONLY, bytes, NULL, &status);
-    if (status != CL_SUCCESS) {
+    /* The device buffers, declared; the support library creates them (the
+     * inputs uploaded once: every configuration reads the same buffers) and
+     * names the one that failed. The output is poisoned by clear_outputs. */
+    s->buffers[BUFFER_A] = support_input("a", s->a, bytes);
+    s->buffers[BUFFER_B] = support_input("b", s->b, bytes);
+    s->buffers[BUFFER_C] = support_output("c", bytes);
+    int rc = support_buffers_create(s->buffers, BUFFERS, ctx->context, SKYTUNE_ERR_SETUP, err);
+    if (rc) {
         vector_add_teardown(s);
-        return skytune_opencl_failure(err, SKYTUNE_ERR_SETUP, status, "clCreateBuffer (a, b, c)");
+        return rc;
     }
 
     *state_out = s;
@@ -187,7 +180,9 @@ static int vector_add_reference(void *opaque, skytune_error *err)
 }
 
 /* Per configuration: the engine has built the program with this
- * configuration's -D defines; create the kernel and fix the launch shape. */
+ * configuration's -D defines; declare the kernel and its launch shape. The
+ * run is this one kernel, so the launch is the support library's
+ * (support_kernel_run and support_kernel_free in the description). */
 static int vector_add_prepare(void *opaque, cl_program program, const skytune_values *config,
                               void **launch_out, skytune_error *err)
 {
@@ -195,66 +190,30 @@ static int vector_add_prepare(void *opaque, cl_program program, const skytune_va
     const int64_t wg_size = skytune_int(config, "wg_size");
     const int64_t per_item = skytune_int(config, "per_item");
 
-    vector_add_launch *l = calloc(1, sizeof *l);
-    if (!l) return skytune_error_set(err, SKYTUNE_ERR_MEMORY, "out of memory for the launch");
-
-    cl_int status = CL_SUCCESS;
-    l->kernel = clCreateKernel(program, "vector_add", &status); /* the __kernel's name */
-    if (status != CL_SUCCESS) {
-        free(l);
-        return skytune_opencl_failure(err, SKYTUNE_ERR_LAUNCH, status,
-                                      "clCreateKernel(vector_add)");
-    }
-    /* Argument order matches the kernel's parameter list. */
-    status = clSetKernelArg(l->kernel, 0, sizeof(cl_mem), &s->a_buf);
-    if (status == CL_SUCCESS) status = clSetKernelArg(l->kernel, 1, sizeof(cl_mem), &s->b_buf);
-    if (status == CL_SUCCESS) status = clSetKernelArg(l->kernel, 2, sizeof(cl_mem), &s->c_buf);
-    if (status != CL_SUCCESS) {
-        clReleaseKernel(l->kernel);
-        free(l);
-        return skytune_opencl_failure(err, SKYTUNE_ERR_LAUNCH, status, "clSetKernelArg");
-    }
-
     /* One work-group per tile of wg_size * per_item elements, rounded up:
      * the kernel skips indices past n in the last tile. */
     const int64_t tile = wg_size * per_item;
     const int64_t groups = (s->n + tile - 1) / tile;
-    l->local_size = (size_t)wg_size;
-    l->global_size = (size_t)(groups * wg_size);
-
-    *launch_out = l;
-    return SKYTUNE_OK;
+    const support_kernel_spec kernel = {
+        .name = "vector_add",   /* the __kernel's name */
+        .label = "vector_add",  /* names the kernel's time among the parts of a run */
+        /* Argument order matches the kernel's parameter list. */
+        .args = {SUPPORT_ARG(s->buffers[BUFFER_A].mem), SUPPORT_ARG(s->buffers[BUFFER_B].mem),
+                 SUPPORT_ARG(s->buffers[BUFFER_C].mem)},
+        .dims = 1,
+        .global = {(size_t)(groups * wg_size)},  /* work-items in all: whole work-groups */
+        .local = {(size_t)wg_size},              /* work-items per work-group */
+    };
+    return support_kernel_new(program, &kernel, launch_out, err);
 }
 
-/* Poison the output so that a kernel that writes nothing (or only part of
- * it) cannot pass verification with an earlier configuration's result. NaN
- * never compares equal to anything. */
+/* Poison the output (NaN, as support_output declared it) so that a kernel
+ * that writes nothing (or only part of it) cannot pass verification with an
+ * earlier configuration's result. NaN never compares equal to anything. */
 static int vector_add_clear_outputs(void *opaque, cl_command_queue queue, skytune_error *err)
 {
     vector_add_state *s = opaque;
-    const float poison = NAN;
-    cl_int status = clEnqueueFillBuffer(queue, s->c_buf, &poison, sizeof poison, 0,
-                                        (size_t)s->n * sizeof(float), 0, NULL, NULL);
-    if (status != CL_SUCCESS)
-        return skytune_opencl_failure(err, SKYTUNE_ERR_LAUNCH, status, "clEnqueueFillBuffer (NaN)");
-    return SKYTUNE_OK;
-}
-
-/* One complete run. Return the kernel's event: the engine times it with the
- * queue's profiling information, then releases it. */
-static int vector_add_enqueue(void *opaque, cl_command_queue queue, skytune_events *events,
-                              skytune_error *err)
-{
-    vector_add_launch *l = opaque;
-    cl_event done = NULL;
-    cl_int status = clEnqueueNDRangeKernel(queue, l->kernel, 1, NULL, &l->global_size,
-                                           &l->local_size, 0, NULL, &done);
-    if (status != CL_SUCCESS)
-        return skytune_opencl_failure(err, SKYTUNE_ERR_LAUNCH, status, "clEnqueueNDRangeKernel");
-    /* Labels are static strings; they name the parts of a multi-kernel run. */
-    if (skytune_events_add(events, done, "vector_add") != 0)
-        return skytune_error_set(err, SKYTUNE_ERR_LAUNCH, "too many events in one run");
-    return SKYTUNE_OK;
+    return support_buffers_poison(s->buffers, BUFFERS, queue, err);
 }
 
 /* Read the result back (blocking) and compare it with the reference. The
@@ -265,10 +224,8 @@ static int vector_add_verify(void *opaque, const skytune_values *config, cl_comm
 {
     vector_add_state *s = opaque;
     (void)config;
-    cl_int status = clEnqueueReadBuffer(queue, s->c_buf, CL_TRUE, 0,
-                                        (size_t)s->n * sizeof(float), s->result, 0, NULL, NULL);
-    if (status != CL_SUCCESS)
-        return skytune_opencl_failure(err, SKYTUNE_ERR_LAUNCH, status, "clEnqueueReadBuffer (c)");
+    int rc = support_buffer_read(&s->buffers[BUFFER_C], queue, s->result, err);
+    if (rc) return rc;
     /* OpenCL C requires single-precision addition to be correctly rounded,
      * just like the host's, so a correct kernel reproduces the reference bit
      * for bit. One unit in the last place of relative slack accepts any
@@ -279,22 +236,12 @@ static int vector_add_verify(void *opaque, const skytune_values *config, cl_comm
     return SKYTUNE_OK;
 }
 
-static void vector_add_release(void *opaque)
-{
-    vector_add_launch *l = opaque;
-    if (!l) return;
-    if (l->kernel) clReleaseKernel(l->kernel);
-    free(l);
-}
-
 /* Frees whatever setup managed to create; safe on a partly built state. */
 static void vector_add_teardown(void *opaque)
 {
     vector_add_state *s = opaque;
     if (!s) return;
-    if (s->a_buf) clReleaseMemObject(s->a_buf);
-    if (s->b_buf) clReleaseMemObject(s->b_buf);
-    if (s->c_buf) clReleaseMemObject(s->c_buf);
+    support_buffers_release(s->buffers, BUFFERS);
     free(s->a);
     free(s->b);
     free(s->expected);
@@ -338,9 +285,11 @@ static const skytune_plugin vector_add_plugin = {
     .reference = vector_add_reference,
     .prepare = vector_add_prepare,
     .clear_outputs = vector_add_clear_outputs,
-    .enqueue = vector_add_enqueue,
+    /* The run is the one kernel prepare declared: the support library
+     * enqueues it, labelled, and releases it. */
+    .enqueue = support_kernel_run,
     .verify = vector_add_verify,
-    .release = vector_add_release,
+    .release = support_kernel_free,
     .teardown = vector_add_teardown,
     .flops = vector_add_flops,
     .bytes = vector_add_bytes,
