@@ -24,9 +24,28 @@ bool db_wal_has_frames(const char *path)
     return has_frames;
 }
 
+/* Whether PATH-suffix exists (or cannot be checked: then yes). */
+static bool beside_exists(const char *path, const char *suffix)
+{
+    size_t length = strlen(path) + strlen(suffix) + 1;
+    char *beside = malloc(length);
+    if (!beside) return true;
+    snprintf(beside, length, "%s%s", path, suffix);
+    struct stat info;
+    bool exists = stat(beside, &info) == 0 || errno != ENOENT;
+    free(beside);
+    return exists;
+}
+
+bool db_may_change(const char *path)
+{
+    return beside_exists(path, "-wal") || beside_exists(path, "-shm") ||
+           beside_exists(path, "-journal");
+}
+
 char *db_readonly_uri(const char *path)
 {
-    const char *query = db_wal_has_frames(path) ? "?mode=ro" : "?immutable=1";
+    const char *query = db_may_change(path) ? "?mode=ro" : "?immutable=1";
     size_t len = strlen("file:") + strlen(query) + 3 * strlen(path) + 1;
     char *uri = malloc(len);
     if (!uri) return NULL;

@@ -15,12 +15,18 @@ struct sqlite3;
  * leaves committed transactions there. When in doubt, yes. */
 bool db_wal_has_frames(const char *path);
 
+/* Whether another connection may have PATH open or left work unfinished:
+ * a -wal, -shm or -journal file lies beside it (a WAL connection keeps its
+ * -wal and -shm while it is open; a rollback writer its -journal). */
+bool db_may_change(const char *path);
+
 /* "file:PATH?..." with PATH percent-encoded, for sqlite3_open_v2 with
- * SQLITE_OPEN_URI or ATTACH: read-only whatever the name holds. With an
- * empty log the file is opened as immutable, which reads it alone and
- * creates no -wal or -shm file beside it; otherwise read-only through its
- * log, which SQLite can only do with a -shm file (left empty if it made
- * one). malloc'd; NULL when out of memory. */
+ * SQLITE_OPEN_URI or ATTACH: read-only whatever the name holds. Where
+ * nothing lies beside it (db_may_change false) the file cannot change
+ * under the reader and is opened as immutable, which reads it alone and
+ * creates no file beside it, on a read-only file system too; otherwise
+ * read-only through its log and the -shm file already there. malloc'd;
+ * NULL when out of memory. */
 char *db_readonly_uri(const char *path);
 
 /* A connection that only reads PATH and leaves no file beside it. A

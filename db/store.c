@@ -910,22 +910,42 @@ fail:
     return -1;
 }
 
+/* An older schema read without writing it: the database copied into a
+ * private temporary one (SQLite's "" file, removed when closed) and
+ * migrated there, the reading connection then reading the copy. */
+static int migrate_a_copy(store *st, skytune_error *err)
+{
+    sqlite3 *copy = NULL;
+    if (sqlite3_open_v2("", &copy, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL) != SQLITE_OK) {
+        err_set(err, "%s: cannot make a temporary copy to migrate: %s", st->path,
+                copy ? sqlite3_errmsg(copy) : "out of memory");
+        sqlite3_close(copy);
+        return -1;
+    }
+    sqlite3_backup *b = sqlite3_backup_init(copy, "main", st->db, "main");
+    int rc = b ? sqlite3_backup_step(b, -1) : sqlite3_errcode(copy);
+    if (b) sqlite3_backup_finish(b);
+    if (rc != SQLITE_DONE) {
+        err_set(err, "%s: cannot copy it to migrate: %s", st->path, sqlite3_errstr(rc));
+        sqlite3_close(copy);
+        return -1;
+    }
+    sqlite3_close(st->db);
+    st->db = copy;
+    sqlite3_extended_result_codes(st->db, 1);
+    return prepare_schema(st, err);
+}
+
 int store_open_for_reading(const char *path, store **out, skytune_error *err)
 {
     if (!out) return err_set(err, "store_open_for_reading: no place for the result");
     *out = NULL;
     bool existed;
     if (check_database_path(path, false, &existed, err) != 0) return -1;
-    char *folder = NULL;
-    bool file_writable = access(path, W_OK) == 0;
-    bool writable = file_writable && folder_writable(path, &folder);
-    free(folder);
-    if (writable) return store_open(path, false, out, err);
-
-    /* A database this user cannot write, or in a folder where SQLite could
-     * not make its journal files: read where it is, as the sources of a
-     * merge are, creating nothing beside it. */
-    const char *why = file_writable ? "its folder cannot be written" : read_only_reason(path);
+    /* Read where it is, as the sources of a merge are: nothing is written
+     * to it or beside it, whoever reads it and wherever it lies (a
+     * read-write open would switch it to WAL, rewriting its header, and
+     * leave -wal and -shm files of the reader's behind if killed). */
     store *st = store_new(path, err);
     if (!st) return -1;
     char *uri = db_readonly_uri(path);
@@ -943,16 +963,10 @@ int store_open_for_reading(const char *path, store **out, skytune_error *err)
     if (read_db_state(st, &state, err) != 0 || decide_open_action(st, &state, &action, err) != 0)
         goto fail;
     if (action == OPEN_INITIALISE) {
-        err_set(err, "%s is an empty database (%s to make it a result database)", path, why);
+        err_set(err, "%s is an empty database, not a result database (a run makes it one)", path);
         goto fail;
     }
-    if (action == OPEN_MIGRATE) {
-        err_set(err,
-                "%s has schema version %lld and cannot be migrated to version %d in place (%s): "
-                "read a copy of it",
-                path, (long long)state.user_version, STORE_SCHEMA_VERSION, why);
-        goto fail;
-    }
+    if (action == OPEN_MIGRATE && migrate_a_copy(st, err) != 0) goto fail;
     /* Statements that write fail on this connection with SQLite's message;
      * the commands that read never run them. */
     if (prepare_hot_statements(st, err) != 0) goto fail;

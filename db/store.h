@@ -33,11 +33,11 @@ typedef struct store store;
  * appears beside it. */
 int store_open(const char *path, bool create_if_missing, store **out, skytune_error *err);
 
-/* Open an existing database for the commands that only read it: as
- * store_open (migrating an older schema) where this user can write the file
- * and its folder; otherwise read in place, creating nothing beside it
- * (immutable while no run holds its log), and refused when its schema is
- * older than this skytune's. */
+/* Open an existing database for the commands that only read it, in place:
+ * nothing is written to it or beside it, whoever reads it (immutable while
+ * nothing lies beside it, read_in_place.h), on a read-only file system
+ * too; refused when its schema is older than this skytune's (a command
+ * that writes to it migrates it). */
 int store_open_for_reading(const char *path, store **out, skytune_error *err);
 void store_close(store *st);
 

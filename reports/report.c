@@ -7,6 +7,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "read_in_place.h"
+
 /* Query names by report_query. */
 static const char *const query_names_by_part[REPORT_N_QUERIES] = {
     [REPORT_CAMPAIGNS] = "campaigns",
@@ -139,9 +141,15 @@ static size_t open_helpers(sqlite3 *db, sqlite3 **helpers, size_t wanted)
     size_t n = 0;
     if (!file || !*file) return 0;
     while (n < wanted) {
+        /* Read in place as the main connection does: a plain read-only
+         * open would create -wal and -shm files beside the database. */
+        char *uri = db_readonly_uri(file);
         sqlite3 *h = NULL;
-        if (sqlite3_open_v2(file, &h, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, NULL) !=
-            SQLITE_OK) {
+        int opened = uri ? sqlite3_open_v2(uri, &h, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX |
+                                                        SQLITE_OPEN_URI, NULL)
+                         : SQLITE_NOMEM;
+        free(uri);
+        if (opened != SQLITE_OK) {
             sqlite3_close(h);
             break;
         }

@@ -985,6 +985,21 @@ static void run_unprivileged(const char *const *paths)
               "cannot become nobody: %s", strerror(errno));
 }
 
+/* `report` (with its helper connections) and `query` read db; the report
+ * goes into the scratch folder, beside nothing of db's. */
+static void assert_reports_read(const char *db)
+{
+    char *html = cli_path(scratch, "report.html");
+    cli_result r = cli_run(CLI_ARGS("report", "--db", db, "--html", html));
+    cr_assert_eq(r.status, 0, "report: %s\n%s", cli_status_text(r.status), r.err);
+    cli_result_free(&r);
+    cr_assert(cli_file_exists(html), "report wrote no %s", html);
+    free(html);
+    r = cli_run(CLI_ARGS("query", "--db", db, "best"));
+    cr_assert_eq(r.status, 0, "query: %s\n%s", cli_status_text(r.status), r.err);
+    cli_result_free(&r);
+}
+
 /* A database this user cannot write, in folder: `run` refuses it as it opens
  * it, naming it and why (each needle); `best` and `export` read it where it
  * is. Either way it keeps every byte and nothing appears beside it. */
@@ -1010,6 +1025,7 @@ static void assert_read_in_place(const char *folder, const char *db,
     for (const char *c = r.out; *c; c++) lines += *c == '\n';
     cr_assert_eq(lines, 1 + SIX, "export: not a header and %d rows:\n%s", SIX, r.out);
     cli_result_free(&r);
+    assert_reports_read(db);
 
     const char *difference = cli_snapshot_difference(&bytes);
     cr_assert(!difference, "%s: %s", db, difference);
@@ -1050,6 +1066,47 @@ Test(cli, database_in_a_read_only_folder_is_refused_by_run_and_read_in_place)
     cr_assert_eq(chmod(folder, 0555), 0);
     assert_read_in_place(folder, db, CLI_ARGS(folder, "-wal"));
     cr_assert_eq(chmod(folder, 0755), 0);
+    free(db);
+    free(folder);
+}
+
+/* The reading commands write nothing to a database they may write, nor
+ * beside it: a committed database in the rollback journal mode once had its
+ * header rewritten to WAL by `report`, and one of an older schema was
+ * migrated in place. Here the committed correlator campaign (schema
+ * version 1, rollback mode) is read by best, export, report and query:
+ * every byte stays, no -wal or -shm file appears, and the older schema is
+ * read through a migrated temporary copy. */
+Test(cli, reading_commands_leave_a_database_they_may_write_as_it_was)
+{
+    char *folder = cli_path(scratch, "committed");
+    char *db = cli_path(folder, "correlator.db");
+    cr_assert_eq(mkdir(folder, 0755), 0);
+    char *source = cli_path(cli_source_dir(), "docs/results/correlator-h200-exhaustive.db");
+    size_t len;
+    void *bytes_of_source = cli_read_file(source, &len);
+    cr_assert_not_null(bytes_of_source, "%s", source);
+    cli_write_file(db, bytes_of_source, len);
+    free(bytes_of_source);
+    free(source);
+    char *before = folder_listing(folder);
+    cli_snapshot bytes = cli_snapshot_take(db);
+    cli_result r = cli_run(CLI_ARGS("best", "--db", db));
+    cr_assert_eq(r.status, 0, "best: %s\n%s", cli_status_text(r.status), r.err);
+    cr_assert(strstr(r.out, "correlator"), "%s", r.out);
+    cli_result_free(&r);
+    r = cli_run(CLI_ARGS("export", "--db", db));
+    cr_assert_eq(r.status, 0, "export: %s\n%s", cli_status_text(r.status), r.err);
+    cli_result_free(&r);
+    assert_reports_read(db);
+    const char *difference = cli_snapshot_difference(&bytes);
+    cr_assert(!difference, "%s: %s", db, difference);
+    char *after = folder_listing(folder);
+    cr_assert_str_eq(after, before, "files appeared or vanished beside %s:\nbefore:\n%safter:\n%s",
+                     db, before, after);
+    free(after);
+    free(before);
+    cli_snapshot_free(&bytes);
     free(db);
     free(folder);
 }
