@@ -127,12 +127,16 @@ static int probe(const char *selector, const char *path)
 
 static int set_peaks(const char *selector, const char *path, double gflops, double gbs)
 {
-    store *st = cli_open_existing_db(path);
-    if (!st) return EXIT_FAILED;
+    /* This one writes: opened to write, unlike the reading commands. */
+    store *st;
+    skytune_error err = {0};
+    if (store_open(path, false, &st, &err) != 0) {
+        cli_error("%s", err.message);
+        return EXIT_FAILED;
+    }
     int64_t id = 0;
     bool found = false;
     char desc[512];
-    skytune_error err = {0};
     int rc = device_peaks_find(store_handle(st), selector, &id, &found, desc, sizeof desc, &err);
     if (rc == 0 && found) rc = device_peaks_set(store_handle(st), id, gflops, gbs, &err);
     store_close(st);
