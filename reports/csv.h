@@ -1,6 +1,8 @@
 /* CSV output (RFC 4180): fields with a comma, quote or line break are
  * quoted, quotes doubled; SQL NULL is an empty field; lines end in "\n",
- * which spreadsheets and CSV readers accept. */
+ * which spreadsheets and CSV readers accept. A text a spreadsheet would
+ * run as a formula (starting with =, +, -, @, a tab or a carriage return,
+ * and not a number) is quoted after a single quote. */
 #ifndef SKYTUNE_CSV_H
 #define SKYTUNE_CSV_H
 

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "cli_harness.h"
+#include "csv.h"
 #include "measurement.h"
 #include "report_fixture.h"
 #include "store.h"
@@ -348,4 +349,25 @@ Test(export, csv_flags_noisy_configurations)
     for (size_t k = 0; k < 4; k++) expect_cell(csv, k, "noisy", want[k]);
     free(csv);
     free(db);
+}
+
+/* A text a spreadsheet would run as a formula is written as text; numbers,
+ * negative ones too, stay numbers; commas and quotes are quoted as ever. */
+Test(export, csv_cells_never_read_as_formulas)
+{
+    const char *cells[] = {"=HYPERLINK(\"http://x\")", "+1+1", "-2+3", "@SUM(A1)", "\tx",
+                           "-1.5", "+3e8", "-inf", "plain", "a,b", "", "-"};
+    const char *written[] = {"\"'=HYPERLINK(\"\"http://x\"\")\"", "\"'+1+1\"", "\"'-2+3\"",
+                             "\"'@SUM(A1)\"", "\"'\tx\"", "-1.5", "+3e8", "-inf", "plain",
+                             "\"a,b\"", "", "\"'-\""};
+    for (size_t k = 0; k < sizeof cells / sizeof cells[0]; k++) {
+        char *text = NULL;
+        size_t len = 0;
+        FILE *f = open_memstream(&text, &len);
+        cr_assert_not_null(f);
+        csv_write_field(f, cells[k]);
+        fclose(f);
+        cr_expect_str_eq(text, written[k], "cell %zu", k);
+        free(text);
+    }
 }
