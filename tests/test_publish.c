@@ -79,7 +79,8 @@ Test(publish, t4_upload_reads_back_through_replay, .timeout = 300)
     http_sink sink;
     http_sink_start(&sink, scratch, "ok", NULL, NULL);
     cli_result r = cli_run_env(CLI_ARGS("SKYTUNE_PUBLISH_TOKEN=" TOKEN),
-                               CLI_ARGS("publish", "--db", db, "--url", sink.url));
+                               CLI_ARGS("publish", "--db", db, "--url", sink.url,
+                                        "--token-over-http"));
     http_sink_stop(&sink);
     cr_assert_eq(r.status, 0, "%s\n%s%s", cli_status_text(r.status), r.out, r.err);
     cr_assert(contains(r.out, "published campaign 1 of") && contains(r.out, "T4 results") &&
@@ -149,7 +150,8 @@ Test(publish, the_token_comes_from_the_environment_never_the_command_line, .time
     setenv("ARCHIVE_TOKEN", TOKEN, 1);
     char *out = cli_path(scratch, "publish.out"), *err = cli_path(scratch, "publish.err");
     pid_t pid = cli_start(CLI_ARGS("publish", "--db", db, "--url", sink.url, "--format", "html",
-                                   "--method", "POST", "--token-env", "ARCHIVE_TOKEN"),
+                                   "--method", "POST", "--token-env", "ARCHIVE_TOKEN",
+                                   "--token-over-http"),
                           out, err);
     bool arrived = http_sink_wait_for(&sink, 1);
     /* While the server holds the request, the process is still running:
@@ -270,6 +272,29 @@ Test(publish, a_self_signed_server_is_refused_unless_its_ca_is_given, .timeout =
     cli_result_free(&r);
     free(cert);
     free(key);
+}
+
+/* A bearer token goes over https only: to an http:// URL it is refused
+ * before anything is sent, unless --token-over-http asks for it. */
+Test(publish, a_token_is_not_sent_over_plain_http_unless_asked, .timeout = 300)
+{
+    measure_campaign();
+    http_sink sink;
+    http_sink_start(&sink, scratch, "ok", NULL, NULL);
+    cli_result r = cli_run_env(CLI_ARGS("SKYTUNE_PUBLISH_TOKEN=" TOKEN),
+                               CLI_ARGS("publish", "--db", db, "--url", sink.url));
+    cr_assert_eq(r.status, 2, "%s%s", r.out, r.err);
+    cr_assert(contains(r.err, "is sent over https only") && contains(r.err, "--token-over-http"),
+              "%s", r.err);
+    cr_assert(!contains(r.err, TOKEN), "the message shows the token: %s", r.err);
+    cr_assert_eq(http_sink_count(&sink), 0, "something was sent over http");
+    cli_result_free(&r);
+    /* Without a token, plain http is as before. */
+    r = cli_run(CLI_ARGS("publish", "--db", db, "--url", sink.url));
+    http_sink_stop(&sink);
+    cr_assert_eq(r.status, 0, "%s%s", r.out, r.err);
+    cr_assert_eq(http_sink_count(&sink), 1);
+    cli_result_free(&r);
 }
 
 Test(publish, bad_input_is_refused_with_the_valid_choices)

@@ -2,6 +2,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "cli.h"
 #include "db_open.h"
@@ -25,6 +26,9 @@ static const cli_option options[] = {
                                  "from the command line"},
     {"ca", "FILE", false, "trust this PEM CA certificate for an https URL (certificates are "
                           "always verified)"},
+    {"token-over-http", NULL, false, "send the bearer token over a plain http:// URL too (a test "
+                                     "server on this machine, say); without it a token is sent "
+                                     "over https only"},
 };
 
 /* The campaign's upload, written into memory. */
@@ -118,6 +122,15 @@ int cmd_publish(int argc, char **argv)
     const char *token = token_from_env(token_env ? token_env : DEFAULT_TOKEN_ENV, token_env != NULL,
                                        &bad_token);
     if (bad_token) return EXIT_USAGE;
+    /* A bearer token over plain HTTP is readable by anyone on the path:
+     * refused unless asked for by name. */
+    if (token && strncasecmp(url, "https://", 8) != 0 && !cli_flag(&args, "token-over-http")) {
+        cli_error("publish: a bearer token (from %s) is sent over https only, and --url is %.8s...: "
+                  "use an https URL, unset the variable to upload without a token, or pass "
+                  "--token-over-http to send it in the clear",
+                  token_env ? token_env : DEFAULT_TOKEN_ENV, url);
+        return EXIT_USAGE;
+    }
 
     store *st = cli_open_existing_db(path);
     if (!st) return EXIT_FAILED;
