@@ -814,6 +814,12 @@ static int check_database_path(const char *path, bool create_if_missing, bool *e
     if (!*existed && !create_if_missing) return err_set(err, "%s does not exist", path);
     if (*existed && S_ISDIR(info.st_mode))
         return err_set(err, "%s is a directory, not a result database file", path);
+    /* A device, a FIFO or a socket is no database, and SQLite would make
+     * its journal beside it (/dev/null-journal). */
+    if (*existed && !S_ISREG(info.st_mode))
+        return err_set(err, "%s is not a regular file (a device, a FIFO or a socket), so not a "
+                            "result database file: give a file's path",
+                       path);
     return 0;
 }
 

@@ -1111,6 +1111,43 @@ Test(cli, reading_commands_leave_a_database_they_may_write_as_it_was)
     free(folder);
 }
 
+/* A device or a FIFO given as the database is refused before SQLite opens
+ * it: nothing appears beside it (SQLite once made /dev/null-journal), and a
+ * FIFO never blocks the command. */
+Test(cli, special_files_are_no_databases)
+{
+    char *fifo = cli_path(scratch, "results.fifo");
+    cr_assert_eq(mkfifo(fifo, 0600), 0);
+    char *before = folder_listing(scratch);
+    const char *const *commands[] = {
+        CLI_ARGS("run", VECTOR_ADD_SMALL, "--strategy", "exhaustive", "--runs", "1",
+                 SIX_CONFIGURATIONS, "--db", fifo),
+        CLI_ARGS("best", "--db", fifo),
+        CLI_ARGS("report", "--db", fifo, "--html", "/dev/null"),
+    };
+    for (size_t k = 0; k < sizeof commands / sizeof commands[0]; k++) {
+        cli_result r = cli_run(commands[k]);
+        cr_assert_eq(r.status, 1, "%s: %s", commands[k][0], r.err);
+        cr_assert(strstr(r.err, "is not a regular file") && strstr(r.err, fifo), "%s: %s",
+                  commands[k][0], r.err);
+        cli_result_free(&r);
+    }
+    char *after = folder_listing(scratch);
+    cr_assert_str_eq(after, before, "files appeared beside %s", fifo);
+    free(after);
+    free(before);
+    free(fifo);
+    if (geteuid() != 0) return; /* only root could make /dev/null-journal */
+    cr_assert(!cli_file_exists("/dev/null-journal"), "left by something else before this test");
+    cli_result r = cli_run(CLI_ARGS("run", VECTOR_ADD_SMALL, "--strategy", "exhaustive", "--runs",
+                                    "1", SIX_CONFIGURATIONS, "--db", "/dev/null"));
+    cr_assert_eq(r.status, 1, "%s", r.err);
+    cr_assert(strstr(r.err, "/dev/null is not a regular file"), "%s", r.err);
+    cli_result_free(&r);
+    cr_assert(!cli_file_exists("/dev/null-journal") && !cli_file_exists("/dev/null-wal"),
+              "a journal beside /dev/null");
+}
+
 Test(cli, corrupt_database_is_refused)
 {
     char *db = cli_path(scratch, "corrupt.db");
