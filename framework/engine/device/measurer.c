@@ -7,9 +7,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "build_options.h"
+#include "clock.h"
 #include "plugin_lookup.h"
 #include "problem.h"
 #include "quote.h"
@@ -37,13 +37,6 @@ struct measurer {
 static bool enter_stage(measurer *ms, measure_stage stage)
 {
     return ms->opts.on_stage ? ms->opts.on_stage(ms->opts.stage_ctx, stage) : true;
-}
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
 int measurer_open(const skytune_plugin *plugin, const cl_device_entry *device,
@@ -355,7 +348,7 @@ static int run_once(measurer *ms, void *launch, bool first_launch, run_times *t,
 {
     skytune_events ev = {0};
     skytune_error perr = {0};
-    double started = now_s();
+    double started = clock_monotonic_s();
     int rc = ms->plugin->enqueue(launch, ms->queue, &ev, &perr);
     first_start first = {.ms = ms};
     bool awaiting_start = false;
@@ -371,7 +364,7 @@ static int run_once(measurer *ms, void *launch, bool first_launch, run_times *t,
         clFlush(ms->queue);
     }
     cl_int finish = clFinish(ms->queue);
-    t->wall_s = now_s() - started;
+    t->wall_s = clock_monotonic_s() - started;
     if (awaiting_start) {
         /* Some drivers call back after clFinish returns: the callback must
          * be done with `first` (and with the worker's channel) first. */
@@ -453,11 +446,11 @@ int measurer_compile(measurer *ms, const skytune_values *config, measurement *m,
     measurement_init(m);
     cl_program program = NULL;
     skytune_values logged = plugin_values_logged(config, &ms->lookups);
-    double t0 = now_s();
+    double t0 = clock_monotonic_s();
     enter_stage(ms, STAGE_BUILD);
     build_program(ms, &logged, false, &program, m);
     if (program) clReleaseProgram(program);
-    m->build_s = now_s() - t0;
+    m->build_s = clock_monotonic_s() - t0;
     return 0;
 }
 
@@ -526,10 +519,10 @@ int measurer_measure(measurer *ms, const skytune_values *config_values, measurem
     double *samples = NULL;
     int rc = 0;
 
-    double t0 = now_s();
+    double t0 = clock_monotonic_s();
     enter_stage(ms, STAGE_BUILD);
     int built = build_program(ms, config, true, &program, m);
-    m->build_s = now_s() - t0;
+    m->build_s = clock_monotonic_s() - t0;
     if (built != 0) return 0;
 
     if (!enter_stage(ms, STAGE_PREPARE)) {
@@ -537,7 +530,7 @@ int measurer_measure(measurer *ms, const skytune_values *config_values, measurem
         goto done;
     }
     /* After the gate: waiting for the device is nobody's verification. */
-    double t1 = now_s();
+    double t1 = clock_monotonic_s();
     if (pl->prepare(ms->state, program, config, &launch, &perr) != 0) {
         fail(m, MEAS_LAUNCH, "prepare: %s [%s]", perr.message,
              perr.cl_error ? cl_error_name(perr.cl_error) : "no OpenCL error code");
@@ -562,7 +555,7 @@ int measurer_measure(measurer *ms, const skytune_values *config_values, measurem
         goto done;
     }
     if (check_lookups(ms, "verify", m) != 0) goto done;
-    m->verify_s = now_s() - t1 - deferred_s;
+    m->verify_s = clock_monotonic_s() - t1 - deferred_s;
     /* Kept whether it passed or not: how close a passing configuration
      * came to its tolerance is worth knowing too. */
     m->max_abs_error = report.max_abs_error;
@@ -572,7 +565,7 @@ int measurer_measure(measurer *ms, const skytune_values *config_values, measurem
         goto done;
     }
 
-    double t2 = now_s();
+    double t2 = clock_monotonic_s();
     runs = malloc(ms->opts.runs * sizeof *runs);
     samples = malloc(ms->opts.runs * sizeof *samples);
     if (!runs || !samples) {
@@ -587,7 +580,7 @@ int measurer_measure(measurer *ms, const skytune_values *config_values, measurem
         if (run_once(ms, launch, false, &runs[r], m) != 0) goto done;
         samples[r] = runs[r].total_ns;
     }
-    m->bench_s = now_s() - t2;
+    m->bench_s = clock_monotonic_s() - t2;
     if (measurement_set_samples(m, samples, ms->opts.runs) != 0) {
         rc = err_set(err, "out of memory recording samples");
         goto done;

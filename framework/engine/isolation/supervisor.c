@@ -7,8 +7,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
+#include "clock.h"
 #include "compile_pool.h"
 #include "measure_ahead.h"
 #include "worker_process.h"
@@ -66,13 +66,6 @@ void supervisor_health_default(supervisor_health *h)
     *h = (supervisor_health){.threshold = 0.25, .retries = 3, .wait_s = 2, .every = 10};
 }
 
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
 static void notice(supervisor *s, const char *fmt, ...) SKYTUNE_PRINTF(2, 3);
 
 static void notice(supervisor *s, const char *fmt, ...)
@@ -123,7 +116,7 @@ static bool stop_requested(const supervisor *s)
 static void report_activity(supervisor *s)
 {
     if (!s->on_activity || !s->in_flight) return;
-    double now = now_s();
+    double now = clock_monotonic_s();
     s->next_activity = now + EVALUATOR_ACTIVITY_INTERVAL_S;
     evaluation_activity a = {.stage = s->flight_stage,
                              .elapsed_s = now - s->flight_started,
@@ -156,7 +149,7 @@ static bool wait_for_worker(supervisor *s, double until)
             wake = measure_ahead_deadline(s->ahead);
         bool watched = s->on_activity && s->in_flight;
         if (watched && s->next_activity < wake) wake = s->next_activity;
-        double now = now_s();
+        double now = clock_monotonic_s();
         double left = wake - now;
         if (s->o.stop_requested && left > STOP_POLL_S) left = STOP_POLL_S;
         int wait_ms = left <= 0 ? 0 : (int)(left * 1e3) + 1;
@@ -165,10 +158,10 @@ static bool wait_for_worker(supervisor *s, double until)
         if (s->pool)
             compile_pool_service(s->pool, fds + pool_first, r > 0 ? ahead_first - pool_first : 0);
         if (s->ahead) measure_ahead_service(s->ahead, fds + ahead_first, r > 0 ? n - ahead_first : 0);
-        if (watched && now_s() >= s->next_activity) report_activity(s);
+        if (watched && clock_monotonic_s() >= s->next_activity) report_activity(s);
         if (r > 0 && pool_first == 1 && (fds[0].revents & (POLLIN | POLLHUP | POLLERR)))
             return true;
-        if (now_s() >= until || stop_requested(s)) return false;
+        if (clock_monotonic_s() >= until || stop_requested(s)) return false;
     }
 }
 
@@ -195,7 +188,7 @@ static int ensure_worker(supervisor *s, skytune_error *err)
             return -1;
         worker_message msg;
         skytune_error send_err;
-        double deadline = now_s() + s->o.limits.cap_s;
+        double deadline = clock_monotonic_s() + s->o.limits.cap_s;
         char how[128] = "";
         if (wait_for_worker(s, deadline)) {
             int got = worker_process_receive(&s->worker, 0, &msg, &send_err);
@@ -294,7 +287,7 @@ static int run_request(supervisor *s, const uint16_t *idx, measurement *m, skytu
     skytune_error io_err = {0};
     uint64_t request;
     int sent = 0;
-    double started = now_s();
+    double started = clock_monotonic_s();
     double build_end = 0;
     measure_stage stage = STAGE_BUILD;
     uint64_t rank;
@@ -311,7 +304,7 @@ static int run_request(supervisor *s, const uint16_t *idx, measurement *m, skytu
             return attach_worker_output(s, rank, m, worker_process_take_output(&s->worker), err);
         }
         if (handed.stage == STAGE_PREPARE) {
-            build_end = handed.build_end ? handed.build_end : now_s();
+            build_end = handed.build_end ? handed.build_end : clock_monotonic_s();
             stage = STAGE_PREPARE;
         }
         set_stage(s, stage);
@@ -336,7 +329,7 @@ static int run_request(supervisor *s, const uint16_t *idx, measurement *m, skytu
     double limit_s = s->o.limits.compile_s;
     if (stage == STAGE_PREPARE) {
         limit_s = post_build_limit(s);
-        deadline = now_s() + limit_s;
+        deadline = clock_monotonic_s() + limit_s;
         if (sent == 0 && give_device(s, &io_err) != 0) sent = -1;
     }
     double stop_deadline = INFINITY;
@@ -346,7 +339,7 @@ static int run_request(supervisor *s, const uint16_t *idx, measurement *m, skytu
     while (sent == 0) {
         double until = deadline < stop_deadline ? deadline : stop_deadline;
         if (!wait_for_worker(s, until)) {
-            double now = now_s();
+            double now = clock_monotonic_s();
             if (stop_requested(s) && stop_deadline == INFINITY)
                 stop_deadline = now + s->o.limits.stop_grace_s;
             if (now >= stop_deadline) {
@@ -369,24 +362,24 @@ static int run_request(supervisor *s, const uint16_t *idx, measurement *m, skytu
             measure_stage previous = stage;
             stage = (measure_stage)st;
             set_stage(s, stage);
-            if (stage == STAGE_VERIFY) verify_entered = now_s();
+            if (stage == STAGE_VERIFY) verify_entered = clock_monotonic_s();
             if (stage != STAGE_BUILD && build_end == 0) {
-                build_end = now_s();
+                build_end = clock_monotonic_s();
                 limit_s = post_build_limit(s);
                 deadline = build_end + limit_s;
             } else if (stage == STAGE_BUILD && previous != STAGE_BUILD) {
                 /* The first launch, while the driver generates the device
                  * code (measurer.h): the compiler's limit, not the kernel's. */
                 limit_s = s->o.limits.compile_s;
-                deadline = now_s() + limit_s;
+                deadline = clock_monotonic_s() + limit_s;
             } else if (stage != STAGE_BUILD && previous == STAGE_BUILD) {
                 limit_s = post_build_limit(s);
-                deadline = now_s() + limit_s;
+                deadline = clock_monotonic_s() + limit_s;
             }
             if (stage == STAGE_WARM_UP && previous == STAGE_VERIFY) {
-                verified_s = now_s() - verify_entered;
+                verified_s = clock_monotonic_s() - verify_entered;
                 limit_s = runs_limit(s, verified_s);
-                deadline = now_s() + limit_s;
+                deadline = clock_monotonic_s() + limit_s;
             }
             if (stage == STAGE_PREPARE && give_device(s, &io_err) != 0) break;
             continue;
@@ -426,7 +419,7 @@ static int run_request(supervisor *s, const uint16_t *idx, measurement *m, skytu
 
     /* The worker died, hung or was stopped: it is ended either way, and the
      * next configuration gets a fresh one. */
-    double now = now_s();
+    double now = clock_monotonic_s();
     char *output = NULL;
     end_worker(s, timed_out || interrupted ? 0 : 1.0, how, sizeof how, &output);
     s->stats.restarts++;
@@ -502,8 +495,8 @@ static void consider_reference(supervisor *s, const uint16_t *idx, const measure
 
 static void pause_interruptibly(supervisor *s, double seconds)
 {
-    double until = now_s() + seconds;
-    while (!stop_requested(s) && now_s() < until) wait_for_worker(s, until);
+    double until = clock_monotonic_s() + seconds;
+    while (!stop_requested(s) && clock_monotonic_s() < until) wait_for_worker(s, until);
 }
 
 /* Re-time the reference on the (new) worker until it is within the
@@ -568,7 +561,7 @@ static int supervised_evaluate(void *ctx, const uint16_t *idx, measurement *m, s
 {
     supervisor *s = ctx;
     s->in_flight = true;
-    s->flight_started = now_s();
+    s->flight_started = clock_monotonic_s();
     s->flight_stage = STAGE_NONE;
     report_activity(s);
     int rc = evaluate_in_flight(s, idx, m, err);
@@ -601,11 +594,12 @@ static int evaluate_in_flight(supervisor *s, const uint16_t *idx, measurement *m
     if (s->pool) {
         uint64_t rank;
         if (space_rank(s->space, idx, &rank) == 0 && compile_pool_building(s->pool, rank)) {
-            double started = now_s(), until = started + s->o.limits.compile_s;
+            double started = clock_monotonic_s(), until = started + s->o.limits.compile_s;
             set_stage(s, STAGE_BUILD);
-            while (compile_pool_building(s->pool, rank) && now_s() < until && !stop_requested(s))
-                wait_for_worker(s, now_s() + STOP_POLL_S);
-            waited_for_build = now_s() - started;
+            while (compile_pool_building(s->pool, rank) && clock_monotonic_s() < until &&
+                   !stop_requested(s))
+                wait_for_worker(s, clock_monotonic_s() + STOP_POLL_S);
+            waited_for_build = clock_monotonic_s() - started;
         }
     }
     if (run_request(s, idx, m, err) != 0) return -1;

@@ -4,8 +4,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
+#include "clock.h"
 #include "store_writer.h"
 #include "value.h"
 
@@ -51,13 +51,6 @@ bool campaign_budget_spent(const campaign_limits *l, uint64_t evaluated, double 
         return true;
     }
     return false;
-}
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
 /* What the store already holds for this campaign's key, by rank. */
@@ -205,7 +198,7 @@ static void relay_activity(void *ctx, const evaluation_activity *e)
         .stage = e->stage,
         .elapsed_s = e->elapsed_s,
         .checking_health = e->checking_health,
-        .campaign_elapsed_s = now_s() - r->start,
+        .campaign_elapsed_s = clock_monotonic_s() - r->start,
         .label = r->cfg->label,
     };
     r->cfg->on_activity(r->cfg->activity_ctx, &a);
@@ -247,7 +240,7 @@ int campaign_run(const campaign_config *cfg, campaign_result *res, skytune_error
     uint64_t planned = cfg->limits.max_evaluations && cfg->limits.max_evaluations < count
                            ? cfg->limits.max_evaluations
                            : count;
-    double start = now_s();
+    double start = clock_monotonic_s();
     double best_objective = INFINITY;
     uint64_t repeated = 0;
     res->stop = CAMPAIGN_EXHAUSTED;
@@ -268,11 +261,12 @@ int campaign_run(const campaign_config *cfg, campaign_result *res, skytune_error
         if (campaign_budget_spent(&cfg->limits, res->evaluated,
                                   res->build_s + res->verify_s + res->bench_s, &res->stop))
             break;
-        if (cfg->limits.time_limit_s > 0 && now_s() - start >= cfg->limits.time_limit_s) {
+        if (cfg->limits.time_limit_s > 0 &&
+            clock_monotonic_s() - start >= cfg->limits.time_limit_s) {
             res->stop = CAMPAIGN_TIME_LIMIT;
             break;
         }
-        double iteration_start = now_s();
+        double iteration_start = clock_monotonic_s();
         double spent = 0;
         uint64_t rank;
         if (strategy_ask(cfg->strategy, &rank) == STRATEGY_DONE) break;
@@ -350,7 +344,7 @@ int campaign_run(const campaign_config *cfg, campaign_result *res, skytune_error
                 res->stop = CAMPAIGN_INTERRUPTED;
                 break;
             }
-            spent = now_s() - iteration_start;
+            spent = clock_monotonic_s() - iteration_start;
             /* A replayed measurement's phases are recorded device time, not
              * time spent here: all of this turn was the engine's. */
             m.overhead_s = m.replayed ? spent : spent - m.build_s - m.verify_s - m.bench_s;
@@ -389,7 +383,7 @@ int campaign_run(const campaign_config *cfg, campaign_result *res, skytune_error
                 .best_ns = res->best_ns,
                 .best_gflops = res->best_gflops,
                 .best_text = best_text,
-                .elapsed_s = now_s() - start,
+                .elapsed_s = clock_monotonic_s() - start,
                 .device_s = res->build_s + res->verify_s + res->bench_s,
                 .label = cfg->label,
                 .wall_s = spent,
@@ -424,7 +418,7 @@ int campaign_run(const campaign_config *cfg, campaign_result *res, skytune_error
         goto fail;
     }
     writer = NULL;
-    res->wall_s = now_s() - start;
+    res->wall_s = clock_monotonic_s() - start;
     res->overhead_s = res->replayed ? res->wall_s
                                     : res->wall_s - res->build_s - res->verify_s - res->bench_s;
     /* Builds done ahead, while the device timed other configurations, make
