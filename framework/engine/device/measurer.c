@@ -501,60 +501,40 @@ static void fail_verification(measurement *m, const skytune_verify_report *repor
     fail(m, MEAS_WRONG_RESULT, "%s", text);
 }
 
-int measurer_measure(measurer *ms, const skytune_values *config_values, measurement *m,
-                     skytune_error *err)
+/* The configuration's launch prepared, run once and its outputs checked
+ * against the CPU reference. 0: it passed; -1: it did not, with the fault
+ * in *m. */
+static int verify_configuration(measurer *ms, cl_program program, const skytune_values *config,
+                                void **launch, measurement *m)
 {
-    measurement_init(m);
-    if (ms->opts.skip_reference)
-        return err_set(err, "this measurer was opened to compile only (skip_reference), without "
-                            "the CPU reference that verification needs; open one without "
-                            "skip_reference to measure");
     const skytune_plugin *pl = ms->plugin;
-    skytune_values logged = plugin_values_logged(config_values, &ms->lookups);
-    const skytune_values *config = &logged;
     skytune_error perr = {0};
-    cl_program program = NULL;
-    void *launch = NULL;
-    run_times *runs = NULL;
-    double *samples = NULL;
-    int rc = 0;
-
-    double t0 = clock_monotonic_s();
-    enter_stage(ms, STAGE_BUILD);
-    int built = build_program(ms, config, true, &program, m);
-    m->build_s = clock_monotonic_s() - t0;
-    if (built != 0) return 0;
-
-    if (!enter_stage(ms, STAGE_PREPARE)) {
-        m->abandoned = true;
-        goto done;
-    }
     /* After the gate: waiting for the device is nobody's verification. */
     double t1 = clock_monotonic_s();
-    if (pl->prepare(ms->state, program, config, &launch, &perr) != 0) {
+    if (pl->prepare(ms->state, program, config, launch, &perr) != 0) {
         fail(m, MEAS_LAUNCH, "prepare: %s [%s]", perr.message,
              perr.cl_error ? cl_error_name(perr.cl_error) : "no OpenCL error code");
-        goto done;
+        return -1;
     }
-    if (check_lookups(ms, "prepare", m) != 0) goto done;
+    if (check_lookups(ms, "prepare", m) != 0) return -1;
     enter_stage(ms, STAGE_VERIFY);
     if (pl->clear_outputs(ms->state, ms->queue, &perr) != 0) {
         fail(m, MEAS_LAUNCH, "clear_outputs: %s", perr.message);
-        goto done;
+        return -1;
     }
     /* The poison must be in place before the first launch is timed, so
      * that only the driver's own work fills the gap before it starts. */
     clFinish(ms->queue);
     run_times verification;
-    if (run_once(ms, launch, true, &verification, m) != 0) goto done;
+    if (run_once(ms, *launch, true, &verification, m) != 0) return -1;
     double deferred_s = deferred_build_s(&verification);
     m->build_s += deferred_s;
     skytune_verify_report report = {0};
     if (pl->verify(ms->state, config, ms->queue, &report, &perr) != 0) {
         fail(m, MEAS_LAUNCH, "verify: %s", perr.message);
-        goto done;
+        return -1;
     }
-    if (check_lookups(ms, "verify", m) != 0) goto done;
+    if (check_lookups(ms, "verify", m) != 0) return -1;
     m->verify_s = clock_monotonic_s() - t1 - deferred_s;
     /* Kept whether it passed or not: how close a passing configuration
      * came to its tolerance is worth knowing too. */
@@ -562,12 +542,21 @@ int measurer_measure(measurer *ms, const skytune_values *config_values, measurem
     m->max_rel_error = report.max_rel_error;
     if (!report.passed) {
         fail_verification(m, &report);
-        goto done;
+        return -1;
     }
+    return 0;
+}
 
+/* The warm-up and the timed runs of a verified launch, summarised in *m.
+ * A fault is a status in *m; -1 only when out of memory (err). */
+static int time_runs(measurer *ms, void *launch, const skytune_values *config, measurement *m,
+                     skytune_error *err)
+{
+    const skytune_plugin *pl = ms->plugin;
     double t2 = clock_monotonic_s();
-    runs = malloc(ms->opts.runs * sizeof *runs);
-    samples = malloc(ms->opts.runs * sizeof *samples);
+    run_times *runs = malloc(ms->opts.runs * sizeof *runs);
+    double *samples = malloc(ms->opts.runs * sizeof *samples);
+    int rc = 0;
     if (!runs || !samples) {
         rc = err_set(err, "out of memory for %u timed runs", ms->opts.runs);
         goto done;
@@ -590,17 +579,43 @@ int measurer_measure(measurer *ms, const skytune_values *config_values, measurem
         /* work per nanosecond is work per second in units of 10^9 */
         if (pl->flops) m->gflops = pl->flops(&ms->problem, config) / m->median_ns;
         if (pl->bytes) m->gbs = pl->bytes(&ms->problem, config) / m->median_ns;
-        if (check_lookups(ms, "flops or bytes", m) != 0) goto done;
+        check_lookups(ms, "flops or bytes", m);
     }
-
 done:
-    if (launch) {
-        enter_stage(ms, STAGE_RELEASE);
-        pl->release(launch);
-    }
-    if (program) clReleaseProgram(program);
     free(runs);
     free(samples);
+    return rc;
+}
+
+int measurer_measure(measurer *ms, const skytune_values *config_values, measurement *m,
+                     skytune_error *err)
+{
+    measurement_init(m);
+    if (ms->opts.skip_reference)
+        return err_set(err, "this measurer was opened to compile only (skip_reference), without "
+                            "the CPU reference that verification needs; open one without "
+                            "skip_reference to measure");
+    skytune_values logged = plugin_values_logged(config_values, &ms->lookups);
+    const skytune_values *config = &logged;
+    cl_program program = NULL;
+    void *launch = NULL;
+    int rc = 0;
+
+    double t0 = clock_monotonic_s();
+    enter_stage(ms, STAGE_BUILD);
+    int built = build_program(ms, config, true, &program, m);
+    m->build_s = clock_monotonic_s() - t0;
+    if (built != 0) return 0;
+
+    if (!enter_stage(ms, STAGE_PREPARE))
+        m->abandoned = true;
+    else if (verify_configuration(ms, program, config, &launch, m) == 0)
+        rc = time_runs(ms, launch, config, m, err);
+    if (launch) {
+        enter_stage(ms, STAGE_RELEASE);
+        ms->plugin->release(launch);
+    }
+    if (program) clReleaseProgram(program);
     return rc;
 }
 
