@@ -5,7 +5,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -13,6 +12,7 @@
 #include <sqlite3.h>
 
 #include "canonical.h"
+#include "clock.h"
 #include "read_in_place.h"
 
 /* db/schema.sql, embedded at build time by tools/embed.py. */
@@ -1738,13 +1738,6 @@ fail:
 
 /* ------------------------------------------------------------ claims */
 
-static double unix_time_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_REALTIME, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
 /* What the key holds for config_text: *found, and if so the known fields. */
 static int known_by_text(store *st, int64_t campaign_id, const char *config_text, bool *found,
                          store_known *known, skytune_error *err)
@@ -1811,7 +1804,7 @@ int store_claim(store *st, int64_t campaign_id, const char *config_text, uint64_
         sqlite3_reset(s);
         goto fail;
     }
-    double now = unix_time_s();
+    double now = clock_wall_s();
     if (rc == SQLITE_ROW) {
         int64_t pid = sqlite3_column_int64(s, 0);
         const char *host = (const char *)sqlite3_column_text(s, 1);

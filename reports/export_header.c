@@ -189,17 +189,11 @@ static void write_config_value(FILE *f, const json_t *v, value_kind kind)
     }
 }
 
-static void write_plugin(FILE *f, const query_table *t, const plugin_group *g)
+/* The plugin's numeric problem parameters, in the order of the lookup's
+ * problem_values; a text one is named in a comment only. */
+static void write_problem_names(FILE *f, const plugin_group *g, const char *id, const char *ID)
 {
-    const char *plugin = query_cell(t, g->first, "plugin");
-    char id[128], ID[128];
-    c_identifier(plugin, false, id, sizeof id);
-    c_identifier(plugin, true, ID, sizeof ID);
-    size_t n_numeric = numeric_problem_params(g), n = g->end - g->first;
-
-    fprintf(f, "/* ---- plugin ");
-    c_comment_text(f, plugin);
-    fprintf(f, " ---- */\n\n");
+    size_t n_numeric = numeric_problem_params(g);
     fprintf(f, "/* problem_values for skytune_%s_lookup, in this order:", id);
     for (size_t k = 0, shown = 0; k < g->n_problem; k++)
         if (g->problem_params[k].kind != KIND_TEXT) {
@@ -224,7 +218,12 @@ static void write_plugin(FILE *f, const query_table *t, const plugin_group *g)
         }
     if (n_numeric == 0) fputs("NULL", f);
     fputs("};\n\n", f);
+}
 
+/* The types of a configuration and of an entry. */
+static void write_types(FILE *f, const plugin_group *g, const char *id)
+{
+    size_t n_numeric = numeric_problem_params(g);
     fprintf(f, "typedef struct skytune_%s_config {\n", id);
     for (size_t k = 0; k < g->n_config; k++) {
         static const char *const types[] = {"long long", "double", "const char *"};
@@ -256,7 +255,13 @@ static void write_plugin(FILE *f, const query_table *t, const plugin_group *g)
             "    double gflops;              /* 0 when the plugin does not count FLOPs */\n"
             "} skytune_%s_entry;\n\n",
             id, n_numeric ? n_numeric : 1, id, id);
+}
 
+/* The entries, one per device and problem. */
+static void write_entries(FILE *f, const query_table *t, const plugin_group *g, const char *id,
+                          const char *ID)
+{
+    size_t n_numeric = numeric_problem_params(g), n = g->end - g->first;
     fprintf(f, "#define SKYTUNE_%s_N_ENTRIES %zu\n", ID, n);
     fprintf(f, "static const skytune_%s_entry skytune_%s_entries[%zu] SKYTUNE_WISDOM_UNUSED = {\n",
             id, id, n);
@@ -296,7 +301,11 @@ static void write_plugin(FILE *f, const query_table *t, const plugin_group *g)
         fputs("},\n", f);
     }
     fputs("};\n\n", f);
+}
 
+/* The function that looks an entry up by device and problem. */
+static void write_lookup(FILE *f, const char *id, const char *ID)
+{
     fprintf(f,
             "/* The entry for this device and problem by the lookup rule at the top of this\n"
             " * file, or NULL: then use the plugin's default configuration. */\n"
@@ -332,20 +341,38 @@ static void write_plugin(FILE *f, const query_table *t, const plugin_group *g)
             "    return nearest;\n"
             "}\n\n",
             id, id, id, ID, id, id, ID);
+}
 
-    if (n == 1) {
-        fprintf(f, "/* The only entry's configuration, for an application built for one device "
-                   "and problem. */\n");
-        for (size_t k = 0; k < g->n_config; k++) {
-            char macro[160];
-            c_identifier(g->config_params[k].name, true, macro, sizeof macro);
-            fprintf(f, "#define SKYTUNE_%s_%s ", ID, macro);
-            write_config_value(f, json_object_get(g->configs[0], g->config_params[k].name),
-                               g->config_params[k].kind);
-            fputc('\n', f);
-        }
+/* The only entry's configuration as macros. */
+static void write_only_configuration(FILE *f, const plugin_group *g, const char *ID)
+{
+    fprintf(f, "/* The only entry's configuration, for an application built for one device "
+               "and problem. */\n");
+    for (size_t k = 0; k < g->n_config; k++) {
+        char macro[160];
+        c_identifier(g->config_params[k].name, true, macro, sizeof macro);
+        fprintf(f, "#define SKYTUNE_%s_%s ", ID, macro);
+        write_config_value(f, json_object_get(g->configs[0], g->config_params[k].name),
+                           g->config_params[k].kind);
         fputc('\n', f);
     }
+    fputc('\n', f);
+}
+
+static void write_plugin(FILE *f, const query_table *t, const plugin_group *g)
+{
+    const char *plugin = query_cell(t, g->first, "plugin");
+    char id[128], ID[128];
+    c_identifier(plugin, false, id, sizeof id);
+    c_identifier(plugin, true, ID, sizeof ID);
+    fprintf(f, "/* ---- plugin ");
+    c_comment_text(f, plugin);
+    fprintf(f, " ---- */\n\n");
+    write_problem_names(f, g, id, ID);
+    write_types(f, g, id);
+    write_entries(f, t, g, id, ID);
+    write_lookup(f, id, ID);
+    if (g->end - g->first == 1) write_only_configuration(f, g, ID);
 }
 
 int export_wisdom_header(void *db, const char *plugin, const char *source, FILE *f,

@@ -139,6 +139,135 @@ static size_t average_cells(const bench_cell *cells, size_t n, bench_cell *out)
     return n_out;
 }
 
+/* The budgets of --budget, split in place from `text`, and their unit
+ * (--budget-unit): EXIT_OK or EXIT_USAGE. */
+static int parse_budgets(const cli_args *args, char *text, double *budgets, size_t *n_budgets,
+                         bench_budget_unit *unit, const char **unit_text)
+{
+    char *items[MAX_ITEMS];
+    *n_budgets = split_list(text, items);
+    if (*n_budgets == 0) {
+        cli_error("--budget: no budget given; expected a comma-separated list such as 20,50,100,200");
+        return EXIT_USAGE;
+    }
+    for (size_t k = 0; k < *n_budgets; k++) {
+        char *end;
+        budgets[k] = strtod(items[k], &end);
+        if (*end || !(budgets[k] > 0)) {
+            cli_error("--budget: '%s' is not a positive number", items[k]);
+            return EXIT_USAGE;
+        }
+    }
+    *unit_text = cli_get(args, "budget-unit") ? cli_get(args, "budget-unit") : "evaluations";
+    if (strcmp(*unit_text, "evaluations") == 0)
+        *unit = BENCH_EVALUATIONS;
+    else if (strcmp(*unit_text, "seconds") == 0)
+        *unit = BENCH_SECONDS;
+    else {
+        cli_error("--budget-unit '%s' is not one of: evaluations, seconds", *unit_text);
+        return EXIT_USAGE;
+    }
+    for (size_t k = 0; k < *n_budgets && *unit == BENCH_EVALUATIONS; k++)
+        if (budgets[k] != floor(budgets[k]) || budgets[k] > 1e15) {
+            cli_error("--budget: '%s' is not a whole number of evaluations from 1 to 10^15 (a "
+                      "budget in recorded seconds takes --budget-unit seconds)", items[k]);
+            return EXIT_USAGE;
+        }
+    return EXIT_OK;
+}
+
+/* --runs, --seed and --jobs: EXIT_OK or EXIT_USAGE. */
+static int parse_counts(const cli_args *args, unsigned long long *runs, unsigned long long *seed,
+                        unsigned long long *jobs)
+{
+    *runs = 100;
+    *seed = 1;
+    *jobs = 0;
+    if (cli_get(args, "runs") &&
+        (cli_parse_u64("runs", cli_get(args, "runs"), runs) != 0 || *runs == 0))
+        return EXIT_USAGE;
+    if (cli_get(args, "seed") && cli_parse_u64("seed", cli_get(args, "seed"), seed) != 0)
+        return EXIT_USAGE;
+    if (cli_get(args, "jobs")) {
+        if (cli_parse_u64("jobs", cli_get(args, "jobs"), jobs) != 0) return EXIT_USAGE;
+        if (*jobs == 0 || *jobs > 4096) {
+            cli_error("--jobs %llu: expected a number of threads from 1 to 4096", *jobs);
+            return EXIT_USAGE;
+        }
+    }
+    return EXIT_OK;
+}
+
+/* What every dataset is judged with. */
+typedef struct bench_setup {
+    bench_plan plan;
+    unsigned long long runs;   /* as given, for the tables' headings */
+    const char *unit_text;
+    /* The configurations judged: the --space T1 file's for every dataset,
+     * or with --space recorded each dataset's recorded ones; else each
+     * dataset's own parameter lists. */
+    space *t1;
+    bool recorded;
+    space_control control;
+    uint64_t max_json_bytes;
+} bench_setup;
+
+/* One dataset judged, its table printed and its cells added to *cells;
+ * *name takes the dataset's name, which the cells point to. */
+static int bench_file(const char *file, const bench_setup *b, char **name, bench_cell **cells,
+                      size_t *n_cells)
+{
+    skytune_error err = {0};
+    replay_dataset *data = NULL;
+    space *own_space = NULL, *recorded_definition = NULL;
+    replay_evaluator *re = NULL;
+    int rc = EXIT_OK;
+    if (replay_load(file, b->max_json_bytes, &data, &err) != 0 ||
+        (!b->t1 &&
+         (b->recorded ? replay_recorded_definition(data, &recorded_definition, &err) != 0 ||
+                            space_from_definition(recorded_definition, &b->control, &own_space,
+                                                  &err) != 0
+                      : replay_dataset_space(data, &own_space, &err) != 0)) ||
+        replay_evaluator_new(data, b->t1 ? b->t1 : own_space, &re, &err) != 0 ||
+        !(*name = strdup(data->name))) {
+        cli_error("%s", err.message);
+        rc = EXIT_FAILED;
+    } else {
+        bench_dataset d = {*name, b->t1 ? b->t1 : own_space, re};
+        size_t first = *n_cells;
+        if (strategy_bench_dataset(&d, &b->plan, cells, n_cells, &err) != 0) {
+            cli_error("%s: %s", file, err.message);
+            rc = EXIT_FAILED;
+        } else {
+            printf("%s: %llu configurations, optimum %.6g ms, %llu runs per cell, budget in %s\n",
+                   *name, (unsigned long long)space_count(d.space),
+                   (*cells)[first].optimum_ns / 1e6, b->runs, b->unit_text);
+            print_table_header();
+            for (size_t k = first; k < *n_cells; k++) print_cell(&(*cells)[k]);
+            printf("\n");
+        }
+    }
+    replay_evaluator_free(re);
+    space_free(own_space);
+    space_free(recorded_definition);
+    replay_free(data);
+    return rc;
+}
+
+static int write_csv(const char *path, const bench_cell *cells, size_t n_cells,
+                     const bench_cell *means, size_t n_means)
+{
+    FILE *out = fopen(path, "w");
+    if (!out) {
+        cli_error("bench-strategies: cannot write %s", path);
+        return EXIT_FAILED;
+    }
+    fputs(csv_header, out);
+    write_csv_rows(out, cells, n_cells);
+    write_csv_rows(out, means, n_means);
+    return fclose(out) != 0 ? EXIT_FAILED : EXIT_OK;
+}
+
 int cmd_bench_strategies(int argc, char **argv)
 {
     cli_args args;
@@ -166,77 +295,34 @@ int cmd_bench_strategies(int argc, char **argv)
     const char *strategies[MAX_ITEMS];
     size_t n_strategies;
     if (resolve_strategies(strategy_text, strategies, &n_strategies) != 0) return EXIT_USAGE;
-    char *budget_items[MAX_ITEMS];
-    size_t n_budgets = split_list(budget_text, budget_items);
     double budgets[MAX_ITEMS];
-    if (n_budgets == 0) {
-        cli_error("--budget: no budget given; expected a comma-separated list such as 20,50,100,200");
+    bench_setup b = {.plan = {.strategies = strategies, .n_strategies = n_strategies,
+                              .budgets = budgets}};
+    unsigned long long seed, jobs;
+    if (parse_budgets(&args, budget_text, budgets, &b.plan.n_budgets, &b.plan.unit,
+                      &b.unit_text) != EXIT_OK ||
+        parse_counts(&args, &b.runs, &seed, &jobs) != EXIT_OK)
         return EXIT_USAGE;
-    }
-    for (size_t k = 0; k < n_budgets; k++) {
-        char *end;
-        budgets[k] = strtod(budget_items[k], &end);
-        if (*end || !(budgets[k] > 0)) {
-            cli_error("--budget: '%s' is not a positive number", budget_items[k]);
-            return EXIT_USAGE;
-        }
-    }
-    const char *unit_text = cli_get(&args, "budget-unit") ? cli_get(&args, "budget-unit") : "evaluations";
-    bench_budget_unit unit;
-    if (strcmp(unit_text, "evaluations") == 0)
-        unit = BENCH_EVALUATIONS;
-    else if (strcmp(unit_text, "seconds") == 0)
-        unit = BENCH_SECONDS;
-    else {
-        cli_error("--budget-unit '%s' is not one of: evaluations, seconds", unit_text);
-        return EXIT_USAGE;
-    }
-    for (size_t k = 0; k < n_budgets && unit == BENCH_EVALUATIONS; k++)
-        if (budgets[k] != floor(budgets[k]) || budgets[k] > 1e15) {
-            cli_error("--budget: '%s' is not a whole number of evaluations from 1 to 10^15 (a "
-                      "budget in recorded seconds takes --budget-unit seconds)", budget_items[k]);
-            return EXIT_USAGE;
-        }
-    unsigned long long runs = 100, seed = 1;
-    if (cli_get(&args, "runs") && (cli_parse_u64("runs", cli_get(&args, "runs"), &runs) != 0 || runs == 0))
-        return EXIT_USAGE;
-    if (cli_get(&args, "seed") && cli_parse_u64("seed", cli_get(&args, "seed"), &seed) != 0)
-        return EXIT_USAGE;
-    unsigned long long jobs = 0;
-    if (cli_get(&args, "jobs")) {
-        if (cli_parse_u64("jobs", cli_get(&args, "jobs"), &jobs) != 0) return EXIT_USAGE;
-        if (jobs == 0 || jobs > 4096) {
-            cli_error("--jobs %llu: expected a number of threads from 1 to 4096", jobs);
-            return EXIT_USAGE;
-        }
-    }
-
     input_limits limits;
     if (input_limits_parse(&args, &limits) != 0) return EXIT_USAGE;
-    space_control control = {.work_limit = limits.space_work_limit};
+    b.control = (space_control){.work_limit = limits.space_work_limit};
+    b.max_json_bytes = limits.max_json_bytes;
 
     skytune_error err = {0};
-    space *t1_space = NULL;
     const char *space_path = cli_get(&args, "space");
-    bool recorded = space_path && strcmp(space_path, REPLAY_RECORDED_SPACE) == 0;
-    if (space_path && !recorded &&
-        t1_load_space(space_path, limits.max_json_bytes, &control, &t1_space, &err) != 0) {
+    b.recorded = space_path && strcmp(space_path, REPLAY_RECORDED_SPACE) == 0;
+    if (space_path && !b.recorded &&
+        t1_load_space(space_path, limits.max_json_bytes, &b.control, &b.t1, &err) != 0) {
         cli_error("%s", err.message);
         return EXIT_FAILED;
     }
     bench_settings settings;
     settings.count = cli_all(&args, "strategy-opt", &settings.items);
-    bench_plan plan = {
-        .strategies = strategies,
-        .n_strategies = n_strategies,
-        .budgets = budgets,
-        .n_budgets = n_budgets,
-        .unit = unit,
-        .runs = (unsigned)runs,
-        .seed_base = seed,
-        .settings = &settings,
-        .threads = (unsigned)jobs,
-    };
+    b.plan.runs = (unsigned)b.runs;
+    b.plan.seed_base = seed;
+    b.plan.settings = &settings;
+    b.plan.threads = (unsigned)jobs;
+
     bench_cell *cells = NULL;
     size_t n_cells = 0;
     char *names[MAX_ITEMS] = {NULL};
@@ -245,40 +331,8 @@ int cmd_bench_strategies(int argc, char **argv)
         cli_error("bench-strategies: at most %d --replay files", MAX_ITEMS);
         rc = EXIT_USAGE;
     }
-    for (size_t f = 0; f < n_files && rc == EXIT_OK; f++) {
-        replay_dataset *data = NULL;
-        space *own_space = NULL, *recorded_definition = NULL;
-        replay_evaluator *re = NULL;
-        if (replay_load(files[f], limits.max_json_bytes, &data, &err) != 0 ||
-            (!t1_space &&
-             (recorded ? replay_recorded_definition(data, &recorded_definition, &err) != 0 ||
-                             space_from_definition(recorded_definition, &control, &own_space,
-                                                   &err) != 0
-                       : replay_dataset_space(data, &own_space, &err) != 0)) ||
-            replay_evaluator_new(data, t1_space ? t1_space : own_space, &re, &err) != 0 ||
-            !(names[f] = strdup(data->name))) {
-            cli_error("%s", err.message);
-            rc = EXIT_FAILED;
-        } else {
-            bench_dataset d = {names[f], t1_space ? t1_space : own_space, re};
-            size_t first = n_cells;
-            if (strategy_bench_dataset(&d, &plan, &cells, &n_cells, &err) != 0) {
-                cli_error("%s: %s", files[f], err.message);
-                rc = EXIT_FAILED;
-            } else {
-                printf("%s: %llu configurations, optimum %.6g ms, %llu runs per cell, budget in %s\n",
-                       names[f], (unsigned long long)space_count(d.space),
-                       cells[first].optimum_ns / 1e6, runs, unit_text);
-                print_table_header();
-                for (size_t k = first; k < n_cells; k++) print_cell(&cells[k]);
-                printf("\n");
-            }
-        }
-        replay_evaluator_free(re);
-        space_free(own_space);
-        space_free(recorded_definition);
-        replay_free(data);
-    }
+    for (size_t f = 0; f < n_files && rc == EXIT_OK; f++)
+        rc = bench_file(files[f], &b, &names[f], &cells, &n_cells);
     bench_cell *means = rc == EXIT_OK && n_files > 1 ? malloc(n_cells * sizeof *means) : NULL;
     size_t n_means = means ? average_cells(cells, n_cells, means) : 0;
     if (n_means) {
@@ -287,21 +341,10 @@ int cmd_bench_strategies(int argc, char **argv)
         for (size_t k = 0; k < n_means; k++) print_cell(&means[k]);
     }
     const char *csv_path = cli_get(&args, "csv");
-    if (rc == EXIT_OK && csv_path) {
-        FILE *out = fopen(csv_path, "w");
-        if (!out) {
-            cli_error("bench-strategies: cannot write %s", csv_path);
-            rc = EXIT_FAILED;
-        } else {
-            fputs(csv_header, out);
-            write_csv_rows(out, cells, n_cells);
-            write_csv_rows(out, means, n_means);
-            if (fclose(out) != 0) rc = EXIT_FAILED;
-        }
-    }
+    if (rc == EXIT_OK && csv_path) rc = write_csv(csv_path, cells, n_cells, means, n_means);
     free(means);
     for (size_t f = 0; f < MAX_ITEMS; f++) free(names[f]);
     free(cells);
-    space_free(t1_space);
+    space_free(b.t1);
     return rc;
 }

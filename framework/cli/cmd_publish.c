@@ -79,6 +79,126 @@ static const char *token_from_env(const char *name, bool named, bool *bad)
     return NULL;
 }
 
+/* What is published where, from the command line. */
+typedef struct publication {
+    const char *path;          /* the database */
+    const char *url;
+    const char *campaign;      /* NULL: the database's only one, */
+    char only_campaign[32];    /* which is read into here */
+    const char *format;        /* "t4" or "html" */
+    const char *method;        /* "PUT" or "POST" */
+    const char *ca;            /* a PEM file of CA certificates, or NULL */
+    const char *token;         /* NULL: none */
+} publication;
+
+/* The options, checked: EXIT_OK or EXIT_USAGE. */
+static int read_publication(const cli_args *args, publication *p)
+{
+    p->path = cli_get(args, "db");
+    p->url = cli_get(args, "url");
+    p->campaign = cli_get(args, "campaign");
+    p->format = cli_get(args, "format") ? cli_get(args, "format") : "t4";
+    p->method = cli_get(args, "method") ? cli_get(args, "method") : "PUT";
+    p->ca = cli_get(args, "ca");
+    const char *token_env = cli_get(args, "token-env");
+    if (!p->path || !p->url) {
+        cli_error("publish: --db FILE and --url URL are required");
+        return EXIT_USAGE;
+    }
+    skytune_error err = {0};
+    if (http_url_check(p->url, &err) != 0) {
+        cli_error("publish: --url: %s", err.message);
+        return EXIT_USAGE;
+    }
+    if (strcmp(p->format, "t4") != 0 && strcmp(p->format, "html") != 0) {
+        cli_error("publish: --format '%s' is not one of: t4, html", p->format);
+        return EXIT_USAGE;
+    }
+    if (strcmp(p->method, "PUT") != 0 && strcmp(p->method, "POST") != 0) {
+        cli_error("publish: --method '%s' is not one of: PUT, POST", p->method);
+        return EXIT_USAGE;
+    }
+    if (cli_campaign_arg(p->campaign) != 0) return EXIT_USAGE;
+    if (p->ca && cli_check_readable("ca", p->ca, "a PEM file of CA certificates") != 0)
+        return EXIT_USAGE;
+    bool bad_token;
+    p->token = token_from_env(token_env ? token_env : DEFAULT_TOKEN_ENV, token_env != NULL,
+                              &bad_token);
+    if (bad_token) return EXIT_USAGE;
+    /* A bearer token over plain HTTP is readable by anyone on the path:
+     * refused unless asked for by name. */
+    if (p->token && strncasecmp(p->url, "https://", 8) != 0 && !cli_flag(args, "token-over-http")) {
+        cli_error("publish: a bearer token (from %s) is sent over https only, and --url is %.8s...: "
+                  "use an https URL, unset the variable to upload without a token, or pass "
+                  "--token-over-http to send it in the clear",
+                  token_env ? token_env : DEFAULT_TOKEN_ENV, p->url);
+        return EXIT_USAGE;
+    }
+    return EXIT_OK;
+}
+
+/* The upload, written from the database. */
+static int read_body(publication *p, char **body, size_t *len)
+{
+    store *st = cli_open_existing_db(p->path);
+    if (!st) return EXIT_FAILED;
+    if (!p->campaign) {
+        if (cli_only_campaign(store_handle(st), "publish", p->only_campaign,
+                              sizeof p->only_campaign) != 0) {
+            store_close(st);
+            return EXIT_FAILED;
+        }
+        p->campaign = p->only_campaign;
+    }
+    skytune_error err = {0};
+    int rc = write_body(store_handle(st), p->path, p->format, p->campaign, body, len, &err);
+    store_close(st);
+    if (rc != 0) {
+        cli_error("publish: %s: %s", p->path, err.message);
+        return EXIT_FAILED;
+    }
+    return EXIT_OK;
+}
+
+/* The body sent, with retries; *status: the server's answer. */
+static int upload(const publication *p, const char *body, size_t len, long *status)
+{
+    http_policy policy;
+    http_policy_default(&policy);
+    policy.ca_file = p->ca;
+    http_request rq = {
+        .method = p->method,
+        .url = p->url,
+        .content_type =
+            strcmp(p->format, "t4") == 0 ? "application/json" : "text/html; charset=utf-8",
+        .bearer_token = p->token,
+        .body = body,
+        .body_len = len,
+    };
+    http_hooks hooks = {.on_retry = print_retry};
+    http_result result;
+    skytune_error err = {0};
+    /* A server that closes the connection while the body is written over
+     * TLS would otherwise end the process with SIGPIPE instead of failing
+     * the attempt: http_client asks libcurl not to touch signals (its
+     * callers may run threads), so the command that owns the process
+     * ignores it. */
+    signal(SIGPIPE, SIG_IGN);
+    if (http_client_start(&err) != 0) {
+        cli_error("publish: %s", err.message);
+        return EXIT_FAILED;
+    }
+    int rc = http_send(&policy, &rq, &hooks, &result, &err);
+    http_client_stop();
+    if (rc != 0) {
+        cli_error("publish: campaign %s of %s was not published: %s", p->campaign, p->path,
+                  err.message);
+        return EXIT_FAILED;
+    }
+    *status = result.status;
+    return EXIT_OK;
+}
+
 int cmd_publish(int argc, char **argv)
 {
     cli_args args;
@@ -91,101 +211,19 @@ int cmd_publish(int argc, char **argv)
                        "docs/campaigns.md, \"Publishing\".",
                        options, sizeof options / sizeof options[0], 0, NULL, argc, argv, &args);
     if (rc) return rc < 0 ? EXIT_OK : rc;
-    const char *path = cli_get(&args, "db");
-    const char *url = cli_get(&args, "url");
-    const char *campaign = cli_get(&args, "campaign");
-    const char *format = cli_get(&args, "format") ? cli_get(&args, "format") : "t4";
-    const char *method = cli_get(&args, "method") ? cli_get(&args, "method") : "PUT";
-    const char *token_env = cli_get(&args, "token-env");
-    const char *ca = cli_get(&args, "ca");
-    if (!path || !url) {
-        cli_error("publish: --db FILE and --url URL are required");
-        return EXIT_USAGE;
-    }
-    skytune_error err = {0};
-    if (http_url_check(url, &err) != 0) {
-        cli_error("publish: --url: %s", err.message);
-        return EXIT_USAGE;
-    }
-    if (strcmp(format, "t4") != 0 && strcmp(format, "html") != 0) {
-        cli_error("publish: --format '%s' is not one of: t4, html", format);
-        return EXIT_USAGE;
-    }
-    if (strcmp(method, "PUT") != 0 && strcmp(method, "POST") != 0) {
-        cli_error("publish: --method '%s' is not one of: PUT, POST", method);
-        return EXIT_USAGE;
-    }
-    if (cli_campaign_arg(campaign) != 0) return EXIT_USAGE;
-    if (ca && cli_check_readable("ca", ca, "a PEM file of CA certificates") != 0)
-        return EXIT_USAGE;
-    bool bad_token;
-    const char *token = token_from_env(token_env ? token_env : DEFAULT_TOKEN_ENV, token_env != NULL,
-                                       &bad_token);
-    if (bad_token) return EXIT_USAGE;
-    /* A bearer token over plain HTTP is readable by anyone on the path:
-     * refused unless asked for by name. */
-    if (token && strncasecmp(url, "https://", 8) != 0 && !cli_flag(&args, "token-over-http")) {
-        cli_error("publish: a bearer token (from %s) is sent over https only, and --url is %.8s...: "
-                  "use an https URL, unset the variable to upload without a token, or pass "
-                  "--token-over-http to send it in the clear",
-                  token_env ? token_env : DEFAULT_TOKEN_ENV, url);
-        return EXIT_USAGE;
-    }
-
-    store *st = cli_open_existing_db(path);
-    if (!st) return EXIT_FAILED;
-    char only[32];
-    if (!campaign) {
-        if (cli_only_campaign(st, "publish", only, sizeof only) != 0) {
-            store_close(st);
-            return EXIT_FAILED;
-        }
-        campaign = only;
-    }
+    publication p;
+    if ((rc = read_publication(&args, &p)) != EXIT_OK) return rc;
     char *body = NULL;
     size_t len = 0;
-    rc = write_body(store_handle(st), path, format, campaign, &body, &len, &err);
-    store_close(st);
-    if (rc != 0) {
-        cli_error("publish: %s: %s", path, err.message);
-        return EXIT_FAILED;
-    }
-
-    http_policy policy;
-    http_policy_default(&policy);
-    policy.ca_file = ca;
-    http_request rq = {
-        .method = method,
-        .url = url,
-        .content_type = strcmp(format, "t4") == 0 ? "application/json" : "text/html; charset=utf-8",
-        .bearer_token = token,
-        .body = body,
-        .body_len = len,
-    };
-    http_hooks hooks = {.on_retry = print_retry};
-    http_result result;
-    /* A server that closes the connection while the body is written over
-     * TLS would otherwise end the process with SIGPIPE instead of failing
-     * the attempt: http_client asks libcurl not to touch signals (its
-     * callers may run threads), so the command that owns the process
-     * ignores it. */
-    signal(SIGPIPE, SIG_IGN);
-    if (http_client_start(&err) != 0) {
-        free(body);
-        cli_error("publish: %s", err.message);
-        return EXIT_FAILED;
-    }
-    rc = http_send(&policy, &rq, &hooks, &result, &err);
-    http_client_stop();
+    if ((rc = read_body(&p, &body, &len)) != EXIT_OK) return rc;
+    long status;
+    rc = upload(&p, body, len, &status);
     free(body);
-    if (rc != 0) {
-        cli_error("publish: campaign %s of %s was not published: %s", campaign, path, err.message);
-        return EXIT_FAILED;
-    }
+    if (rc != EXIT_OK) return rc;
     char origin[512];
-    http_url_origin(url, origin, sizeof origin);
-    printf("published campaign %s of %s (%s, %zu bytes%s) to %s: HTTP %ld\n", campaign, path,
-           strcmp(format, "t4") == 0 ? "T4 results" : "HTML report", len,
-           token ? ", with a bearer token" : "", origin, result.status);
+    http_url_origin(p.url, origin, sizeof origin);
+    printf("published campaign %s of %s (%s, %zu bytes%s) to %s: HTTP %ld\n", p.campaign, p.path,
+           strcmp(p.format, "t4") == 0 ? "T4 results" : "HTML report", len,
+           p.token ? ", with a bearer token" : "", origin, status);
     return EXIT_OK;
 }

@@ -43,6 +43,10 @@ static const cli_option options[] = {
     RUN_NOTIFY_OPTIONS,
 };
 
+/* Room for the plugin loader's name of a T1 file: T1_PLUGIN_PREFIX and the
+ * file's path. */
+#define T1_PLUGIN_NAME_BYTES 4096
+
 static int parse_target(const char *text, campaign_limits *limits)
 {
     if (quantity_target(text, &limits->target_ns, &limits->target_gflops) == 0) return 0;
@@ -119,6 +123,118 @@ static int run_devices(const tuning_request *rq, const char *devices, run_observ
     return status;
 }
 
+/* What is tuned: --plugin, a T1 file as the plugin (named in t1_plugin,
+ * 4096 bytes), or --replay. EXIT_OK or EXIT_USAGE. */
+static int parse_kernel(const cli_args *args, tuning_request *rq, char *t1_plugin)
+{
+    rq->plugin = cli_get(args, "plugin");
+    rq->replay = cli_get(args, "replay");
+    rq->space_file = cli_get(args, "space");
+    if (cli_get(args, "t1")) {
+        if (rq->plugin) {
+            cli_error("run: --t1 FILE is the plugin: give --t1 or --plugin, not both");
+            return EXIT_USAGE;
+        }
+        /* The plugin loader's name for a T1 file, whatever the file's name. */
+        if ((size_t)snprintf(t1_plugin, T1_PLUGIN_NAME_BYTES, T1_PLUGIN_PREFIX "%s",
+                             cli_get(args, "t1")) >= T1_PLUGIN_NAME_BYTES) {
+            cli_error("run: --t1: the file name is too long");
+            return EXIT_USAGE;
+        }
+        rq->plugin = t1_plugin;
+    }
+    if (!rq->plugin && !rq->replay) {
+        cli_error("run: --plugin NAME (see skytune plugins), --t1 FILE or --replay FILE is "
+                  "required");
+        return EXIT_USAGE;
+    }
+    return EXIT_OK;
+}
+
+/* --budget, --time-limit, --target, --runs and --seed: EXIT_OK or
+ * EXIT_USAGE. */
+static int parse_limits(const cli_args *args, tuning_request *rq)
+{
+    unsigned long long number;
+    const char *text;
+    if ((text = cli_get(args, "budget"))) {
+        if (cli_parse_u64("budget", text, &number) != 0) return EXIT_USAGE;
+        if (number == 0) {
+            cli_error("--budget must be at least 1");
+            return EXIT_USAGE;
+        }
+        rq->limits.max_evaluations = number;
+    }
+    if ((text = cli_get(args, "time-limit")) &&
+        run_parse_positive_duration("time-limit", text, &rq->limits.time_limit_s) != 0)
+        return EXIT_USAGE;
+    if ((text = cli_get(args, "target")) && parse_target(text, &rq->limits) != 0) return EXIT_USAGE;
+    rq->runs = 10;
+    if ((text = cli_get(args, "runs"))) {
+        if (cli_parse_u64("runs", text, &number) != 0) return EXIT_USAGE;
+        if (number < 1 || number > 100000) {
+            cli_error("--runs must be between 1 and 100000, got %llu", number);
+            return EXIT_USAGE;
+        }
+        rq->runs = (unsigned)number;
+    }
+    rq->seed = 1;
+    if ((text = cli_get(args, "seed"))) {
+        if (cli_parse_u64("seed", text, &number) != 0) return EXIT_USAGE;
+        rq->seed = number;
+    }
+    return EXIT_OK;
+}
+
+/* The request from the command line, but for its observers and the
+ * command's own text. *worker_exe: this executable, which the workers run
+ * (malloc'd; NULL without isolation). */
+static int parse_request(const cli_args *args, tuning_request *rq, char *t1_plugin,
+                         char **worker_exe)
+{
+    *worker_exe = NULL;
+    int rc = parse_kernel(args, rq, t1_plugin);
+    if (rc != EXIT_OK) return rc;
+    rq->search.n_dirs = cli_all(args, "plugin-dir", &rq->search.dirs);
+    rq->preset = cli_get(args, "preset");
+    rq->n_sets = cli_all(args, "set", &rq->sets);
+    rq->n_restricts = cli_all(args, "restrict", &rq->restricts);
+    rq->n_only = cli_all(args, "only", &rq->only);
+    rq->strategy = cli_get(args, "strategy");
+    rq->n_strategy_opts = cli_all(args, "strategy-opt", &rq->strategy_opts);
+    rq->device = cli_get(args, "device");
+    rq->db_path = cli_get(args, "db") ? cli_get(args, "db") : "skytune.db";
+    if (parse_limits(args, rq) != EXIT_OK || run_parse_supervision(args, rq) != 0)
+        return EXIT_USAGE;
+    input_limits limits;
+    if (input_limits_parse(args, &limits) != 0) return EXIT_USAGE;
+    rq->space_work_limit = limits.space_work_limit;
+    rq->max_json_bytes = limits.max_json_bytes;
+    if (!cli_flag(args, "no-isolation") && !rq->replay) {
+        *worker_exe = run_own_executable();
+        if (!*worker_exe) {
+            cli_error("run: cannot find this executable to start workers (/proc/self/exe); "
+                      "--no-isolation measures in this process");
+            return EXIT_FAILED;
+        }
+    }
+    rq->worker_exe = *worker_exe;
+    return EXIT_OK;
+}
+
+/* The progress display and the notifications hear of the run. */
+static void observe(tuning_request *rq, progress *prog, run_observers *observers)
+{
+    rq->on_notice = progress_notice;
+    rq->notice_ctx = prog;
+    rq->on_event = run_observe_event;
+    rq->event_ctx = observers;
+    rq->on_space_progress = progress_space;
+    rq->space_progress_ctx = prog;
+    rq->on_activity = progress_activity;
+    rq->activity_ctx = prog;
+}
+
 int cmd_run(int argc, char **argv)
 {
     cli_args args;
@@ -134,81 +250,9 @@ int cmd_run(int argc, char **argv)
     if (rc < 0) print_strategies();
     if (rc) return rc < 0 ? EXIT_OK : rc;
     tuning_request rq = {0};
-    rq.plugin = cli_get(&args, "plugin");
-    rq.replay = cli_get(&args, "replay");
-    rq.space_file = cli_get(&args, "space");
-    char t1_plugin[4096];
-    if (cli_get(&args, "t1")) {
-        if (rq.plugin) {
-            cli_error("run: --t1 FILE is the plugin: give --t1 or --plugin, not both");
-            return EXIT_USAGE;
-        }
-        /* The plugin loader's name for a T1 file, whatever the file's name. */
-        if ((size_t)snprintf(t1_plugin, sizeof t1_plugin, T1_PLUGIN_PREFIX "%s",
-                             cli_get(&args, "t1")) >= sizeof t1_plugin) {
-            cli_error("run: --t1: the file name is too long");
-            return EXIT_USAGE;
-        }
-        rq.plugin = t1_plugin;
-    }
-    if (!rq.plugin && !rq.replay) {
-        cli_error("run: --plugin NAME (see skytune plugins), --t1 FILE or --replay FILE is "
-                  "required");
-        return EXIT_USAGE;
-    }
-    rq.search.n_dirs = cli_all(&args, "plugin-dir", &rq.search.dirs);
-    rq.preset = cli_get(&args, "preset");
-    rq.n_sets = cli_all(&args, "set", &rq.sets);
-    rq.n_restricts = cli_all(&args, "restrict", &rq.restricts);
-    rq.n_only = cli_all(&args, "only", &rq.only);
-    rq.strategy = cli_get(&args, "strategy");
-    rq.n_strategy_opts = cli_all(&args, "strategy-opt", &rq.strategy_opts);
-    rq.device = cli_get(&args, "device");
-    rq.db_path = cli_get(&args, "db") ? cli_get(&args, "db") : "skytune.db";
-    unsigned long long number;
-    const char *text;
-    if ((text = cli_get(&args, "budget"))) {
-        if (cli_parse_u64("budget", text, &number) != 0) return EXIT_USAGE;
-        if (number == 0) {
-            cli_error("--budget must be at least 1");
-            return EXIT_USAGE;
-        }
-        rq.limits.max_evaluations = number;
-    }
-    if ((text = cli_get(&args, "time-limit")) &&
-        run_parse_positive_duration("time-limit", text, &rq.limits.time_limit_s) != 0)
-        return EXIT_USAGE;
-    if ((text = cli_get(&args, "target")) && parse_target(text, &rq.limits) != 0) return EXIT_USAGE;
-    rq.runs = 10;
-    if ((text = cli_get(&args, "runs"))) {
-        if (cli_parse_u64("runs", text, &number) != 0) return EXIT_USAGE;
-        if (number < 1 || number > 100000) {
-            cli_error("--runs must be between 1 and 100000, got %llu", number);
-            return EXIT_USAGE;
-        }
-        rq.runs = (unsigned)number;
-    }
-    rq.seed = 1;
-    if ((text = cli_get(&args, "seed"))) {
-        if (cli_parse_u64("seed", text, &number) != 0) return EXIT_USAGE;
-        rq.seed = number;
-    }
-
-    if (run_parse_supervision(&args, &rq) != 0) return EXIT_USAGE;
-    input_limits limits;
-    if (input_limits_parse(&args, &limits) != 0) return EXIT_USAGE;
-    rq.space_work_limit = limits.space_work_limit;
-    rq.max_json_bytes = limits.max_json_bytes;
-    char *worker_exe = NULL;
-    if (!cli_flag(&args, "no-isolation") && !rq.replay) {
-        worker_exe = run_own_executable();
-        if (!worker_exe) {
-            cli_error("run: cannot find this executable to start workers (/proc/self/exe); "
-                      "--no-isolation measures in this process");
-            return EXIT_FAILED;
-        }
-    }
-    rq.worker_exe = worker_exe;
+    char t1_plugin[T1_PLUGIN_NAME_BYTES];
+    char *worker_exe;
+    if ((rc = parse_request(&args, &rq, t1_plugin, &worker_exe)) != EXIT_OK) return rc;
 
     char *command = run_join_command("run", argc, argv);
     if (!command) {
@@ -230,25 +274,14 @@ int cmd_run(int argc, char **argv)
     progress prog;
     progress_init(&prog, stdout, cli_flag(&args, "quiet"));
     run_observers observers = {.progress = &prog, .notify = notify.events};
-    rq.on_notice = progress_notice;
-    rq.notice_ctx = &prog;
-    rq.on_event = run_observe_event;
-    rq.event_ctx = &observers;
-    rq.on_space_progress = progress_space;
-    rq.space_progress_ctx = &prog;
-    rq.on_activity = progress_activity;
-    rq.activity_ctx = &prog;
+    observe(&rq, &prog, &observers);
     rq.stop_requested = run_catch_stop_signals("run", rq.watchdog.stop_grace_s);
     prog.stop_requested = rq.stop_requested;
-    if (!rq.stop_requested) {
-        run_notify_close(&notify);
-        free(command);
-        free(worker_exe);
-        return EXIT_FAILED;
+    int status = EXIT_FAILED;
+    if (rq.stop_requested) {
+        status = devices ? run_devices(&rq, devices, &observers) : run_one(&rq, &observers);
+        run_release_stop_signals();
     }
-
-    int status = devices ? run_devices(&rq, devices, &observers) : run_one(&rq, &observers);
-    run_release_stop_signals();
     run_notify_close(&notify);
     free(command);
     free(worker_exe);

@@ -3,9 +3,9 @@
 #include <math.h>
 #include <string.h>
 #include <sys/ioctl.h>
-#include <time.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "quote.h"
 
 /* Redrawing a bar faster than this only costs time on slow terminals. */
@@ -74,13 +74,6 @@ static void format_clock(double s, char *buf, size_t len)
         snprintf(buf, len, "%d:%02d:%02d", t / 3600, (t / 60) % 60, t % 60);
     else
         snprintf(buf, len, "%d:%02d", t / 60, t % 60);
-}
-
-static double wall_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
 /* The campaign of this label, taking a free slot for a new one; the last
@@ -173,7 +166,7 @@ static void format_stage(const progress_campaign *c, char *buf, size_t len)
 
 static void draw_bar(progress *p, const progress_campaign *c)
 {
-    double now = wall_s();
+    double now = clock_monotonic_s();
     p->last_draw_s = now;
     double rate = c->elapsed_s > 0 ? (double)c->evaluated / c->elapsed_s : 0.0;
     double eta = rate > 0 && c->planned >= c->evaluated
@@ -360,7 +353,8 @@ void progress_event(void *ctx, const campaign_event *ev)
     }
     if (estimate) print_estimate(p, c, ev);
     print_failure_line(p, c, ev);
-    if (ev->evaluated < ev->planned && p->drawn && wall_s() - p->last_draw_s < REDRAW_INTERVAL_S)
+    if (ev->evaluated < ev->planned && p->drawn &&
+        clock_monotonic_s() - p->last_draw_s < REDRAW_INTERVAL_S)
         return;
     draw_bar(p, c);
 }
@@ -383,7 +377,7 @@ void progress_activity(void *ctx, const campaign_activity *a)
     c->elapsed_s = a->campaign_elapsed_s;
     if (p->quiet) return;
     if (p->terminal) {
-        if (wall_s() - p->last_draw_s >= REDRAW_INTERVAL_S) draw_bar(p, c);
+        if (clock_monotonic_s() - p->last_draw_s >= REDRAW_INTERVAL_S) draw_bar(p, c);
         return;
     }
     double due = STILL_FIRST_S + STILL_EVERY_S * c->still_said;
@@ -420,7 +414,7 @@ void progress_space(void *ctx, const space_progress *sp)
 {
     progress *p = ctx;
     if (p->quiet || !p->terminal) return;
-    double now = wall_s();
+    double now = clock_monotonic_s();
     if (p->space_started_s == 0) p->space_started_s = now;
     double elapsed = now - p->space_started_s;
     if (elapsed < SPACE_QUIET_S || now - p->last_draw_s < REDRAW_INTERVAL_S) return;

@@ -422,52 +422,20 @@ static void count_callback_rejection(space *s, const char *why, double combinati
     s->rejected_by_callback += combinations;
 }
 
-/* `others`: the combinations of the other groups each of this group's
- * combinations stands for, in the count of rejections (space_rejections). */
-static int enumerate_group(space *s, space_group *g, expr_value *slots,
-                           skytune_named_value *named, double others, build_watch *watch,
-                           skytune_error *err)
+/* Each constraint of the group fires at the depth where the last of its
+ * parameters is bound: st->fire_start and st->fire, given st->order. */
+static int schedule_constraints(const space *s, const space_group *g, search_state *st,
+                                skytune_error *err)
 {
     size_t w = g->n_params;
-    search_state st;
     size_t n_fire = g->n_constraints ? g->n_constraints : 1;
-    st.order = malloc(w * sizeof *st.order);
-    st.fire_start = calloc(w + 1, sizeof *st.fire_start);
-    st.fire = malloc(n_fire * sizeof *st.fire);
-    st.fire_constraint = malloc(n_fire * sizeof *st.fire_constraint);
-    st.current = malloc(w * sizeof *st.current);
-    st.visits = calloc(w, sizeof *st.visits);
-    st.ruled_out = malloc(w * sizeof *st.ruled_out);
-    if (!st.order || !st.fire_start || !st.fire || !st.fire_constraint || !st.current ||
-        !st.visits || !st.ruled_out) {
-        search_state_free(&st);
-        return err_set(err, "search space: out of memory");
-    }
-    if (choose_order(s, g, st.order, err) != 0) {
-        search_state_free(&st);
-        return -1;
-    }
-    /* A value rejected at depth d takes every value of the deeper
-     * parameters with it. */
-    double below = others;
-    for (size_t d = w; d-- > 0;) {
-        st.ruled_out[d] = below;
-        below *= (double)s->params[g->params[st.order[d]]].count;
-    }
-
-    /* Each constraint fires at the depth where the last of its parameters
-     * is bound. */
     size_t depth_of_column[SPACE_STACK_ITEMS];
     size_t *depth_of = w <= SPACE_STACK_ITEMS ? depth_of_column : malloc(w * sizeof *depth_of);
-    if (!depth_of) {
-        search_state_free(&st);
-        return err_set(err, "search space: out of memory");
-    }
-    for (size_t d = 0; d < w; d++) depth_of[st.order[d]] = d;
+    if (!depth_of) return err_set(err, "search space: out of memory");
+    for (size_t d = 0; d < w; d++) depth_of[st->order[d]] = d;
     size_t *fire_depth = malloc(n_fire * sizeof *fire_depth);
     if (!fire_depth) {
         if (depth_of != depth_of_column) free(depth_of);
-        search_state_free(&st);
         return err_set(err, "search space: out of memory");
     }
     for (size_t c = 0; c < g->n_constraints; c++) {
@@ -478,34 +446,113 @@ static int enumerate_group(space *s, space_group *g, expr_value *slots,
             if (d > deepest) deepest = d;
         }
         fire_depth[c] = deepest;
-        st.fire_start[deepest + 1]++;
+        st->fire_start[deepest + 1]++;
     }
-    for (size_t d = 0; d < w; d++) st.fire_start[d + 1] += st.fire_start[d];
-    {
-        size_t fill[SPACE_STACK_ITEMS];
-        size_t *cursor = w <= SPACE_STACK_ITEMS ? fill : malloc(w * sizeof *cursor);
-        if (!cursor) {
-            free(fire_depth);
-            if (depth_of != depth_of_column) free(depth_of);
-            search_state_free(&st);
-            return err_set(err, "search space: out of memory");
-        }
-        memcpy(cursor, st.fire_start, w * sizeof *cursor);
-        /* Constraints keep their declaration order within a depth. */
-        for (size_t c = 0; c < g->n_constraints; c++) {
-            size_t slot = cursor[fire_depth[c]]++;
-            st.fire[slot] = s->constraints[g->constraints[c]].expression;
-            st.fire_constraint[slot] = g->constraints[c];
-        }
-        if (cursor != fill) free(cursor);
-    }
-    free(fire_depth);
     if (depth_of != depth_of_column) free(depth_of);
+    for (size_t d = 0; d < w; d++) st->fire_start[d + 1] += st->fire_start[d];
+    size_t fill[SPACE_STACK_ITEMS];
+    size_t *cursor = w <= SPACE_STACK_ITEMS ? fill : malloc(w * sizeof *cursor);
+    if (!cursor) {
+        free(fire_depth);
+        return err_set(err, "search space: out of memory");
+    }
+    memcpy(cursor, st->fire_start, w * sizeof *cursor);
+    /* Constraints keep their declaration order within a depth. */
+    for (size_t c = 0; c < g->n_constraints; c++) {
+        size_t slot = cursor[fire_depth[c]]++;
+        st->fire[slot] = s->constraints[g->constraints[c]].expression;
+        st->fire_constraint[slot] = g->constraints[c];
+    }
+    if (cursor != fill) free(cursor);
+    free(fire_depth);
+    return 0;
+}
 
-    size_t max_tuples = SPACE_MAX_GROUP_BYTES / (w * sizeof(uint16_t));
-    if (max_tuples > SPACE_MAX_GROUP_TUPLES) max_tuples = SPACE_MAX_GROUP_TUPLES;
-    size_t capacity = 0, n = 0;
-    uint16_t *tuples = NULL;
+/* The search of group g set up: the order in which its parameters are
+ * bound, what a rejection at each depth rules out, and the constraints
+ * checked at each depth. `others` as for enumerate_group. */
+static int start_search(const space *s, const space_group *g, double others, search_state *st,
+                        skytune_error *err)
+{
+    size_t w = g->n_params;
+    size_t n_fire = g->n_constraints ? g->n_constraints : 1;
+    st->order = malloc(w * sizeof *st->order);
+    st->fire_start = calloc(w + 1, sizeof *st->fire_start);
+    st->fire = malloc(n_fire * sizeof *st->fire);
+    st->fire_constraint = malloc(n_fire * sizeof *st->fire_constraint);
+    st->current = malloc(w * sizeof *st->current);
+    st->visits = calloc(w, sizeof *st->visits);
+    st->ruled_out = malloc(w * sizeof *st->ruled_out);
+    if (!st->order || !st->fire_start || !st->fire || !st->fire_constraint || !st->current ||
+        !st->visits || !st->ruled_out) {
+        search_state_free(st);
+        return err_set(err, "search space: out of memory");
+    }
+    if (choose_order(s, g, st->order, err) != 0) {
+        search_state_free(st);
+        return -1;
+    }
+    /* A value rejected at depth d takes every value of the deeper
+     * parameters with it. */
+    double below = others;
+    for (size_t d = w; d-- > 0;) {
+        st->ruled_out[d] = below;
+        below *= (double)s->params[g->params[st->order[d]]].count;
+    }
+    if (schedule_constraints(s, g, st, err) != 0) {
+        search_state_free(st);
+        return -1;
+    }
+    return 0;
+}
+
+/* The valid combinations of a group found so far, each its values' indices
+ * by column. */
+typedef struct tuple_list {
+    uint16_t *items;
+    size_t n, capacity;
+    size_t max;                /* more is an error */
+} tuple_list;
+
+/* The combination bound at every depth, kept. */
+static int keep_combination(const space *s, const space_group *g, const search_state *st,
+                            tuple_list *kept, skytune_error *err)
+{
+    size_t w = g->n_params;
+    if (kept->n == kept->max) {
+        char names[512];
+        describe_group(s, g, names, sizeof names);
+        return err_set(err, "search space: the tuning parameters %s (linked by "
+                       "constraints) have more than %zu valid combinations; add "
+                       "constraints or keep fewer values with --only", names, kept->max);
+    }
+    if (kept->n == kept->capacity) {
+        size_t grown = kept->capacity ? kept->capacity * 2 : 1024;
+        if (grown > kept->max) grown = kept->max;
+        uint16_t *bigger = realloc(kept->items, grown * w * sizeof *bigger);
+        if (!bigger)
+            return err_set(err, "search space: out of memory after %zu valid combinations",
+                           kept->n);
+        kept->items = bigger;
+        kept->capacity = grown;
+    }
+    uint16_t *row = kept->items + kept->n * w;
+    for (size_t d = 0; d < w; d++) row[st->order[d]] = st->current[d];
+    kept->n++;
+    return 0;
+}
+
+/* `others`: the combinations of the other groups each of this group's
+ * combinations stands for, in the count of rejections (space_rejections). */
+static int enumerate_group(space *s, space_group *g, expr_value *slots,
+                           skytune_named_value *named, double others, build_watch *watch,
+                           skytune_error *err)
+{
+    size_t w = g->n_params;
+    search_state st;
+    if (start_search(s, g, others, &st, err) != 0) return -1;
+    tuple_list kept = {.max = SPACE_MAX_GROUP_BYTES / (w * sizeof(uint16_t))};
+    if (kept.max > SPACE_MAX_GROUP_TUPLES) kept.max = SPACE_MAX_GROUP_TUPLES;
     skytune_values config = {.count = s->n_params, .items = named};
     bool in_order = true;
     for (size_t d = 0; d < w; d++)
@@ -527,11 +574,8 @@ static int enumerate_group(space *s, space_group *g, expr_value *slots,
         }
         st.visits[depth]++;
         if (++watch->checked >= watch->next_stop &&
-            watch_stop(s, g, &st, depth, n, watch, err) != 0) {
-            free(tuples);
-            search_state_free(&st);
-            return -1;
-        }
+            watch_stop(s, g, &st, depth, kept.n, watch, err) != 0)
+            goto failed;
         uint16_t v = st.current[depth];
         slots[param] = s->param_operands[param][v];
         if (named) named[param].value = s->params[param].values[v];
@@ -553,40 +597,18 @@ static int enumerate_group(space *s, space_group *g, expr_value *slots,
             count_callback_rejection(s, why, st.ruled_out[depth]);
             holds = false;
         }
-        if (holds) {
-            if (n == max_tuples) {
-                char names[512];
-                describe_group(s, g, names, sizeof names);
-                free(tuples);
-                search_state_free(&st);
-                return err_set(err, "search space: the tuning parameters %s (linked by "
-                               "constraints) have more than %zu valid combinations; add "
-                               "constraints or keep fewer values with --only", names, max_tuples);
-            }
-            if (n == capacity) {
-                size_t grown = capacity ? capacity * 2 : 1024;
-                if (grown > max_tuples) grown = max_tuples;
-                uint16_t *bigger = realloc(tuples, grown * w * sizeof *bigger);
-                if (!bigger) {
-                    free(tuples);
-                    search_state_free(&st);
-                    return err_set(err, "search space: out of memory after %zu valid "
-                                   "combinations", n);
-                }
-                tuples = bigger;
-                capacity = grown;
-            }
-            uint16_t *row = tuples + n * w;
-            for (size_t d = 0; d < w; d++) row[st.order[d]] = st.current[d];
-            n++;
-        }
+        if (holds && keep_combination(s, g, &st, &kept, err) != 0) goto failed;
         st.current[depth]++;
     }
     search_state_free(&st);
-    g->tuples = tuples;
-    g->n_tuples = n;
+    g->tuples = kept.items;
+    g->n_tuples = kept.n;
     if (!in_order && sort_tuples(s, g, err) != 0) return -1;
     return 0;
+failed:
+    free(kept.items);
+    search_state_free(&st);
+    return -1;
 }
 
 /* ----------------------------------------------------------- building */

@@ -7,6 +7,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "clock.h"
+
 /* What is known of one instance; strings owned. */
 typedef struct instance_state {
     char *label;               /* NULL: the lone instance of a run */
@@ -46,7 +48,7 @@ int run_notifications_new(notifier *n, const char *campaign, const char *databas
     }
     if (gethostname(rn->host, sizeof rn->host - 1) != 0) snprintf(rn->host, sizeof rn->host, "?");
     rn->instances_planned = instances;
-    rn->started_at = notify_now();
+    rn->started_at = clock_wall_s();
     *out = rn;
     return 0;
 }
@@ -167,7 +169,7 @@ void run_notifications_started(run_notifications *rn, const tuning_started *s)
     replace_text(&in->info.platform, s->platform);
     replace_text(&in->info.strategy, s->strategy);
     in->info.space_size = s->space_count;
-    in->info.started_at = notify_now();
+    in->info.started_at = clock_wall_s();
     if (rn->campaign_started) return;
     rn->campaign_started = true;
     notify_event ev = campaign_event_base(rn, NOTIFY_CAMPAIGN_STARTED);

@@ -109,68 +109,101 @@ static const char *ended_text(const char *key)
     return key;
 }
 
-static int run_recorded(const tuning_request *rq, const recorded_campaign *rc,
-                        void (*on_start)(void *ctx, const tuning_started *s), void *start_ctx,
-                        tuning_outcome *out, skytune_error *err)
-{
-    history *hist = history_new();
-    strategy *strat = NULL;
-    derived_values derived = {0};
-    bool deriving = false;
-    store *st = NULL, *claim_store = NULL;
+/* What run_recorded holds from the strategy's creation to the run's end. */
+typedef struct recorded_run {
+    const tuning_request *rq;
+    const recorded_campaign *rc;
+    tuning_outcome *out;
+    uint64_t *ranks;           /* the --configs list's, those in the space */
+    size_t n_ranks;
+    history *hist;
+    const char *strategy_name;
+    strategy *strat;
+    char settings[8192];       /* campaign_settings */
+    derived_values derived;
+    bool deriving;
+    store *st;
+    /* Claims take a connection of their own: the writer thread holds the
+     * campaign's. NULL: no claims. */
+    store *claim_store;
     claimant claims;
-    int64_t campaign_id = 0, invocation_id = 0;
-    bool campaign_open = false, invocation_open = false;
-    int status = -1;
-    uint64_t *ranks = NULL;
-    size_t n_ranks = 0;
-    if (!hist) {
-        err_set(err, "out of memory");
-        goto done;
-    }
-    const char *strategy_name = rq->strategy ? rq->strategy : strategy_default_name();
-    if (rq->configs && selected_ranks(rc->space, rq->configs, rq->n_configs, &ranks, &n_ranks,
-                                      err) != 0)
-        goto done;
-    strategy_setup setup = {
-        .space = rc->space, .history = hist, .seed = rq->seed, .budget = rq->limits.max_evaluations,
-        .part = rq->space_part, .parts = rq->space_parts, .ranks = ranks, .n_ranks = n_ranks};
-    out->space_count = rq->configs ? n_ranks
-                       : rq->space_parts > 1
-                           ? (space_count(rc->space) + rq->space_parts - 1 - rq->space_part) /
-                                 rq->space_parts
-                           : space_count(rc->space);
-    if (rq->configs && n_ranks == 0 && !rq->check_only) {
-        /* A check says so through space_count 0; a run has nothing to do. */
-        err_set(err, "none of the %zu configurations given is valid for this problem and device",
-                rq->n_configs);
-        goto done;
-    }
-    snprintf(out->problem_text, sizeof out->problem_text, "%s", rc->problem_text);
-    snprintf(out->device, sizeof out->device, "%s", rc->device->name);
-    snprintf(out->plugin, sizeof out->plugin, "%s", rc->plugin_name);
-    if (strategy_create(strategy_name, &setup, rq->strategy_opts, rq->n_strategy_opts, &strat,
-                        err) != 0)
-        goto done;
-    char settings[8192];
-    if (campaign_settings(rq, strat, settings, sizeof settings) != 0) {
-        err_set(err, "the run's settings (--restrict, --only, --strategy-opt) are too long");
-        goto done;
-    }
-    /* Before the database: a plugin whose derived values look up an
-     * undeclared name is refused without a trace. */
-    if (rc->plugin && derived_values_declared(rc->plugin)) {
-        if (derived_values_open(&derived, rc->plugin, rc->problem, rc->space, err) != 0) goto done;
-        deriving = true;
-    }
-    if (rq->check_only) {
-        status = 0;
-        goto done;
-    }
+    char host[256];
+    int64_t campaign_id, invocation_id;
+    bool campaign_open, invocation_open;
+    bool resumed;
+    store_invocation_before before;
+} recorded_run;
 
-    /* Everything is validated: only now is the database opened. */
-    if (store_open(rq->db_path, true, &st, err) != 0) goto done;
-    int64_t device_id, plugin_id, problem_id;
+/* How many configurations the strategy can propose: a --configs list's,
+ * a part's of the space, or the space's. */
+static int select_configurations(recorded_run *r, skytune_error *err)
+{
+    const tuning_request *rq = r->rq;
+    const space *sp = r->rc->space;
+    if (rq->configs &&
+        selected_ranks(sp, rq->configs, rq->n_configs, &r->ranks, &r->n_ranks, err) != 0)
+        return -1;
+    r->out->space_count = rq->configs           ? r->n_ranks
+                          : rq->space_parts > 1 ? (space_count(sp) + rq->space_parts - 1 -
+                                                   rq->space_part) /
+                                                      rq->space_parts
+                                                : space_count(sp);
+    if (rq->configs && r->n_ranks == 0 && !rq->check_only)
+        /* A check says so through space_count 0; a run has nothing to do. */
+        return err_set(err,
+                       "none of the %zu configurations given is valid for this problem and device",
+                       rq->n_configs);
+    return 0;
+}
+
+static void name_outcome(recorded_run *r)
+{
+    tuning_outcome *out = r->out;
+    snprintf(out->problem_text, sizeof out->problem_text, "%s", r->rc->problem_text);
+    snprintf(out->device, sizeof out->device, "%s", r->rc->device->name);
+    snprintf(out->plugin, sizeof out->plugin, "%s", r->rc->plugin_name);
+}
+
+/* The strategy over a fresh history, and the settings that find its
+ * campaign again. */
+static int create_strategy(recorded_run *r, skytune_error *err)
+{
+    const tuning_request *rq = r->rq;
+    r->hist = history_new();
+    if (!r->hist) return err_set(err, "out of memory");
+    r->strategy_name = rq->strategy ? rq->strategy : strategy_default_name();
+    strategy_setup setup = {.space = r->rc->space,
+                            .history = r->hist,
+                            .seed = rq->seed,
+                            .budget = rq->limits.max_evaluations,
+                            .part = rq->space_part,
+                            .parts = rq->space_parts,
+                            .ranks = r->ranks,
+                            .n_ranks = r->n_ranks};
+    if (strategy_create(r->strategy_name, &setup, rq->strategy_opts, rq->n_strategy_opts,
+                        &r->strat, err) != 0)
+        return -1;
+    if (campaign_settings(rq, r->strat, r->settings, sizeof r->settings) != 0)
+        return err_set(err, "the run's settings (--restrict, --only, --strategy-opt) are too long");
+    return 0;
+}
+
+/* Before the database: a plugin whose derived values look up an undeclared
+ * name is refused without a trace. */
+static int open_derived_values(recorded_run *r, skytune_error *err)
+{
+    const recorded_campaign *rc = r->rc;
+    if (!rc->plugin || !derived_values_declared(rc->plugin)) return 0;
+    if (derived_values_open(&r->derived, rc->plugin, rc->problem, rc->space, err) != 0) return -1;
+    r->deriving = true;
+    return 0;
+}
+
+/* The store's ids of the campaign's device, plugin (with the names of its
+ * parameters and derived values) and problem, into *cspec. */
+static int find_ids(recorded_run *r, store_campaign_spec *cspec, skytune_error *err)
+{
+    const recorded_campaign *rc = r->rc;
     size_t n_names = space_param_count(rc->space), n_problem_names = 0;
     const skytune_problem_param *problem_params = rc->plugin ? rc->plugin->problem_params : NULL;
     for (const skytune_problem_param *pp = problem_params; pp && pp->name; pp++)
@@ -180,8 +213,7 @@ static int run_recorded(const tuning_request *rq, const recorded_campaign *rc,
     if (!names || !problem_names) {
         free(names);
         free(problem_names);
-        err_set(err, "out of memory");
-        goto done;
+        return err_set(err, "out of memory");
     }
     for (size_t k = 0; k < n_names; k++) names[k] = space_param(rc->space, k)->name;
     for (size_t k = 0; k < n_problem_names; k++) problem_names[k] = problem_params[k].name;
@@ -194,101 +226,125 @@ static int run_recorded(const tuning_request *rq, const recorded_campaign *rc,
         .derived = derived_names,
         .n_derived = rc->plugin ? derived_values_names(rc->plugin, derived_names) : 0,
     };
-    int ids = store_device_id(st, rc->device, &device_id, err) != 0 ||
-              store_plugin_id(st, rc->plugin_name, rc->plugin_version, rc->source_hash, &params,
-                              &plugin_id, err) != 0 ||
-              store_problem_id(st, plugin_id, rc->problem_text, &problem_id, err) != 0;
+    int failed = store_device_id(r->st, rc->device, &cspec->device_id, err) != 0 ||
+                 store_plugin_id(r->st, rc->plugin_name, rc->plugin_version, rc->source_hash,
+                                 &params, &cspec->plugin_id, err) != 0 ||
+                 store_problem_id(r->st, cspec->plugin_id, rc->problem_text,
+                                  &cspec->problem_id, err) != 0;
     free(names);
     free(problem_names);
-    if (ids) goto done;
-    char host[256] = "";
-    gethostname(host, sizeof host - 1);
+    return failed ? -1 : 0;
+}
+
+/* The database, and in it the campaign: found again, or new. */
+static int open_campaign(recorded_run *r, skytune_error *err)
+{
+    const tuning_request *rq = r->rq;
+    if (store_open(rq->db_path, true, &r->st, err) != 0) return -1;
     store_campaign_spec cspec = {
-        .plugin_id = plugin_id,
-        .device_id = device_id,
-        .problem_id = problem_id,
-        .strategy = strategy_name,
-        .settings = settings,
+        .strategy = r->strategy_name,
+        .settings = r->settings,
         .seed = rq->seed,
         .command = rq->command ? rq->command : "",
-        .host = host,
-        .replayed = rc->replayed,
+        .host = r->host,
+        .replayed = r->rc->replayed,
     };
-    bool resumed = false;
-    if (store_campaign_open(st, &cspec, &campaign_id, &resumed, err) != 0) goto done;
-    campaign_open = true;
+    if (find_ids(r, &cspec, err) != 0) return -1;
+    gethostname(r->host, sizeof r->host - 1);
+    if (store_campaign_open(r->st, &cspec, &r->campaign_id, &r->resumed, err) != 0) return -1;
+    r->campaign_open = true;
+    return 0;
+}
+
+/* This invocation of the campaign in the database, with its stopping rules,
+ * and the claims when other runs may share it. */
+static int begin_invocation(recorded_run *r, skytune_error *err)
+{
+    const tuning_request *rq = r->rq;
     char target[64] = "";
     if (rq->limits.target_ns > 0)
         snprintf(target, sizeof target, "%.6g ns", rq->limits.target_ns);
     else if (rq->limits.target_gflops > 0)
         snprintf(target, sizeof target, "%.6g GFLOP/s", rq->limits.target_gflops);
     store_invocation_spec ispec = {
-        .campaign_id = campaign_id,
+        .campaign_id = r->campaign_id,
         .command = rq->command,
-        .host = host,
+        .host = r->host,
         .budget = rq->limits.max_evaluations,
         .time_limit_s = rq->limits.time_limit_s,
         .target = target[0] ? target : NULL,
     };
-    store_invocation_before before;
-    if (store_invocation_begin(st, &ispec, &invocation_id, &before, err) != 0) goto done;
-    invocation_open = true;
-    store_set_retry_failed(st, rq->retry_failed);
-    if (rc->claim_stale_after_s > 0) {
-        /* Claims take a connection of their own: the writer thread holds
-         * the campaign's. */
-        if (store_open(rq->db_path, false, &claim_store, err) != 0) goto done;
-        store_set_retry_failed(claim_store, rq->retry_failed);
-        claimant_init(&claims, claim_store, rc->claim_stale_after_s, rq->stop_requested);
+    if (store_invocation_begin(r->st, &ispec, &r->invocation_id, &r->before, err) != 0)
+        return -1;
+    r->invocation_open = true;
+    store_set_retry_failed(r->st, rq->retry_failed);
+    if (r->rc->claim_stale_after_s > 0) {
+        if (store_open(rq->db_path, false, &r->claim_store, err) != 0) return -1;
+        store_set_retry_failed(r->claim_store, rq->retry_failed);
+        claimant_init(&r->claims, r->claim_store, r->rc->claim_stale_after_s, rq->stop_requested);
     }
-    out->campaign_id = campaign_id;
+    r->out->campaign_id = r->campaign_id;
+    return 0;
+}
 
-    if (on_start) {
-        tuning_started started = {
-            .plugin = rc->plugin_name,
-            .plugin_version = rc->plugin_version,
-            .problem_text = rc->problem_text,
-            .device = rc->device->name,
-            .platform = rc->device->platform,
-            .strategy = strategy_name,
-            .label = rq->label,
-            .space_count = out->space_count,
-            .campaign_id = campaign_id,
-            .resumed = resumed,
-            .isolated = rc->isolated,
-            .compile_jobs = rc->compile_jobs,
-            .measure_ahead = rc->measure_ahead,
-            .cache_dir = rc->cache_dir,
-            .verification = rc->verification,
-            .evaluated_before = (uint64_t)before.evaluations,
-            .had_previous = before.had_previous,
-            .previous_budget = before.previous_budget,
-            .previous_ended = ended_text(before.previous_ended),
-            .budget = rq->limits.max_evaluations,
-        };
-        on_start(start_ctx, &started);
-    }
+static void announce_start(const recorded_run *r,
+                           void (*on_start)(void *ctx, const tuning_started *s), void *start_ctx)
+{
+    const tuning_request *rq = r->rq;
+    const recorded_campaign *rc = r->rc;
+    if (!on_start) return;
+    tuning_started started = {
+        .plugin = rc->plugin_name,
+        .plugin_version = rc->plugin_version,
+        .problem_text = rc->problem_text,
+        .device = rc->device->name,
+        .platform = rc->device->platform,
+        .strategy = r->strategy_name,
+        .label = rq->label,
+        .space_count = r->out->space_count,
+        .campaign_id = r->campaign_id,
+        .resumed = r->resumed,
+        .isolated = rc->isolated,
+        .compile_jobs = rc->compile_jobs,
+        .measure_ahead = rc->measure_ahead,
+        .cache_dir = rc->cache_dir,
+        .verification = rc->verification,
+        .evaluated_before = (uint64_t)r->before.evaluations,
+        .had_previous = r->before.had_previous,
+        .previous_budget = r->before.previous_budget,
+        .previous_ended = ended_text(r->before.previous_ended),
+        .budget = rq->limits.max_evaluations,
+    };
+    on_start(start_ctx, &started);
+}
+
+/* The campaign loop, and the best configuration it found as text. */
+static int run_campaign(recorded_run *r, skytune_error *err)
+{
+    const tuning_request *rq = r->rq;
+    const recorded_campaign *rc = r->rc;
+    tuning_outcome *out = r->out;
     campaign_config cc = {
         .space = rc->space,
         .selection_count = out->space_count,
-        .strategy = strat,
-        .history = hist,
+        .strategy = r->strat,
+        .history = r->hist,
         .eval = rc->eval,
-        .store = st,
-        .campaign_id = campaign_id,
+        .store = r->st,
+        .campaign_id = r->campaign_id,
         .limits = rq->limits,
         .stop_requested = rq->stop_requested,
         .retry_failed = rq->retry_failed,
-        .claims = claim_store ? &claims : NULL,
+        .claims = r->claim_store ? &r->claims : NULL,
         .on_event = rq->on_event,
         .event_ctx = rq->event_ctx,
-        .derive = deriving ? derived_values_compute : NULL,
-        .derive_ctx = &derived,
+        .derive = r->deriving ? derived_values_compute : NULL,
+        .derive_ctx = &r->derived,
         .on_activity = rq->on_activity,
         .activity_ctx = rq->activity_ctx,
         .label = rq->label,
     };
-    if (campaign_run(&cc, &out->result, err) != 0) goto done;
+    if (campaign_run(&cc, &out->result, err) != 0) return -1;
     if (out->result.have_best) {
         uint16_t *idx = calloc(space_param_count(rc->space) + 1, sizeof *idx);
         if (idx) {
@@ -297,31 +353,58 @@ static int run_recorded(const tuning_request *rq, const recorded_campaign *rc,
             free(idx);
         }
     }
-    status = 0;
-done:
-    if (invocation_open) {
-        /* The run's own error, if any, is the one to report. */
+    return 0;
+}
+
+/* The invocation and the campaign closed as the run ended (status), and
+ * everything let go. The run's own error, if any, is the one to report:
+ * closing reports into err only after a run that succeeded. */
+static int end_run(recorded_run *r, int status, skytune_error *err)
+{
+    const campaign_result *res = &r->out->result;
+    if (r->invocation_open) {
         skytune_error end_err;
-        if (store_invocation_end(st, invocation_id,
-                                 status != 0 ? "failed" : campaign_stop_key(out->result.stop),
+        if (store_invocation_end(r->st, r->invocation_id,
+                                 status != 0 ? "failed" : campaign_stop_key(res->stop),
                                  status != 0 ? &end_err : err) != 0 &&
             status == 0)
             status = -1;
     }
-    if (campaign_open) {
-        const char *state = status != 0 ? "failed"
-                            : out->result.stop == CAMPAIGN_INTERRUPTED ? "interrupted"
-                                                                       : "done";
+    if (r->campaign_open) {
+        const char *state = status != 0                         ? "failed"
+                            : res->stop == CAMPAIGN_INTERRUPTED ? "interrupted"
+                                                                : "done";
         skytune_error close_err;
-        store_campaign_close(st, campaign_id, state, status != 0 ? &close_err : err);
+        store_campaign_close(r->st, r->campaign_id, state, status != 0 ? &close_err : err);
     }
-    store_close(claim_store);
-    store_close(st);
-    strategy_free(strat);
-    history_free(hist);
-    if (deriving) derived_values_close(&derived);
-    free(ranks);
+    store_close(r->claim_store);
+    store_close(r->st);
+    strategy_free(r->strat);
+    history_free(r->hist);
+    if (r->deriving) derived_values_close(&r->derived);
+    free(r->ranks);
     return status;
+}
+
+static int run_recorded(const tuning_request *rq, const recorded_campaign *rc,
+                        void (*on_start)(void *ctx, const tuning_started *s), void *start_ctx,
+                        tuning_outcome *out, skytune_error *err)
+{
+    recorded_run r = {.rq = rq, .rc = rc, .out = out};
+    int status = -1;
+    if (select_configurations(&r, err) != 0) goto done;
+    name_outcome(&r);
+    if (create_strategy(&r, err) != 0 || open_derived_values(&r, err) != 0) goto done;
+    if (rq->check_only) {
+        status = 0;
+        goto done;
+    }
+    /* Everything is validated: only now is the database opened. */
+    if (open_campaign(&r, err) != 0 || begin_invocation(&r, err) != 0) goto done;
+    announce_start(&r, on_start, start_ctx);
+    status = run_campaign(&r, err);
+done:
+    return end_run(&r, status, err);
 }
 
 /* An empty space, with what ruled its combinations out. The message has
@@ -469,159 +552,192 @@ static int evaluate_on_device(void *ctx, const uint16_t *idx, measurement *m, sk
     return measurer_measure(de->measurer, &config, m, err);
 }
 
+/* What a run on a device holds open while it runs. */
+typedef struct device_run {
+    loaded_plugin plugin;
+    problem prob;
+    cl_device_entry *devices;
+    size_t n_devices;
+    const cl_device_entry *dev;  /* the one selected */
+    narrowing narrowed;
+    space *sp;
+    binary_cache *cache;         /* NULL: --no-cache */
+    uint64_t cache_limit;
+    supervisor *sup;             /* isolated runs */
+    measurer *ms;                /* runs in this process */
+    device_evaluator de;
+} device_run;
+
+/* The plugin, its problem and the device. */
+static int open_device_run(const tuning_request *rq, device_run *d, skytune_error *err)
+{
+    size_t device_index = 0;
+    if (plugin_load(rq->plugin, &rq->search, &d->plugin, err) != 0 ||
+        problem_resolve(d->plugin.desc, rq->preset, rq->sets, rq->n_sets, &d->prob, err) != 0 ||
+        cl_devices_list(&d->devices, &d->n_devices, err) != 0 ||
+        cl_device_select(d->devices, d->n_devices, rq->device, &device_index, err) != 0)
+        return -1;
+    d->dev = &d->devices[device_index];
+    if (rq->space_file && strcmp(rq->space_file, REPLAY_RECORDED_SPACE) == 0)
+        return err_set(err, "--space recorded: only a --replay dataset has recorded "
+                            "configurations; for a run on a device --space takes a T1 file");
+    return 0;
+}
+
+/* The plugin's space for this problem and device, narrowed; refused when
+ * nothing is left of it. */
+static int build_device_space(const tuning_request *rq, device_run *d, skytune_error *err)
+{
+    if (narrowing_of(rq, &d->narrowed, err) != 0) return -1;
+    space_control control = space_control_of(rq);
+    plugin_space_request space_rq = {
+        .plugin = d->plugin.desc,
+        .problem = &d->prob.values,
+        .device = &d->dev->info,
+        .restricts = d->narrowed.restricts,
+        .n_restricts = d->narrowed.n_restricts,
+        .only = d->narrowed.only,
+        .n_only = d->narrowed.n_only,
+        .control = &control,
+    };
+    if (plugin_space_build(&space_rq, &d->sp, err) != 0) {
+        if (rq->space_file) err_prefix(err, "with --space %s", rq->space_file);
+        return -1;
+    }
+    if (space_count(d->sp) == 0) {
+        const char *name = d->plugin.desc->name;
+        char what[160], hint[200];
+        snprintf(what, sizeof what, "plugin %s", name);
+        snprintf(hint, sizeof hint,
+                 "\n(`skytune plugins show %s` with the same --preset and --set shows this too)",
+                 name);
+        return no_valid_configuration(what, hint, d->sp, err);
+    }
+    return 0;
+}
+
+/* The campaign's key in the store: what a check needs. */
+static recorded_campaign campaign_on_device(const device_run *d)
+{
+    return (recorded_campaign){
+        .device = &d->dev->info,
+        .plugin = d->plugin.desc,
+        .problem = &d->prob.values,
+        .plugin_name = d->plugin.desc->name,
+        .plugin_version = d->plugin.desc->version,
+        .source_hash = d->plugin.source_hash,
+        .problem_text = d->prob.text,
+        .space = d->sp,
+    };
+}
+
+/* Measuring by worker processes under a supervisor, with compile workers
+ * and spare measuring workers. */
+static int open_supervisor(const tuning_request *rq, device_run *d, recorded_campaign *spec,
+                           skytune_error *err)
+{
+    const cl_device_entry *dev = d->dev;
+    uint64_t count = space_count(d->sp);
+    unsigned ahead = rq->measure_ahead >= 0 ? (unsigned)rq->measure_ahead
+                                            : default_measure_ahead(&dev->info, count);
+    unsigned jobs = !d->cache               ? 0
+                    : rq->compile_jobs >= 0 ? (unsigned)rq->compile_jobs
+                                            : default_compile_jobs(&dev->info, count, ahead);
+    supervisor_options so = {
+        .worker_exe = rq->worker_exe,
+        .setup = {
+            .plugin_path = d->plugin.path,
+            .platform_index = dev->platform_index,
+            .device_index = dev->device_index,
+            .device_name = dev->info.name,
+            .problem = &d->prob.values,
+            .runs = rq->runs,
+            .seed = rq->seed,
+            .cache_dir = spec->cache_dir,
+            .cache_max_bytes = d->cache_limit,
+            .wait_for_go = true,
+        },
+        .limits = rq->watchdog,
+        .health = rq->health,
+        .compile_jobs = jobs,
+        .measure_ahead = ahead,
+        .pause_compile_for_device = !dev->info.is_gpu,
+        .stop_requested = rq->stop_requested,
+        .on_notice = rq->on_notice,
+        .notice_ctx = rq->notice_ctx,
+    };
+    if (supervisor_open(&so, d->sp, &d->sup, err) != 0) return -1;
+    spec->eval = supervisor_evaluator(d->sup);
+    spec->compile_jobs = jobs;
+    spec->measure_ahead = ahead;
+    return 0;
+}
+
+static int open_measurer(const tuning_request *rq, device_run *d, recorded_campaign *spec,
+                         skytune_error *err)
+{
+    measurer_options mopts = {.runs = rq->runs, .seed = rq->seed, .cache = d->cache};
+    if (measurer_open(d->plugin.desc, d->dev, &d->prob.values, &mopts, &d->ms, err) != 0)
+        return -1;
+    d->de.space = d->sp;
+    d->de.measurer = d->ms;
+    d->de.values = calloc(space_param_count(d->sp) + 1, sizeof *d->de.values);
+    if (!d->de.values) return err_set(err, "out of memory");
+    spec->eval = (evaluator){.ctx = &d->de, .evaluate = evaluate_on_device};
+    return 0;
+}
+
+static void close_device_run(device_run *d)
+{
+    supervisor_close(d->sup);
+    narrowing_free(&d->narrowed);
+    free(d->de.values);
+    measurer_close(d->ms);
+    binary_cache_close(d->cache);
+    space_free(d->sp);
+    free(d->devices);
+    problem_free(&d->prob);
+    plugin_unload(&d->plugin);
+}
+
 static int run_on_device(const tuning_request *rq,
                          void (*on_start)(void *ctx, const tuning_started *s), void *start_ctx,
                          tuning_outcome *out, skytune_error *err)
 {
-    loaded_plugin plugin = {0};
-    problem prob = {0};
-    cl_device_entry *devices = NULL;
-    size_t n_devices = 0, device_index = 0;
-    space *sp = NULL;
-    binary_cache *cache = NULL;
-    measurer *ms = NULL;
-    supervisor *sup = NULL;
-    device_evaluator de = {0};
-    narrowing narrowed = {0};
+    device_run d = {0};
     int rc = -1;
-
-    if (plugin_load(rq->plugin, &rq->search, &plugin, err) != 0) goto done;
-    if (problem_resolve(plugin.desc, rq->preset, rq->sets, rq->n_sets, &prob, err) != 0) goto done;
-    if (cl_devices_list(&devices, &n_devices, err) != 0) goto done;
-    if (cl_device_select(devices, n_devices, rq->device, &device_index, err) != 0) goto done;
-    const cl_device_entry *dev = &devices[device_index];
-    if (rq->space_file && strcmp(rq->space_file, REPLAY_RECORDED_SPACE) == 0) {
-        err_set(err, "--space recorded: only a --replay dataset has recorded configurations; "
-                     "for a run on a device --space takes a T1 file");
-        goto done;
-    }
-    if (narrowing_of(rq, &narrowed, err) != 0) goto done;
-    space_control control = space_control_of(rq);
-    plugin_space_request space_rq = {
-        .plugin = plugin.desc,
-        .problem = &prob.values,
-        .device = &dev->info,
-        .restricts = narrowed.restricts,
-        .n_restricts = narrowed.n_restricts,
-        .only = narrowed.only,
-        .n_only = narrowed.n_only,
-        .control = &control,
-    };
-    if (plugin_space_build(&space_rq, &sp, err) != 0) {
-        if (rq->space_file) err_prefix(err, "with --space %s", rq->space_file);
-        goto done;
-    }
-    if (space_count(sp) == 0) {
-        char what[160], hint[200];
-        snprintf(what, sizeof what, "plugin %s", plugin.desc->name);
-        snprintf(hint, sizeof hint,
-                 "\n(`skytune plugins show %s` with the same --preset and --set shows this too)",
-                 plugin.desc->name);
-        no_valid_configuration(what, hint, sp, err);
-        goto done;
-    }
+    if (open_device_run(rq, &d, err) != 0 || build_device_space(rq, &d, err) != 0) goto done;
+    recorded_campaign spec = campaign_on_device(&d);
     if (rq->check_only) {
         /* Nothing is measured: no cache, no workers, no measurer. */
-        recorded_campaign check = {
-            .device = &dev->info,
-            .plugin = plugin.desc,
-            .problem = &prob.values,
-            .plugin_name = plugin.desc->name,
-            .plugin_version = plugin.desc->version,
-            .source_hash = plugin.source_hash,
-            .problem_text = prob.text,
-            .space = sp,
-        };
-        rc = run_recorded(rq, &check, NULL, NULL, out, err);
+        rc = run_recorded(rq, &spec, NULL, NULL, out, err);
         goto done;
     }
-    uint64_t cache_limit = rq->cache_max_bytes ? rq->cache_max_bytes : BINARY_CACHE_DEFAULT_MAX_BYTES;
-    if (!rq->no_cache && binary_cache_open(rq->cache_dir, cache_limit, &cache, err) != 0) goto done;
-    if (cache && binary_cache_distrust(cache)) {
+    d.cache_limit = rq->cache_max_bytes ? rq->cache_max_bytes : BINARY_CACHE_DEFAULT_MAX_BYTES;
+    if (!rq->no_cache && binary_cache_open(rq->cache_dir, d.cache_limit, &d.cache, err) != 0)
+        goto done;
+    if (d.cache && binary_cache_distrust(d.cache)) {
         if (rq->on_notice) {
             char text[400];
             snprintf(text, sizeof text, "%s: the binary cache is not used, every configuration "
                                         "is compiled from source",
-                     binary_cache_distrust(cache));
+                     binary_cache_distrust(d.cache));
             rq->on_notice(rq->notice_ctx, text);
         }
-        binary_cache_close(cache);
-        cache = NULL;
+        binary_cache_close(d.cache);
+        d.cache = NULL;
     }
-    recorded_campaign rc_spec = {
-        .device = &dev->info,
-        .plugin = plugin.desc,
-        .problem = &prob.values,
-        .plugin_name = plugin.desc->name,
-        .plugin_version = plugin.desc->version,
-        .source_hash = plugin.source_hash,
-        .problem_text = prob.text,
-        .space = sp,
-        .replayed = false,
-        .isolated = rq->worker_exe != NULL,
-        .cache_dir = cache ? binary_cache_dir(cache) : NULL,
-        .verification = plugin.checked_against,
-        .claim_stale_after_s = rq->watchdog.compile_s + rq->watchdog.cap_s + 60,
-    };
-    if (rq->worker_exe) {
-        unsigned ahead = rq->measure_ahead >= 0
-                             ? (unsigned)rq->measure_ahead
-                             : default_measure_ahead(&dev->info, space_count(sp));
-        unsigned jobs = !cache                  ? 0
-                        : rq->compile_jobs >= 0 ? (unsigned)rq->compile_jobs
-                                                : default_compile_jobs(&dev->info, space_count(sp),
-                                                                       ahead);
-        supervisor_options so = {
-            .worker_exe = rq->worker_exe,
-            .setup = {
-                .plugin_path = plugin.path,
-                .platform_index = dev->platform_index,
-                .device_index = dev->device_index,
-                .device_name = dev->info.name,
-                .problem = &prob.values,
-                .runs = rq->runs,
-                .seed = rq->seed,
-                .cache_dir = rc_spec.cache_dir,
-                .cache_max_bytes = cache_limit,
-                .wait_for_go = true,
-            },
-            .limits = rq->watchdog,
-            .health = rq->health,
-            .compile_jobs = jobs,
-            .measure_ahead = ahead,
-            .pause_compile_for_device = !dev->info.is_gpu,
-            .stop_requested = rq->stop_requested,
-            .on_notice = rq->on_notice,
-            .notice_ctx = rq->notice_ctx,
-        };
-        if (supervisor_open(&so, sp, &sup, err) != 0) goto done;
-        rc_spec.eval = supervisor_evaluator(sup);
-        rc_spec.compile_jobs = jobs;
-        rc_spec.measure_ahead = ahead;
-    } else {
-        measurer_options mopts = {.runs = rq->runs, .seed = rq->seed, .cache = cache};
-        if (measurer_open(plugin.desc, dev, &prob.values, &mopts, &ms, err) != 0) goto done;
-        de.space = sp;
-        de.measurer = ms;
-        de.values = calloc(space_param_count(sp) + 1, sizeof *de.values);
-        if (!de.values) {
-            err_set(err, "out of memory");
-            goto done;
-        }
-        rc_spec.eval = (evaluator){.ctx = &de, .evaluate = evaluate_on_device};
-    }
-    rc = run_recorded(rq, &rc_spec, on_start, start_ctx, out, err);
-    if (sup) supervisor_get_stats(sup, &out->supervision);
+    spec.isolated = rq->worker_exe != NULL;
+    spec.cache_dir = d.cache ? binary_cache_dir(d.cache) : NULL;
+    spec.verification = d.plugin.checked_against;
+    spec.claim_stale_after_s = rq->watchdog.compile_s + rq->watchdog.cap_s + 60;
+    int opened = rq->worker_exe ? open_supervisor(rq, &d, &spec, err)
+                                : open_measurer(rq, &d, &spec, err);
+    if (opened != 0) goto done;
+    rc = run_recorded(rq, &spec, on_start, start_ctx, out, err);
+    if (d.sup) supervisor_get_stats(d.sup, &out->supervision);
 done:
-    supervisor_close(sup);
-    narrowing_free(&narrowed);
-    free(de.values);
-    measurer_close(ms);
-    binary_cache_close(cache);
-    space_free(sp);
-    free(devices);
-    problem_free(&prob);
-    plugin_unload(&plugin);
+    close_device_run(&d);
     return rc;
 }
 

@@ -2,16 +2,9 @@
 
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "campaign_cross.h"
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
+#include "clock.h"
 
 /* The tighter of an instance's own limit and what the campaign has left
  * (0 means no limit for both). */
@@ -30,7 +23,7 @@ int campaign_sweep_run(const campaign_file *f, const campaign_plan *p, unsigned 
                        sweep_result *out, skytune_error *err)
 {
     memset(out, 0, sizeof *out);
-    double started = now_s();
+    double started = clock_monotonic_s();
     for (size_t u = 0; u < p->n_units; u++) {
         if (!campaign_plan_in_shard(p, u, shard)) continue;
         if (out->interrupted || out->limit_reached) {
@@ -42,7 +35,7 @@ int campaign_sweep_run(const campaign_file *f, const campaign_plan *p, unsigned 
             out->units_left++;
             continue;
         }
-        double elapsed = now_s() - started;
+        double elapsed = clock_monotonic_s() - started;
         if ((f->campaign_budget && out->evaluated >= f->campaign_budget) ||
             (f->campaign_time_limit_s > 0 && elapsed >= f->campaign_time_limit_s)) {
             out->limit_reached = true;

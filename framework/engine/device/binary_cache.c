@@ -569,6 +569,46 @@ static int load_miss(binary_cache *c)
     return BINARY_CACHE_MISS;
 }
 
+typedef struct entry_header {
+    uint32_t kind;
+    uint64_t key_len, payload_len, checksum;
+} entry_header;
+
+/* The header of an entry file of file_size bytes into *h; false when it is
+ * not one of ours, or does not fit the file's size. */
+static bool parse_header(const unsigned char *header, uint64_t file_size, entry_header *h)
+{
+    h->kind = read_le32(header + 12);
+    h->key_len = read_le64(header + 16);
+    h->payload_len = read_le64(header + 24);
+    h->checksum = read_le64(header + 32);
+    return memcmp(header, ENTRY_MAGIC, 8) == 0 && read_le32(header + 8) == ENTRY_FORMAT &&
+           (h->kind == KIND_BINARY || h->kind == KIND_FAILURE) && h->key_len <= file_size &&
+           h->payload_len <= file_size &&
+           HEADER_SIZE + h->key_len + h->payload_len == file_size &&
+           !(h->kind == KIND_FAILURE && h->payload_len < FAILURE_STATUS_SIZE);
+}
+
+/* A checked entry's payload into *entry, which takes it: a program binary,
+ * or a failed build's status and log. */
+static int hand_out(binary_cache *c, const entry_header *h, unsigned char *payload,
+                    binary_cache_entry *entry)
+{
+    if (h->kind == KIND_BINARY) {
+        entry->binary = payload;
+        entry->binary_size = h->payload_len;
+        c->counts.binary_hits++;
+        return BINARY_CACHE_BINARY;
+    }
+    entry->build_status = (int)(int32_t)read_le32(payload);
+    size_t log_len = h->payload_len - FAILURE_STATUS_SIZE;
+    memmove(payload, payload + FAILURE_STATUS_SIZE, log_len);
+    payload[log_len] = '\0';
+    entry->build_log = (char *)payload;
+    c->counts.failure_hits++;
+    return BINARY_CACHE_FAILURE;
+}
+
 int binary_cache_load(binary_cache *c, const binary_cache_key *key, binary_cache_entry *entry,
                       skytune_error *err)
 {
@@ -612,61 +652,44 @@ int binary_cache_load(binary_cache *c, const binary_cache_key *key, binary_cache
         cache_fail(c, err, "cannot read the binary cache entry %s: %s", path, strerror(errno));
         goto done;
     }
-    uint32_t kind = read_le32(header + 12);
-    uint64_t key_len = read_le64(header + 16), payload_len = read_le64(header + 24);
-    uint64_t checksum = read_le64(header + 32);
+    entry_header h;
     uint64_t file_size = (uint64_t)st.st_size;
-    if (got != 0 || memcmp(header, ENTRY_MAGIC, 8) != 0 || read_le32(header + 8) != ENTRY_FORMAT ||
-        (kind != KIND_BINARY && kind != KIND_FAILURE) || key_len > file_size ||
-        payload_len > file_size || HEADER_SIZE + key_len + payload_len != file_size ||
-        (kind == KIND_FAILURE && payload_len < FAILURE_STATUS_SIZE)) {
+    if (got != 0 || !parse_header(header, file_size, &h)) {
         damaged = true;
         goto done;
     }
     /* Another key under this name (a hash collision, or a damaged key) is a
      * miss; the store that follows the miss replaces it. */
-    if (key_len != key->text_len) {
+    if (h.key_len != key->text_len) {
         rc = load_miss(c);
         goto done;
     }
-    stored_key = malloc(key_len + 1);
-    payload = malloc(payload_len + 1);
+    stored_key = malloc(h.key_len + 1);
+    payload = malloc(h.payload_len + 1);
     if (!stored_key || !payload) {
         cache_fail(c, err, "out of memory reading the binary cache entry %s (%llu bytes)", path,
                    (unsigned long long)file_size);
         goto done;
     }
-    got = read_fully(fd, stored_key, key_len);
-    if (got == 0 && memcmp(stored_key, key->text, key_len) != 0) {
+    got = read_fully(fd, stored_key, h.key_len);
+    if (got == 0 && memcmp(stored_key, key->text, h.key_len) != 0) {
         rc = load_miss(c);
         goto done;
     }
-    if (got == 0) got = read_fully(fd, payload, payload_len);
+    if (got == 0) got = read_fully(fd, payload, h.payload_len);
     if (got < 0) {
         cache_fail(c, err, "cannot read the binary cache entry %s: %s", path, strerror(errno));
         goto done;
     }
-    if (got != 0 || entry_checksum(kind, stored_key, key_len, payload, payload_len) != checksum) {
+    if (got != 0 ||
+        entry_checksum(h.kind, stored_key, h.key_len, payload, h.payload_len) != h.checksum) {
         damaged = true;
         goto done;
     }
     /* The modification time is the entry's last use, for the size limit;
      * an entry someone else owns stays usable without it. */
     futimens(fd, NULL);
-    if (kind == KIND_BINARY) {
-        entry->binary = payload;
-        entry->binary_size = payload_len;
-        c->counts.binary_hits++;
-        rc = BINARY_CACHE_BINARY;
-    } else {
-        entry->build_status = (int)(int32_t)read_le32(payload);
-        size_t log_len = payload_len - FAILURE_STATUS_SIZE;
-        memmove(payload, payload + FAILURE_STATUS_SIZE, log_len);
-        payload[log_len] = '\0';
-        entry->build_log = (char *)payload;
-        c->counts.failure_hits++;
-        rc = BINARY_CACHE_FAILURE;
-    }
+    rc = hand_out(c, &h, payload, entry);
     payload = NULL;
 
 done:

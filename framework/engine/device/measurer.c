@@ -7,9 +7,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "build_options.h"
+#include "clock.h"
 #include "plugin_lookup.h"
 #include "plugin_problem.h"
 #include "quote.h"
@@ -37,13 +37,6 @@ struct measurer {
 static bool enter_stage(measurer *ms, measure_stage stage)
 {
     return ms->opts.on_stage ? ms->opts.on_stage(ms->opts.stage_ctx, stage) : true;
-}
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
 int measurer_open(const skytune_plugin *plugin, const cl_device_entry *device,
@@ -355,7 +348,7 @@ static int run_once(measurer *ms, void *launch, bool first_launch, run_times *t,
 {
     skytune_events ev = {0};
     skytune_error perr = {0};
-    double started = now_s();
+    double started = clock_monotonic_s();
     int rc = ms->plugin->enqueue(launch, ms->queue, &ev, &perr);
     first_start first = {.ms = ms};
     bool awaiting_start = false;
@@ -371,7 +364,7 @@ static int run_once(measurer *ms, void *launch, bool first_launch, run_times *t,
         clFlush(ms->queue);
     }
     cl_int finish = clFinish(ms->queue);
-    t->wall_s = now_s() - started;
+    t->wall_s = clock_monotonic_s() - started;
     if (awaiting_start) {
         /* Some drivers call back after clFinish returns: the callback must
          * be done with `first` (and with the worker's channel) first. */
@@ -453,11 +446,11 @@ int measurer_compile(measurer *ms, const skytune_values *config, measurement *m,
     measurement_init(m);
     cl_program program = NULL;
     skytune_values logged = plugin_values_logged(config, &ms->lookups);
-    double t0 = now_s();
+    double t0 = clock_monotonic_s();
     enter_stage(ms, STAGE_BUILD);
     build_program(ms, &logged, false, &program, m);
     if (program) clReleaseProgram(program);
-    m->build_s = now_s() - t0;
+    m->build_s = clock_monotonic_s() - t0;
     return 0;
 }
 
@@ -508,73 +501,62 @@ static void fail_verification(measurement *m, const skytune_verify_report *repor
     fail(m, MEAS_WRONG_RESULT, "%s", text);
 }
 
-int measurer_measure(measurer *ms, const skytune_values *config_values, measurement *m,
-                     skytune_error *err)
+/* The configuration's launch prepared, run once and its outputs checked
+ * against the CPU reference. 0: it passed; -1: it did not, with the fault
+ * in *m. */
+static int verify_configuration(measurer *ms, cl_program program, const skytune_values *config,
+                                void **launch, measurement *m)
 {
-    measurement_init(m);
-    if (ms->opts.skip_reference)
-        return err_set(err, "this measurer was opened to compile only (skip_reference), without "
-                            "the CPU reference that verification needs; open one without "
-                            "skip_reference to measure");
     const skytune_plugin *pl = ms->plugin;
-    skytune_values logged = plugin_values_logged(config_values, &ms->lookups);
-    const skytune_values *config = &logged;
     skytune_error perr = {0};
-    cl_program program = NULL;
-    void *launch = NULL;
-    run_times *runs = NULL;
-    double *samples = NULL;
-    int rc = 0;
-
-    double t0 = now_s();
-    enter_stage(ms, STAGE_BUILD);
-    int built = build_program(ms, config, true, &program, m);
-    m->build_s = now_s() - t0;
-    if (built != 0) return 0;
-
-    if (!enter_stage(ms, STAGE_PREPARE)) {
-        m->abandoned = true;
-        goto done;
-    }
     /* After the gate: waiting for the device is nobody's verification. */
-    double t1 = now_s();
-    if (pl->prepare(ms->state, program, config, &launch, &perr) != 0) {
+    double t1 = clock_monotonic_s();
+    if (pl->prepare(ms->state, program, config, launch, &perr) != 0) {
         fail(m, MEAS_LAUNCH, "prepare: %s [%s]", perr.message,
              perr.cl_error ? cl_error_name(perr.cl_error) : "no OpenCL error code");
-        goto done;
+        return -1;
     }
-    if (check_lookups(ms, "prepare", m) != 0) goto done;
+    if (check_lookups(ms, "prepare", m) != 0) return -1;
     enter_stage(ms, STAGE_VERIFY);
     if (pl->clear_outputs(ms->state, ms->queue, &perr) != 0) {
         fail(m, MEAS_LAUNCH, "clear_outputs: %s", perr.message);
-        goto done;
+        return -1;
     }
     /* The poison must be in place before the first launch is timed, so
      * that only the driver's own work fills the gap before it starts. */
     clFinish(ms->queue);
     run_times verification;
-    if (run_once(ms, launch, true, &verification, m) != 0) goto done;
+    if (run_once(ms, *launch, true, &verification, m) != 0) return -1;
     double deferred_s = deferred_build_s(&verification);
     m->build_s += deferred_s;
     skytune_verify_report report = {0};
     if (pl->verify(ms->state, config, ms->queue, &report, &perr) != 0) {
         fail(m, MEAS_LAUNCH, "verify: %s", perr.message);
-        goto done;
+        return -1;
     }
-    if (check_lookups(ms, "verify", m) != 0) goto done;
-    m->verify_s = now_s() - t1 - deferred_s;
+    if (check_lookups(ms, "verify", m) != 0) return -1;
+    m->verify_s = clock_monotonic_s() - t1 - deferred_s;
     /* Kept whether it passed or not: how close a passing configuration
      * came to its tolerance is worth knowing too. */
     m->max_abs_error = report.max_abs_error;
     m->max_rel_error = report.max_rel_error;
     if (!report.passed) {
         fail_verification(m, &report);
-        goto done;
+        return -1;
     }
+    return 0;
+}
 
-    double t2 = now_s();
-    runs = malloc(ms->opts.runs * sizeof *runs);
-    samples = malloc(ms->opts.runs * sizeof *samples);
+/* The warm-up and the timed runs of a verified launch, summarised in *m.
+ * A fault is a status in *m; -1 only when out of memory (err). */
+static int time_runs(measurer *ms, void *launch, const skytune_values *config, measurement *m,
+                     skytune_error *err)
+{
+    const skytune_plugin *pl = ms->plugin;
+    double t2 = clock_monotonic_s();
+    run_times *runs = malloc(ms->opts.runs * sizeof *runs);
+    double *samples = malloc(ms->opts.runs * sizeof *samples);
+    int rc = 0;
     if (!runs || !samples) {
         rc = err_set(err, "out of memory for %u timed runs", ms->opts.runs);
         goto done;
@@ -587,7 +569,7 @@ int measurer_measure(measurer *ms, const skytune_values *config_values, measurem
         if (run_once(ms, launch, false, &runs[r], m) != 0) goto done;
         samples[r] = runs[r].total_ns;
     }
-    m->bench_s = now_s() - t2;
+    m->bench_s = clock_monotonic_s() - t2;
     if (measurement_set_samples(m, samples, ms->opts.runs) != 0) {
         rc = err_set(err, "out of memory recording samples");
         goto done;
@@ -597,17 +579,43 @@ int measurer_measure(measurer *ms, const skytune_values *config_values, measurem
         /* work per nanosecond is work per second in units of 10^9 */
         if (pl->flops) m->gflops = pl->flops(&ms->problem, config) / m->median_ns;
         if (pl->bytes) m->gbs = pl->bytes(&ms->problem, config) / m->median_ns;
-        if (check_lookups(ms, "flops or bytes", m) != 0) goto done;
+        check_lookups(ms, "flops or bytes", m);
     }
-
 done:
-    if (launch) {
-        enter_stage(ms, STAGE_RELEASE);
-        pl->release(launch);
-    }
-    if (program) clReleaseProgram(program);
     free(runs);
     free(samples);
+    return rc;
+}
+
+int measurer_measure(measurer *ms, const skytune_values *config_values, measurement *m,
+                     skytune_error *err)
+{
+    measurement_init(m);
+    if (ms->opts.skip_reference)
+        return err_set(err, "this measurer was opened to compile only (skip_reference), without "
+                            "the CPU reference that verification needs; open one without "
+                            "skip_reference to measure");
+    skytune_values logged = plugin_values_logged(config_values, &ms->lookups);
+    const skytune_values *config = &logged;
+    cl_program program = NULL;
+    void *launch = NULL;
+    int rc = 0;
+
+    double t0 = clock_monotonic_s();
+    enter_stage(ms, STAGE_BUILD);
+    int built = build_program(ms, config, true, &program, m);
+    m->build_s = clock_monotonic_s() - t0;
+    if (built != 0) return 0;
+
+    if (!enter_stage(ms, STAGE_PREPARE))
+        m->abandoned = true;
+    else if (verify_configuration(ms, program, config, &launch, m) == 0)
+        rc = time_runs(ms, launch, config, m, err);
+    if (launch) {
+        enter_stage(ms, STAGE_RELEASE);
+        ms->plugin->release(launch);
+    }
+    if (program) clReleaseProgram(program);
     return rc;
 }
 

@@ -3,8 +3,8 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
+#include "clock.h"
 #include "worker_process.h"
 
 /* A worker whose set-up fails this many times in a row is not replaced
@@ -56,13 +56,6 @@ struct compile_pool {
     uint64_t next_request;
     compile_pool_stats stats;
 };
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 static uint64_t mix(uint64_t x)
 {
@@ -147,7 +140,7 @@ static void start_slot(compile_pool *p, pool_slot *slot)
     }
     if (p->paused) worker_process_pause(&slot->proc);
     slot->state = SLOT_STARTING;
-    slot->deadline = now_s() + p->o.setup_timeout_s;
+    slot->deadline = clock_monotonic_s() + p->o.setup_timeout_s;
 }
 
 /* The worker is gone or hung: kill it and start another. */
@@ -257,7 +250,7 @@ static void dispatch(compile_pool *p)
         }
         slot->state = SLOT_BUILDING;
         slot->rank = rank;
-        slot->started = now_s();
+        slot->started = clock_monotonic_s();
         slot->deadline = slot->started + p->o.compile_timeout_s;
     }
 }
@@ -323,7 +316,7 @@ static void read_slot(compile_pool *p, pool_slot *slot)
         keep_output(p, slot->rank, worker_process_take_output(&slot->proc));
         rank_set_add(&p->done, slot->rank);
         p->stats.built++;
-        p->stats.busy_s += now_s() - slot->started;
+        p->stats.busy_s += clock_monotonic_s() - slot->started;
         slot->state = SLOT_IDLE;
     } else if (msg.type != WORKER_MSG_STAGE) {
         /* FAILED, or a message out of turn: this worker is of no use. */
@@ -344,7 +337,7 @@ void compile_pool_service(compile_pool *p, const struct pollfd *fds, size_t n)
                 (p->slots[k].state == SLOT_STARTING || p->slots[k].state == SLOT_BUILDING))
                 read_slot(p, &p->slots[k]);
     }
-    double now = now_s();
+    double now = clock_monotonic_s();
     for (unsigned k = 0; k < p->o.jobs; k++) {
         pool_slot *slot = &p->slots[k];
         if ((slot->state == SLOT_STARTING || slot->state == SLOT_BUILDING) &&
@@ -358,14 +351,14 @@ void compile_pool_pause(compile_pool *p)
 {
     if (p->paused) return;
     p->paused = true;
-    p->paused_at = now_s();
+    p->paused_at = clock_monotonic_s();
     for (unsigned k = 0; k < p->o.jobs; k++) worker_process_pause(&p->slots[k].proc);
 }
 
 void compile_pool_resume(compile_pool *p)
 {
     if (!p->paused) return;
-    double paused_for = now_s() - p->paused_at;
+    double paused_for = clock_monotonic_s() - p->paused_at;
     p->paused = false;
     for (unsigned k = 0; k < p->o.jobs; k++) {
         worker_process_resume(&p->slots[k].proc);

@@ -3,7 +3,8 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
+
+#include "clock.h"
 
 /* A spare worker that fails to start this many times in a row is not
  * started again: measuring goes on without it. */
@@ -38,13 +39,6 @@ struct measure_ahead {
     uint64_t next_request;
 };
 
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
 static void start_slot(measure_ahead *a, ahead_slot *slot)
 {
     skytune_error err;
@@ -58,7 +52,7 @@ static void start_slot(measure_ahead *a, ahead_slot *slot)
         return;
     }
     slot->state = AHEAD_STARTING;
-    slot->deadline = now_s() + a->o.setup_timeout_s;
+    slot->deadline = clock_monotonic_s() + a->o.setup_timeout_s;
 }
 
 /* Gone, hung or confused: end it; a new one starts at the next hint. */
@@ -180,7 +174,7 @@ void measure_ahead_hint(measure_ahead *a, const uint64_t *ranks, size_t n)
         slot->rank = ranks[r];
         slot->request = request;
         slot->unwanted = false;
-        slot->started = now_s();
+        slot->started = clock_monotonic_s();
         slot->build_end = 0;
         slot->deadline = slot->started + a->o.compile_timeout_s;
     }
@@ -229,7 +223,7 @@ static void read_slot(measure_ahead *a, ahead_slot *slot)
         uint32_t stage = worker_get_u32(&msg);
         bad = id != slot->request;
         if (!bad && stage == STAGE_PREPARE) {
-            slot->build_end = now_s();
+            slot->build_end = clock_monotonic_s();
             slot->state = AHEAD_WAITING;
             if (slot->unwanted) cancel_at_gate(a, slot);
         }
@@ -245,7 +239,7 @@ static void read_slot(measure_ahead *a, ahead_slot *slot)
                 slot->state = AHEAD_IDLE;
             } else {
                 slot->result = m;
-                slot->build_end = now_s();
+                slot->build_end = clock_monotonic_s();
                 slot->state = AHEAD_FINISHED;
             }
             if (context_lost) bad = true;
@@ -268,7 +262,7 @@ void measure_ahead_service(measure_ahead *a, const struct pollfd *fds, size_t n)
                 break;
             }
     }
-    double now = now_s();
+    double now = clock_monotonic_s();
     for (unsigned k = 0; k < a->o.workers; k++) {
         ahead_slot *slot = &a->slots[k];
         if ((slot->state == AHEAD_STARTING || slot->state == AHEAD_BUILDING) &&

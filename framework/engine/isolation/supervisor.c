@@ -7,8 +7,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
+#include "clock.h"
 #include "compile_pool.h"
 #include "measure_ahead.h"
 #include "worker_process.h"
@@ -66,13 +66,6 @@ void supervisor_health_default(supervisor_health *h)
     *h = (supervisor_health){.threshold = 0.25, .retries = 3, .wait_s = 2, .every = 10};
 }
 
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
 static void notice(supervisor *s, const char *fmt, ...) SKYTUNE_PRINTF(2, 3);
 
 static void notice(supervisor *s, const char *fmt, ...)
@@ -123,7 +116,7 @@ static bool stop_requested(const supervisor *s)
 static void report_activity(supervisor *s)
 {
     if (!s->on_activity || !s->in_flight) return;
-    double now = now_s();
+    double now = clock_monotonic_s();
     s->next_activity = now + EVALUATOR_ACTIVITY_INTERVAL_S;
     evaluation_activity a = {.stage = s->flight_stage,
                              .elapsed_s = now - s->flight_started,
@@ -156,7 +149,7 @@ static bool wait_for_worker(supervisor *s, double until)
             wake = measure_ahead_deadline(s->ahead);
         bool watched = s->on_activity && s->in_flight;
         if (watched && s->next_activity < wake) wake = s->next_activity;
-        double now = now_s();
+        double now = clock_monotonic_s();
         double left = wake - now;
         if (s->o.stop_requested && left > STOP_POLL_S) left = STOP_POLL_S;
         int wait_ms = left <= 0 ? 0 : (int)(left * 1e3) + 1;
@@ -165,10 +158,10 @@ static bool wait_for_worker(supervisor *s, double until)
         if (s->pool)
             compile_pool_service(s->pool, fds + pool_first, r > 0 ? ahead_first - pool_first : 0);
         if (s->ahead) measure_ahead_service(s->ahead, fds + ahead_first, r > 0 ? n - ahead_first : 0);
-        if (watched && now_s() >= s->next_activity) report_activity(s);
+        if (watched && clock_monotonic_s() >= s->next_activity) report_activity(s);
         if (r > 0 && pool_first == 1 && (fds[0].revents & (POLLIN | POLLHUP | POLLERR)))
             return true;
-        if (now_s() >= until || stop_requested(s)) return false;
+        if (clock_monotonic_s() >= until || stop_requested(s)) return false;
     }
 }
 
@@ -195,7 +188,7 @@ static int ensure_worker(supervisor *s, skytune_error *err)
             return -1;
         worker_message msg;
         skytune_error send_err;
-        double deadline = now_s() + s->o.limits.cap_s;
+        double deadline = clock_monotonic_s() + s->o.limits.cap_s;
         char how[128] = "";
         if (wait_for_worker(s, deadline)) {
             int got = worker_process_receive(&s->worker, 0, &msg, &send_err);
@@ -285,18 +278,275 @@ static int attach_worker_output(supervisor *s, uint64_t rank, measurement *m, ch
     return 0;
 }
 
+/* A configuration on the measuring worker, from its request to its end. */
+typedef struct flight {
+    uint64_t request;          /* the worker's number for it */
+    double started;            /* monotonic seconds */
+    double build_end;          /* 0: building still */
+    measure_stage stage;
+    double limit_s;            /* the stage's time limit, */
+    double deadline;           /* and when it runs out */
+    double stop_deadline;      /* after a stop request: when the worker is stopped */
+    double verify_entered;
+    double verified_s;         /* the verification's seconds; -1: not verified yet */
+    /* The request could not be sent, or the device not given: the worker
+     * is lost, and io_err says why. */
+    bool lost;
+    skytune_error io_err;
+} flight;
+
+/* How following a configuration ended. */
+typedef enum flight_end {
+    FLIGHT_UNDER_WAY,          /* not yet */
+    FLIGHT_ANSWERED,           /* its result is in *m */
+    FLIGHT_FATAL,              /* the device or the supervisor cannot go on (err) */
+    FLIGHT_LOST,               /* the worker died or spoke out of turn */
+    FLIGHT_TIMED_OUT,
+    FLIGHT_INTERRUPTED         /* a stop request, and the grace after it, ran out */
+} flight_end;
+
+/* A configuration that a spare worker began building ahead, taken on where
+ * it stands. */
+static void resume_handed(supervisor *s, const ahead_handover *handed, flight *f)
+{
+    f->request = handed->request;
+    f->started = handed->started;
+    if (handed->stage == STAGE_PREPARE) {
+        f->build_end = handed->build_end ? handed->build_end : clock_monotonic_s();
+        f->stage = STAGE_PREPARE;
+    }
+    set_stage(s, f->stage);
+}
+
+static void send_request(supervisor *s, const uint16_t *idx, flight *f)
+{
+    worker_message msg;
+    space_config_values(s->space, idx, s->values);
+    worker_message_init(&msg, WORKER_MSG_MEASURE);
+    f->request = ++s->next_request;
+    worker_put_u64(&msg, f->request);
+    worker_put_values(&msg, s->values, s->n_params);
+    f->lost = worker_process_send(&s->worker, &msg, &f->io_err) != 0;
+    worker_message_free(&msg);
+    set_stage(s, STAGE_BUILD);
+}
+
+/* The first time limit: the compiler's, from the request; for a build done
+ * ahead, the kernel's from now, with the device given to the worker. */
+static void start_limit(supervisor *s, flight *f)
+{
+    f->limit_s = s->o.limits.compile_s;
+    f->deadline = f->started + f->limit_s;
+    if (f->stage != STAGE_PREPARE) return;
+    f->limit_s = post_build_limit(s);
+    f->deadline = clock_monotonic_s() + f->limit_s;
+    if (!f->lost && give_device(s, &f->io_err) != 0) f->lost = true;
+}
+
+/* After a wait that heard nothing from the worker: whether the grace after
+ * a stop request or the stage's time limit has run out. */
+static flight_end check_deadlines(supervisor *s, flight *f)
+{
+    double now = clock_monotonic_s();
+    if (stop_requested(s) && f->stop_deadline == INFINITY)
+        f->stop_deadline = now + s->o.limits.stop_grace_s;
+    if (now >= f->stop_deadline) return FLIGHT_INTERRUPTED;
+    if (now >= f->deadline) return FLIGHT_TIMED_OUT;
+    return FLIGHT_UNDER_WAY;
+}
+
+/* The time limit of the stage the worker went on to from `previous`. */
+static void limit_stage(supervisor *s, flight *f, measure_stage previous)
+{
+    if (f->stage != STAGE_BUILD && f->build_end == 0) {
+        f->build_end = clock_monotonic_s();
+        f->limit_s = post_build_limit(s);
+        f->deadline = f->build_end + f->limit_s;
+    } else if (f->stage == STAGE_BUILD && previous != STAGE_BUILD) {
+        /* The first launch, while the driver generates the device code
+         * (measurer.h): the compiler's limit, not the kernel's. */
+        f->limit_s = s->o.limits.compile_s;
+        f->deadline = clock_monotonic_s() + f->limit_s;
+    } else if (f->stage != STAGE_BUILD && previous == STAGE_BUILD) {
+        f->limit_s = post_build_limit(s);
+        f->deadline = clock_monotonic_s() + f->limit_s;
+    }
+    if (f->stage == STAGE_WARM_UP && previous == STAGE_VERIFY) {
+        f->verified_s = clock_monotonic_s() - f->verify_entered;
+        f->limit_s = runs_limit(s, f->verified_s);
+        f->deadline = clock_monotonic_s() + f->limit_s;
+    }
+}
+
+/* The worker's STAGE message (freed). */
+static flight_end enter_stage(supervisor *s, flight *f, worker_message *msg)
+{
+    uint64_t id = worker_get_u64(msg);
+    uint32_t st = worker_get_u32(msg);
+    worker_message_free(msg);
+    if (id != f->request || st >= STAGE_COUNT) return FLIGHT_LOST;
+    measure_stage previous = f->stage;
+    f->stage = (measure_stage)st;
+    set_stage(s, f->stage);
+    if (f->stage == STAGE_VERIFY) f->verify_entered = clock_monotonic_s();
+    limit_stage(s, f, previous);
+    if (f->stage == STAGE_PREPARE && give_device(s, &f->io_err) != 0) return FLIGHT_LOST;
+    return FLIGHT_UNDER_WAY;
+}
+
+/* The worker's RESULT message (freed) into *m. */
+static flight_end take_result(supervisor *s, const uint16_t *idx, measurement *m, flight *f,
+                              worker_message *msg, skytune_error *err)
+{
+    uint64_t id = worker_get_u64(msg);
+    int rc = id == f->request ? worker_get_measurement(msg, m, &f->io_err) : -1;
+    bool context_lost = rc == 0 && worker_get_u32(msg) != 0;
+    worker_message_free(msg);
+    if (s->pool) compile_pool_resume(s->pool);
+    if (rc != 0) return FLIGHT_LOST;
+    if (attach_worker_output(s, configuration_rank(s, idx), m,
+                             worker_process_take_output(&s->worker), err) != 0)
+        return FLIGHT_FATAL;
+    if (context_lost) {
+        /* The configuration's own result stands; the device needs a fresh
+         * context, and a check that it is itself again. */
+        end_worker(s, 1.0, NULL, 0, NULL);
+        s->stats.restarts++;
+        s->check_due = true;
+        notice(s, "the device stopped answering after a launch failure; starting a new worker");
+    }
+    return FLIGHT_ANSWERED;
+}
+
+/* The worker's FAILED message (freed): the device cannot go on. */
+static flight_end device_failed(supervisor *s, worker_message *msg, skytune_error *err)
+{
+    char *text = worker_get_str(msg);
+    err_set(err, "the device cannot go on: %s", text ? text : "");
+    free(text);
+    worker_message_free(msg);
+    end_worker(s, 1.0, NULL, 0, NULL);
+    return FLIGHT_FATAL;
+}
+
+/* The worker's messages about the configuration, until its result or its
+ * end. */
+static flight_end follow_request(supervisor *s, const uint16_t *idx, measurement *m, flight *f,
+                                 skytune_error *err)
+{
+    flight_end end = FLIGHT_UNDER_WAY;
+    while (end == FLIGHT_UNDER_WAY) {
+        double until = f->deadline < f->stop_deadline ? f->deadline : f->stop_deadline;
+        if (!wait_for_worker(s, until)) {
+            end = check_deadlines(s, f);
+            continue;
+        }
+        worker_message msg;
+        if (worker_process_receive(&s->worker, 0, &msg, &f->io_err) != 1) return FLIGHT_LOST;
+        if (msg.type == WORKER_MSG_STAGE)
+            end = enter_stage(s, f, &msg);
+        else if (msg.type == WORKER_MSG_RESULT)
+            end = take_result(s, idx, m, f, &msg, err);
+        else if (msg.type == WORKER_MSG_FAILED)
+            end = device_failed(s, &msg, err);
+        else {
+            worker_message_free(&msg);
+            end = FLIGHT_LOST; /* a message out of turn: the worker is not to be trusted */
+        }
+    }
+    return end;
+}
+
+static void describe_timeout(const supervisor *s, const flight *f, char *text, size_t len)
+{
+    const supervisor_limits *l = &s->o.limits;
+    const char *stage = measure_stage_name(f->stage);
+    if (f->stage == STAGE_BUILD)
+        snprintf(text, len,
+                 "timed out in stage build: no answer within the compile limit of %.3g s; the "
+                 "worker was killed",
+                 f->limit_s);
+    else if (f->verified_s >= 0)
+        snprintf(text, len,
+                 "timed out in stage %s: no answer within %.3g s after the verification "
+                 "(floor %.3g s + %.3g x %u runs of the verification's %.3g s, or more if "
+                 "earlier configurations took longer; cap %.3g s); the worker was killed",
+                 stage, f->limit_s, l->floor_s, l->factor, s->o.setup.runs + 1, f->verified_s,
+                 l->cap_s);
+    else if (s->slowest_ok_s > 0)
+        snprintf(text, len,
+                 "timed out in stage %s: no answer within %.3g s after the build (floor "
+                 "%.3g s + %.3g x the slowest ok configuration's %.3g s, cap %.3g s); the "
+                 "worker was killed",
+                 stage, f->limit_s, l->floor_s, l->factor, s->slowest_ok_s, l->cap_s);
+    else
+        snprintf(text, len,
+                 "timed out in stage %s: no answer within the floor of %.3g s after the "
+                 "build (no configuration has passed yet to scale it by; cap %.3g s, "
+                 "--timeout-floor raises it); the worker was killed",
+                 stage, f->limit_s, l->cap_s);
+}
+
+/* how: how the worker ended, as end_worker tells it; "" when it is not known. */
+static void describe_crash(const flight *f, const char *how, char *text, size_t len)
+{
+    const char *stage = measure_stage_name(f->stage);
+    /* "was killed by signal 11 (SIGSEGV)" reads; "was exit status 3" does not. */
+    if (strncmp(how, "exit status", 11) == 0)
+        snprintf(text, len, "crash in stage %s: the measuring worker ended with %s", stage, how);
+    else
+        snprintf(text, len, "crash in stage %s: the measuring worker was %s%s", stage,
+                 how[0] ? "" : "lost: ", how[0] ? how : f->io_err.message);
+}
+
+/* The worker died, hung or was stopped: it is ended either way, and the
+ * next configuration gets a fresh one. The configuration's status and
+ * message say which. */
+static int record_lost_request(supervisor *s, const uint16_t *idx, measurement *m,
+                               const flight *f, flight_end end, skytune_error *err)
+{
+    double now = clock_monotonic_s();
+    char *output = NULL;
+    char how[160] = "";
+    end_worker(s, end == FLIGHT_LOST ? 1.0 : 0, how, sizeof how, &output);
+    s->stats.restarts++;
+    m->build_s = (f->build_end ? f->build_end : now) - f->started;
+    m->verify_s = f->build_end ? now - f->build_end : 0;
+    m->stage = f->stage;
+    char text[1536];
+    if (end == FLIGHT_INTERRUPTED) {
+        m->status = MEAS_CRASH;
+        snprintf(text, sizeof text,
+                 "interrupted in stage %s: the worker was stopped %.1f s after the stop request",
+                 measure_stage_name(f->stage), s->o.limits.stop_grace_s);
+    } else if (end == FLIGHT_TIMED_OUT) {
+        m->status = MEAS_TIMEOUT;
+        s->stats.timeouts++;
+        describe_timeout(s, f, text, sizeof text);
+        s->check_due = true;
+    } else {
+        m->status = MEAS_CRASH;
+        s->stats.crashes++;
+        describe_crash(f, how, text, sizeof text);
+        s->check_due = true;
+    }
+    if (measurement_set_message(m, text) != 0) {
+        free(output);
+        return err_set(err, "out of memory");
+    }
+    if (end != FLIGHT_INTERRUPTED) notice(s, "%s", text);
+    return attach_worker_output(s, configuration_rank(s, idx), m, output, err);
+}
+
 /* One configuration on the measuring worker. Faults are statuses in *m
  * (return 0); -1 only when the worker cannot be had at all. */
 static int run_request(supervisor *s, const uint16_t *idx, measurement *m, skytune_error *err)
 {
     measurement_init(m);
-    worker_message msg;
-    skytune_error io_err = {0};
-    uint64_t request;
-    int sent = 0;
-    double started = now_s();
-    double build_end = 0;
-    measure_stage stage = STAGE_BUILD;
+    flight f = {.started = clock_monotonic_s(),
+                .stage = STAGE_BUILD,
+                .stop_deadline = INFINITY,
+                .verified_s = -1};
     uint64_t rank;
     ahead_handover handed;
     if (s->ahead && space_rank(s->space, idx, &rank) == 0 &&
@@ -304,17 +554,11 @@ static int run_request(supervisor *s, const uint16_t *idx, measurement *m, skytu
         /* Built ahead: its worker becomes the measuring worker, and ours
          * (idle) takes its place among the spares. */
         s->worker = handed.proc;
-        request = handed.request;
-        started = handed.started;
         if (handed.finished) {
             *m = handed.result;
             return attach_worker_output(s, rank, m, worker_process_take_output(&s->worker), err);
         }
-        if (handed.stage == STAGE_PREPARE) {
-            build_end = handed.build_end ? handed.build_end : now_s();
-            stage = STAGE_PREPARE;
-        }
-        set_stage(s, stage);
+        resume_handed(s, &handed, &f);
     } else {
         int ready = ensure_worker(s, err);
         if (ready < 0) return -1;
@@ -323,169 +567,13 @@ static int run_request(supervisor *s, const uint16_t *idx, measurement *m, skytu
             measurement_set_message(m, "interrupted before the worker was ready");
             return 0;
         }
-        space_config_values(s->space, idx, s->values);
-        worker_message_init(&msg, WORKER_MSG_MEASURE);
-        request = ++s->next_request;
-        worker_put_u64(&msg, request);
-        worker_put_values(&msg, s->values, s->n_params);
-        sent = worker_process_send(&s->worker, &msg, &io_err);
-        worker_message_free(&msg);
-        set_stage(s, STAGE_BUILD);
+        send_request(s, idx, &f);
     }
-    double deadline = started + s->o.limits.compile_s;
-    double limit_s = s->o.limits.compile_s;
-    if (stage == STAGE_PREPARE) {
-        limit_s = post_build_limit(s);
-        deadline = now_s() + limit_s;
-        if (sent == 0 && give_device(s, &io_err) != 0) sent = -1;
-    }
-    double stop_deadline = INFINITY;
-    double verify_entered = 0, verified_s = -1;
-    bool timed_out = false, interrupted = false;
-    char how[160] = "";
-    while (sent == 0) {
-        double until = deadline < stop_deadline ? deadline : stop_deadline;
-        if (!wait_for_worker(s, until)) {
-            double now = now_s();
-            if (stop_requested(s) && stop_deadline == INFINITY)
-                stop_deadline = now + s->o.limits.stop_grace_s;
-            if (now >= stop_deadline) {
-                interrupted = true;
-                break;
-            }
-            if (now >= deadline) {
-                timed_out = true;
-                break;
-            }
-            continue;
-        }
-        int got = worker_process_receive(&s->worker, 0, &msg, &io_err);
-        if (got != 1) break;
-        if (msg.type == WORKER_MSG_STAGE) {
-            uint64_t id = worker_get_u64(&msg);
-            uint32_t st = worker_get_u32(&msg);
-            worker_message_free(&msg);
-            if (id != request || st >= STAGE_COUNT) break;
-            measure_stage previous = stage;
-            stage = (measure_stage)st;
-            set_stage(s, stage);
-            if (stage == STAGE_VERIFY) verify_entered = now_s();
-            if (stage != STAGE_BUILD && build_end == 0) {
-                build_end = now_s();
-                limit_s = post_build_limit(s);
-                deadline = build_end + limit_s;
-            } else if (stage == STAGE_BUILD && previous != STAGE_BUILD) {
-                /* The first launch, while the driver generates the device
-                 * code (measurer.h): the compiler's limit, not the kernel's. */
-                limit_s = s->o.limits.compile_s;
-                deadline = now_s() + limit_s;
-            } else if (stage != STAGE_BUILD && previous == STAGE_BUILD) {
-                limit_s = post_build_limit(s);
-                deadline = now_s() + limit_s;
-            }
-            if (stage == STAGE_WARM_UP && previous == STAGE_VERIFY) {
-                verified_s = now_s() - verify_entered;
-                limit_s = runs_limit(s, verified_s);
-                deadline = now_s() + limit_s;
-            }
-            if (stage == STAGE_PREPARE && give_device(s, &io_err) != 0) break;
-            continue;
-        }
-        if (msg.type == WORKER_MSG_RESULT) {
-            uint64_t id = worker_get_u64(&msg);
-            int rc = id == request ? worker_get_measurement(&msg, m, &io_err) : -1;
-            bool context_lost = rc == 0 && worker_get_u32(&msg) != 0;
-            worker_message_free(&msg);
-            if (s->pool) compile_pool_resume(s->pool);
-            if (rc != 0) break;
-            if (attach_worker_output(s, configuration_rank(s, idx), m,
-                                     worker_process_take_output(&s->worker), err) != 0)
-                return -1;
-            if (context_lost) {
-                /* The configuration's own result stands; the device needs a
-                 * fresh context, and a check that it is itself again. */
-                end_worker(s, 1.0, NULL, 0, NULL);
-                s->stats.restarts++;
-                s->check_due = true;
-                notice(s, "the device stopped answering after a launch failure; starting a new "
-                          "worker");
-            }
-            return 0;
-        }
-        if (msg.type == WORKER_MSG_FAILED) {
-            char *text = worker_get_str(&msg);
-            err_set(err, "the device cannot go on: %s", text ? text : "");
-            free(text);
-            worker_message_free(&msg);
-            end_worker(s, 1.0, NULL, 0, NULL);
-            return -1;
-        }
-        worker_message_free(&msg);
-        break; /* a message out of turn: the worker is not to be trusted */
-    }
-
-    /* The worker died, hung or was stopped: it is ended either way, and the
-     * next configuration gets a fresh one. */
-    double now = now_s();
-    char *output = NULL;
-    end_worker(s, timed_out || interrupted ? 0 : 1.0, how, sizeof how, &output);
-    s->stats.restarts++;
-    m->build_s = (build_end ? build_end : now) - started;
-    m->verify_s = build_end ? now - build_end : 0;
-    m->stage = stage;
-    char text[1536];
-    if (interrupted) {
-        m->status = MEAS_CRASH;
-        snprintf(text, sizeof text,
-                 "interrupted in stage %s: the worker was stopped %.1f s after the stop request",
-                 measure_stage_name(stage), s->o.limits.stop_grace_s);
-    } else if (timed_out) {
-        m->status = MEAS_TIMEOUT;
-        s->stats.timeouts++;
-        if (stage == STAGE_BUILD)
-            snprintf(text, sizeof text,
-                     "timed out in stage build: no answer within the compile limit of %.3g s; the "
-                     "worker was killed",
-                     limit_s);
-        else if (verified_s >= 0)
-            snprintf(text, sizeof text,
-                     "timed out in stage %s: no answer within %.3g s after the verification "
-                     "(floor %.3g s + %.3g x %u runs of the verification's %.3g s, or more if "
-                     "earlier configurations took longer; cap %.3g s); the worker was killed",
-                     measure_stage_name(stage), limit_s, s->o.limits.floor_s, s->o.limits.factor,
-                     s->o.setup.runs + 1, verified_s, s->o.limits.cap_s);
-        else if (s->slowest_ok_s > 0)
-            snprintf(text, sizeof text,
-                     "timed out in stage %s: no answer within %.3g s after the build (floor "
-                     "%.3g s + %.3g x the slowest ok configuration's %.3g s, cap %.3g s); the "
-                     "worker was killed",
-                     measure_stage_name(stage), limit_s, s->o.limits.floor_s, s->o.limits.factor,
-                     s->slowest_ok_s, s->o.limits.cap_s);
-        else
-            snprintf(text, sizeof text,
-                     "timed out in stage %s: no answer within the floor of %.3g s after the "
-                     "build (no configuration has passed yet to scale it by; cap %.3g s, "
-                     "--timeout-floor raises it); the worker was killed",
-                     measure_stage_name(stage), limit_s, s->o.limits.cap_s);
-        s->check_due = true;
-    } else {
-        m->status = MEAS_CRASH;
-        s->stats.crashes++;
-        snprintf(text, sizeof text, "crash in stage %s: the measuring worker was %s%s",
-                 measure_stage_name(stage), how[0] ? "" : "lost: ",
-                 how[0] ? how : io_err.message);
-        /* "was killed by signal 11 (SIGSEGV)" reads; "was exit status 3" does not. */
-        if (strncmp(how, "exit status", 11) == 0)
-            snprintf(text, sizeof text, "crash in stage %s: the measuring worker ended with %s",
-                     measure_stage_name(stage), how);
-        s->check_due = true;
-    }
-    if (measurement_set_message(m, text) != 0) {
-        free(output);
-        return err_set(err, "out of memory");
-    }
-    if (!interrupted) notice(s, "%s", text);
-    return attach_worker_output(s, configuration_rank(s, idx), m, output, err);
+    start_limit(s, &f);
+    flight_end end = f.lost ? FLIGHT_LOST : follow_request(s, idx, m, &f, err);
+    if (end == FLIGHT_ANSWERED) return 0;
+    if (end == FLIGHT_FATAL) return -1;
+    return record_lost_request(s, idx, m, &f, end, err);
 }
 
 static void consider_reference(supervisor *s, const uint16_t *idx, const measurement *m)
@@ -502,8 +590,8 @@ static void consider_reference(supervisor *s, const uint16_t *idx, const measure
 
 static void pause_interruptibly(supervisor *s, double seconds)
 {
-    double until = now_s() + seconds;
-    while (!stop_requested(s) && now_s() < until) wait_for_worker(s, until);
+    double until = clock_monotonic_s() + seconds;
+    while (!stop_requested(s) && clock_monotonic_s() < until) wait_for_worker(s, until);
 }
 
 /* Re-time the reference on the (new) worker until it is within the
@@ -568,7 +656,7 @@ static int supervised_evaluate(void *ctx, const uint16_t *idx, measurement *m, s
 {
     supervisor *s = ctx;
     s->in_flight = true;
-    s->flight_started = now_s();
+    s->flight_started = clock_monotonic_s();
     s->flight_stage = STAGE_NONE;
     report_activity(s);
     int rc = evaluate_in_flight(s, idx, m, err);
@@ -601,11 +689,12 @@ static int evaluate_in_flight(supervisor *s, const uint16_t *idx, measurement *m
     if (s->pool) {
         uint64_t rank;
         if (space_rank(s->space, idx, &rank) == 0 && compile_pool_building(s->pool, rank)) {
-            double started = now_s(), until = started + s->o.limits.compile_s;
+            double started = clock_monotonic_s(), until = started + s->o.limits.compile_s;
             set_stage(s, STAGE_BUILD);
-            while (compile_pool_building(s->pool, rank) && now_s() < until && !stop_requested(s))
-                wait_for_worker(s, now_s() + STOP_POLL_S);
-            waited_for_build = now_s() - started;
+            while (compile_pool_building(s->pool, rank) && clock_monotonic_s() < until &&
+                   !stop_requested(s))
+                wait_for_worker(s, clock_monotonic_s() + STOP_POLL_S);
+            waited_for_build = clock_monotonic_s() - started;
         }
     }
     if (run_request(s, idx, m, err) != 0) return -1;

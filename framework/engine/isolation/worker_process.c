@@ -17,6 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "quote.h"
 
 static const char *const role_names[] = {"measure", "compile"};
@@ -155,21 +156,14 @@ int worker_process_start(const char *exe, worker_role role, const worker_setup *
     return rc;
 }
 
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
 int worker_process_receive(worker_process *w, double timeout_s, worker_message *msg,
                            skytune_error *err)
 {
-    double deadline = timeout_s >= 0 ? now_s() + timeout_s : 0;
+    double deadline = timeout_s >= 0 ? clock_monotonic_s() + timeout_s : 0;
     for (;;) {
         int wait_ms = -1;
         if (timeout_s >= 0) {
-            double left = deadline - now_s();
+            double left = deadline - clock_monotonic_s();
             wait_ms = left > 0 ? (int)(left * 1e3) + 1 : 0;
         }
         struct pollfd p = {.fd = w->fd, .events = POLLIN};
@@ -177,7 +171,7 @@ int worker_process_receive(worker_process *w, double timeout_s, worker_message *
         if (r < 0 && errno == EINTR) continue;
         if (r < 0) return err_set(err, "waiting for a worker: %s", strerror(errno));
         if (r == 0) {
-            if (timeout_s >= 0 && now_s() >= deadline) return 0;
+            if (timeout_s >= 0 && clock_monotonic_s() >= deadline) return 0;
             continue;
         }
         int got = worker_receive(w->fd, msg, err);

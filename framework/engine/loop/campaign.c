@@ -4,8 +4,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
+#include "clock.h"
 #include "store_writer.h"
 #include "value.h"
 
@@ -51,13 +51,6 @@ bool campaign_budget_spent(const campaign_limits *l, uint64_t evaluated, double 
         return true;
     }
     return false;
-}
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
 /* What the store already holds for this campaign's key, by rank. */
@@ -205,250 +198,409 @@ static void relay_activity(void *ctx, const evaluation_activity *e)
         .stage = e->stage,
         .elapsed_s = e->elapsed_s,
         .checking_health = e->checking_health,
-        .campaign_elapsed_s = now_s() - r->start,
+        .campaign_elapsed_s = clock_monotonic_s() - r->start,
         .label = r->cfg->label,
     };
     r->cfg->on_activity(r->cfg->activity_ctx, &a);
 }
 
-int campaign_run(const campaign_config *cfg, campaign_result *res, skytune_error *err)
-{
-    memset(res, 0, sizeof *res);
-    const space *sp = cfg->space;
-    size_t n_params = space_param_count(sp);
-    size_t text_cap = 64 + n_params * (VALUE_TEXT + 64);
-    uint16_t *idx = calloc(n_params + 1, sizeof *idx);
-    char *text = malloc(text_cap);
-    char *best_text = calloc(text_cap, 1);
-    known_set known = {.space = sp, .idx = calloc(n_params + 1, sizeof(uint16_t)), .max_seq = -1};
-    config_strings strings = {0};
-    store_writer *writer = NULL;
-    size_t prefetch_depth = cfg->eval.prefetch ? cfg->eval.prefetch_depth : 0;
-    uint64_t *upcoming = prefetch_depth ? calloc(prefetch_depth, sizeof *upcoming) : NULL;
-    bool watching = false;     /* the evaluator reports activity to relay_activity */
-    int rc = 0;
-    if (!idx || !text || !best_text || !known.idx || config_strings_init(&strings, sp) != 0 ||
-        (prefetch_depth && !upcoming)) {
-        rc = err_set(err, "out of memory starting the campaign");
-        goto done;
-    }
-    if (cfg->store) {
-        if (store_known_measurements(cfg->store, cfg->campaign_id, collect_known, &known, err) != 0)
-            goto fail;
-        if (known.failed) {
-            rc = err_set(err, "out of memory loading known measurements");
-            goto done;
-        }
-        if (known.count > 1) qsort(known.items, known.count, sizeof *known.items, compare_known);
-        if (store_writer_start(cfg->store, &writer, err) != 0) goto fail;
-    }
-    int64_t next_seq = known.max_seq + 1;
-    uint64_t count = cfg->selection_count ? cfg->selection_count : space_count(sp);
-    uint64_t planned = cfg->limits.max_evaluations && cfg->limits.max_evaluations < count
-                           ? cfg->limits.max_evaluations
-                           : count;
-    double start = now_s();
-    double best_objective = INFINITY;
-    uint64_t repeated = 0;
-    res->stop = CAMPAIGN_EXHAUSTED;
-    /* The relay lives on this stack: the evaluator is told to stop calling
-     * it before the function returns. */
-    activity_relay relay = {.cfg = cfg, .res = res, .text = text, .planned = planned, .start = start};
-    watching = cfg->on_activity && cfg->eval.watch;
-    if (watching) cfg->eval.watch(cfg->eval.ctx, relay_activity, &relay);
-
+/* What one campaign_run carries from one turn of the loop to the next. */
+typedef struct campaign_state {
+    const campaign_config *cfg;
+    campaign_result *res;
+    const space *sp;
+    size_t n_params;
+    uint16_t *idx;             /* the configuration in flight */
+    char *text;                /* and as text */
+    size_t text_cap;
+    char *best_text;
+    double best_objective;
+    known_set known;
+    config_strings strings;
+    store_writer *writer;
+    size_t prefetch_depth;
+    uint64_t *upcoming;        /* prefetch_depth slots for hint_upcoming */
+    int64_t next_seq;          /* the campaign's next sequence number in the store */
+    uint64_t count;            /* configurations the strategy can propose */
+    uint64_t planned;
+    double start;
+    uint64_t repeated;         /* proposals in a row answered from the history */
+    activity_relay relay;
+    bool watching;             /* the evaluator reports activity to relay_activity */
     /* A phase the strategy entered, held until the next event reports it
      * (proposals answered from the history report nothing). */
-    char phase_line[256] = "";
-    for (;;) {
-        if (cfg->stop_requested && *cfg->stop_requested) {
-            res->stop = CAMPAIGN_INTERRUPTED;
-            break;
-        }
-        if (campaign_budget_spent(&cfg->limits, res->evaluated,
-                                  res->build_s + res->verify_s + res->bench_s, &res->stop))
-            break;
-        if (cfg->limits.time_limit_s > 0 && now_s() - start >= cfg->limits.time_limit_s) {
-            res->stop = CAMPAIGN_TIME_LIMIT;
-            break;
-        }
-        double iteration_start = now_s();
-        double spent = 0;
-        uint64_t rank;
-        if (strategy_ask(cfg->strategy, &rank) == STRATEGY_DONE) break;
-        const char *phase = strategy_phase_change(cfg->strategy);
-        if (phase) snprintf(phase_line, sizeof phase_line, "%s", phase);
-        double seen;
-        if (history_lookup(cfg->history, rank, &seen)) {
-            strategy_tell(cfg->strategy, rank, seen);
-            if (++repeated >= MAX_REPEATED_PROPOSALS) break;
-            continue;
-        }
-        repeated = 0;
-        space_unrank(sp, rank, idx);
-        space_config_text(sp, idx, text, text_cap);
+    char phase_line[256];
+} campaign_state;
 
-        measurement m;
-        measurement_init(&m);
-        known_entry *k = cfg->store ? find_known(&known, rank) : NULL;
-        if (k && k->status != MEAS_OK && cfg->retry_failed) k = NULL;
-        if (!k && prefetch_depth) hint_upcoming(cfg, &known, rank, upcoming, prefetch_depth);
-        /* Another run on the same database may have measured it since this
-         * one started, or be measuring it now. */
-        known_entry from_other;
-        if (!k && cfg->claims) {
-            claim_outcome claim;
-            store_known other;
-            if (claim_configuration(cfg->claims, cfg->campaign_id, text, space_text_hash(text),
-                                    &claim, &other, err) != 0)
-                goto fail;
-            if (claim == CLAIM_STOPPED) {
-                res->stop = CAMPAIGN_INTERRUPTED;
-                break;
-            }
-            if (claim == CLAIM_REUSE) {
-                from_other = (known_entry){
-                    .rank = rank,
-                    .measurement_id = other.measurement_id,
-                    .status = other.status,
-                    .objective = other.status == MEAS_OK ? other.median_ns : INFINITY,
-                    .gflops = other.gflops,
-                    .gbs = other.gbs,
-                    .in_campaign = other.in_campaign,
-                };
-                k = &from_other;
-            }
+/* How a turn of the loop ended. */
+typedef enum turn_end {
+    TURN_NEXT,                 /* on to the next proposal */
+    TURN_STOP,                 /* the campaign ends; res->stop says why */
+    TURN_FAILED                /* the campaign fails (err) */
+} turn_end;
+
+static int allocate_state(campaign_state *c, const campaign_config *cfg, campaign_result *res,
+                          skytune_error *err)
+{
+    *c = (campaign_state){.cfg = cfg, .res = res, .sp = cfg->space};
+    c->n_params = space_param_count(c->sp);
+    c->text_cap = 64 + c->n_params * (VALUE_TEXT + 64);
+    c->idx = calloc(c->n_params + 1, sizeof *c->idx);
+    c->text = malloc(c->text_cap);
+    c->best_text = calloc(c->text_cap, 1);
+    c->known = (known_set){.space = c->sp, .idx = calloc(c->n_params + 1, sizeof(uint16_t)),
+                           .max_seq = -1};
+    c->prefetch_depth = cfg->eval.prefetch ? cfg->eval.prefetch_depth : 0;
+    c->upcoming = c->prefetch_depth ? calloc(c->prefetch_depth, sizeof *c->upcoming) : NULL;
+    if (!c->idx || !c->text || !c->best_text || !c->known.idx ||
+        config_strings_init(&c->strings, c->sp) != 0 || (c->prefetch_depth && !c->upcoming))
+        return err_set(err, "out of memory starting the campaign");
+    return 0;
+}
+
+static void free_state(campaign_state *c)
+{
+    free(c->idx);
+    free(c->text);
+    free(c->best_text);
+    free(c->known.idx);
+    free(c->known.items);
+    free(c->upcoming);
+    config_strings_free(&c->strings);
+}
+
+/* What the store holds for the campaign already, sorted for find_known, and
+ * the writer that records what this run adds. */
+static int open_store(campaign_state *c, skytune_error *err)
+{
+    const campaign_config *cfg = c->cfg;
+    if (store_known_measurements(cfg->store, cfg->campaign_id, collect_known, &c->known, err) != 0)
+        return -1;
+    if (c->known.failed) return err_set(err, "out of memory loading known measurements");
+    if (c->known.count > 1)
+        qsort(c->known.items, c->known.count, sizeof *c->known.items, compare_known);
+    return store_writer_start(cfg->store, &c->writer, err);
+}
+
+static void plan(campaign_state *c)
+{
+    const campaign_config *cfg = c->cfg;
+    c->next_seq = c->known.max_seq + 1;
+    c->count = cfg->selection_count ? cfg->selection_count : space_count(c->sp);
+    c->planned = cfg->limits.max_evaluations && cfg->limits.max_evaluations < c->count
+                     ? cfg->limits.max_evaluations
+                     : c->count;
+    c->start = clock_monotonic_s();
+    c->best_objective = INFINITY;
+    c->res->stop = CAMPAIGN_EXHAUSTED;
+}
+
+/* The relay lives in the state, on campaign_run's stack: the evaluator is
+ * told to stop calling it before campaign_run returns. */
+static void start_watching(campaign_state *c)
+{
+    const campaign_config *cfg = c->cfg;
+    c->relay = (activity_relay){
+        .cfg = cfg, .res = c->res, .text = c->text, .planned = c->planned, .start = c->start};
+    c->watching = cfg->on_activity && cfg->eval.watch;
+    if (c->watching) cfg->eval.watch(cfg->eval.ctx, relay_activity, &c->relay);
+}
+
+static void stop_watching(campaign_state *c)
+{
+    if (c->watching) c->cfg->eval.watch(c->cfg->eval.ctx, NULL, NULL);
+    c->watching = false;
+}
+
+static bool stop_requested(const campaign_config *cfg)
+{
+    return cfg->stop_requested && *cfg->stop_requested;
+}
+
+/* Whether the campaign ends before the next proposal: a stop request, the
+ * budget or the time limit (res->stop says which). */
+static bool out_of_turns(campaign_state *c)
+{
+    const campaign_config *cfg = c->cfg;
+    campaign_result *res = c->res;
+    if (stop_requested(cfg)) {
+        res->stop = CAMPAIGN_INTERRUPTED;
+        return true;
+    }
+    if (campaign_budget_spent(&cfg->limits, res->evaluated,
+                              res->build_s + res->verify_s + res->bench_s, &res->stop))
+        return true;
+    if (cfg->limits.time_limit_s > 0 &&
+        clock_monotonic_s() - c->start >= cfg->limits.time_limit_s) {
+        res->stop = CAMPAIGN_TIME_LIMIT;
+        return true;
+    }
+    return false;
+}
+
+static known_entry known_from_store(uint64_t rank, const store_known *k)
+{
+    return (known_entry){
+        .rank = rank,
+        .measurement_id = k->measurement_id,
+        .status = k->status,
+        .objective = k->status == MEAS_OK ? k->median_ns : INFINITY,
+        .gflops = k->gflops,
+        .gbs = k->gbs,
+        .in_campaign = k->in_campaign,
+    };
+}
+
+/* A measurement of the configuration in flight to reuse, in *found (NULL:
+ * it is to be measured). The store's, as loaded at the start; or, when
+ * other runs share the store, one that another run made since (then kept
+ * in *from_other). Without one, the configuration is claimed for this run,
+ * and the evaluator hinted at what comes after it. */
+static turn_end find_reusable(campaign_state *c, uint64_t rank, known_entry *from_other,
+                              known_entry **found, skytune_error *err)
+{
+    const campaign_config *cfg = c->cfg;
+    known_entry *k = cfg->store ? find_known(&c->known, rank) : NULL;
+    if (k && k->status != MEAS_OK && cfg->retry_failed) k = NULL;
+    if (!k && c->prefetch_depth)
+        hint_upcoming(cfg, &c->known, rank, c->upcoming, c->prefetch_depth);
+    /* Another run on the same database may have measured it since this
+     * one started, or be measuring it now. */
+    if (!k && cfg->claims) {
+        claim_outcome claim;
+        store_known other;
+        if (claim_configuration(cfg->claims, cfg->campaign_id, c->text, space_text_hash(c->text),
+                                &claim, &other, err) != 0)
+            return TURN_FAILED;
+        if (claim == CLAIM_STOPPED) {
+            c->res->stop = CAMPAIGN_INTERRUPTED;
+            return TURN_STOP;
         }
-        bool cached = k != NULL;
-        double objective;
-        if (k) {
-            m.status = k->status;
-            m.median_ns = k->status == MEAS_OK ? k->objective : 0.0;
-            m.gflops = k->gflops;
-            m.gbs = k->gbs;
-            objective = k->objective;
-            if (cfg->eval.learn) cfg->eval.learn(cfg->eval.ctx, idx, &m);
-            if (!k->in_campaign) {
-                if (store_writer_record_cached(writer, cfg->campaign_id, next_seq,
-                                               k->measurement_id, err) != 0)
-                    goto fail;
-                next_seq++;
-                k->in_campaign = true;
-            }
-            res->reused++;
-        } else {
-            if (cfg->eval.evaluate(cfg->eval.ctx, idx, &m, err) != 0 ||
-                (cfg->derive && !m.replayed && cfg->derive(cfg->derive_ctx, idx, &m, err) != 0)) {
-                measurement_clear(&m);
-                goto fail;
-            }
-            /* A failure that coincides with a stop request may be the stop's
-             * doing (a compiler killed by Ctrl-C): it is not recorded, and
-             * the configuration is measured again when the run continues. */
-            if (m.status != MEAS_OK && cfg->stop_requested && *cfg->stop_requested) {
-                measurement_clear(&m);
-                res->stop = CAMPAIGN_INTERRUPTED;
-                break;
-            }
-            spent = now_s() - iteration_start;
-            /* A replayed measurement's phases are recorded device time, not
-             * time spent here: all of this turn was the engine's. */
-            m.overhead_s = m.replayed ? spent : spent - m.build_s - m.verify_s - m.bench_s;
-            if (m.overhead_s < 0) m.overhead_s = 0;
-            if (m.replayed) res->replayed = true;
-            objective = measurement_objective(&m);
-            res->measured++;
-            res->build_s += m.build_s;
-            res->verify_s += m.verify_s;
-            res->bench_s += m.bench_s;
-        }
-        if (history_add(cfg->history, rank, objective) != 0) {
-            measurement_clear(&m);
-            rc = err_set(err, "out of memory recording the history");
-            goto done;
-        }
-        strategy_tell(cfg->strategy, rank, objective);
-        res->evaluated++;
-        if ((unsigned)m.status < MEAS_STATUS_COUNT) res->by_status[m.status]++;
-        if (objective < best_objective) {
-            best_objective = objective;
-            res->have_best = true;
-            res->best_rank = rank;
-            res->best_ns = objective;
-            res->best_gflops = m.gflops;
-            snprintf(best_text, text_cap, "%s", text);
-        }
-        if (cfg->on_event) {
-            campaign_event ev = {
-                .evaluated = res->evaluated,
-                .planned = planned,
-                .config_text = text,
-                .m = &m,
-                .cached = cached,
-                .have_best = res->have_best,
-                .best_ns = res->best_ns,
-                .best_gflops = res->best_gflops,
-                .best_text = best_text,
-                .elapsed_s = now_s() - start,
-                .device_s = res->build_s + res->verify_s + res->bench_s,
-                .label = cfg->label,
-                .wall_s = spent,
-                .space_count = count,
-                .limits = &cfg->limits,
-                .strategy_phase = phase_line[0] ? phase_line : NULL,
-            };
-            cfg->on_event(cfg->event_ctx, &ev);
-            phase_line[0] = '\0';
-        }
-        /* Recorded after everything else has read it: the writer takes it. */
-        if (!cached && cfg->store) {
-            config_strings_fill(&strings, sp, idx);
-            if (store_writer_submit(writer, cfg->campaign_id, next_seq, text, space_text_hash(text),
-                                    strings.names, strings.values, n_params, &m, err) != 0) {
-                measurement_clear(&m);
-                goto fail;
-            }
-            next_seq++;
-        }
-        measurement_clear(&m);
-        if (res->have_best && ((cfg->limits.target_ns > 0 && res->best_ns <= cfg->limits.target_ns) ||
-                               (cfg->limits.target_gflops > 0 &&
-                                res->best_gflops >= cfg->limits.target_gflops))) {
-            res->stop = CAMPAIGN_TARGET;
-            break;
+        if (claim == CLAIM_REUSE) {
+            *from_other = known_from_store(rank, &other);
+            k = from_other;
         }
     }
-    if (cfg->claims) claims_release(cfg->claims);
-    if (store_writer_finish(writer, err) != 0) {
-        writer = NULL;
-        goto fail;
+    *found = k;
+    return TURN_NEXT;
+}
+
+/* A measurement from the store as this configuration's: the evaluator
+ * learns from it, and the campaign lists it unless it does already. */
+static turn_end reuse(campaign_state *c, known_entry *k, measurement *m, skytune_error *err)
+{
+    const campaign_config *cfg = c->cfg;
+    m->status = k->status;
+    m->median_ns = k->status == MEAS_OK ? k->objective : 0.0;
+    m->gflops = k->gflops;
+    m->gbs = k->gbs;
+    if (cfg->eval.learn) cfg->eval.learn(cfg->eval.ctx, c->idx, m);
+    if (!k->in_campaign) {
+        if (store_writer_record_cached(c->writer, cfg->campaign_id, c->next_seq,
+                                       k->measurement_id, err) != 0)
+            return TURN_FAILED;
+        c->next_seq++;
+        k->in_campaign = true;
     }
-    writer = NULL;
-    res->wall_s = now_s() - start;
+    c->res->reused++;
+    return TURN_NEXT;
+}
+
+/* The configuration in flight through the evaluator, and its time: *spent,
+ * the turn's wall-clock seconds. */
+static turn_end measure(campaign_state *c, measurement *m, double turn_start, double *spent,
+                        skytune_error *err)
+{
+    const campaign_config *cfg = c->cfg;
+    campaign_result *res = c->res;
+    if (cfg->eval.evaluate(cfg->eval.ctx, c->idx, m, err) != 0 ||
+        (cfg->derive && !m->replayed && cfg->derive(cfg->derive_ctx, c->idx, m, err) != 0))
+        return TURN_FAILED;
+    /* A failure that coincides with a stop request may be the stop's doing
+     * (a compiler killed by Ctrl-C): it is not recorded, and the
+     * configuration is measured again when the run continues. */
+    if (m->status != MEAS_OK && stop_requested(cfg)) {
+        res->stop = CAMPAIGN_INTERRUPTED;
+        return TURN_STOP;
+    }
+    *spent = clock_monotonic_s() - turn_start;
+    /* A replayed measurement's phases are recorded device time, not time
+     * spent here: all of this turn was the engine's. */
+    m->overhead_s = m->replayed ? *spent : *spent - m->build_s - m->verify_s - m->bench_s;
+    if (m->overhead_s < 0) m->overhead_s = 0;
+    if (m->replayed) res->replayed = true;
+    res->measured++;
+    res->build_s += m->build_s;
+    res->verify_s += m->verify_s;
+    res->bench_s += m->bench_s;
+    return TURN_NEXT;
+}
+
+/* The evaluation into the history, the strategy, the counts and the best. */
+static int count_evaluation(campaign_state *c, uint64_t rank, double objective,
+                            const measurement *m, skytune_error *err)
+{
+    const campaign_config *cfg = c->cfg;
+    campaign_result *res = c->res;
+    if (history_add(cfg->history, rank, objective) != 0)
+        return err_set(err, "out of memory recording the history");
+    strategy_tell(cfg->strategy, rank, objective);
+    res->evaluated++;
+    if ((unsigned)m->status < MEAS_STATUS_COUNT) res->by_status[m->status]++;
+    if (objective < c->best_objective) {
+        c->best_objective = objective;
+        res->have_best = true;
+        res->best_rank = rank;
+        res->best_ns = objective;
+        res->best_gflops = m->gflops;
+        snprintf(c->best_text, c->text_cap, "%s", c->text);
+    }
+    return 0;
+}
+
+static void report_event(campaign_state *c, const measurement *m, bool cached, double spent)
+{
+    const campaign_config *cfg = c->cfg;
+    const campaign_result *res = c->res;
+    if (!cfg->on_event) return;
+    campaign_event ev = {
+        .evaluated = res->evaluated,
+        .planned = c->planned,
+        .config_text = c->text,
+        .m = m,
+        .cached = cached,
+        .have_best = res->have_best,
+        .best_ns = res->best_ns,
+        .best_gflops = res->best_gflops,
+        .best_text = c->best_text,
+        .elapsed_s = clock_monotonic_s() - c->start,
+        .device_s = res->build_s + res->verify_s + res->bench_s,
+        .label = cfg->label,
+        .wall_s = spent,
+        .space_count = c->count,
+        .limits = &cfg->limits,
+        .strategy_phase = c->phase_line[0] ? c->phase_line : NULL,
+    };
+    cfg->on_event(cfg->event_ctx, &ev);
+    c->phase_line[0] = '\0';
+}
+
+/* The measurement to the store's writer, which takes it. */
+static int submit(campaign_state *c, measurement *m, skytune_error *err)
+{
+    config_strings_fill(&c->strings, c->sp, c->idx);
+    if (store_writer_submit(c->writer, c->cfg->campaign_id, c->next_seq, c->text,
+                            space_text_hash(c->text), c->strings.names, c->strings.values,
+                            c->n_params, m, err) != 0)
+        return -1;
+    c->next_seq++;
+    return 0;
+}
+
+static bool target_reached(const campaign_state *c)
+{
+    const campaign_limits *l = &c->cfg->limits;
+    const campaign_result *res = c->res;
+    return res->have_best && ((l->target_ns > 0 && res->best_ns <= l->target_ns) ||
+                              (l->target_gflops > 0 && res->best_gflops >= l->target_gflops));
+}
+
+/* The evaluation counted and reported and, when made now, recorded (k: the
+ * measurement reused, or NULL); then whether it reached the target. */
+static turn_end record_evaluation(campaign_state *c, uint64_t rank, const known_entry *k,
+                                  measurement *m, double spent, skytune_error *err)
+{
+    double objective = k ? k->objective : measurement_objective(m);
+    if (count_evaluation(c, rank, objective, m, err) != 0) return TURN_FAILED;
+    report_event(c, m, k != NULL, spent);
+    /* Recorded after everything else has read it: the writer takes it. */
+    if (!k && c->cfg->store && submit(c, m, err) != 0) return TURN_FAILED;
+    if (target_reached(c)) {
+        c->res->stop = CAMPAIGN_TARGET;
+        return TURN_STOP;
+    }
+    return TURN_NEXT;
+}
+
+/* The proposal, reused or measured, then recorded. */
+static turn_end evaluate_proposal(campaign_state *c, uint64_t rank, double turn_start,
+                                  skytune_error *err)
+{
+    space_unrank(c->sp, rank, c->idx);
+    space_config_text(c->sp, c->idx, c->text, c->text_cap);
+    known_entry from_other, *k;
+    turn_end end = find_reusable(c, rank, &from_other, &k, err);
+    if (end != TURN_NEXT) return end;
+    measurement m;
+    measurement_init(&m);
+    double spent = 0;          /* the turn's wall-clock seconds; 0 when reused */
+    end = k ? reuse(c, k, &m, err) : measure(c, &m, turn_start, &spent, err);
+    if (end == TURN_NEXT) end = record_evaluation(c, rank, k, &m, spent, err);
+    measurement_clear(&m);
+    return end;
+}
+
+/* One proposal of the strategy. One it has had before is answered from
+ * the history; too many of those in a row end the campaign. */
+static turn_end take_turn(campaign_state *c, skytune_error *err)
+{
+    const campaign_config *cfg = c->cfg;
+    double turn_start = clock_monotonic_s();
+    uint64_t rank;
+    if (strategy_ask(cfg->strategy, &rank) == STRATEGY_DONE) return TURN_STOP;
+    const char *phase = strategy_phase_change(cfg->strategy);
+    if (phase) snprintf(c->phase_line, sizeof c->phase_line, "%s", phase);
+    double seen;
+    if (history_lookup(cfg->history, rank, &seen)) {
+        strategy_tell(cfg->strategy, rank, seen);
+        return ++c->repeated >= MAX_REPEATED_PROPOSALS ? TURN_STOP : TURN_NEXT;
+    }
+    c->repeated = 0;
+    return evaluate_proposal(c, rank, turn_start, err);
+}
+
+/* The store's writer finished, the claims let go, and the time accounted. */
+static int finish(campaign_state *c, skytune_error *err)
+{
+    campaign_result *res = c->res;
+    if (c->cfg->claims) claims_release(c->cfg->claims);
+    store_writer *writer = c->writer;
+    c->writer = NULL;
+    if (store_writer_finish(writer, err) != 0) return -1;
+    res->wall_s = clock_monotonic_s() - c->start;
     res->overhead_s = res->replayed ? res->wall_s
                                     : res->wall_s - res->build_s - res->verify_s - res->bench_s;
     /* Builds done ahead, while the device timed other configurations, make
      * the phases add up to more than the wall clock. */
     if (res->overhead_s < 0) res->overhead_s = 0;
-    goto done;
-fail:
-    rc = -1;
-    if (watching) cfg->eval.watch(cfg->eval.ctx, NULL, NULL);
-    watching = false;
-    {
-        /* The campaign's own error is the one to report. */
-        skytune_error ignored;
-        if (cfg->claims) claims_release(cfg->claims);
-        store_writer_finish(writer, &ignored);
+    return 0;
+}
+
+/* After a failure: the campaign's own error is the one to report. */
+static void abandon(campaign_state *c)
+{
+    skytune_error ignored;
+    stop_watching(c);
+    if (c->cfg->claims) claims_release(c->cfg->claims);
+    store_writer_finish(c->writer, &ignored);
+    c->writer = NULL;
+}
+
+int campaign_run(const campaign_config *cfg, campaign_result *res, skytune_error *err)
+{
+    memset(res, 0, sizeof *res);
+    campaign_state c;
+    int rc = allocate_state(&c, cfg, res, err);
+    if (rc == 0 && cfg->store) rc = open_store(&c, err);
+    if (rc == 0) {
+        plan(&c);
+        start_watching(&c);
+        turn_end end = TURN_NEXT;
+        while (end == TURN_NEXT && !out_of_turns(&c)) end = take_turn(&c, err);
+        rc = end == TURN_FAILED ? -1 : finish(&c, err);
     }
-done:
-    if (watching) cfg->eval.watch(cfg->eval.ctx, NULL, NULL);
-    free(idx);
-    free(text);
-    free(best_text);
-    free(known.idx);
-    free(known.items);
-    free(upcoming);
-    config_strings_free(&strings);
+    if (rc != 0) abandon(&c);
+    stop_watching(&c);
+    free_state(&c);
     return rc;
 }

@@ -7,6 +7,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "clock.h"
+
 void http_policy_default(http_policy *p)
 {
     *p = (http_policy){
@@ -92,13 +94,6 @@ int http_url_check(const char *url, skytune_error *err)
     return rc;
 }
 
-static double monotonic_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
 static bool abandoned(const http_hooks *hooks)
 {
     return hooks && hooks->abandon && hooks->abandon(hooks->ctx);
@@ -107,10 +102,10 @@ static bool abandoned(const http_hooks *hooks)
 /* Sleep, looking at the abandon hook every 50 ms; false when abandoned. */
 static bool wait_between_attempts(double seconds, const http_hooks *hooks)
 {
-    double until = monotonic_s() + seconds;
+    double until = clock_monotonic_s() + seconds;
     for (;;) {
         if (abandoned(hooks)) return false;
-        double left = until - monotonic_s();
+        double left = until - clock_monotonic_s();
         if (left <= 0) return true;
         double slice = left < 0.05 ? left : 0.05;
         struct timespec ts = {.tv_sec = 0, .tv_nsec = (long)(slice * 1e9)};

@@ -11,6 +11,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "clock.h"
+
 void notifier_options_default(notifier_options *o)
 {
     *o = (notifier_options){
@@ -61,13 +63,6 @@ struct notifier {
     bool in_outage;
     uint64_t lost_in_outage;
 };
-
-static double monotonic_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 static struct timespec monotonic_at(double s)
 {
@@ -158,7 +153,7 @@ static void send_waiting_best(notifier *n, best_slot *s, double now)
  * `all`); the time the next one falls due in *next_due (0: none waits). */
 static void send_due_bests(notifier *n, bool all, double *next_due)
 {
-    double now = monotonic_s();
+    double now = clock_monotonic_s();
     *next_due = 0;
     for (size_t k = 0; k < n->n_slots; k++) {
         best_slot *s = &n->slots[k];
@@ -179,7 +174,7 @@ static void post_new_best(notifier *n, size_t instance, json_t *doc)
         n->totals.dropped++;
         return;
     }
-    double now = monotonic_s();
+    double now = clock_monotonic_s();
     if (s->waiting) {
         /* The latest best wins. */
         json_decref(s->waiting);
@@ -211,7 +206,7 @@ void notifier_post(notifier *n, const notify_event *ev)
     } else {
         /* An instance's final best goes out before its end, every
          * instance's before the campaign's. */
-        double now = monotonic_s(), ignored;
+        double now = clock_monotonic_s(), ignored;
         if (ev->kind == NOTIFY_INSTANCE_FINISHED) {
             best_slot *s = slot_for(n, ev->instance ? ev->instance->index : 0);
             if (s) send_waiting_best(n, s, now);
@@ -409,7 +404,7 @@ void notifier_close(notifier *n, notifier_totals *totals)
     send_due_bests(n, true, &ignored);
     n->closing = true;
     pthread_cond_signal(&n->wake);
-    struct timespec until = monotonic_at(monotonic_s() + n->opt.close_wait_s);
+    struct timespec until = monotonic_at(clock_monotonic_s() + n->opt.close_wait_s);
     int wait_rc = 0;
     while ((n->head || n->sending) && wait_rc != ETIMEDOUT)
         wait_rc = pthread_cond_timedwait(&n->idle, &n->lock, &until);

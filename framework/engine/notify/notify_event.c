@@ -6,6 +6,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "clock.h"
+
 static const char *const kind_names[NOTIFY_KIND_COUNT] = {
     "campaign_started", "new_best", "instance_finished", "campaign_finished", "campaign_failed",
 };
@@ -13,13 +15,6 @@ static const char *const kind_names[NOTIFY_KIND_COUNT] = {
 const char *notify_kind_name(notify_kind k)
 {
     return (unsigned)k < NOTIFY_KIND_COUNT ? kind_names[k] : "unknown";
-}
-
-double notify_now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_REALTIME, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
 void notify_format_time(double unix_s, char *buf, size_t len)
@@ -137,7 +132,7 @@ json_t *notify_event_json(const notify_event *ev)
     if (!doc) return NULL;
     put(&b, doc, "schema_version", json_integer(NOTIFY_SCHEMA_VERSION));
     put(&b, doc, "event", json_string(notify_kind_name(ev->kind)));
-    put(&b, doc, "time", time_value(ev->time > 0 ? ev->time : notify_now()));
+    put(&b, doc, "time", time_value(ev->time > 0 ? ev->time : clock_wall_s()));
     put(&b, doc, "campaign", campaign_json(&b, ev));
     put(&b, doc, "instance", instance_json(&b, ev->instance));
     put(&b, doc, "counts", counts_json(&b, &ev->counts));

@@ -71,9 +71,6 @@ typedef struct notify_event {
     const char *error;         /* campaign_failed, or a failed instance: what went wrong */
 } notify_event;
 
-/* Unix time now, with sub-second precision. */
-double notify_now(void);
-
 /* The event as its JSON document (a new reference), or NULL when out of
  * memory. */
 json_t *notify_event_json(const notify_event *ev);

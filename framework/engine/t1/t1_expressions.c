@@ -24,7 +24,6 @@ static void parameter_list(const t1_kernel *s, char *buf, size_t len)
                                  s->params[k].name);
 }
 
-/* ------------------------------------------------------------ expressions */
 
 /* The T1 forms the constraint language lacks, rewritten into it:
  * ProblemSize[i] becomes the problem parameter problem_size_i, and max(P)
@@ -41,114 +40,170 @@ static int reserve(char **buf, size_t *capacity, size_t used, size_t more)
     return 0;
 }
 
-int t1_rewrite(const t1_kernel *s, const char *key, const char *text, char **out,
-                   skytune_error *err)
+/* An expression being rewritten, and its rewriting so far. */
+typedef struct rewriting {
+    const t1_kernel *s;
+    const char *key;           /* the expression's place in the file, for messages */
+    const char *text;
+    char *buf;
+    size_t capacity, used;
+} rewriting;
+
+/* The quoted string at `at`, copied as it is; returns where the text goes on. */
+static size_t copy_quoted(rewriting *r, size_t at)
 {
-    size_t len = strlen(text), capacity = len + 64, used = 0;
-    char *buf = malloc(capacity);
-    if (!buf) return t1_kernel_fail(s, err, "out of memory");
-    for (size_t at = 0; at < len;) {
-        char c = text[at];
-        /* What one step appends: the longest name or number, or a word. */
-        if (reserve(&buf, &capacity, used, 128 + (len - at)) != 0) {
-            free(buf);
-            return t1_kernel_fail(s, err, "out of memory");
-        }
-        if (c == '\'' || c == '"') {
-            size_t end = at + 1;
-            while (text[end] && text[end] != c) end += text[end] == '\\' && text[end + 1] ? 2 : 1;
-            if (text[end]) end++;
-            memcpy(buf + used, text + at, end - at);
-            used += end - at;
-            at = end;
-            continue;
-        }
-        if (!(isalpha((unsigned char)c) || c == '_') ||
-            (at > 0 && (isalnum((unsigned char)text[at - 1]) || text[at - 1] == '_' ||
-                        text[at - 1] == '.'))) {
-            buf[used++] = c;
-            at++;
-            continue;
-        }
-        size_t word = at;
-        while (isalnum((unsigned char)text[at]) || text[at] == '_') at++;
-        size_t word_len = at - word;
-        size_t next = at;
-        while (isspace((unsigned char)text[next])) next++;
-        if (word_len == 11 && strncmp(text + word, "ProblemSize", 11) == 0) {
-            char *end = NULL;
-            errno = 0;
-            unsigned long index = text[next] == '[' ? strtoul(text + next + 1, &end, 10) : 0;
-            if (text[next] != '[' || end == text + next + 1 || errno) {
-                free(buf);
-                return t1_kernel_fail(s, err, "%s \"%s\": column %zu: ProblemSize is a list; write "
-                                    "ProblemSize[0] for its first entry",
-                            key, text, word + 1);
-            }
-            while (isspace((unsigned char)*end)) end++;
-            if (*end != ']') {
-                free(buf);
-                return t1_kernel_fail(s, err, "%s \"%s\": column %zu: expected ']' after ProblemSize[%lu",
-                            key, text, word + 1, index);
-            }
-            if (index >= s->n_problem) {
-                free(buf);
-                return t1_kernel_fail(s, err, "%s \"%s\": column %zu: ProblemSize[%lu], but the "
-                                    "KernelSpecification's ProblemSize has %zu entr%s",
-                            key, text, word + 1, index, s->n_problem,
-                            s->n_problem == 1 ? "y" : "ies");
-            }
-            char name[32];
-            t1_problem_name(index, name, sizeof name);
-            used += (size_t)snprintf(buf + used, capacity - used, "%s", name);
-            at = (size_t)(end - text) + 1;
-            continue;
-        }
-        bool is_max = word_len == 3 && strncmp(text + word, "max", 3) == 0;
-        bool is_min = word_len == 3 && strncmp(text + word, "min", 3) == 0;
-        if ((is_max || is_min) && text[next] == '(') {
-            size_t name_at = next + 1;
-            while (isspace((unsigned char)text[name_at])) name_at++;
-            size_t name_end = name_at;
-            while (isalnum((unsigned char)text[name_end]) || text[name_end] == '_') name_end++;
-            size_t close = name_end;
-            while (isspace((unsigned char)text[close])) close++;
-            const param_def *p = NULL;
-            for (size_t k = 0; k < s->n_params && name_end > name_at; k++)
-                if (strlen(s->params[k].name) == name_end - name_at &&
-                    strncmp(s->params[k].name, text + name_at, name_end - name_at) == 0)
-                    p = &s->params[k];
-            if (!p || text[close] != ')' || p->type == SKYTUNE_STRING) {
-                char names[400];
-                parameter_list(s, names, sizeof names);
-                free(buf);
-                return t1_kernel_fail(s, err, "%s \"%s\": column %zu: %s() takes the name of a numeric "
-                                    "tuning parameter, %s(P) being the %s of P's values; the "
-                                    "tuning parameters are %s",
-                            key, text, word + 1, is_max ? "max" : "min", is_max ? "max" : "min",
-                            is_max ? "largest" : "smallest", names);
-            }
-            skytune_value best = p->values[0];
-            for (size_t k = 1; k < p->count; k++) {
-                double v = p->type == SKYTUNE_FLOAT ? p->values[k].f : (double)p->values[k].i;
-                double b = best.type == SKYTUNE_FLOAT ? best.f : (double)best.i;
-                if (is_max ? v > b : v < b) best = p->values[k];
-            }
-            char number[64];
-            value_format(&best, number, sizeof number - 4);
-            if (best.type == SKYTUNE_FLOAT && !strpbrk(number, ".eEn")) strcat(number, ".0");
-            used += (size_t)snprintf(buf + used, capacity - used, "(%s)", number);
-            at = close + 1;
-            continue;
-        }
-        memcpy(buf + used, text + word, word_len);
-        used += word_len;
-    }
-    buf[used] = '\0';
-    *out = buf;
+    const char *text = r->text;
+    char quote = text[at];
+    size_t end = at + 1;
+    while (text[end] && text[end] != quote) end += text[end] == '\\' && text[end + 1] ? 2 : 1;
+    if (text[end]) end++;
+    memcpy(r->buf + r->used, text + at, end - at);
+    r->used += end - at;
+    return end;
+}
+
+/* Whether a name starts at `at`, rather than going on there or being part
+ * of a number. */
+static bool starts_name(const char *text, size_t at)
+{
+    char c = text[at];
+    return (isalpha((unsigned char)c) || c == '_') &&
+           !(at > 0 && (isalnum((unsigned char)text[at - 1]) || text[at - 1] == '_' ||
+                        text[at - 1] == '.'));
+}
+
+/* ProblemSize at `word`, its '[' at `next`, as the name of the problem
+ * parameter; *at: where the text goes on. */
+static int rewrite_problem_size(rewriting *r, size_t word, size_t next, size_t *at,
+                                skytune_error *err)
+{
+    const t1_kernel *s = r->s;
+    const char *text = r->text;
+    char *end = NULL;
+    errno = 0;
+    unsigned long index = text[next] == '[' ? strtoul(text + next + 1, &end, 10) : 0;
+    if (text[next] != '[' || end == text + next + 1 || errno)
+        return t1_kernel_fail(s, err, "%s \"%s\": column %zu: ProblemSize is a list; write "
+                            "ProblemSize[0] for its first entry",
+                    r->key, text, word + 1);
+    while (isspace((unsigned char)*end)) end++;
+    if (*end != ']')
+        return t1_kernel_fail(s, err, "%s \"%s\": column %zu: expected ']' after ProblemSize[%lu", r->key,
+                    text, word + 1, index);
+    if (index >= s->n_problem)
+        return t1_kernel_fail(s, err, "%s \"%s\": column %zu: ProblemSize[%lu], but the "
+                            "KernelSpecification's ProblemSize has %zu entr%s",
+                    r->key, text, word + 1, index, s->n_problem, s->n_problem == 1 ? "y" : "ies");
+    char name[32];
+    t1_problem_name(index, name, sizeof name);
+    r->used += (size_t)snprintf(r->buf + r->used, r->capacity - r->used, "%s", name);
+    *at = (size_t)(end - text) + 1;
     return 0;
 }
 
+/* The tuning parameter of the name of len bytes at `name`, the last of
+ * that name; NULL when there is none. */
+static const param_def *param_named(const t1_kernel *s, const char *name, size_t len)
+{
+    const param_def *p = NULL;
+    for (size_t k = 0; k < s->n_params && len > 0; k++)
+        if (strlen(s->params[k].name) == len && strncmp(s->params[k].name, name, len) == 0)
+            p = &s->params[k];
+    return p;
+}
+
+/* The largest (is_max) or smallest of a numeric parameter's values. */
+static skytune_value extreme_value(const param_def *p, bool is_max)
+{
+    skytune_value best = p->values[0];
+    for (size_t k = 1; k < p->count; k++) {
+        double v = p->type == SKYTUNE_FLOAT ? p->values[k].f : (double)p->values[k].i;
+        double b = best.type == SKYTUNE_FLOAT ? best.f : (double)best.i;
+        if (is_max ? v > b : v < b) best = p->values[k];
+    }
+    return best;
+}
+
+/* max(P) or min(P) at `word`, its '(' at `next`, as the largest or smallest
+ * of P's values; *at: where the text goes on. */
+static int rewrite_extreme(rewriting *r, bool is_max, size_t word, size_t next, size_t *at,
+                           skytune_error *err)
+{
+    const t1_kernel *s = r->s;
+    const char *text = r->text;
+    size_t name_at = next + 1;
+    while (isspace((unsigned char)text[name_at])) name_at++;
+    size_t name_end = name_at;
+    while (isalnum((unsigned char)text[name_end]) || text[name_end] == '_') name_end++;
+    size_t close = name_end;
+    while (isspace((unsigned char)text[close])) close++;
+    const param_def *p = param_named(s, text + name_at, name_end - name_at);
+    if (!p || text[close] != ')' || p->type == SKYTUNE_STRING) {
+        char names[400];
+        parameter_list(s, names, sizeof names);
+        return t1_kernel_fail(s, err, "%s \"%s\": column %zu: %s() takes the name of a numeric "
+                            "tuning parameter, %s(P) being the %s of P's values; the "
+                            "tuning parameters are %s",
+                    r->key, text, word + 1, is_max ? "max" : "min", is_max ? "max" : "min",
+                    is_max ? "largest" : "smallest", names);
+    }
+    skytune_value best = extreme_value(p, is_max);
+    char number[64];
+    value_format(&best, number, sizeof number - 4);
+    if (best.type == SKYTUNE_FLOAT && !strpbrk(number, ".eEn")) strcat(number, ".0");
+    r->used += (size_t)snprintf(r->buf + r->used, r->capacity - r->used, "(%s)", number);
+    *at = close + 1;
+    return 0;
+}
+
+/* The name at *at: a T1 form rewritten, any other copied. */
+static int rewrite_name(rewriting *r, size_t *at, skytune_error *err)
+{
+    const char *text = r->text;
+    size_t word = *at, end = word;
+    while (isalnum((unsigned char)text[end]) || text[end] == '_') end++;
+    size_t word_len = end - word;
+    size_t next = end;
+    while (isspace((unsigned char)text[next])) next++;
+    if (word_len == 11 && strncmp(text + word, "ProblemSize", 11) == 0)
+        return rewrite_problem_size(r, word, next, at, err);
+    bool is_max = word_len == 3 && strncmp(text + word, "max", 3) == 0;
+    bool is_min = word_len == 3 && strncmp(text + word, "min", 3) == 0;
+    if ((is_max || is_min) && text[next] == '(')
+        return rewrite_extreme(r, is_max, word, next, at, err);
+    memcpy(r->buf + r->used, text + word, word_len);
+    r->used += word_len;
+    *at = end;
+    return 0;
+}
+
+int t1_rewrite(const t1_kernel *s, const char *key, const char *text, char **out,
+                   skytune_error *err)
+{
+    size_t len = strlen(text);
+    rewriting r = {.s = s, .key = key, .text = text, .capacity = len + 64};
+    r.buf = malloc(r.capacity);
+    if (!r.buf) return t1_kernel_fail(s, err, "out of memory");
+    int rc = 0;
+    for (size_t at = 0; at < len && rc == 0;) {
+        /* What one step appends: the longest name or number, or a word. */
+        if (reserve(&r.buf, &r.capacity, r.used, 128 + (len - at)) != 0)
+            rc = t1_kernel_fail(s, err, "out of memory");
+        else if (text[at] == '\'' || text[at] == '"')
+            at = copy_quoted(&r, at);
+        else if (starts_name(text, at))
+            rc = rewrite_name(&r, &at, err);
+        else
+            r.buf[r.used++] = text[at++];
+    }
+    if (rc != 0) {
+        free(r.buf);
+        return rc;
+    }
+    r.buf[r.used] = '\0';
+    *out = r.buf;
+    return 0;
+}
 
 static int resolve_name(void *ctx, const char *name, size_t len)
 {
