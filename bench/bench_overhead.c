@@ -23,7 +23,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "campaign.h"
+#include "tuning_loop.h"
 #include "cl_device.h"
 #include "measurer.h"
 #include "plugin_space.h"
@@ -44,7 +44,7 @@ static double now_s(void)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-static void on_event(void *ctx, const campaign_event *ev)
+static void on_event(void *ctx, const tuning_loop_event *ev)
 {
     turn_log *log = ctx;
     double t = now_s();
@@ -157,12 +157,12 @@ int main(int argc, char **argv)
     turn_log log = {.overhead_s = calloc(configs, sizeof(double)),
                     .build_s = calloc(configs, sizeof(double)),
                     .kernel_s = calloc(configs, sizeof(double))};
-    campaign_config cc = {.space = sp, .strategy = strat, .history = h,
+    tuning_loop_config cc = {.space = sp, .strategy = strat, .history = h,
                           .eval = eval, .store = st,
                           .campaign_id = campaign_id, .on_event = on_event, .event_ctx = &log};
-    campaign_result r;
+    tuning_loop_result r;
     log.last_s = now_s();
-    if (campaign_run(&cc, &r, &err) != 0) return fail(&err);
+    if (tuning_loop_run(&cc, &r, &err) != 0) return fail(&err);
 
     stats_summary over, build, kernel;
     stats_summarise(log.overhead_s, log.n, &over);

@@ -14,7 +14,7 @@
 
 #include "cli_harness.h"
 #include "http_sink.h"
-#include "notifier.h"
+#include "notify_sender.h"
 #include "notify_format.h"
 
 static char *scratch;
@@ -348,30 +348,30 @@ Test(notify, event_document_has_every_documented_field)
     json_decref(doc);
 }
 
-/* ------------------------------------------------------------ the notifier */
+/* ------------------------------------------------------------ the notify_sender */
 
-static notifier *open_notifier(const http_sink *sink, notifier_options o, log_lines *log)
+static notify_sender *open_notifier(const http_sink *sink, notify_sender_options o, log_lines *log)
 {
     o.on_log = keep_line;
     o.log_ctx = log;
-    notifier *n;
+    notify_sender *n;
     skytune_error err;
-    cr_assert_eq(notifier_open(sink->url, &o, &n, &err), 0, "%s", err.message);
+    cr_assert_eq(notify_sender_open(sink->url, &o, &n, &err), 0, "%s", err.message);
     return n;
 }
 
 /* campaign_started and campaign_finished through a notifier with options
  * o, closed; what happened to them. */
-static notifier_totals post_two_events(const http_sink *sink, notifier_options o, log_lines *log)
+static notify_sender_totals post_two_events(const http_sink *sink, notify_sender_options o, log_lines *log)
 {
-    notifier *n = open_notifier(sink, o, log);
+    notify_sender *n = open_notifier(sink, o, log);
     notify_event ev = {.kind = NOTIFY_CAMPAIGN_STARTED, .campaign = "c", .database = "d",
                        .host = "h", .instances = 1, .campaign_started_at = 1.0};
-    notifier_post(n, &ev);
+    notify_sender_post(n, &ev);
     ev.kind = NOTIFY_CAMPAIGN_FINISHED;
-    notifier_post(n, &ev);
-    notifier_totals totals;
-    notifier_close(n, &totals);
+    notify_sender_post(n, &ev);
+    notify_sender_totals totals;
+    notify_sender_close(n, &totals);
     return totals;
 }
 
@@ -387,26 +387,26 @@ Test(notify, new_best_is_rate_limited_and_the_final_best_always_sent)
     http_sink sink;
     http_sink_start(&sink, scratch, "ok", NULL, NULL);
     log_lines log = {.n = 0};
-    notifier_options o;
-    notifier_options_default(&o);
+    notify_sender_options o;
+    notify_sender_options_default(&o);
     o.best_interval_s = 3600;
-    notifier *n = open_notifier(&sink, o, &log);
+    notify_sender *n = open_notifier(&sink, o, &log);
     notify_instance in = example_instance();
     notify_event started = {.kind = NOTIFY_CAMPAIGN_STARTED, .campaign = "c", .database = "d",
                             .host = "h", .instances = 1, .campaign_started_at = 1.0, .instance = &in};
-    notifier_post(n, &started);
+    notify_sender_post(n, &started);
     const char *configs[] = {"a=1", "a=2", "a=3", "a=4"};
     for (int k = 0; k < 4; k++) {
         notify_event ev = best_event(&in, configs[k], 100.0 - k);
-        notifier_post(n, &ev);
+        notify_sender_post(n, &ev);
     }
     notify_event done = started;
     done.kind = NOTIFY_INSTANCE_FINISHED;
-    notifier_post(n, &done);
+    notify_sender_post(n, &done);
     done.kind = NOTIFY_CAMPAIGN_FINISHED;
-    notifier_post(n, &done);
-    notifier_totals totals;
-    notifier_close(n, &totals);
+    notify_sender_post(n, &done);
+    notify_sender_totals totals;
+    notify_sender_close(n, &totals);
     http_sink_stop(&sink);
 
     received r = delivered_events(&sink);
@@ -440,12 +440,12 @@ Test(notify, an_outage_is_logged_once_and_its_end_once)
      * second fails once and then arrives. */
     http_sink sink;
     http_sink_start(&sink, scratch, "fail:3", NULL, NULL);
-    notifier_options o;
-    notifier_options_default(&o);
+    notify_sender_options o;
+    notify_sender_options_default(&o);
     o.http.attempts = 2;
     o.http.backoff_s = 0.01;
     log_lines log = {.n = 0};
-    notifier_totals totals = post_two_events(&sink, o, &log);
+    notify_sender_totals totals = post_two_events(&sink, o, &log);
     http_sink_stop(&sink);
     cr_assert_eq(http_sink_count(&sink), 4, "2 attempts each: %zu requests", http_sink_count(&sink));
     cr_assert_eq(totals.failed, 1);
@@ -467,11 +467,11 @@ Test(notify, close_gives_up_on_a_server_that_holds_its_answer)
 {
     http_sink sink;
     http_sink_start(&sink, scratch, "hold", NULL, NULL);
-    notifier_options o;
-    notifier_options_default(&o);
+    notify_sender_options o;
+    notify_sender_options_default(&o);
     o.close_wait_s = 0.2;
     log_lines log = {.n = 0};
-    notifier_totals totals = post_two_events(&sink, o, &log);
+    notify_sender_totals totals = post_two_events(&sink, o, &log);
     /* close returned while the server still holds whatever reached it. */
     for (size_t k = 1; k <= http_sink_count(&sink); k++)
         cr_assert(!http_sink_answered(&sink, k), "request %zu was answered", k);
@@ -487,13 +487,13 @@ Test(notify, close_gives_up_on_a_server_that_holds_its_answer)
 
 Test(notify, only_http_and_https_urls)
 {
-    notifier_options o;
-    notifier_options_default(&o);
-    notifier *n;
+    notify_sender_options o;
+    notify_sender_options_default(&o);
+    notify_sender *n;
     skytune_error err;
-    cr_assert_eq(notifier_open("ftp://example.org/x", &o, &n, &err), -1);
+    cr_assert_eq(notify_sender_open("ftp://example.org/x", &o, &n, &err), -1);
     cr_assert(strstr(err.message, "only http:// and https://"), "%s", err.message);
-    cr_assert_eq(notifier_open("not a url", &o, &n, &err), -1);
+    cr_assert_eq(notify_sender_open("not a url", &o, &n, &err), -1);
     cr_assert(strstr(err.message, "is not a URL"), "%s", err.message);
     cr_assert_null(n);
 }

@@ -17,7 +17,7 @@
 #include "plugin_problem.h"
 #include "progress.h"
 #include "run_common.h"
-#include "run_notify.h"
+#include "notify_command.h"
 #include "slurm_script.h"
 #include "store_campaigns.h"
 #include "strategy.h"
@@ -44,7 +44,7 @@ static const char summary[] =
 
 typedef struct sweep_printer {
     progress *prog;
-    run_notifications *notify; /* NULL: no notifications */
+    notify_run *notify; /* NULL: no notifications */
     size_t shown;              /* units started so far */
     size_t total;              /* units this invocation runs */
 } sweep_printer;
@@ -66,7 +66,7 @@ static void print_unit_started(void *ctx, const campaign_plan *p, size_t unit, b
                    p->units[unit].parts);
     }
     run_print_start(sp->prog, s);
-    if (sp->notify) run_notifications_started(sp->notify, s);
+    if (sp->notify) notify_run_started(sp->notify, s);
 }
 
 static void print_unit_finished(void *ctx, const campaign_plan *p, size_t unit, bool cross,
@@ -76,7 +76,7 @@ static void print_unit_finished(void *ctx, const campaign_plan *p, size_t unit, 
     progress_finish(sp->prog);
     const campaign_instance *in = &p->instances[p->units[unit].instance];
     if (sp->notify)
-        run_notifications_instance_done(sp->notify, in->label, out, out ? NULL : error->message);
+        notify_run_instance_done(sp->notify, in->label, out, out ? NULL : error->message);
     if (!out) {
         cli_error("campaign: instance %s%s: %s", *in->label ? in->label : "(the one)",
                   cross ? " (cross-measurement)" : "", error->message);
@@ -137,24 +137,24 @@ static int finish_status(const sweep_result *r, const char *path)
 /* The file's notify settings under the --notify options. */
 static int notify_settings(const cli_args *args, const campaign_file *f, char *origin,
                            size_t origin_len, char *ca_origin, size_t ca_origin_len,
-                           run_notify_settings *s)
+                           notify_command_settings *s)
 {
     snprintf(origin, origin_len, "%s:%d: key 'notify'", f->path, f->notify_url.line);
     snprintf(ca_origin, ca_origin_len, "%s: key 'notify.ca'", f->path);
-    run_notify_settings from_file = {
+    notify_command_settings from_file = {
         .url = f->notify_url.text,
         .format = f->notify_format,
         .ca = f->notify_ca,
         .origin = origin,
         .ca_origin = ca_origin,
     };
-    return run_notify_settings_from_args(args, &from_file, s);
+    return notify_command_settings_from_args(args, &from_file, s);
 }
 
 /* How the sweep ended, for campaign_finished; NULL: as its units did. */
 static const char *sweep_stop(const sweep_result *r)
 {
-    return r->interrupted     ? campaign_stop_name(CAMPAIGN_INTERRUPTED)
+    return r->interrupted     ? tuning_loop_stop_name(TUNING_LOOP_INTERRUPTED)
            : r->limit_reached ? "campaign budget or time limit reached"
                               : NULL;
 }
@@ -171,7 +171,7 @@ static int run_or_cross(const cli_args *args, const char *sub, const char *path,
     int status = EXIT_FAILED;
     campaign_plan plan = {0};
     char *worker_exe = NULL, *db = NULL, *command = NULL;
-    run_notify notify = {0};
+    notify_command notify = {0};
     if (shard_text && campaign_shard_parse(shard_text, &shard, &shards, &err) != 0) {
         cli_error("campaign %s: %s", sub, err.message);
         status = EXIT_USAGE;
@@ -202,10 +202,10 @@ static int run_or_cross(const cli_args *args, const char *sub, const char *path,
     size_t mine = 0;
     for (size_t u = 0; u < plan.n_units; u++) mine += campaign_plan_in_shard(&plan, u, shard);
     char origin[4200], ca_origin[4200];
-    run_notify_settings notifying;
+    notify_command_settings notifying;
     if ((status = notify_settings(args, &f, origin, sizeof origin, ca_origin, sizeof ca_origin,
                                   &notifying)) != EXIT_OK ||
-        (status = run_notify_open(&notifying, command, db, cross_only ? 0 : mine, &notify)) !=
+        (status = notify_command_open(&notifying, command, db, cross_only ? 0 : mine, &notify)) !=
             EXIT_OK)
         goto done;
     status = EXIT_FAILED;
@@ -228,7 +228,7 @@ static int run_or_cross(const cli_args *args, const char *sub, const char *path,
     int rc = cross_only ? campaign_cross_run(&f, &plan, &base, &events,
                                              memset(&result, 0, sizeof result), &err)
                         : campaign_sweep_run(&f, &plan, shard, &base, &events, &result, &err);
-    if (notify.events) run_notifications_finish(notify.events, rc != 0 ? NULL : sweep_stop(&result),
+    if (notify.events) notify_run_finish(notify.events, rc != 0 ? NULL : sweep_stop(&result),
                                                 rc != 0 ? err.message : NULL);
     if (rc != 0) {
         cli_error("campaign %s: %s", sub, err.message);
@@ -237,7 +237,7 @@ static int run_or_cross(const cli_args *args, const char *sub, const char *path,
     status = finish_status(&result, path);
 done:
     run_release_stop_signals();
-    run_notify_close(&notify);
+    notify_command_close(&notify);
     free(command);
     free(db);
     free(worker_exe);

@@ -143,7 +143,7 @@ static int read_body(publication *p, char **body, size_t *len)
     store *st = cli_open_existing_db(p->path);
     if (!st) return EXIT_FAILED;
     if (!p->campaign) {
-        if (cli_only_campaign(store_handle(st), "publish", p->only_campaign,
+        if (cli_only_campaign(st, "publish", p->only_campaign,
                               sizeof p->only_campaign) != 0) {
             store_close(st);
             return EXIT_FAILED;

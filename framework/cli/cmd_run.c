@@ -10,7 +10,7 @@
 #include "input_limits.h"
 #include "progress.h"
 #include "run_common.h"
-#include "run_notify.h"
+#include "notify_command.h"
 #include "quantity.h"
 #include "quote.h"
 #include "strategy.h"
@@ -47,7 +47,7 @@ static const cli_option options[] = {
  * file's path. */
 #define T1_PLUGIN_NAME_BYTES 4096
 
-static int parse_target(const char *text, campaign_limits *limits)
+static int parse_target(const char *text, tuning_loop_limits *limits)
 {
     if (quantity_target(text, &limits->target_ns, &limits->target_gflops) == 0) return 0;
     char shown[QUOTE_TEXT];
@@ -75,8 +75,8 @@ static int run_one(const tuning_request *rq, run_observers *obs)
     int rc = tuning_run(rq, run_observe_start, obs, &out, &err);
     progress_finish(obs->progress);
     if (obs->notify) {
-        run_notifications_instance_done(obs->notify, NULL, &out, rc != 0 ? err.message : NULL);
-        run_notifications_finish(obs->notify, NULL, rc != 0 ? err.message : NULL);
+        notify_run_instance_done(obs->notify, NULL, &out, rc != 0 ? err.message : NULL);
+        notify_run_finish(obs->notify, NULL, rc != 0 ? err.message : NULL);
     }
     if (rc != 0) {
         cli_error("%s", err.message);
@@ -97,16 +97,16 @@ static int run_devices(const tuning_request *rq, const char *devices, run_observ
     skytune_error err;
     obs->progress->terminal = false; /* one bar cannot show several campaigns: a line each */
     if (tuning_run_devices(rq, devices, run_observe_start, obs, &outcomes, &n, &err) != 0) {
-        if (obs->notify) run_notifications_finish(obs->notify, NULL, err.message);
+        if (obs->notify) notify_run_finish(obs->notify, NULL, err.message);
         cli_error("%s", err.message);
         return EXIT_FAILED;
     }
     if (obs->notify) {
         for (size_t k = 0; k < n; k++)
-            run_notifications_instance_done(obs->notify, outcomes[k].label, &outcomes[k].outcome,
+            notify_run_instance_done(obs->notify, outcomes[k].label, &outcomes[k].outcome,
                                             outcomes[k].status != 0 ? outcomes[k].error.message
                                                                     : NULL);
-        run_notifications_finish(obs->notify, NULL, NULL);
+        notify_run_finish(obs->notify, NULL, NULL);
     }
     int status = EXIT_OK;
     for (size_t k = 0; k < n; k++) {
@@ -262,10 +262,10 @@ int cmd_run(int argc, char **argv)
     }
     rq.command = command;
     const char *devices = cli_get(&args, "devices");
-    run_notify_settings notify_settings;
-    run_notify notify;
-    if ((rc = run_notify_settings_from_args(&args, NULL, &notify_settings)) != EXIT_OK ||
-        (rc = run_notify_open(&notify_settings, command, rq.db_path, devices ? 0 : 1, &notify)) !=
+    notify_command_settings notify_settings;
+    notify_command notify;
+    if ((rc = notify_command_settings_from_args(&args, NULL, &notify_settings)) != EXIT_OK ||
+        (rc = notify_command_open(&notify_settings, command, rq.db_path, devices ? 0 : 1, &notify)) !=
             EXIT_OK) {
         free(command);
         free(worker_exe);
@@ -282,7 +282,7 @@ int cmd_run(int argc, char **argv)
         status = devices ? run_devices(&rq, devices, &observers) : run_one(&rq, &observers);
         run_release_stop_signals();
     }
-    run_notify_close(&notify);
+    notify_command_close(&notify);
     free(command);
     free(worker_exe);
     return status;

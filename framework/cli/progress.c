@@ -244,14 +244,14 @@ static void print_line_prefix(const progress *p, const char *label)
 
 /* After the first configuration measured in this run: what the whole run
  * would take at its pace. */
-static void print_estimate(progress *p, progress_campaign *c, const campaign_event *ev)
+static void print_estimate(progress *p, progress_campaign *c, const tuning_loop_event *ev)
 {
     c->estimated = true;
     uint64_t left = ev->planned >= ev->evaluated ? ev->planned - ev->evaluated + 1 : 1;
     char first[32], total[32], why[160], limit[160] = "";
     format_wait_s(ev->wall_s, first, sizeof first);
     format_wait_s(ev->wall_s * (double)left, total, sizeof total);
-    const campaign_limits *l = ev->limits;
+    const tuning_loop_limits *l = ev->limits;
     if (l && l->max_evaluations)
         snprintf(why, sizeof why, " of --budget %llu", (unsigned long long)l->max_evaluations);
     else
@@ -271,7 +271,7 @@ static void print_estimate(progress *p, progress_campaign *c, const campaign_eve
     fflush(p->out);
 }
 
-static void print_log_line(progress *p, const campaign_event *ev)
+static void print_log_line(progress *p, const tuning_loop_event *ev)
 {
     const measurement *m = ev->m;
     char time_text[32], gflops[32] = "", reason[REASON_BYTES * 4 + 8] = "";
@@ -297,7 +297,7 @@ static void print_log_line(progress *p, const campaign_event *ev)
 
 /* On a terminal, the first failures of each status, with their reason,
  * above the bar. */
-static void print_failure_line(progress *p, progress_campaign *c, const campaign_event *ev)
+static void print_failure_line(progress *p, progress_campaign *c, const tuning_loop_event *ev)
 {
     const measurement *m = ev->m;
     /* A crash or timeout has had its notice from the supervisor already. */
@@ -322,7 +322,7 @@ static void print_failure_line(progress *p, progress_campaign *c, const campaign
 
 /* A multi-phase strategy's new phase, before the evaluation that began it:
  * the log then shows how many evaluations each phase took. */
-static void print_phase_line(progress *p, const campaign_event *ev)
+static void print_phase_line(progress *p, const tuning_loop_event *ev)
 {
     if (p->terminal) progress_finish(p);
     print_line_prefix(p, ev->label);
@@ -331,7 +331,7 @@ static void print_phase_line(progress *p, const campaign_event *ev)
     fflush(p->out);
 }
 
-void progress_event(void *ctx, const campaign_event *ev)
+void progress_event(void *ctx, const tuning_loop_event *ev)
 {
     progress *p = ctx;
     progress_campaign *c = campaign_of(p, ev->label);
@@ -359,7 +359,7 @@ void progress_event(void *ctx, const campaign_event *ev)
     draw_bar(p, c);
 }
 
-void progress_activity(void *ctx, const campaign_activity *a)
+void progress_activity(void *ctx, const tuning_loop_activity *a)
 {
     progress *p = ctx;
     progress_campaign *c = campaign_of(p, a->label);
@@ -374,7 +374,7 @@ void progress_activity(void *ctx, const campaign_activity *a)
     c->checking_health = a->checking_health;
     c->evaluated = a->evaluated;
     c->planned = a->planned;
-    c->elapsed_s = a->campaign_elapsed_s;
+    c->elapsed_s = a->tuning_loop_elapsed_s;
     if (p->quiet) return;
     if (p->terminal) {
         if (clock_monotonic_s() - p->last_draw_s >= REDRAW_INTERVAL_S) draw_bar(p, c);

@@ -16,7 +16,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
-#include "campaign.h"
+#include "tuning_loop.h"
 
 /* Campaigns one progress follows at once (--devices), each by its label. */
 #define PROGRESS_MAX_CAMPAIGNS 16
@@ -57,10 +57,10 @@ void progress_init(progress *p, FILE *out, bool quiet);
 /* A campaign (label as in its events, may be NULL) starts: its counts and
  * estimate start afresh. */
 void progress_begin(progress *p, const char *label);
-/* campaign_config.on_event */
-void progress_event(void *ctx, const campaign_event *ev);
+/* tuning_loop_config.on_event */
+void progress_event(void *ctx, const tuning_loop_event *ev);
 /* tuning_request.on_activity: the configuration in flight. */
-void progress_activity(void *ctx, const campaign_activity *a);
+void progress_activity(void *ctx, const tuning_loop_activity *a);
 /* A line about the campaign (a fault, the device's health) on standard
  * error, even when quiet: tuning_request.on_notice. */
 void progress_notice(void *ctx, const char *text);

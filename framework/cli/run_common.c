@@ -312,10 +312,10 @@ char *run_join_command(const char *command, int argc, char **argv)
 
 int run_print_outcome(const tuning_outcome *out, const char *label)
 {
-    const campaign_result *r = &out->result;
+    const tuning_loop_result *r = &out->result;
     if (label) printf("[%s] ", label);
     printf("campaign %lld: %s after %llu %s (%llu measured, %llu from the database) in %.1f s\n",
-           (long long)out->campaign_id, campaign_stop_name(r->stop),
+           (long long)out->campaign_id, tuning_loop_stop_name(r->stop),
            (unsigned long long)r->evaluated, configurations(r->evaluated),
            (unsigned long long)r->measured, (unsigned long long)r->reused, r->wall_s);
     printf("  status:");
@@ -342,7 +342,7 @@ int run_print_outcome(const tuning_outcome *out, const char *label)
     } else {
         printf("best: none — no configuration passed verification\n");
     }
-    if (r->stop == CAMPAIGN_INTERRUPTED) {
+    if (r->stop == TUNING_LOOP_INTERRUPTED) {
         printf("interrupted: run the same command again to continue\n");
         return EXIT_INTERRUPTED;
     }

@@ -25,7 +25,7 @@ typedef struct device_job {
     tuning_device_outcome *result;
 } device_job;
 
-static void locked_event(void *ctx, const campaign_event *ev)
+static void locked_event(void *ctx, const tuning_loop_event *ev)
 {
     device_job *job = ctx;
     pthread_mutex_lock(&job->shared->lock);
@@ -33,7 +33,7 @@ static void locked_event(void *ctx, const campaign_event *ev)
     pthread_mutex_unlock(&job->shared->lock);
 }
 
-static void locked_activity(void *ctx, const campaign_activity *a)
+static void locked_activity(void *ctx, const tuning_loop_activity *a)
 {
     device_job *job = ctx;
     pthread_mutex_lock(&job->shared->lock);

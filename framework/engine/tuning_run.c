@@ -103,9 +103,9 @@ static int selected_ranks(const space *sp, const char *const *configs, size_t n,
  * line says it ("budget reached"). */
 static const char *ended_text(const char *key)
 {
-    for (int s = CAMPAIGN_EXHAUSTED; s <= CAMPAIGN_DEVICE_TIME; s++)
-        if (strcmp(key, campaign_stop_key((campaign_stop)s)) == 0)
-            return campaign_stop_name((campaign_stop)s);
+    for (int s = TUNING_LOOP_EXHAUSTED; s <= TUNING_LOOP_DEVICE_TIME; s++)
+        if (strcmp(key, tuning_loop_stop_key((tuning_loop_stop)s)) == 0)
+            return tuning_loop_stop_name((tuning_loop_stop)s);
     return key;
 }
 
@@ -324,7 +324,7 @@ static int run_campaign(recorded_run *r, skytune_error *err)
     const tuning_request *rq = r->rq;
     const recorded_campaign *rc = r->rc;
     tuning_outcome *out = r->out;
-    campaign_config cc = {
+    tuning_loop_config cc = {
         .space = rc->space,
         .selection_count = out->space_count,
         .strategy = r->strat,
@@ -344,7 +344,7 @@ static int run_campaign(recorded_run *r, skytune_error *err)
         .activity_ctx = rq->activity_ctx,
         .label = rq->label,
     };
-    if (campaign_run(&cc, &out->result, err) != 0) return -1;
+    if (tuning_loop_run(&cc, &out->result, err) != 0) return -1;
     if (out->result.have_best) {
         uint16_t *idx = calloc(space_param_count(rc->space) + 1, sizeof *idx);
         if (idx) {
@@ -361,18 +361,18 @@ static int run_campaign(recorded_run *r, skytune_error *err)
  * closing reports into err only after a run that succeeded. */
 static int end_run(recorded_run *r, int status, skytune_error *err)
 {
-    const campaign_result *res = &r->out->result;
+    const tuning_loop_result *res = &r->out->result;
     if (r->invocation_open) {
         skytune_error end_err;
         if (store_invocation_end(r->st, r->invocation_id,
-                                 status != 0 ? "failed" : campaign_stop_key(res->stop),
+                                 status != 0 ? "failed" : tuning_loop_stop_key(res->stop),
                                  status != 0 ? &end_err : err) != 0 &&
             status == 0)
             status = -1;
     }
     if (r->campaign_open) {
         const char *state = status != 0                         ? "failed"
-                            : res->stop == CAMPAIGN_INTERRUPTED ? "interrupted"
+                            : res->stop == TUNING_LOOP_INTERRUPTED ? "interrupted"
                                                                 : "done";
         skytune_error close_err;
         store_campaign_close(r->st, r->campaign_id, state, status != 0 ? &close_err : err);

@@ -9,7 +9,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "campaign.h"
+#include "tuning_loop.h"
 #include "plugin_loader.h"
 #include "supervisor.h"
 
@@ -28,7 +28,7 @@ typedef struct tuning_request {
     const char *strategy;                /* NULL: the default */
     const char *const *strategy_opts;
     size_t n_strategy_opts;
-    campaign_limits limits;
+    tuning_loop_limits limits;
     /* A selection for the exhaustive strategy (strategy_setup): part
      * space_part of space_parts (0 or 1: the whole space), and/or only the
      * configurations of these canonical texts, in this order (those outside
@@ -67,11 +67,11 @@ typedef struct tuning_request {
     void (*on_space_progress)(void *ctx, const space_progress *p);
     void *space_progress_ctx;
     uint64_t max_json_bytes;             /* --replay and --space files; 0: the default */
-    void (*on_event)(void *ctx, const campaign_event *ev);
+    void (*on_event)(void *ctx, const tuning_loop_event *ev);
     void *event_ctx;
     /* The configuration in flight, while a supervised worker measures it
-     * (campaign_activity; may be NULL). */
-    void (*on_activity)(void *ctx, const campaign_activity *a);
+     * (tuning_loop_activity; may be NULL). */
+    void (*on_activity)(void *ctx, const tuning_loop_activity *a);
     void *activity_ctx;
 } tuning_request;
 
@@ -101,7 +101,7 @@ typedef struct tuning_outcome {
     char problem_text[4096];             /* canonical */
     char device[256];                    /* the device's name */
     char plugin[128];                    /* the plugin's name */
-    campaign_result result;
+    tuning_loop_result result;
     supervisor_stats supervision;        /* zero without isolation */
     int64_t campaign_id;
     char best_text[4096];

@@ -176,7 +176,7 @@ int campaign_cross_run(const campaign_file *f, const campaign_plan *p, const tun
                 rq.space_parts = 0;
                 rq.configs = texts;
                 rq.n_configs = candidates.n;
-                rq.limits = (campaign_limits){0};
+                rq.limits = (tuning_loop_limits){0};
                 rq.label = p->instances[p->units[u].instance].label;
                 /* Another instance's best may lie outside this one's space
                  * (a value its problem does not allow): measured are only

@@ -50,7 +50,7 @@ bool campaign_unit_run(const tuning_request *rq, const campaign_plan *p, size_t 
             }
             const tuning_outcome *o = &outcomes[k].outcome;
             out->evaluated += o->result.evaluated;
-            stopped = stopped || o->result.stop == CAMPAIGN_INTERRUPTED;
+            stopped = stopped || o->result.stop == TUNING_LOOP_INTERRUPTED;
             tell_finished(events, p, unit, cross, o, NULL);
         }
         free(outcomes);
@@ -76,7 +76,7 @@ bool campaign_unit_run(const tuning_request *rq, const campaign_plan *p, size_t 
         }
     } else {
         out->evaluated += o->result.evaluated;
-        stopped = o->result.stop == CAMPAIGN_INTERRUPTED;
+        stopped = o->result.stop == TUNING_LOOP_INTERRUPTED;
         tell_finished(events, p, unit, cross, o, NULL);
         if (!stopped) cross ? out->cross_runs++ : out->units_run++;
     }

@@ -35,7 +35,7 @@ int derived_values_open(derived_values *d, const skytune_plugin *plugin,
                         const skytune_values *problem, const space *sp, skytune_error *err);
 void derived_values_close(derived_values *d);
 
-/* campaign_config.derive: m->derived for the configuration idx. -1 with err
+/* tuning_loop_config.derive: m->derived for the configuration idx. -1 with err
  * when the plugin looks up a name it did not declare. */
 int derived_values_compute(void *d, const uint16_t *idx, measurement *m, skytune_error *err);
 

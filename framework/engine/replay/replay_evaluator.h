@@ -25,7 +25,7 @@ typedef struct replay_evaluator replay_evaluator;
 int replay_evaluator_new(const replay_dataset *d, const space *sp, replay_evaluator **out,
                          skytune_error *err);
 void replay_evaluator_free(replay_evaluator *re);
-/* The evaluator interface for campaign_run (measurements marked replayed). */
+/* The evaluator interface for tuning_loop_run (measurements marked replayed). */
 evaluator replay_evaluator_as_evaluator(replay_evaluator *re);
 /* Lowest recorded time over the space's configurations; false when none ran. */
 bool replay_optimum(const replay_evaluator *re, double *time_ns);

@@ -6,7 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "campaign.h"
+#include "tuning_loop.h"
 #include "strategy.h"
 
 static int compare_doubles(const void *a, const void *b)
@@ -48,9 +48,9 @@ typedef struct run_outcome {
     uint64_t evaluated;
 } run_outcome;
 
-static campaign_limits limits_for(double budget, bench_budget_unit unit)
+static tuning_loop_limits limits_for(double budget, bench_budget_unit unit)
 {
-    campaign_limits limits = {0};
+    tuning_loop_limits limits = {0};
     if (unit == BENCH_EVALUATIONS)
         limits.max_evaluations = (uint64_t)budget;
     else
@@ -70,14 +70,14 @@ typedef struct budget_watch {
 
 /* After each evaluation: a budget that is now spent would have stopped its
  * campaign here, so what the run has found so far is that budget's outcome. */
-static void settle_spent_budgets(void *ctx, const campaign_event *ev)
+static void settle_spent_budgets(void *ctx, const tuning_loop_event *ev)
 {
     budget_watch *w = ctx;
     for (size_t k = 0; k < w->n; k++) {
         if (w->settled[k]) continue;
-        campaign_limits limits = limits_for(w->budgets[k], w->unit);
-        campaign_stop why;
-        if (!campaign_budget_spent(&limits, ev->evaluated, ev->device_s, &why)) continue;
+        tuning_loop_limits limits = limits_for(w->budgets[k], w->unit);
+        tuning_loop_stop why;
+        if (!tuning_loop_budget_spent(&limits, ev->evaluated, ev->device_s, &why)) continue;
         *w->outcomes[k] = (run_outcome){ev->have_best ? ev->best_ns : INFINITY, ev->evaluated};
         w->settled[k] = true;
     }
@@ -89,7 +89,7 @@ static int run_once(const bench_dataset *d, const char *strategy_name, uint64_t 
     double largest = watch->budgets[0];
     for (size_t k = 1; k < watch->n; k++)
         if (watch->budgets[k] > largest) largest = watch->budgets[k];
-    campaign_limits limits = limits_for(largest, watch->unit);
+    tuning_loop_limits limits = limits_for(largest, watch->unit);
     history *h = history_new();
     if (!h) return err_set(err, "out of memory");
     strategy_setup setup = {.space = d->space, .history = h, .seed = seed,
@@ -100,7 +100,7 @@ static int run_once(const bench_dataset *d, const char *strategy_name, uint64_t 
         history_free(h);
         return -1;
     }
-    campaign_config cfg = {
+    tuning_loop_config cfg = {
         .space = d->space,
         .strategy = st,
         .history = h,
@@ -109,8 +109,8 @@ static int run_once(const bench_dataset *d, const char *strategy_name, uint64_t 
         .on_event = watch->n > 1 ? settle_spent_budgets : NULL,
         .event_ctx = watch,
     };
-    campaign_result r;
-    int rc = campaign_run(&cfg, &r, err);
+    tuning_loop_result r;
+    int rc = tuning_loop_run(&cfg, &r, err);
     /* Budgets the run did not spend: the strategy ran out first, or this is
      * the largest. */
     for (size_t k = 0; k < watch->n; k++)

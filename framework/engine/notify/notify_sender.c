@@ -1,4 +1,4 @@
-#include "notifier.h"
+#include "notify_sender.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -13,9 +13,9 @@
 
 #include "clock.h"
 
-void notifier_options_default(notifier_options *o)
+void notify_sender_options_default(notify_sender_options *o)
 {
-    *o = (notifier_options){
+    *o = (notify_sender_options){
         .format = NOTIFY_FORMAT_JSON,
         .best_interval_s = 60,
         .close_wait_s = 5,
@@ -40,22 +40,22 @@ typedef struct best_slot {
     double last_sent_s;        /* monotonic; < 0: none sent yet */
 } best_slot;
 
-struct notifier {
+struct notify_sender {
     char *url;
     char origin[300];
     char *ca_file;
-    notifier_options opt;
+    notify_sender_options opt;
 
     pthread_mutex_t lock;
     pthread_cond_t wake;       /* to the sending thread: something to do */
-    pthread_cond_t idle;       /* to notifier_close: the queue moved */
+    pthread_cond_t idle;       /* to notify_sender_close: the queue moved */
     queued *head, *tail;
     size_t queued_count;
     best_slot *slots;
     size_t n_slots, slots_cap;
     bool sending;              /* a document is in flight */
     bool closing;
-    notifier_totals totals;
+    notify_sender_totals totals;
     pthread_t thread;
     atomic_bool abandon;       /* close stopped waiting: give up everything */
 
@@ -71,8 +71,8 @@ static struct timespec monotonic_at(double s)
     return ts;
 }
 
-static void log_line(notifier *n, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void log_line(notifier *n, const char *fmt, ...)
+static void log_line(notify_sender *n, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void log_line(notify_sender *n, const char *fmt, ...)
 {
     if (!n->opt.on_log) return;
     char text[1400];
@@ -85,7 +85,7 @@ static void log_line(notifier *n, const char *fmt, ...)
 
 /* ------------------------------------------------------------ the queue (under lock) */
 
-static void enqueue(notifier *n, json_t *doc)
+static void enqueue(notify_sender *n, json_t *doc)
 {
     queued *q = malloc(sizeof *q);
     if (!q) {
@@ -113,7 +113,7 @@ static void enqueue(notifier *n, json_t *doc)
     pthread_cond_signal(&n->wake);
 }
 
-static json_t *dequeue(notifier *n)
+static json_t *dequeue(notify_sender *n)
 {
     queued *q = n->head;
     if (!q) return NULL;
@@ -125,7 +125,7 @@ static json_t *dequeue(notifier *n)
     return doc;
 }
 
-static best_slot *slot_for(notifier *n, size_t instance)
+static best_slot *slot_for(notify_sender *n, size_t instance)
 {
     for (size_t k = 0; k < n->n_slots; k++)
         if (n->slots[k].instance == instance) return &n->slots[k];
@@ -141,7 +141,7 @@ static best_slot *slot_for(notifier *n, size_t instance)
     return s;
 }
 
-static void send_waiting_best(notifier *n, best_slot *s, double now)
+static void send_waiting_best(notify_sender *n, best_slot *s, double now)
 {
     if (!s->waiting) return;
     enqueue(n, s->waiting);
@@ -151,7 +151,7 @@ static void send_waiting_best(notifier *n, best_slot *s, double now)
 
 /* Queue every waiting new_best whose interval has passed (all of them when
  * `all`); the time the next one falls due in *next_due (0: none waits). */
-static void send_due_bests(notifier *n, bool all, double *next_due)
+static void send_due_bests(notify_sender *n, bool all, double *next_due)
 {
     double now = clock_monotonic_s();
     *next_due = 0;
@@ -166,7 +166,7 @@ static void send_due_bests(notifier *n, bool all, double *next_due)
     }
 }
 
-static void post_new_best(notifier *n, size_t instance, json_t *doc)
+static void post_new_best(notify_sender *n, size_t instance, json_t *doc)
 {
     best_slot *s = slot_for(n, instance);
     if (!s) {
@@ -190,7 +190,7 @@ static void post_new_best(notifier *n, size_t instance, json_t *doc)
     }
 }
 
-void notifier_post(notifier *n, const notify_event *ev)
+void notify_sender_post(notify_sender *n, const notify_event *ev)
 {
     if (!n) return;
     json_t *doc = notify_event_json(ev);
@@ -222,13 +222,13 @@ void notifier_post(notifier *n, const notify_event *ev)
 
 static bool should_abandon(void *ctx)
 {
-    notifier *n = ctx;
+    notify_sender *n = ctx;
     return atomic_load(&n->abandon);
 }
 
 static void note_failed_attempt(void *ctx, unsigned attempt, const char *why, double wait_s)
 {
-    notifier *n = ctx;
+    notify_sender *n = ctx;
     if (n->in_outage) return;
     n->in_outage = true;
     log_line(n, "notify: cannot deliver to %s: %s; retrying with backoff (not said again until it "
@@ -237,7 +237,7 @@ static void note_failed_attempt(void *ctx, unsigned attempt, const char *why, do
 }
 
 /* Deliver one document; returns how it went. Outside the lock. */
-static http_outcome deliver(notifier *n, json_t *doc)
+static http_outcome deliver(notify_sender *n, json_t *doc)
 {
     char *body = notify_format_body(doc, n->opt.format);
     if (!body) return HTTP_GAVE_UP;
@@ -279,7 +279,7 @@ static http_outcome deliver(notifier *n, json_t *doc)
 
 static void *send_loop(void *arg)
 {
-    notifier *n = arg;
+    notify_sender *n = arg;
     pthread_mutex_lock(&n->lock);
     for (;;) {
         double next_due;
@@ -317,7 +317,7 @@ static void *send_loop(void *arg)
 
 /* ------------------------------------------------------------ open and close */
 
-static void notifier_free(notifier *n)
+static void notify_sender_free(notify_sender *n)
 {
     while (n->head) json_decref(dequeue(n));
     for (size_t k = 0; k < n->n_slots; k++) json_decref(n->slots[k].waiting);
@@ -327,7 +327,7 @@ static void notifier_free(notifier *n)
     free(n);
 }
 
-static int init_sync(notifier *n)
+static int init_sync(notify_sender *n)
 {
     pthread_condattr_t attr;
     if (pthread_condattr_init(&attr) != 0) return -1;
@@ -345,39 +345,39 @@ static int init_sync(notifier *n)
     return 0;
 }
 
-static void destroy_sync(notifier *n)
+static void destroy_sync(notify_sender *n)
 {
     pthread_mutex_destroy(&n->lock);
     pthread_cond_destroy(&n->wake);
     pthread_cond_destroy(&n->idle);
 }
 
-int notifier_open(const char *url, const notifier_options *o, notifier **out, skytune_error *err)
+int notify_sender_open(const char *url, const notify_sender_options *o, notify_sender **out, skytune_error *err)
 {
     *out = NULL;
     if (http_url_check(url, err) != 0) return -1;
     if (!(o->best_interval_s >= 0) || !(o->close_wait_s >= 0) || o->queue_limit == 0)
         return err_set(err, "notification options out of range: the new-best interval and the "
                             "wait at close must be >= 0, the queue at least 1");
-    notifier *n = calloc(1, sizeof *n);
+    notify_sender *n = calloc(1, sizeof *n);
     if (!n) return err_set(err, "out of memory");
     n->opt = *o;
     n->url = strdup(url);
     n->ca_file = o->http.ca_file ? strdup(o->http.ca_file) : NULL;
     if (!n->url || (o->http.ca_file && !n->ca_file)) {
-        notifier_free(n);
+        notify_sender_free(n);
         return err_set(err, "out of memory");
     }
     n->opt.http.ca_file = n->ca_file;
     http_url_origin(url, n->origin, sizeof n->origin);
     atomic_init(&n->abandon, false);
     if (init_sync(n) != 0) {
-        notifier_free(n);
+        notify_sender_free(n);
         return err_set(err, "cannot set up the notification thread's locks");
     }
     if (http_client_start(err) != 0) {
         destroy_sync(n);
-        notifier_free(n);
+        notify_sender_free(n);
         return -1;
     }
     /* Signals are the caller's business: the sending thread takes none. */
@@ -389,14 +389,14 @@ int notifier_open(const char *url, const notifier_options *o, notifier **out, sk
     if (rc != 0) {
         http_client_stop();
         destroy_sync(n);
-        notifier_free(n);
+        notify_sender_free(n);
         return err_set(err, "cannot start the notification thread: %s", strerror(rc));
     }
     *out = n;
     return 0;
 }
 
-void notifier_close(notifier *n, notifier_totals *totals)
+void notify_sender_close(notify_sender *n, notify_sender_totals *totals)
 {
     if (!n) return;
     pthread_mutex_lock(&n->lock);
@@ -423,5 +423,5 @@ void notifier_close(notifier *n, notifier_totals *totals)
     if (totals) *totals = n->totals;
     http_client_stop();
     destroy_sync(n);
-    notifier_free(n);
+    notify_sender_free(n);
 }

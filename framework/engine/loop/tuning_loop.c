@@ -1,4 +1,4 @@
-#include "campaign.h"
+#include "tuning_loop.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -13,41 +13,41 @@
  * no progress; after this many free proposals in a row the loop ends. */
 #define MAX_REPEATED_PROPOSALS 1000000
 
-const char *campaign_stop_name(campaign_stop s)
+const char *tuning_loop_stop_name(tuning_loop_stop s)
 {
     switch (s) {
-    case CAMPAIGN_EXHAUSTED: return "search complete";
-    case CAMPAIGN_BUDGET: return "budget reached";
-    case CAMPAIGN_TIME_LIMIT: return "time limit reached";
-    case CAMPAIGN_TARGET: return "target reached";
-    case CAMPAIGN_INTERRUPTED: return "interrupted";
-    case CAMPAIGN_DEVICE_TIME: return "device-time budget reached";
+    case TUNING_LOOP_EXHAUSTED: return "search complete";
+    case TUNING_LOOP_BUDGET: return "budget reached";
+    case TUNING_LOOP_TIME_LIMIT: return "time limit reached";
+    case TUNING_LOOP_TARGET: return "target reached";
+    case TUNING_LOOP_INTERRUPTED: return "interrupted";
+    case TUNING_LOOP_DEVICE_TIME: return "device-time budget reached";
     }
     return "unknown";
 }
 
-const char *campaign_stop_key(campaign_stop s)
+const char *tuning_loop_stop_key(tuning_loop_stop s)
 {
     switch (s) {
-    case CAMPAIGN_EXHAUSTED: return "search_complete";
-    case CAMPAIGN_BUDGET: return "budget";
-    case CAMPAIGN_TIME_LIMIT: return "time_limit";
-    case CAMPAIGN_TARGET: return "target";
-    case CAMPAIGN_INTERRUPTED: return "interrupted";
-    case CAMPAIGN_DEVICE_TIME: return "device_time";
+    case TUNING_LOOP_EXHAUSTED: return "search_complete";
+    case TUNING_LOOP_BUDGET: return "budget";
+    case TUNING_LOOP_TIME_LIMIT: return "time_limit";
+    case TUNING_LOOP_TARGET: return "target";
+    case TUNING_LOOP_INTERRUPTED: return "interrupted";
+    case TUNING_LOOP_DEVICE_TIME: return "device_time";
     }
     return "failed";
 }
 
-bool campaign_budget_spent(const campaign_limits *l, uint64_t evaluated, double device_s,
-                           campaign_stop *why)
+bool tuning_loop_budget_spent(const tuning_loop_limits *l, uint64_t evaluated, double device_s,
+                           tuning_loop_stop *why)
 {
     if (l->max_evaluations && evaluated >= l->max_evaluations) {
-        *why = CAMPAIGN_BUDGET;
+        *why = TUNING_LOOP_BUDGET;
         return true;
     }
     if (l->device_time_s > 0 && device_s >= l->device_time_s) {
-        *why = CAMPAIGN_DEVICE_TIME;
+        *why = TUNING_LOOP_DEVICE_TIME;
         return true;
     }
     return false;
@@ -163,7 +163,7 @@ static void config_strings_free(config_strings *cs)
 /* Tell the evaluator what the strategy will probably ask after `rank`,
  * leaving out what is evaluated already or recorded in the store, so that a
  * compile pool can build it while the device measures. */
-static void hint_upcoming(const campaign_config *cfg, known_set *known, uint64_t rank,
+static void hint_upcoming(const tuning_loop_config *cfg, known_set *known, uint64_t rank,
                           uint64_t *ranks, size_t depth)
 {
     size_t n = strategy_upcoming(cfg->strategy, ranks, depth);
@@ -179,10 +179,10 @@ static void hint_upcoming(const campaign_config *cfg, known_set *known, uint64_t
     cfg->eval.prefetch(cfg->eval.ctx, rank, ranks, kept);
 }
 
-/* What the evaluator's reports need to become campaign_activity. */
+/* What the evaluator's reports need to become tuning_loop_activity. */
 typedef struct activity_relay {
-    const campaign_config *cfg;
-    const campaign_result *res;
+    const tuning_loop_config *cfg;
+    const tuning_loop_result *res;
     const char *text;          /* the configuration in flight */
     uint64_t planned;
     double start;
@@ -191,23 +191,23 @@ typedef struct activity_relay {
 static void relay_activity(void *ctx, const evaluation_activity *e)
 {
     const activity_relay *r = ctx;
-    campaign_activity a = {
+    tuning_loop_activity a = {
         .evaluated = r->res->evaluated,
         .planned = r->planned,
         .config_text = r->text,
         .stage = e->stage,
         .elapsed_s = e->elapsed_s,
         .checking_health = e->checking_health,
-        .campaign_elapsed_s = clock_monotonic_s() - r->start,
+        .tuning_loop_elapsed_s = clock_monotonic_s() - r->start,
         .label = r->cfg->label,
     };
     r->cfg->on_activity(r->cfg->activity_ctx, &a);
 }
 
-/* What one campaign_run carries from one turn of the loop to the next. */
+/* What one tuning_loop_run carries from one turn of the loop to the next. */
 typedef struct campaign_state {
-    const campaign_config *cfg;
-    campaign_result *res;
+    const tuning_loop_config *cfg;
+    tuning_loop_result *res;
     const space *sp;
     size_t n_params;
     uint16_t *idx;             /* the configuration in flight */
@@ -239,7 +239,7 @@ typedef enum turn_end {
     TURN_FAILED                /* the campaign fails (err) */
 } turn_end;
 
-static int allocate_state(campaign_state *c, const campaign_config *cfg, campaign_result *res,
+static int allocate_state(campaign_state *c, const tuning_loop_config *cfg, tuning_loop_result *res,
                           skytune_error *err)
 {
     *c = (campaign_state){.cfg = cfg, .res = res, .sp = cfg->space};
@@ -273,7 +273,7 @@ static void free_state(campaign_state *c)
  * the writer that records what this run adds. */
 static int open_store(campaign_state *c, skytune_error *err)
 {
-    const campaign_config *cfg = c->cfg;
+    const tuning_loop_config *cfg = c->cfg;
     if (store_known_measurements(cfg->store, cfg->campaign_id, collect_known, &c->known, err) != 0)
         return -1;
     if (c->known.failed) return err_set(err, "out of memory loading known measurements");
@@ -284,7 +284,7 @@ static int open_store(campaign_state *c, skytune_error *err)
 
 static void plan(campaign_state *c)
 {
-    const campaign_config *cfg = c->cfg;
+    const tuning_loop_config *cfg = c->cfg;
     c->next_seq = c->known.max_seq + 1;
     c->count = cfg->selection_count ? cfg->selection_count : space_count(c->sp);
     c->planned = cfg->limits.max_evaluations && cfg->limits.max_evaluations < c->count
@@ -292,14 +292,14 @@ static void plan(campaign_state *c)
                      : c->count;
     c->start = clock_monotonic_s();
     c->best_objective = INFINITY;
-    c->res->stop = CAMPAIGN_EXHAUSTED;
+    c->res->stop = TUNING_LOOP_EXHAUSTED;
 }
 
-/* The relay lives in the state, on campaign_run's stack: the evaluator is
- * told to stop calling it before campaign_run returns. */
+/* The relay lives in the state, on tuning_loop_run's stack: the evaluator is
+ * told to stop calling it before tuning_loop_run returns. */
 static void start_watching(campaign_state *c)
 {
-    const campaign_config *cfg = c->cfg;
+    const tuning_loop_config *cfg = c->cfg;
     c->relay = (activity_relay){
         .cfg = cfg, .res = c->res, .text = c->text, .planned = c->planned, .start = c->start};
     c->watching = cfg->on_activity && cfg->eval.watch;
@@ -312,7 +312,7 @@ static void stop_watching(campaign_state *c)
     c->watching = false;
 }
 
-static bool stop_requested(const campaign_config *cfg)
+static bool stop_requested(const tuning_loop_config *cfg)
 {
     return cfg->stop_requested && *cfg->stop_requested;
 }
@@ -321,18 +321,18 @@ static bool stop_requested(const campaign_config *cfg)
  * budget or the time limit (res->stop says which). */
 static bool out_of_turns(campaign_state *c)
 {
-    const campaign_config *cfg = c->cfg;
-    campaign_result *res = c->res;
+    const tuning_loop_config *cfg = c->cfg;
+    tuning_loop_result *res = c->res;
     if (stop_requested(cfg)) {
-        res->stop = CAMPAIGN_INTERRUPTED;
+        res->stop = TUNING_LOOP_INTERRUPTED;
         return true;
     }
-    if (campaign_budget_spent(&cfg->limits, res->evaluated,
+    if (tuning_loop_budget_spent(&cfg->limits, res->evaluated,
                               res->build_s + res->verify_s + res->bench_s, &res->stop))
         return true;
     if (cfg->limits.time_limit_s > 0 &&
         clock_monotonic_s() - c->start >= cfg->limits.time_limit_s) {
-        res->stop = CAMPAIGN_TIME_LIMIT;
+        res->stop = TUNING_LOOP_TIME_LIMIT;
         return true;
     }
     return false;
@@ -359,7 +359,7 @@ static known_entry known_from_store(uint64_t rank, const store_known *k)
 static turn_end find_reusable(campaign_state *c, uint64_t rank, known_entry *from_other,
                               known_entry **found, skytune_error *err)
 {
-    const campaign_config *cfg = c->cfg;
+    const tuning_loop_config *cfg = c->cfg;
     known_entry *k = cfg->store ? find_known(&c->known, rank) : NULL;
     if (k && k->status != MEAS_OK && cfg->retry_failed) k = NULL;
     if (!k && c->prefetch_depth)
@@ -373,7 +373,7 @@ static turn_end find_reusable(campaign_state *c, uint64_t rank, known_entry *fro
                                 &claim, &other, err) != 0)
             return TURN_FAILED;
         if (claim == CLAIM_STOPPED) {
-            c->res->stop = CAMPAIGN_INTERRUPTED;
+            c->res->stop = TUNING_LOOP_INTERRUPTED;
             return TURN_STOP;
         }
         if (claim == CLAIM_REUSE) {
@@ -389,7 +389,7 @@ static turn_end find_reusable(campaign_state *c, uint64_t rank, known_entry *fro
  * learns from it, and the campaign lists it unless it does already. */
 static turn_end reuse(campaign_state *c, known_entry *k, measurement *m, skytune_error *err)
 {
-    const campaign_config *cfg = c->cfg;
+    const tuning_loop_config *cfg = c->cfg;
     m->status = k->status;
     m->median_ns = k->status == MEAS_OK ? k->objective : 0.0;
     m->gflops = k->gflops;
@@ -411,8 +411,8 @@ static turn_end reuse(campaign_state *c, known_entry *k, measurement *m, skytune
 static turn_end measure(campaign_state *c, measurement *m, double turn_start, double *spent,
                         skytune_error *err)
 {
-    const campaign_config *cfg = c->cfg;
-    campaign_result *res = c->res;
+    const tuning_loop_config *cfg = c->cfg;
+    tuning_loop_result *res = c->res;
     if (cfg->eval.evaluate(cfg->eval.ctx, c->idx, m, err) != 0 ||
         (cfg->derive && !m->replayed && cfg->derive(cfg->derive_ctx, c->idx, m, err) != 0))
         return TURN_FAILED;
@@ -420,7 +420,7 @@ static turn_end measure(campaign_state *c, measurement *m, double turn_start, do
      * (a compiler killed by Ctrl-C): it is not recorded, and the
      * configuration is measured again when the run continues. */
     if (m->status != MEAS_OK && stop_requested(cfg)) {
-        res->stop = CAMPAIGN_INTERRUPTED;
+        res->stop = TUNING_LOOP_INTERRUPTED;
         return TURN_STOP;
     }
     *spent = clock_monotonic_s() - turn_start;
@@ -440,8 +440,8 @@ static turn_end measure(campaign_state *c, measurement *m, double turn_start, do
 static int count_evaluation(campaign_state *c, uint64_t rank, double objective,
                             const measurement *m, skytune_error *err)
 {
-    const campaign_config *cfg = c->cfg;
-    campaign_result *res = c->res;
+    const tuning_loop_config *cfg = c->cfg;
+    tuning_loop_result *res = c->res;
     if (history_add(cfg->history, rank, objective) != 0)
         return err_set(err, "out of memory recording the history");
     strategy_tell(cfg->strategy, rank, objective);
@@ -460,10 +460,10 @@ static int count_evaluation(campaign_state *c, uint64_t rank, double objective,
 
 static void report_event(campaign_state *c, const measurement *m, bool cached, double spent)
 {
-    const campaign_config *cfg = c->cfg;
-    const campaign_result *res = c->res;
+    const tuning_loop_config *cfg = c->cfg;
+    const tuning_loop_result *res = c->res;
     if (!cfg->on_event) return;
-    campaign_event ev = {
+    tuning_loop_event ev = {
         .evaluated = res->evaluated,
         .planned = c->planned,
         .config_text = c->text,
@@ -499,8 +499,8 @@ static int submit(campaign_state *c, measurement *m, skytune_error *err)
 
 static bool target_reached(const campaign_state *c)
 {
-    const campaign_limits *l = &c->cfg->limits;
-    const campaign_result *res = c->res;
+    const tuning_loop_limits *l = &c->cfg->limits;
+    const tuning_loop_result *res = c->res;
     return res->have_best && ((l->target_ns > 0 && res->best_ns <= l->target_ns) ||
                               (l->target_gflops > 0 && res->best_gflops >= l->target_gflops));
 }
@@ -516,7 +516,7 @@ static turn_end record_evaluation(campaign_state *c, uint64_t rank, const known_
     /* Recorded after everything else has read it: the writer takes it. */
     if (!k && c->cfg->store && submit(c, m, err) != 0) return TURN_FAILED;
     if (target_reached(c)) {
-        c->res->stop = CAMPAIGN_TARGET;
+        c->res->stop = TUNING_LOOP_TARGET;
         return TURN_STOP;
     }
     return TURN_NEXT;
@@ -544,7 +544,7 @@ static turn_end evaluate_proposal(campaign_state *c, uint64_t rank, double turn_
  * the history; too many of those in a row end the campaign. */
 static turn_end take_turn(campaign_state *c, skytune_error *err)
 {
-    const campaign_config *cfg = c->cfg;
+    const tuning_loop_config *cfg = c->cfg;
     double turn_start = clock_monotonic_s();
     uint64_t rank;
     if (strategy_ask(cfg->strategy, &rank) == STRATEGY_DONE) return TURN_STOP;
@@ -562,7 +562,7 @@ static turn_end take_turn(campaign_state *c, skytune_error *err)
 /* The store's writer finished, the claims let go, and the time accounted. */
 static int finish(campaign_state *c, skytune_error *err)
 {
-    campaign_result *res = c->res;
+    tuning_loop_result *res = c->res;
     if (c->cfg->claims) claims_release(c->cfg->claims);
     store_writer *writer = c->writer;
     c->writer = NULL;
@@ -586,7 +586,7 @@ static void abandon(campaign_state *c)
     c->writer = NULL;
 }
 
-int campaign_run(const campaign_config *cfg, campaign_result *res, skytune_error *err)
+int tuning_loop_run(const tuning_loop_config *cfg, tuning_loop_result *res, skytune_error *err)
 {
     memset(res, 0, sizeof *res);
     campaign_state c;

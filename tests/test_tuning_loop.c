@@ -8,7 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "campaign.h"
+#include "tuning_loop.h"
 #include "space_fixtures.h"
 
 typedef struct fake_device {
@@ -44,7 +44,7 @@ typedef struct stopper {
     uint64_t after;
 } stopper;
 
-static void stop_after(void *ctx, const campaign_event *ev)
+static void stop_after(void *ctx, const tuning_loop_event *ev)
 {
     stopper *s = ctx;
     if (ev->evaluated >= s->after) s->flag = 1;
@@ -89,8 +89,8 @@ static int64_t open_campaign(store *st, uint64_t seed)
     return campaign_id;
 }
 
-static campaign_result run(const space *s, fake_device *dev, store *st, int64_t campaign_id,
-                           const char *strategy_name, uint64_t seed, campaign_limits limits,
+static tuning_loop_result run(const space *s, fake_device *dev, store *st, int64_t campaign_id,
+                           const char *strategy_name, uint64_t seed, tuning_loop_limits limits,
                            stopper *stop)
 {
     history *h = history_new();
@@ -98,7 +98,7 @@ static campaign_result run(const space *s, fake_device *dev, store *st, int64_t 
     strategy *strat;
     skytune_error err = {0};
     cr_assert_eq(strategy_create(strategy_name, &setup, NULL, 0, &strat, &err), 0);
-    campaign_config cfg = {
+    tuning_loop_config cfg = {
         .space = s,
         .strategy = strat,
         .history = h,
@@ -110,8 +110,8 @@ static campaign_result run(const space *s, fake_device *dev, store *st, int64_t 
         .on_event = stop ? stop_after : NULL,
         .event_ctx = stop,
     };
-    campaign_result r;
-    cr_assert_eq(campaign_run(&cfg, &r, &err), 0, "%s", err.message);
+    tuning_loop_result r;
+    cr_assert_eq(tuning_loop_run(&cfg, &r, &err), 0, "%s", err.message);
     strategy_free(strat);
     history_free(h);
     return r;
@@ -132,8 +132,8 @@ Test(campaign, budget_statuses_and_best_without_a_store)
     space *s = fixture_space(3, 5, NULL, 0);
     size_t per_rank[125] = {0};
     fake_device dev = {.space = s, .calls_per_rank = per_rank};
-    campaign_result r = run(s, &dev, NULL, 0, "exhaustive", 1, (campaign_limits){0}, NULL);
-    cr_assert_eq(r.stop, CAMPAIGN_EXHAUSTED);
+    tuning_loop_result r = run(s, &dev, NULL, 0, "exhaustive", 1, (tuning_loop_limits){0}, NULL);
+    cr_assert_eq(r.stop, TUNING_LOOP_EXHAUSTED);
     cr_assert_eq(r.evaluated, 125);
     cr_assert_eq(r.by_status[MEAS_COMPILE], 25);
     cr_assert_eq(r.by_status[MEAS_OK], 100);
@@ -145,8 +145,8 @@ Test(campaign, budget_statuses_and_best_without_a_store)
 
     memset(per_rank, 0, sizeof per_rank);
     dev.calls = 0;
-    r = run(s, &dev, NULL, 0, "random", 3, (campaign_limits){.max_evaluations = 17}, NULL);
-    cr_assert_eq(r.stop, CAMPAIGN_BUDGET);
+    r = run(s, &dev, NULL, 0, "random", 3, (tuning_loop_limits){.max_evaluations = 17}, NULL);
+    cr_assert_eq(r.stop, TUNING_LOOP_BUDGET);
     cr_assert_eq(r.evaluated, 17);
     cr_assert_eq(dev.calls, 17);
     space_free(s);
@@ -157,9 +157,9 @@ Test(campaign, target_stops_the_search)
     space *s = fixture_space(3, 5, NULL, 0);
     size_t per_rank[125] = {0};
     fake_device dev = {.space = s, .calls_per_rank = per_rank};
-    campaign_result r =
-        run(s, &dev, NULL, 0, "exhaustive", 1, (campaign_limits){.target_ns = 1100.0}, NULL);
-    cr_assert_eq(r.stop, CAMPAIGN_TARGET);
+    tuning_loop_result r =
+        run(s, &dev, NULL, 0, "exhaustive", 1, (tuning_loop_limits){.target_ns = 1100.0}, NULL);
+    cr_assert_eq(r.stop, TUNING_LOOP_TARGET);
     cr_assert_leq(r.best_ns, 1100.0);
     cr_assert_lt(r.evaluated, 125);
     space_free(s);
@@ -176,14 +176,14 @@ Test(campaign, interrupted_campaign_resumes_and_measures_each_configuration_once
     int64_t id = open_campaign(st, 7);
 
     stopper stop = {.after = 30};
-    campaign_result r = run(s, &dev, st, id, "random", 7, (campaign_limits){0}, &stop);
-    cr_assert_eq(r.stop, CAMPAIGN_INTERRUPTED);
+    tuning_loop_result r = run(s, &dev, st, id, "random", 7, (tuning_loop_limits){0}, &stop);
+    cr_assert_eq(r.stop, TUNING_LOOP_INTERRUPTED);
     cr_assert_eq(r.evaluated, 30);
 
     int64_t again = open_campaign(st, 7);
     cr_assert_eq(again, id, "the same settings find the same campaign");
-    r = run(s, &dev, st, id, "random", 7, (campaign_limits){0}, NULL);
-    cr_assert_eq(r.stop, CAMPAIGN_EXHAUSTED);
+    r = run(s, &dev, st, id, "random", 7, (tuning_loop_limits){0}, NULL);
+    cr_assert_eq(r.stop, TUNING_LOOP_EXHAUSTED);
     cr_assert_eq(r.evaluated, 125);
     cr_assert_eq(r.reused, 30, "the first 30 come back from the store");
     cr_assert_eq(r.measured, 95);
@@ -205,11 +205,11 @@ Test(campaign, another_campaign_reuses_stored_measurements)
     skytune_error err = {0};
     cr_assert_eq(store_open(db_path, true, &st, &err), 0, "%s", err.message);
     int64_t first = open_campaign(st, 1);
-    run(s, &dev, st, first, "random", 1, (campaign_limits){.max_evaluations = 40}, NULL);
+    run(s, &dev, st, first, "random", 1, (tuning_loop_limits){.max_evaluations = 40}, NULL);
     cr_assert_eq(dev.calls, 40);
     int64_t second = open_campaign(st, 2);
     cr_assert_neq(first, second);
-    campaign_result r = run(s, &dev, st, second, "exhaustive", 2, (campaign_limits){0}, NULL);
+    tuning_loop_result r = run(s, &dev, st, second, "exhaustive", 2, (tuning_loop_limits){0}, NULL);
     cr_assert_eq(r.evaluated, 125);
     cr_assert_eq(r.reused, 40);
     cr_assert_eq(dev.calls, 125, "only the 85 new ones were measured");

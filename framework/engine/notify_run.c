@@ -1,4 +1,4 @@
-#include "run_notifications.h"
+#include "notify_run.h"
 
 #include <math.h>
 #include <stdbool.h>
@@ -21,8 +21,8 @@ typedef struct instance_state {
     bool finished;
 } instance_state;
 
-struct run_notifications {
-    notifier *notifier;
+struct notify_run {
+    notify_sender *notifier;
     char *campaign, *database;
     char host[256];
     size_t instances_planned;
@@ -33,17 +33,17 @@ struct run_notifications {
     size_t n_items, cap;
 };
 
-int run_notifications_new(notifier *n, const char *campaign, const char *database,
-                          size_t instances, run_notifications **out, skytune_error *err)
+int notify_run_new(notify_sender *n, const char *campaign, const char *database,
+                          size_t instances, notify_run **out, skytune_error *err)
 {
     *out = NULL;
-    run_notifications *rn = calloc(1, sizeof *rn);
+    notify_run *rn = calloc(1, sizeof *rn);
     if (!rn) return err_set(err, "out of memory");
     rn->notifier = n;
     rn->campaign = strdup(campaign ? campaign : "");
     rn->database = strdup(database ? database : "");
     if (!rn->campaign || !rn->database) {
-        run_notifications_free(rn);
+        notify_run_free(rn);
         return err_set(err, "out of memory");
     }
     if (gethostname(rn->host, sizeof rn->host - 1) != 0) snprintf(rn->host, sizeof rn->host, "?");
@@ -66,7 +66,7 @@ static void free_instance_strings(instance_state *s)
     free(s->stop);
 }
 
-void run_notifications_free(run_notifications *rn)
+void notify_run_free(notify_run *rn)
 {
     if (!rn) return;
     for (size_t k = 0; k < rn->n_items; k++) free_instance_strings(&rn->items[k]);
@@ -84,7 +84,7 @@ static bool same_label(const char *a, const char *b)
 /* The running instance with this label. Labels name instances only while
  * they run: a sweep may run the same problem instance again (on another
  * device, or another part of its space) once the first has finished. */
-static instance_state *find_running(run_notifications *rn, const char *label)
+static instance_state *find_running(notify_run *rn, const char *label)
 {
     for (size_t k = rn->n_items; k-- > 0;)
         if (!rn->items[k].finished && same_label(rn->items[k].label, label)) return &rn->items[k];
@@ -92,7 +92,7 @@ static instance_state *find_running(run_notifications *rn, const char *label)
 }
 
 /* The instance an outcome is about: its database campaign, else its label. */
-static instance_state *find_ending(run_notifications *rn, const char *label,
+static instance_state *find_ending(notify_run *rn, const char *label,
                                    const tuning_outcome *out)
 {
     for (size_t k = rn->n_items; out && k-- > 0;)
@@ -114,7 +114,7 @@ static void replace_text(const char **field, const char *text)
     *field = copy_text(text);
 }
 
-static instance_state *add_instance(run_notifications *rn, const char *label)
+static instance_state *add_instance(notify_run *rn, const char *label)
 {
     if (rn->n_items == rn->cap) {
         size_t cap = rn->cap ? 2 * rn->cap : 4;
@@ -131,7 +131,7 @@ static instance_state *add_instance(run_notifications *rn, const char *label)
 }
 
 /* The fields every event of the campaign shares. */
-static notify_event campaign_event_base(const run_notifications *rn, notify_kind kind)
+static notify_event campaign_event_base(const notify_run *rn, notify_kind kind)
 {
     return (notify_event){
         .kind = kind,
@@ -152,12 +152,12 @@ static notify_best instance_best(const instance_state *s)
 }
 
 /* A campaign's own events speak of its instance when it has only one. */
-static const notify_instance *lone_instance(const run_notifications *rn)
+static const notify_instance *lone_instance(const notify_run *rn)
 {
     return rn->instances_planned == 1 && rn->n_items == 1 ? &rn->items[0].info : NULL;
 }
 
-void run_notifications_started(run_notifications *rn, const tuning_started *s)
+void notify_run_started(notify_run *rn, const tuning_started *s)
 {
     instance_state *in = find_running(rn, s->label);
     if (!in && !(in = add_instance(rn, s->label))) return;
@@ -174,10 +174,10 @@ void run_notifications_started(run_notifications *rn, const tuning_started *s)
     rn->campaign_started = true;
     notify_event ev = campaign_event_base(rn, NOTIFY_CAMPAIGN_STARTED);
     ev.instance = lone_instance(rn);
-    notifier_post(rn->notifier, &ev);
+    notify_sender_post(rn->notifier, &ev);
 }
 
-void run_notifications_event(run_notifications *rn, const campaign_event *cev)
+void notify_run_event(notify_run *rn, const tuning_loop_event *cev)
 {
     instance_state *in = find_running(rn, cev->label);
     if (!in) return; /* events come only after the instance started */
@@ -199,10 +199,10 @@ void run_notifications_event(run_notifications *rn, const campaign_event *cev)
     ev.instance = &in->info;
     ev.counts = in->counts;
     ev.best = instance_best(in);
-    notifier_post(rn->notifier, &ev);
+    notify_sender_post(rn->notifier, &ev);
 }
 
-void run_notifications_instance_done(run_notifications *rn, const char *label,
+void notify_run_instance_done(notify_run *rn, const char *label,
                                      const tuning_outcome *out, const char *error)
 {
     instance_state *in = find_ending(rn, label, error ? NULL : out);
@@ -211,13 +211,13 @@ void run_notifications_instance_done(run_notifications *rn, const char *label,
     in->finished = true;
     if (!error) {
         /* The outcome is the authority: the events may not have seen all. */
-        const campaign_result *r = &out->result;
+        const tuning_loop_result *r = &out->result;
         in->counts.evaluated = r->evaluated;
         in->counts.measured = r->measured;
         in->counts.reused = r->reused;
         memcpy(in->counts.by_status, r->by_status, sizeof in->counts.by_status);
         free(in->stop);
-        in->stop = copy_text(campaign_stop_name(r->stop));
+        in->stop = copy_text(tuning_loop_stop_name(r->stop));
         if (r->have_best) {
             char *config = strdup(out->best_text);
             if (config) {
@@ -235,20 +235,20 @@ void run_notifications_instance_done(run_notifications *rn, const char *label,
     ev.best = instance_best(in);
     ev.stop = in->stop;
     ev.error = error;
-    notifier_post(rn->notifier, &ev);
+    notify_sender_post(rn->notifier, &ev);
 }
 
 /* Why the campaign ended when the caller does not say. */
-static const char *campaign_stop_text(const run_notifications *rn)
+static const char *campaign_stop_text(const notify_run *rn)
 {
-    const char *interrupted = campaign_stop_name(CAMPAIGN_INTERRUPTED);
+    const char *interrupted = tuning_loop_stop_name(TUNING_LOOP_INTERRUPTED);
     for (size_t k = 0; k < rn->n_items; k++)
         if (rn->items[k].stop && strcmp(rn->items[k].stop, interrupted) == 0) return interrupted;
     if (rn->n_items == 1 && rn->items[0].stop) return rn->items[0].stop;
     return "done";
 }
 
-void run_notifications_finish(run_notifications *rn, const char *stop, const char *error)
+void notify_run_finish(notify_run *rn, const char *stop, const char *error)
 {
     bool failed = error || rn->n_failed;
     notify_event ev =
@@ -273,5 +273,5 @@ void run_notifications_finish(run_notifications *rn, const char *stop, const cha
     }
     ev.stop = failed ? NULL : stop ? stop : campaign_stop_text(rn);
     ev.error = error;
-    notifier_post(rn->notifier, &ev);
+    notify_sender_post(rn->notifier, &ev);
 }

@@ -1,4 +1,4 @@
-#include "run_notify.h"
+#include "notify_command.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -31,10 +31,10 @@ static char *absolute_path(const char *path)
     return joined;
 }
 
-int run_notify_settings_from_args(const cli_args *args, const run_notify_settings *given,
-                                  run_notify_settings *s)
+int notify_command_settings_from_args(const cli_args *args, const notify_command_settings *given,
+                                  notify_command_settings *s)
 {
-    *s = given ? *given : (run_notify_settings){0};
+    *s = given ? *given : (notify_command_settings){0};
     const char *url = cli_get(args, "notify");
     const char *format = cli_get(args, "notify-format");
     const char *ca = cli_get(args, "notify-ca");
@@ -56,13 +56,13 @@ int run_notify_settings_from_args(const cli_args *args, const run_notify_setting
     return EXIT_OK;
 }
 
-int run_notify_open(const run_notify_settings *s, const char *command, const char *db_path,
-                    size_t instances, run_notify *out)
+int notify_command_open(const notify_command_settings *s, const char *command, const char *db_path,
+                    size_t instances, notify_command *out)
 {
-    *out = (run_notify){0};
+    *out = (notify_command){0};
     if (!s->url) return EXIT_OK;
-    notifier_options opt;
-    notifier_options_default(&opt);
+    notify_sender_options opt;
+    notify_sender_options_default(&opt);
     skytune_error err;
     if (s->format && notify_format_parse(s->format, &opt.format, &err) != 0) {
         cli_error("%s: %s", s->origin, err.message);
@@ -87,35 +87,35 @@ int run_notify_open(const run_notify_settings *s, const char *command, const cha
     }
     opt.on_log = print_log_line;
     char *database = absolute_path(db_path);
-    if (!database || notifier_open(s->url, &opt, &out->notifier, &err) != 0 ||
-        run_notifications_new(out->notifier, command, database, instances, &out->events,
+    if (!database || notify_sender_open(s->url, &opt, &out->notifier, &err) != 0 ||
+        notify_run_new(out->notifier, command, database, instances, &out->events,
                               &err) != 0) {
         cli_error("%s: %s", s->origin, database ? err.message : "out of memory");
         free(database);
-        run_notify_close(out);
+        notify_command_close(out);
         return EXIT_FAILED;
     }
     free(database);
     return EXIT_OK;
 }
 
-void run_notify_close(run_notify *rn)
+void notify_command_close(notify_command *rn)
 {
-    notifier_close(rn->notifier, NULL);
-    run_notifications_free(rn->events);
-    *rn = (run_notify){0};
+    notify_sender_close(rn->notifier, NULL);
+    notify_run_free(rn->events);
+    *rn = (notify_command){0};
 }
 
 void run_observe_start(void *ctx, const tuning_started *s)
 {
     run_observers *o = ctx;
     run_print_start(o->progress, s);
-    if (o->notify) run_notifications_started(o->notify, s);
+    if (o->notify) notify_run_started(o->notify, s);
 }
 
-void run_observe_event(void *ctx, const campaign_event *ev)
+void run_observe_event(void *ctx, const tuning_loop_event *ev)
 {
     run_observers *o = ctx;
     progress_event(o->progress, ev);
-    if (o->notify) run_notifications_event(o->notify, ev);
+    if (o->notify) notify_run_event(o->notify, ev);
 }
