@@ -13,15 +13,10 @@
 #include <string.h>
 #include <time.h>
 
+#include "clock.h"
 #include "params.h"
 #include "space.h"
 
-static double now_seconds(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
-}
 
 static int compare_doubles(const void *a, const void *b)
 {
@@ -112,15 +107,15 @@ int main(int argc, char **argv)
     uint64_t cartesian = 0, count = 0, visited = 0, checksum = 0;
     for (int r = 0; r < repetitions; r++) {
         space *s = NULL;
-        double t0 = now_seconds();
+        double t0 = clock_monotonic_s();
         if (space_build(&spec, &s, &err) != 0) {
             fprintf(stderr, "bench_enumerate: %s\n", err.message);
             return 1;
         }
-        double t1 = now_seconds();
+        double t1 = clock_monotonic_s();
         tally t = {0, 0, n_params};
         space_enumerate(s, visit, &t);
-        double t2 = now_seconds();
+        double t2 = clock_monotonic_s();
         build_times[r] = t1 - t0;
         enumerate_times[r] = t2 - t1;
         cartesian = space_cartesian_count(s);

@@ -23,6 +23,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "tuning_loop.h"
 #include "cl_device.h"
 #include "measurer.h"
@@ -37,17 +38,11 @@ typedef struct turn_log {
     double *overhead_s, *build_s, *kernel_s;
 } turn_log;
 
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 static void on_event(void *ctx, const tuning_loop_event *ev)
 {
     turn_log *log = ctx;
-    double t = now_s();
+    double t = clock_monotonic_s();
     /* The first turn also pays for the loop's start; it is left out. */
     if (ev->evaluated > 1) {
         const measurement *m = ev->m;
@@ -161,7 +156,7 @@ int main(int argc, char **argv)
                           .eval = eval, .store = st,
                           .campaign_id = campaign_id, .on_event = on_event, .event_ctx = &log};
     tuning_loop_result r;
-    log.last_s = now_s();
+    log.last_s = clock_monotonic_s();
     if (tuning_loop_run(&cc, &r, &err) != 0) return fail(&err);
 
     stats_summary over, build, kernel;

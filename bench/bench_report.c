@@ -15,6 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "html_report.h"
 #include "query.h"
 #include "report.h"
@@ -22,12 +23,6 @@
 
 #define SAMPLES 11
 
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 static int compare_doubles(const void *a, const void *b)
 {
@@ -209,9 +204,9 @@ int main(int argc, char **argv)
     char path[128], html[128];
     snprintf(path, sizeof path, "%s/bench.db", dir);
     snprintf(html, sizeof html, "%s/report.html", dir);
-    double t0 = now_s();
+    double t0 = clock_monotonic_s();
     build(path, n_configs);
-    double built = now_s() - t0;
+    double built = clock_monotonic_s() - t0;
 
     store *st;
     skytune_error err = {0};
@@ -229,21 +224,21 @@ int main(int argc, char **argv)
     for (size_t k = 0; k < query_count(); k++) {
         const query_def *q = query_at(k);
         if (strcmp(q->name, "t4") == 0) params[QUERY_PARAM_CAMPAIGN] = "1";
-        double start = now_s();
+        double start = clock_monotonic_s();
         if (query_run(db, q->sql, params, QUERY_N_PARAMS, &t, &err) != 0) die(q->name, err.message);
-        printf("  query %-18s %8.3f s  %6zu rows\n", q->name, now_s() - start, t.n_rows);
+        printf("  query %-18s %8.3f s  %6zu rows\n", q->name, clock_monotonic_s() - start, t.n_rows);
         query_table_free(&t);
         params[QUERY_PARAM_CAMPAIGN] = NULL;
     }
     double runs[3];
     for (int r = 0; r < 3; r++) {
-        double start = now_s();
+        double start = clock_monotonic_s();
         report_options opts = {.source = path};
         report_data data;
         if (report_load(db, &opts, &data, &err) != 0) die("report", err.message);
         if (html_report_save(&data, html, &err) != 0) die("report", err.message);
         report_free(&data);
-        runs[r] = now_s() - start;
+        runs[r] = clock_monotonic_s() - start;
     }
     store_close(st);
     qsort(runs, 3, sizeof runs[0], compare_doubles);

@@ -16,6 +16,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "clock.h"
 #include "replay_evaluator.h"
 #include "replay_load.h"
 #include "strategy.h"
@@ -23,12 +24,6 @@
 
 #define NAMED 16
 
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 typedef struct tally {
     size_t chances, first, first4, any;
@@ -59,21 +54,21 @@ static int run_one(const char *name, const space *sp, const replay_evaluator *re
     size_t n = 0;
     uint64_t rank;
     while (n < budget) {
-        double t0 = now_s();
+        double t0 = clock_monotonic_s();
         if (strategy_ask(st, &rank) != STRATEGY_PROPOSE) break;
-        double t1 = now_s();
+        double t1 = clock_monotonic_s();
         double seen;
         if (history_lookup(h, rank, &seen)) {
             strategy_tell(st, rank, seen);
             continue;
         }
         n_named[n] = strategy_upcoming(st, named[n], NAMED);
-        double t2 = now_s();
+        double t2 = clock_monotonic_s();
         double objective = replay_objective(re, rank);
         history_add(h, rank, objective);
-        double t3 = now_s();
+        double t3 = clock_monotonic_s();
         strategy_tell(st, rank, objective);
-        double t4 = now_s();
+        double t4 = clock_monotonic_s();
         proposed[n++] = rank;
         t->steps++;
         t->step_s += (t1 - t0) + (t4 - t3);

@@ -1,5 +1,6 @@
 /* posix_openpt, grantpt, unlockpt, ptsname: the pseudo-terminal of cli_run_terminal. */
 #define _XOPEN_SOURCE 700
+#include "clock.h"
 #include "cli_harness.h"
 
 #include <criterion/criterion.h>
@@ -50,12 +51,6 @@ const char *cli_source_dir(void)
 
 /* ------------------------------------------------------------ processes */
 
-static double monotonic_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 static void sleep_s(double seconds)
 {
@@ -100,12 +95,12 @@ bool cli_poll_exit(pid_t pid, int *status)
 
 int cli_wait(pid_t pid, double timeout_s)
 {
-    double deadline = monotonic_s() + timeout_s;
+    double deadline = clock_monotonic_s() + timeout_s;
     int status;
     /* Polling rather than a blocking wait, so that a hung skytune becomes a
      * test failure instead of a suite stopped by the runner's timeout. */
     while (!cli_poll_exit(pid, &status)) {
-        if (monotonic_s() > deadline) {
+        if (clock_monotonic_s() > deadline) {
             kill(pid, SIGKILL);
             int raw;
             while (waitpid(pid, &raw, 0) < 0 && errno == EINTR) {
@@ -327,11 +322,11 @@ cli_result cli_run_terminal(const char *const *env, const char *const *args, int
     char *text = malloc(cap);
     cr_assert(text, "out of memory");
     text[0] = '\0';
-    double deadline = monotonic_s() + CLI_TIMEOUT_S;
+    double deadline = clock_monotonic_s() + CLI_TIMEOUT_S;
     int status;
     /* Read while it runs, or it would wait on a full terminal. */
     while (!cli_poll_exit(pid, &status)) {
-        if (monotonic_s() > deadline) {
+        if (clock_monotonic_s() > deadline) {
             kill(pid, SIGKILL);
             status = cli_wait(pid, 10);
             status = CLI_TIMED_OUT;

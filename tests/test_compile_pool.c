@@ -12,6 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "cl_device.h"
 #include "compile_pool.h"
 #include "plugin_space.h"
@@ -74,17 +75,11 @@ static compile_pool *open_pool(unsigned jobs)
     return p;
 }
 
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 static void serve_for(compile_pool *p, double seconds)
 {
-    double until = now_s() + seconds;
-    while (now_s() < until) {
+    double until = clock_monotonic_s() + seconds;
+    while (clock_monotonic_s() < until) {
         struct pollfd fds[64];
         size_t n = compile_pool_pollfds(p, fds, 64);
         int r = poll(fds, n, 20);
@@ -96,11 +91,11 @@ static void serve_for(compile_pool *p, double seconds)
 static compile_pool_stats serve_until(compile_pool *p, uint64_t finished)
 {
     compile_pool_stats st;
-    double until = now_s() + 120;
+    double until = clock_monotonic_s() + 120;
     do {
         serve_for(p, 0.05);
         compile_pool_get_stats(p, &st);
-    } while (st.built + st.failed < finished && now_s() < until);
+    } while (st.built + st.failed < finished && clock_monotonic_s() < until);
     return st;
 }
 
@@ -190,9 +185,9 @@ Test(compile_pool, a_worker_killed_while_building_is_replaced)
     for (uint64_t r = 0; r < 40; r++) ranks[r] = r;
     compile_pool_hint(p, ranks, 40);
     /* Wait until some build is under way, then kill every worker. */
-    double until = now_s() + 120;
+    double until = clock_monotonic_s() + 120;
     bool building = false;
-    while (!building && now_s() < until) {
+    while (!building && clock_monotonic_s() < until) {
         serve_for(p, 0.02);
         for (uint64_t r = 0; r < 40 && !building; r++) building = compile_pool_building(p, r);
     }

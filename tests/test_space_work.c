@@ -24,6 +24,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "cli_harness.h"
 #include "params.h"
 #include "space.h"
@@ -279,12 +280,6 @@ Test(space_work, run_refuses_past_the_work_limit_and_leaves_the_database_alone)
 
 /* ------------------------------------------------------------ on a terminal */
 
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 /* What the child wrote to its terminal, collected from the pty's master. */
 typedef struct terminal_output {
@@ -297,10 +292,10 @@ typedef struct terminal_output {
  * passes (false); needle NULL reads until it closes. */
 static bool read_terminal(int master, terminal_output *o, const char *needle, double timeout_s)
 {
-    double deadline = now_s() + timeout_s;
+    double deadline = clock_monotonic_s() + timeout_s;
     while (!o->closed) {
         if (needle && strstr(o->text, needle)) return true;
-        double left = deadline - now_s();
+        double left = deadline - clock_monotonic_s();
         if (left <= 0) return false;
         struct pollfd p = {.fd = master, .events = POLLIN};
         int ready = poll(&p, 1, (int)(left * 1000) + 1);
