@@ -9,7 +9,7 @@
  * records it and goes on.
  *
  * Problem parameters choose the misbehaviour:
- *   fault   none | segv | abort | exit | stack | oob | loop | hang | print |
+ *   fault   none | segv | abort | exit | stack | oob | loop | corrupt | hang | print |
  *           print_segv
  *   where   the callback that misbehaves (host faults): defines, prepare,
  *           clear_outputs, enqueue, verify, release, flops
@@ -36,6 +36,10 @@
  * run for a bad configuration:
  *   oob     one work-item writes 2^40 elements past the output buffer
  *   loop    one work-item loops forever, writing to global memory
+ *   corrupt every work-item writes its output right, then overwrites the
+ *           input element it read: the configuration's own result is
+ *           right, and whatever reads the input after it is not (the
+ *           input is uploaded once per problem, at set-up)
  *
  * The plugin is built by tests/meson.build, never installed.
  */
@@ -60,10 +64,11 @@ static const char hostile_kernel_source[] =
     "#define HOSTILE_PASTE(a, b) HOSTILE_PASTE_(a, b)\n"
     "#define HOSTILE_KERNEL_FAULT_oob 1\n"
     "#define HOSTILE_KERNEL_FAULT_loop 2\n"
+    "#define HOSTILE_KERNEL_FAULT_corrupt 3\n"
     "#define HOSTILE_KERNEL_FAULT HOSTILE_PASTE(HOSTILE_KERNEL_FAULT_, fault)\n"
     "#define HOSTILE_BAD (x == bad || x == bad2)\n"
     "\n"
-    "__kernel void twice(__global const float *in, __global float *out, const uint call)\n"
+    "__kernel void twice(__global float *in, __global float *out, const uint call)\n"
     "{\n"
     "    const size_t i = get_global_id(0);\n"
     "#if HOSTILE_KERNEL_FAULT == 1 && HOSTILE_BAD\n"
@@ -75,6 +80,12 @@ static const char hostile_kernel_source[] =
     "    if (i == 0 && call == nth) {\n"
     "        volatile __global float *spin = out;\n"
     "        for (uint k = 0;; k++) spin[0] = (float)k;\n"
+    "    }\n"
+    "#elif HOSTILE_KERNEL_FAULT == 3 && HOSTILE_BAD\n"
+    "    if (call == nth && i < n) {\n"
+    "        out[i] = 2.0f * in[i];\n"
+    "        in[i] = -7.0f;\n"
+    "        return;\n"
     "    }\n"
     "#endif\n"
     "    if (i < n) out[i] = 2.0f * in[i];\n"
@@ -90,7 +101,8 @@ typedef enum hostile_fault {
     FAULT_LOOP,
     FAULT_HANG,
     FAULT_PRINT,
-    FAULT_PRINT_SEGV
+    FAULT_PRINT_SEGV,
+    FAULT_CORRUPT
 } hostile_fault;
 
 typedef enum hostile_callback {
@@ -103,8 +115,9 @@ typedef enum hostile_callback {
     AT_FLOPS
 } hostile_callback;
 
-static const char *const fault_names[] = {"none", "segv", "abort", "exit",  "stack",
-                                          "oob",  "loop", "hang",  "print", "print_segv"};
+static const char *const fault_names[] = {"none", "segv", "abort", "exit",       "stack",
+                                          "oob",  "loop", "hang",  "print", "print_segv",
+                                          "corrupt"};
 static const char *const callback_names[] = {"defines", "prepare", "clear_outputs", "enqueue",
                                              "verify",  "release", "flops"};
 
@@ -161,7 +174,7 @@ __attribute__((noinline)) static int overflow_stack(int depth)
     return overflow_stack(depth + 1) + frame[(unsigned)depth % sizeof frame];
 }
 
-/* Host faults; the kernel faults (oob, loop) do nothing here. */
+/* Host faults; the kernel faults (oob, loop, corrupt) do nothing here. */
 static void misbehave(int fault)
 {
     if (fault == FAULT_PRINT || fault == FAULT_PRINT_SEGV) {
@@ -240,7 +253,7 @@ static int hostile_setup(const skytune_setup_context *ctx, void **state_out, sky
         s->input[i] = (float)((uint64_t)i * 2654435761u % 1000u + ctx->seed % 7u) * 0.25f;
 
     cl_int status = CL_SUCCESS;
-    s->in_buf = clCreateBuffer(ctx->context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, bytes,
+    s->in_buf = clCreateBuffer(ctx->context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, bytes,
                                s->input, &status);
     if (status == CL_SUCCESS)
         s->out_buf = clCreateBuffer(ctx->context, CL_MEM_WRITE_ONLY, bytes, NULL, &status);
@@ -389,8 +402,8 @@ static double hostile_bytes(const skytune_values *problem, const skytune_values 
 
 static const skytune_problem_param hostile_problem_params[] = {
     {"fault", SKYTUNE_STRING, "none",
-     "none, segv, abort, exit, stack (host faults in the callback `where`), oob, loop (kernel "
-     "faults), hang (the callback `where` never returns), print, print_segv (lines on stdout "
+     "none, segv, abort, exit, stack (host faults in the callback `where`), oob, loop, corrupt "
+     "(kernel faults), hang (the callback `where` never returns), print, print_segv (lines on stdout "
      "and stderr, then going on or a segfault)"},
     {"where", SKYTUNE_STRING, "prepare",
      "the callback a host fault happens in: defines, prepare, clear_outputs, enqueue, verify, "
@@ -408,8 +421,9 @@ static const skytune_problem_param hostile_problem_params[] = {
 static const skytune_problem_check hostile_problem_checks[] = {
     {"fault == 'none' or fault == 'segv' or fault == 'abort' or fault == 'exit' or "
      "fault == 'stack' or fault == 'oob' or fault == 'loop' or fault == 'hang' or "
-     "fault == 'print' or fault == 'print_segv'",
-     "fault must be one of none, segv, abort, exit, stack, oob, loop, hang, print, print_segv"},
+     "fault == 'print' or fault == 'print_segv' or fault == 'corrupt'",
+     "fault must be one of none, segv, abort, exit, stack, oob, loop, hang, print, print_segv, "
+     "corrupt"},
     {"where == 'defines' or where == 'prepare' or where == 'clear_outputs' or "
      "where == 'enqueue' or where == 'verify' or where == 'release' or where == 'flops'",
      "where must be one of defines, prepare, clear_outputs, enqueue, verify, release, flops"},

@@ -985,6 +985,20 @@ static void run_unprivileged(const char *const *paths)
               "cannot become nobody: %s", strerror(errno));
 }
 
+/* db kept every byte of `bytes`, and its folder lists as `before` did
+ * (both freed here). */
+static void assert_untouched(const char *folder, const char *db, cli_snapshot *bytes, char *before)
+{
+    const char *difference = cli_snapshot_difference(bytes);
+    cr_assert(!difference, "%s: %s", db, difference);
+    char *after = folder_listing(folder);
+    cr_assert_str_eq(after, before, "files appeared or vanished beside %s:\nbefore:\n%safter:\n%s",
+                     db, before, after);
+    free(after);
+    cli_snapshot_free(bytes);
+    free(before);
+}
+
 /* `report` (with its helper connections) and `query` read db; the report
  * goes into the scratch folder, beside nothing of db's. */
 static void assert_reports_read(const char *db)
@@ -1026,15 +1040,7 @@ static void assert_read_in_place(const char *folder, const char *db,
     cr_assert_eq(lines, 1 + SIX, "export: not a header and %d rows:\n%s", SIX, r.out);
     cli_result_free(&r);
     assert_reports_read(db);
-
-    const char *difference = cli_snapshot_difference(&bytes);
-    cr_assert(!difference, "%s: %s", db, difference);
-    char *after = folder_listing(folder);
-    cr_assert_str_eq(after, before, "files appeared or vanished beside %s:\nbefore:\n%safter:\n%s",
-                     db, before, after);
-    free(after);
-    cli_snapshot_free(&bytes);
-    free(before);
+    assert_untouched(folder, db, &bytes, before);
 }
 
 Test(cli, read_only_database_is_refused_by_run_and_read_in_place)
@@ -1099,14 +1105,7 @@ Test(cli, reading_commands_leave_a_database_they_may_write_as_it_was)
     cr_assert_eq(r.status, 0, "export: %s\n%s", cli_status_text(r.status), r.err);
     cli_result_free(&r);
     assert_reports_read(db);
-    const char *difference = cli_snapshot_difference(&bytes);
-    cr_assert(!difference, "%s: %s", db, difference);
-    char *after = folder_listing(folder);
-    cr_assert_str_eq(after, before, "files appeared or vanished beside %s:\nbefore:\n%safter:\n%s",
-                     db, before, after);
-    free(after);
-    free(before);
-    cli_snapshot_free(&bytes);
+    assert_untouched(folder, db, &bytes, before);
     free(db);
     free(folder);
 }

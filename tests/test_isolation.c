@@ -363,6 +363,29 @@ Test(isolation, defines_that_never_returns_is_a_timeout_in_build)
 
 /* ------------------------------------------------------------ several, and retrying */
 
+/* A kernel that overwrites its input after reading it is right itself, and
+ * the configurations measured after it in the same worker read the damage:
+ * each wrong result is measured again in a fresh worker before it is
+ * recorded, so every configuration is ok, and the one that found the
+ * damage names what the worker had measured before it, the culprit. */
+Test(isolation, a_kernel_that_damages_its_input_is_not_charged_to_the_next_configurations)
+{
+    char *db = cli_path(scratch, "corrupt.db");
+    hostile_args args = hostile_run_args("exhaustive", db);
+    hostile_args_add(&args, CLI_ARGS("--runs", "3", "--seed", "1", "--set", "fault=corrupt",
+                                     "--measure-ahead", "0"));
+    cli_result r = hostile_run_ok(&args, "corrupt");
+    cli_result_free(&r);
+    assert_others_ok(db, NULL, 0);
+    hostile_row row = hostile_row_of(db, BAD + 1);
+    cr_assert(row.message && strstr(row.message, "(the last: x=2)") &&
+                  strstr(row.message, "ok in a fresh one"),
+              "x=%d's message does not name x=2 as the culprit: %s", BAD + 1,
+              row.message ? row.message : "(none)");
+    hostile_row_free(&row);
+    free(db);
+}
+
 Test(isolation, two_crashing_configurations_are_both_recorded)
 {
     char *db = cli_path(scratch, "two.db");

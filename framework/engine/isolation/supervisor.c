@@ -53,6 +53,11 @@ struct supervisor {
     measure_stage flight_stage;
     bool checking_health;
     double next_activity;     /* when to report again, monotonic seconds */
+    /* The configurations the measuring worker has measured since it
+     * started (as text, the last of them): a wrong result from a worker
+     * that measured others first may be their damage. */
+    unsigned worker_measured;
+    char worker_last[256];
 };
 
 void supervisor_limits_default(supervisor_limits *l)
@@ -195,6 +200,8 @@ static int ensure_worker(supervisor *s, skytune_error *err)
             if (got == 1 && msg.type == WORKER_MSG_READY) {
                 worker_message_free(&msg);
                 s->start_failures = 0;
+                s->worker_measured = 0;
+                s->worker_last[0] = '\0';
                 notice_output(s, "the measuring worker's set-up",
                               worker_process_take_output(&s->worker));
                 return 1;
@@ -554,6 +561,9 @@ static int run_request(supervisor *s, const uint16_t *idx, measurement *m, skytu
         /* Built ahead: its worker becomes the measuring worker, and ours
          * (idle) takes its place among the spares. */
         s->worker = handed.proc;
+        /* A spare's history is its own: counted as unknown. */
+        s->worker_measured = 1;
+        s->worker_last[0] = '\0';
         if (handed.finished) {
             *m = handed.result;
             return attach_worker_output(s, rank, m, worker_process_take_output(&s->worker), err);
@@ -647,6 +657,69 @@ static int check_health(supervisor *s, skytune_error *err)
     }
 }
 
+/* A worker that measured a failure is not measured with again: a kernel
+ * that wrote out of bounds or over its inputs, or left the context in a
+ * bad state, would have the configurations after it charged with its
+ * damage. Its successor starts from the plugin's set-up. A failed build
+ * ran nothing on the device and keeps its worker; a crash or a timeout
+ * has ended it already. */
+static void retire_worker_after(supervisor *s, const measurement *m)
+{
+    if (m->status != MEAS_WRONG_RESULT && m->status != MEAS_LAUNCH) return;
+    if (s->worker.pid <= 0) return;
+    end_worker(s, 1.0, NULL, 0, NULL);
+    s->stats.retired++;
+}
+
+/* A wrong result from a worker that measured other configurations first is
+ * measured again in a fresh worker before it is recorded: only there is it
+ * the configuration's own. Where the fresh worker finds it right, that
+ * result is the one recorded, and its message names what the first worker
+ * had measured, the likely culprit. */
+static int confirm_wrong_result(supervisor *s, const uint16_t *idx, measurement *m,
+                                skytune_error *err)
+{
+    if (m->status != MEAS_WRONG_RESULT || s->checking_health || s->worker_measured <= 1)
+        return 0;
+    char previous[sizeof s->worker_last];
+    snprintf(previous, sizeof previous, "%s", s->worker_last);
+    unsigned before = s->worker_measured - 1;
+    if (s->worker.pid > 0) end_worker(s, 1.0, NULL, 0, NULL);
+    s->stats.retired++;
+    measurement again;
+    if (run_request(s, idx, &again, err) != 0) return -1;
+    s->worker_measured++;
+    s->stats.confirmations++;
+    if (again.status == MEAS_WRONG_RESULT) {
+        measurement_clear(&again);
+        char text[2048];
+        snprintf(text, sizeof text, "%s (confirmed in a fresh worker)",
+                 m->message ? m->message : "wrong result");
+        return measurement_set_message(m, text) == 0 ? 0 : err_set(err, "out of memory");
+    }
+    char text[1024];
+    if (previous[0])
+        snprintf(text, sizeof text,
+                 "wrong results in a worker that had measured %u other configuration%s (the last: "
+                 "%s), %s in a fresh one: an earlier configuration damaged what this one reads",
+                 before, before == 1 ? "" : "s", previous, measurement_status_name(again.status));
+    else
+        snprintf(text, sizeof text,
+                 "wrong results in a worker that had measured other configurations, %s in a "
+                 "fresh one: an earlier configuration damaged what this one reads",
+                 measurement_status_name(again.status));
+    s->stats.damaged++;
+    notice(s, "%s", text);
+    /* Both measurements' device time was spent on this configuration. */
+    again.build_s += m->build_s;
+    again.verify_s += m->verify_s;
+    again.bench_s += m->bench_s;
+    measurement_clear(m);
+    *m = again;
+    if (!m->message && measurement_set_message(m, text) != 0) return err_set(err, "out of memory");
+    return 0;
+}
+
 static int evaluate_in_flight(supervisor *s, const uint16_t *idx, measurement *m,
                               skytune_error *err);
 
@@ -698,6 +771,10 @@ static int evaluate_in_flight(supervisor *s, const uint16_t *idx, measurement *m
         }
     }
     if (run_request(s, idx, m, err) != 0) return -1;
+    s->worker_measured++;
+    if (confirm_wrong_result(s, idx, m, err) != 0) return -1;
+    space_config_text(s->space, idx, s->worker_last, sizeof s->worker_last);
+    retire_worker_after(s, m);
     m->build_s += waited_for_build;
     m->degraded = s->degraded;
     if (s->degraded) s->since_check++;

@@ -82,6 +82,9 @@ typedef struct supervisor_stats {
     uint64_t crashes, timeouts, restarts;
     uint64_t health_checks, health_failures;
     uint64_t compiled_ahead;   /* builds the compile pool finished */
+    uint64_t retired;          /* workers ended after a wrong result or a failed launch */
+    uint64_t confirmations;    /* wrong results measured again in a fresh worker */
+    uint64_t damaged;          /* of those, right there: an earlier configuration's damage */
 } supervisor_stats;
 
 void supervisor_get_stats(const supervisor *s, supervisor_stats *out);

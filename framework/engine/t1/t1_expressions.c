@@ -4,14 +4,31 @@
 #include <ctype.h>
 #include <errno.h>
 #include <limits.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <jansson.h>
 
+#include "t1_expressions.h"
 #include "t1_kernel_internal.h"
 #include "value.h"
+
+int t1_kernel_fail(const t1_kernel *s, skytune_error *err, const char *fmt, ...)
+{
+    char text[900];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(text, sizeof text, fmt, ap);
+    va_end(ap);
+    return err_set(err, "%s: %s", s->path, text);
+}
+
+void t1_problem_name(size_t i, char *buf, size_t len)
+{
+    snprintf(buf, len, "problem_size_%zu", i);
+}
 
 /* "a, b and c" of the tuning parameters, for messages. */
 static void parameter_list(const t1_kernel *s, char *buf, size_t len)

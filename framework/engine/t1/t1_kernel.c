@@ -47,16 +47,6 @@ static const char *const grid_div_keys[3] = {"GridDivX", "GridDivY", "GridDivZ"}
 
 /* ------------------------------------------------------------ helpers */
 
-int t1_kernel_fail(const t1_kernel *s, skytune_error *err, const char *fmt, ...)
-{
-    char text[900];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(text, sizeof text, fmt, ap);
-    va_end(ap);
-    return err_set(err, "%s: %s", s->path, text);
-}
-
 /* A whole file, NUL-terminated; NULL with the reason in why when it cannot
  * be read. Only a regular file of at most `limit` bytes is read: a FIFO
  * would block the engine, and /dev/zero or a huge file would exhaust its
@@ -117,11 +107,6 @@ static char *beside(const t1_kernel *s, const char *name)
     memcpy(out, s->path, dir);
     strcpy(out + dir, name);
     return out;
-}
-
-void t1_problem_name(size_t i, char *buf, size_t len)
-{
-    snprintf(buf, len, "problem_size_%zu", i);
 }
 
 /* ------------------------------------------------------------ the space */

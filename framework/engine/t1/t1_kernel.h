@@ -34,7 +34,8 @@ typedef enum t1_memory { T1_SCALAR, T1_VECTOR, T1_LOCAL } t1_memory;
 typedef enum t1_access { T1_READ_ONLY, T1_WRITE_ONLY, T1_READ_WRITE } t1_access;
 
 /* An expression of the file, compiled. Its slots are the tuning parameters
- * (0 .. n_params-1) and then the problem's entries (t1_kernel_slots). */
+ * (0 .. n_params-1) and then the problem's entries (t1_kernel_slots,
+ * t1_expressions.h). */
 typedef struct t1_expression {
     expr *e;              /* NULL: absent */
     char *key;            /* where it is in the file, e.g. "LocalSize.X" */
@@ -99,19 +100,5 @@ typedef struct t1_kernel {
 
 int t1_kernel_load(const char *path, t1_kernel **out, skytune_error *err);
 void t1_kernel_free(t1_kernel *spec);
-
-/* The problem parameter that stands for ProblemSize[i]. */
-void t1_problem_name(size_t i, char *buf, size_t len);
-
-/* Slots for evaluating expressions: every tuning parameter from config
- * (NULL: none bound, for expressions of the problem alone) and every
- * problem entry. slots holds n_params + n_problem values. */
-void t1_kernel_slots(const t1_kernel *spec, const skytune_values *problem,
-                   const skytune_values *config, expr_value *slots);
-
-/* An expression's value as a whole number, failing with the file, the key
- * and the value when it is not one or is below `minimum`. */
-int t1_expression_integer(const t1_kernel *spec, const t1_expression *x, const expr_value *slots,
-                          int64_t minimum, int64_t *out, skytune_error *err);
 
 #endif

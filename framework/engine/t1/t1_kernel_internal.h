@@ -1,11 +1,13 @@
 /* What the files reading a T1 kernel specification share (t1_kernel.c, the
- * reader; t1_expressions.c, its expressions): internal to them, as the
- * family's internals beside its contract, t1_kernel.h. */
+ * reader; t1_expressions.c, its expressions and the messages both give):
+ * internal to them, as the family's internals beside its contract,
+ * t1_kernel.h. The reader calls into the expressions, never the other way. */
 #ifndef SKYTUNE_T1_KERNEL_INTERNAL_H
 #define SKYTUNE_T1_KERNEL_INTERNAL_H
 
 #include <jansson.h>
 
+#include "t1_expressions.h"
 #include "t1_kernel.h"
 
 /* Fill err with "FILE: message" and return -1. */

@@ -13,6 +13,7 @@
 
 #include "build_options.h"
 #include "space.h"
+#include "t1_expressions.h"
 #include "t1_kernel.h"
 #include "value.h"
 
