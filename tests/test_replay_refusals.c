@@ -184,6 +184,53 @@ Test(replay_refusals, kernel_tuner_times_that_are_not_positive_finite_numbers)
     }
 }
 
+/* Recorded data is not taken at its word: a time below a nanosecond (a
+ * denormal once became the best configuration, "0 ns"), a configuration
+ * recorded twice (the first or the last silently won), and a key that names
+ * another configuration than its entry holds are each refused naming the
+ * file and the entry. */
+Test(replay_refusals, times_below_a_nanosecond)
+{
+    char *f = cache_with_entry("denormal.cache.json", "\"time\": 5e-324");
+    assert_replay_refused(f, NULL, CLI_ARGS(f, "cache entry \"32\"", "at least 1 ns"));
+    free(f);
+    f = t4_file("denormal.t4.json", "{\"runtimes\": [1e-9]}", "[]");
+    assert_replay_refused(f, NULL, CLI_ARGS(f, "result 2", "at least 1 ns"));
+    free(f);
+}
+
+Test(replay_refusals, a_configuration_recorded_twice)
+{
+    char *f = write_text("twice.cache.json",
+                         "{\"tune_params_keys\": [\"wg\"], \"tune_params\": {\"wg\": [16, 32]},"
+                         " \"cache\": {\"16\": {\"wg\": 16, \"time\": 1.5},"
+                         " \"16\": {\"wg\": 16, \"time\": 0.5}}}");
+    assert_replay_refused(f, NULL, CLI_ARGS(f, "duplicate object key"));
+    free(f);
+    char text[1024];
+    snprintf(text, sizeof text,
+             "{\"schema_version\": \"1.0.0\", \"metadata\": {\"timeunit\": \"milliseconds\"},"
+             " \"results\": ["
+             "{\"configuration\": {\"wg\": 16}, \"invalidity\": \"correct\", \"correctness\": 1,"
+             " \"times\": {\"runtimes\": [1.0]}, \"measurements\": []},"
+             "{\"configuration\": {\"wg\": 16}, \"invalidity\": \"correct\", \"correctness\": 1,"
+             " \"times\": {\"runtimes\": [0.5]}, \"measurements\": []}]}");
+    f = write_text("twice.t4.json", text);
+    assert_replay_refused(f, NULL, CLI_ARGS("the configuration wg=16 is recorded twice (entry 2"));
+    free(f);
+}
+
+Test(replay_refusals, a_key_that_names_another_configuration)
+{
+    char *f = write_text("liar.cache.json",
+                         "{\"tune_params_keys\": [\"wg\"], \"tune_params\": {\"wg\": [16, 32]},"
+                         " \"cache\": {\"16\": {\"wg\": 16, \"time\": 1.5},"
+                         " \"32\": {\"wg\": 16, \"time\": 0.5}}}");
+    assert_replay_refused(f, NULL, CLI_ARGS(f, "cache entry \"32\"", "the key says wg=32",
+                                            "the entry holds wg=16"));
+    free(f);
+}
+
 Test(replay_refusals, kernel_tuner_phase_times_that_are_not_times)
 {
     char *f = cache_with_entry("phases.cache.json", "\"time\": 2.0, \"compile_time\": -1");

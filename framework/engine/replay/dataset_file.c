@@ -191,7 +191,7 @@ static json_t *parse_unterminated_cache(byte_buffer *text)
     if (byte_buffer_reserve(text, sizeof closing) != 0) return NULL;
     memcpy(text->data + text->length, closing, sizeof closing - 1);
     text->length += sizeof closing - 1;
-    json_t *root = json_loadb((const char *)text->data, text->length, 0, NULL);
+    json_t *root = json_loadb((const char *)text->data, text->length, JSON_REJECT_DUPLICATES, NULL);
     if (root && !kernel_tuner_cache_is(root)) {
         json_decref(root);
         root = NULL;
@@ -222,8 +222,10 @@ int replay_read_json(const char *path, uint64_t max_json_bytes, json_t **out,
     }
     json_error_t jerr;
     memset(&jerr, 0, sizeof jerr);
-    json_t *root = json_loadb((const char *)raw.data, raw.length, 0, &jerr);
-    if (!root) root = parse_unterminated_cache(&raw);
+    /* A key twice (a Kernel Tuner cache's configuration, say) is refused:
+     * jansson would keep the last one without a word. */
+    json_t *root = json_loadb((const char *)raw.data, raw.length, JSON_REJECT_DUPLICATES, &jerr);
+    if (!root && !strstr(jerr.text, "duplicate")) root = parse_unterminated_cache(&raw);
     byte_buffer_free(&raw);
     char reason[QUOTE_TEXT];
     if (!root)

@@ -114,6 +114,41 @@ static int kernel_tuner_values_from_key(const char *path, const replay_dataset *
     return 0;
 }
 
+/* Whether an entry's key, read as the values of tune_params_keys, differs
+ * from the values its fields name (then err says where). A key that is not
+ * one value per parameter names nothing to compare. */
+static bool key_disagrees(const char *path, const replay_dataset *d, const char *key,
+                          const char *key_shown, const skytune_value *named, skytune_error *err)
+{
+    size_t pieces = 1;
+    for (const char *c = key; *c; c++) pieces += *c == ',';
+    if (pieces != d->n_params) return false;
+    skytune_value *from_key = calloc(d->n_params, sizeof *from_key);
+    if (!from_key) {
+        err_set(err, "%s: out of memory", path);
+        return true;
+    }
+    skytune_error ignored = {0};
+    bool differs = false;
+    if (kernel_tuner_values_from_key(path, d, key, key_shown, from_key, &ignored) == 0) {
+        for (size_t k = 0; k < d->n_params && !differs; k++) {
+            if (value_equal(&from_key[k], &named[k])) continue;
+            char said_raw[64], holds_raw[64], said[QUOTE_TEXT], holds[QUOTE_TEXT];
+            value_format(&from_key[k], said_raw, sizeof said_raw);
+            value_format(&named[k], holds_raw, sizeof holds_raw);
+            quote_text(said_raw, said, sizeof said);
+            quote_text(holds_raw, holds, sizeof holds);
+            err_set(err, "%s: cache entry \"%s\": the key says %s=%s, the entry holds %s=%s; "
+                    "a key names its entry's configuration", path, key_shown, d->params[k].name,
+                    said, d->params[k].name, holds);
+            differs = true;
+        }
+    }
+    for (size_t k = 0; k < d->n_params; k++) value_clear(&from_key[k]);
+    free(from_key);
+    return differs;
+}
+
 static int kernel_tuner_entry(const char *path, replay_dataset *d, size_t *capacity,
                               const char *key, const json_t *fields, skytune_error *err)
 {
@@ -170,7 +205,7 @@ static int kernel_tuner_entry(const char *path, replay_dataset *d, size_t *capac
         double ms = json_number_value(time);
         if (!replay_is_kernel_time(ms * 1e6))
             return err_set(err, "%s: cache entry \"%s\": \"time\" is %g ms; a recorded time is a "
-                           "positive, finite number of milliseconds", path, key_shown, ms);
+                           "positive, finite number of milliseconds (at least 1 ns)", path, key_shown, ms);
         e->status = MEAS_OK;
         e->time_ns = ms * 1e6;
     } else if (json_is_string(time)) {
@@ -192,6 +227,9 @@ static int kernel_tuner_entry(const char *path, replay_dataset *d, size_t *capac
                                    json_object_get(fields, "benchmark_time"), 1e6, &e->bench_s,
                                    err) != 0)
         return -1;
+    /* The key names the configuration too: one that says another than the
+     * entry's fields would stand for a configuration it does not hold. */
+    if (named && key_disagrees(path, d, key, key_shown, e->values, err)) return -1;
     return 0;
 }
 

@@ -111,7 +111,7 @@ int replay_dataset_params_from_sets(const char *path, replay_dataset *d, replay_
 
 bool replay_is_kernel_time(double ns)
 {
-    return ns > 0.0 && isfinite(ns);
+    return ns >= REPLAY_MIN_KERNEL_NS && isfinite(ns);
 }
 
 bool replay_is_phase_time(double s)

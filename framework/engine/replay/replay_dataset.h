@@ -88,9 +88,12 @@ int replay_value_set_add(replay_value_set *s, const skytune_value *v);
 int replay_dataset_params_from_sets(const char *path, replay_dataset *d, replay_value_set *sets,
                                     skytune_error *err);
 
-/* A recorded kernel time is a finite number of nanoseconds above 0: zero or
- * less is no time at all, and an infinite one (1e308 ms is one in ns)
- * cannot be ranked. A strategy would take either for the best. */
+/* A recorded kernel time is a finite number of nanoseconds of at least
+ * REPLAY_MIN_KERNEL_NS: zero or less is no time at all, a denormal such as
+ * 5e-324 ms is none either (no kernel launch takes less than a
+ * nanosecond), and an infinite one (1e308 ms is one in ns) cannot be
+ * ranked. A strategy would take any of them for the best. */
+#define REPLAY_MIN_KERNEL_NS 1.0
 bool replay_is_kernel_time(double ns);
 
 /* A recorded phase (compile, benchmark) is a finite number of seconds, not

@@ -154,7 +154,15 @@ static int place_entries(replay_evaluator *re, const replay_dataset *d,
         size_t k = rank_home(rank, re->slot_mask);
         while (re->slots[k].record != NO_RECORD && re->slots[k].rank != rank)
             k = (k + 1) & re->slot_mask;
-        if (re->slots[k].record != NO_RECORD) continue;
+        if (re->slots[k].record != NO_RECORD) {
+            /* Which of two records of one configuration is right cannot be
+             * told: refused rather than one taken without a word. */
+            char text[512];
+            space_config_text(re->space, idx, text, sizeof text);
+            return err_set(err, "dataset %s: the configuration %s is recorded twice (entry %zu "
+                                "and an earlier one); a dataset holds each configuration once",
+                           d->name, text, e + 1);
+        }
         if (re->n_records >= NO_RECORD)
             return err_set(err, "dataset %s: too many entries", d->name);
         replay_record *r = &re->records[re->n_records];

@@ -126,7 +126,7 @@ static int t4_time_ns(const char *path, size_t number, const json_t *result, dou
         double t = json_number_value(value) * scale;
         if (!replay_is_kernel_time(t))
             return err_set(err, "%s: result %zu: the \"time\" measurement is %g %s; a recorded "
-                           "time is a positive, finite number", path, number,
+                           "time is a positive, finite number (at least 1 ns)", path, number,
                            json_number_value(value),
                            unit && *unit ? quote_text(unit, shown, sizeof shown) : "(the file's unit)");
         *time_ns = t;
@@ -167,7 +167,7 @@ static int t4_runtimes(const char *path, size_t number, const json_t *times, dou
             char shown[DATASET_JSON_QUOTED + 8];
             dataset_json_describe(run, shown, sizeof shown);
             return err_set(err, "%s: result %zu: runtime %zu is %s; a recorded time is a "
-                           "positive, finite number", path, number, k + 1, shown);
+                           "positive, finite number (at least 1 ns)", path, number, k + 1, shown);
         }
         total += json_number_value(run) * unit_ns / 1e9;
     }
