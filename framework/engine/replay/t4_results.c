@@ -183,23 +183,26 @@ bool t4_results_is(const json_t *root)
     return json_is_array(json_object_get(root, "results"));
 }
 
-int t4_results_read(const char *path, const json_t *root, replay_dataset *d, skytune_error *err)
+/* metadata.timeunit in nanoseconds (milliseconds when absent). */
+static int read_time_unit(const char *path, const json_t *root, double *unit_ns,
+                          skytune_error *err)
 {
-    const json_t *results = json_object_get(root, "results");
-    size_t n_results = json_array_size(results);
-    if (n_results == 0) return err_set(err, "%s: the \"results\" array is empty", path);
-
-    double unit_ns = 1e6;
+    *unit_ns = 1e6;
     const json_t *metadata = json_object_get(root, "metadata");
     const char *unit = json_string_value(json_object_get(metadata, "timeunit"));
     char shown[QUOTE_TEXT];
-    if (unit && time_unit_ns(unit, &unit_ns) != 0)
+    if (unit && time_unit_ns(unit, unit_ns) != 0)
         return err_set(err, "%s: metadata.timeunit \"%s\" is not one of nanoseconds, "
                        "microseconds, milliseconds, seconds", path,
                        quote_text(unit, shown, sizeof shown));
+    return 0;
+}
 
-    /* The first result's configuration gives the parameters and their
-     * order; the file declares them nowhere else. */
+/* The parameters, named by the first result's configuration: the file
+ * declares them nowhere else. */
+static int name_parameters(const char *path, const json_t *results, replay_dataset *d,
+                           skytune_error *err)
+{
     const json_t *first = json_object_get(json_array_get(results, 0), "configuration");
     if (!json_is_object(first) || json_object_size(first) == 0)
         return err_set(err, "%s: result 1: no \"configuration\" object with parameters", path);
@@ -209,96 +212,88 @@ int t4_results_read(const char *path, const json_t *root, replay_dataset *d, sky
         d->n_params = 0;
         return err_set(err, "%s: out of memory", path);
     }
-    dataset_json_kinds *kinds = calloc(d->n_params, sizeof *kinds);
-    replay_value_set *sets = calloc(d->n_params, sizeof *sets);
-    int rc = 0;
-    if (!kinds || !sets) {
-        rc = err_set(err, "%s: out of memory", path);
-        goto done;
-    }
     size_t k = 0;
     const char *name;
     const json_t *value;
     json_object_foreach((json_t *)first, name, value) {
-        d->params[k].name = strdup(name);
-        if (!d->params[k].name) {
-            rc = err_set(err, "%s: out of memory", path);
-            goto done;
-        }
-        k++;
+        if (!(d->params[k++].name = strdup(name))) return err_set(err, "%s: out of memory", path);
     }
+    return 0;
+}
 
-    /* Pass 1: check every result and learn each parameter's type. */
-    for (size_t r = 0; r < n_results; r++) {
+/* Every result checked, and each parameter's type learnt from all of them. */
+static int learn_types(const char *path, const json_t *results, replay_dataset *d,
+                       dataset_json_kinds *kinds, skytune_error *err)
+{
+    for (size_t r = 0; r < json_array_size(results); r++) {
         const json_t *result = json_array_get(results, r);
-        if (!json_is_object(result)) {
-            rc = err_set(err, "%s: result %zu is not an object", path, r + 1);
-            goto done;
-        }
+        if (!json_is_object(result))
+            return err_set(err, "%s: result %zu is not an object", path, r + 1);
         const json_t *config = t4_configuration(path, r + 1, result, d, err);
-        if (!config || !t4_result_status(path, r + 1, result, err)) {
-            rc = -1;
-            goto done;
-        }
-        for (k = 0; k < d->n_params; k++)
+        if (!config || !t4_result_status(path, r + 1, result, err)) return -1;
+        for (size_t k = 0; k < d->n_params; k++)
             dataset_json_kinds_add(&kinds[k], json_object_get(config, d->params[k].name));
     }
-    for (k = 0; k < d->n_params; k++) {
-        if (dataset_json_kinds_type(&kinds[k], &d->params[k].type) != 0) {
-            rc = err_set(err, "%s: parameter '%s': values must be all numbers or all strings",
-                         path, d->params[k].name);
-            goto done;
-        }
-    }
+    for (size_t k = 0; k < d->n_params; k++)
+        if (dataset_json_kinds_type(&kinds[k], &d->params[k].type) != 0)
+            return err_set(err, "%s: parameter '%s': values must be all numbers or all strings",
+                           path, d->params[k].name);
+    return 0;
+}
 
-    /* Pass 2: the entries, and the values seen. */
+/* Result `number` (checked by learn_types) as an entry, its values added to
+ * the values seen; one outside the space is left out. */
+static int read_entry(const char *path, size_t number, const json_t *result, double unit_ns,
+                      replay_dataset *d, size_t *capacity, replay_value_set *sets,
+                      skytune_error *err)
+{
+    const t4_status *s = t4_result_status(path, number, result, err);
+    if (!s->in_space) return 0;
+    const json_t *config = json_object_get(result, "configuration");
+    replay_entry *e = replay_dataset_add_entry(d, capacity);
+    if (!e) return err_set(err, "%s: out of memory", path);
+    for (size_t k = 0; k < d->n_params; k++) {
+        if (dataset_json_value(json_object_get(config, d->params[k].name), d->params[k].type,
+                               &e->values[k]) != 0 ||
+            replay_value_set_add(&sets[k], &e->values[k]) != 0)
+            return err_set(err, "%s: out of memory", path);
+    }
+    e->status = s->status;
+    const json_t *times = json_object_get(result, "times");
+    /* T4 has no benchmark total; the runs themselves are the closest. */
+    if (t4_runtimes(path, number, times, unit_ns, &e->bench_s, err) != 0 ||
+        (s->status == MEAS_OK && t4_time_ns(path, number, result, unit_ns, &e->time_ns, err) != 0))
+        return -1;
+    const char *compile_name = "compilation";
+    const json_t *compilation = json_object_get(times, compile_name);
+    if (!compilation) compilation = json_object_get(times, compile_name = "compilation_time");
+    char where[32];
+    snprintf(where, sizeof where, "result %zu", number);
+    return dataset_json_phase_seconds(path, where, compile_name, compilation, unit_ns,
+                                      &e->compile_s, err);
+}
+
+int t4_results_read(const char *path, const json_t *root, replay_dataset *d, skytune_error *err)
+{
+    const json_t *results = json_object_get(root, "results");
+    size_t n_results = json_array_size(results);
+    if (n_results == 0) return err_set(err, "%s: the \"results\" array is empty", path);
+    double unit_ns;
+    if (read_time_unit(path, root, &unit_ns, err) != 0 ||
+        name_parameters(path, results, d, err) != 0)
+        return -1;
+    dataset_json_kinds *kinds = calloc(d->n_params, sizeof *kinds);
+    replay_value_set *sets = calloc(d->n_params, sizeof *sets);
+    int rc = !kinds || !sets ? err_set(err, "%s: out of memory", path)
+                             : learn_types(path, results, d, kinds, err);
     size_t capacity = 0;
-    for (size_t r = 0; r < n_results; r++) {
-        const json_t *result = json_array_get(results, r);
-        const t4_status *s = t4_result_status(path, r + 1, result, err);
-        if (!s->in_space) continue;
-        const json_t *config = json_object_get(result, "configuration");
-        replay_entry *e = replay_dataset_add_entry(d, &capacity);
-        if (!e) {
-            rc = err_set(err, "%s: out of memory", path);
-            goto done;
-        }
-        for (k = 0; k < d->n_params; k++) {
-            if (dataset_json_value(json_object_get(config, d->params[k].name),
-                                   d->params[k].type, &e->values[k]) != 0 ||
-                replay_value_set_add(&sets[k], &e->values[k]) != 0) {
-                rc = err_set(err, "%s: out of memory", path);
-                goto done;
-            }
-        }
-        e->status = s->status;
-        const json_t *times = json_object_get(result, "times");
-        /* T4 has no benchmark total; the runs themselves are the closest. */
-        if (t4_runtimes(path, r + 1, times, unit_ns, &e->bench_s, err) != 0 ||
-            (s->status == MEAS_OK &&
-             t4_time_ns(path, r + 1, result, unit_ns, &e->time_ns, err) != 0)) {
-            rc = -1;
-            goto done;
-        }
-        const char *compile_name = "compilation";
-        const json_t *compilation = json_object_get(times, compile_name);
-        if (!compilation) compilation = json_object_get(times, compile_name = "compilation_time");
-        char where[32];
-        snprintf(where, sizeof where, "result %zu", r + 1);
-        if (dataset_json_phase_seconds(path, where, compile_name, compilation, unit_ns,
-                                       &e->compile_s, err) != 0) {
-            rc = -1;
-            goto done;
-        }
-    }
-    if (d->n_entries == 0) {
+    for (size_t r = 0; rc == 0 && r < n_results; r++)
+        rc = read_entry(path, r + 1, json_array_get(results, r), unit_ns, d, &capacity, sets, err);
+    if (rc == 0 && d->n_entries == 0)
         rc = err_set(err, "%s: every result breaks the constraints; nothing to replay", path);
-        goto done;
-    }
-    rc = replay_dataset_params_from_sets(path, d, sets, err);
-done:
+    if (rc == 0) rc = replay_dataset_params_from_sets(path, d, sets, err);
     if (sets)
-        for (k = 0; k < d->n_params; k++) replay_value_set_free(&sets[k]);
+        for (size_t k = 0; k < d->n_params; k++) replay_value_set_free(&sets[k]);
     free(sets);
     free(kinds);
     return rc;
