@@ -55,6 +55,28 @@ static char *example(const char *name)
     return strdup(path);
 }
 
+/* examples/t1/NAME copied into the scratch folder, with the text `at`
+ * replaced by `edit` (at NULL: as it is). */
+static void copy_example(const char *name, const char *at, const char *edit)
+{
+    char *path = example(name);
+    size_t len;
+    char *text = (char *)cli_read_file(path, &len);
+    cr_assert(text, "%s", path);
+    char *where = at ? strstr(text, at) : NULL;
+    cr_assert(!at || where, "%s no longer holds \"%s\": adjust this test", name, at);
+    if (!where) {
+        write_text(name, text);
+    } else {
+        char edited[16384];
+        snprintf(edited, sizeof edited, "%.*s%s%s", (int)(where - text), text, edit,
+                 where + strlen(at));
+        write_text(name, edited);
+    }
+    free(text);
+    free(path);
+}
+
 #define MAX_ARGS 48
 
 /* skytune run with the options every run here shares (a cache of its own,
@@ -143,24 +165,9 @@ Test(t1_plugin, the_convolution_example_tunes_and_verifies)
  * (per_item 1) is right, so the reference is, and only the mistake fails. */
 Test(t1_plugin, a_broken_example_is_caught_by_the_default_reference)
 {
-    char *t1 = example("vector_add.json");
-    size_t len;
-    char *text = (char *)cli_read_file(t1, &len);
-    cr_assert(text);
-    write_text("vector_add.json", text);
-    free(text);
-    char *cl = example("vector_add.cl");
-    char *source = (char *)cli_read_file(cl, &len);
-    const char *right = "c[i] = a[i] + b[i];";
-    char *at = strstr(source, right);
-    cr_assert(at, "the example kernel changed: adjust this test");
-    char broken[8192];
-    snprintf(broken, sizeof broken, "%.*sc[i] = per_item == 4 ? a[i] - b[i] : a[i] + b[i];%s",
-             (int)(at - source), source, at + strlen(right));
-    write_text("vector_add.cl", broken);
-    free(source);
-    free(cl);
-    free(t1);
+    copy_example("vector_add.json", NULL, NULL);
+    copy_example("vector_add.cl", "c[i] = a[i] + b[i];",
+                 "c[i] = per_item == 4 ? a[i] - b[i] : a[i] + b[i];");
     char *copy = in_scratch("vector_add.json");
     char *db = in_scratch("broken.db");
     cli_result r = run_t1(0, copy, db,
@@ -228,23 +235,8 @@ Test(t1_plugin, a_broken_example_is_caught_by_the_default_reference)
 static char *measure_edited_example(const char *name, const char *at, const char *edit,
                                     const char *const *mode)
 {
-    char *t1 = example("vector_add.json");
-    size_t len;
-    char *text = (char *)cli_read_file(t1, &len);
-    cr_assert(text);
-    write_text("vector_add.json", text);
-    free(text);
-    char *cl = example("vector_add.cl");
-    char *source = (char *)cli_read_file(cl, &len);
-    char *where = strstr(source, at);
-    cr_assert(where, "the example kernel changed: adjust this test");
-    char edited[8192];
-    snprintf(edited, sizeof edited, "%.*s%s%s", (int)(where - source), source, edit,
-             where + strlen(at));
-    write_text("vector_add.cl", edited);
-    free(source);
-    free(cl);
-    free(t1);
+    copy_example("vector_add.json", NULL, NULL);
+    copy_example("vector_add.cl", at, edit);
     char *copy = in_scratch("vector_add.json");
     char *db = in_scratch(name);
     char *cache = in_scratch("cache");
@@ -566,31 +558,14 @@ Test(t1_plugin, an_edited_file_is_a_new_build_and_the_same_one_continues)
  * header caused is never served once it is mended. */
 Test(t1_plugin, an_included_header_is_part_of_the_build)
 {
-    char *t1 = example("vector_add.json");
-    size_t len;
-    char *text = (char *)cli_read_file(t1, &len);
-    cr_assert(text);
-    const char *options = "\"CompilerOptions\": [\"-cl-mad-enable\"]";
-    char *at = strstr(text, options);
-    cr_assert(at, "the example's options changed: adjust this test");
-    char json[16384];
-    snprintf(json, sizeof json, "%.*s\"CompilerOptions\": [\"-cl-mad-enable\", \"-I\", \"%s\"]%s",
-             (int)(at - text), text, scratch, at + strlen(options));
-    write_text("vector_add.json", json);
-    free(text);
-    char *cl = example("vector_add.cl");
-    char *source = (char *)cli_read_file(cl, &len);
-    const char *sum = "c[i] = a[i] + b[i];", *kernel = "__kernel __attribute__";
-    char *sum_at = strstr(source, sum), *kernel_at = strstr(source, kernel);
-    cr_assert(sum_at && kernel_at && kernel_at < sum_at, "the example kernel changed");
-    char edited[8192];
-    snprintf(edited, sizeof edited, "%.*s#include \"op.h\"\n%.*sc[i] = OP(a[i], b[i]);%s",
-             (int)(kernel_at - source), source, (int)(sum_at - kernel_at), kernel_at,
-             sum_at + strlen(sum));
-    write_text("vector_add.cl", edited);
-    free(source);
-    free(cl);
-    free(t1);
+    char options[4200];
+    snprintf(options, sizeof options, "\"CompilerOptions\": [\"-cl-mad-enable\", \"-I\", \"%s\"]",
+             scratch);
+    copy_example("vector_add.json", "\"CompilerOptions\": [\"-cl-mad-enable\"]", options);
+    /* The #include on a line of its own inside the kernel: a directive may
+     * stand anywhere a line starts. */
+    copy_example("vector_add.cl", "c[i] = a[i] + b[i];",
+                 "\n#include \"op.h\"\n            c[i] = OP(a[i], b[i]);");
     char *copy = in_scratch("vector_add.json");
     char *db = in_scratch("header.db");
     const char *const *args = CLI_ARGS("--set", "problem_size_0=256", "--strategy", "exhaustive",
