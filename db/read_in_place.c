@@ -8,33 +8,30 @@
 
 #include <sqlite3.h>
 
+/* stat() of PATH-suffix: 0, or -1 with errno. */
+static int stat_beside(const char *path, const char *suffix, struct stat *info)
+{
+    size_t length = strlen(path) + strlen(suffix) + 1;
+    char *beside = malloc(length);
+    if (!beside) return -1;
+    snprintf(beside, length, "%s%s", path, suffix);
+    int rc = stat(beside, info);
+    free(beside);
+    return rc;
+}
+
 bool db_wal_has_frames(const char *path)
 {
-    size_t length = strlen(path) + sizeof "-wal";
-    char *wal_path = malloc(length);
-    if (!wal_path) return true;
-    snprintf(wal_path, length, "%s-wal", path);
     struct stat info;
-    bool has_frames = true;
-    if (stat(wal_path, &info) != 0)
-        has_frames = errno != ENOENT;
-    else
-        has_frames = info.st_size > 0;
-    free(wal_path);
-    return has_frames;
+    if (stat_beside(path, "-wal", &info) != 0) return errno != ENOENT;
+    return info.st_size > 0;
 }
 
 /* Whether PATH-suffix exists (or cannot be checked: then yes). */
 static bool beside_exists(const char *path, const char *suffix)
 {
-    size_t length = strlen(path) + strlen(suffix) + 1;
-    char *beside = malloc(length);
-    if (!beside) return true;
-    snprintf(beside, length, "%s%s", path, suffix);
     struct stat info;
-    bool exists = stat(beside, &info) == 0 || errno != ENOENT;
-    free(beside);
-    return exists;
+    return stat_beside(path, suffix, &info) == 0 || errno != ENOENT;
 }
 
 bool db_may_change(const char *path)
