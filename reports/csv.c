@@ -1,6 +1,5 @@
 #include "csv.h"
 
-#include <errno.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,9 +11,8 @@
  * CSV readers keep; a number (-1.5, +3e8) is a number and stays as it is. */
 static bool reads_as_formula(const char *text)
 {
-    if (!strchr("=+-@\t\r", text[0]) || text[0] == '\0') return false;
+    if (text[0] == '\0' || !strchr("=+-@\t\r", text[0])) return false;
     char *end;
-    errno = 0;
     (void)strtod(text, &end);
     return end == text || *end != '\0';
 }
