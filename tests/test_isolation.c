@@ -329,6 +329,17 @@ Test(isolation, kernel_infinite_loop_is_a_timeout_in_verify)
                               .message = TIMEOUT_MESSAGE});
 }
 
+/* A compile limit of ten minutes changes nothing for a kernel that never
+ * ends: its first launch is watched with the kernel's limit (the floor,
+ * and the driver's code generation as measured), not the compiler's, on
+ * every driver, whenever it calls an event's callbacks. */
+Test(isolation, kernel_infinite_loop_gets_the_kernels_limit_not_the_compilers)
+{
+    check_fault(&(fault_case){.fault = "loop", .status = "timeout", .stage = "verify",
+                              .message = {"timed out in stage verify", "after the build", NULL},
+                              .compile_timeout = "600s"});
+}
+
 Test(isolation, kernel_infinite_loop_in_the_warm_up_is_a_timeout_in_warm_up)
 {
     check_fault(&(fault_case){.fault = "loop", .nth = "2", .status = "timeout",

@@ -115,3 +115,57 @@ Test(measurer, outputs_are_poisoned_before_verification)
     cr_assert_eq(m.first_mismatch, 0);
     measurement_clear(&m);
 }
+
+/* The stages one measurement went through, as its on_stage heard them. */
+typedef struct stage_log {
+    measure_stage seen[32];
+    size_t n;
+} stage_log;
+
+static bool log_stage(void *ctx, measure_stage stage)
+{
+    stage_log *log = ctx;
+    if (log->n < 32) log->seen[log->n++] = stage;
+    return true;
+}
+
+/* Which limit a hanging kernel gets must not depend on when a driver calls
+ * an event's callbacks (NVIDIA's call at a kernel's end, PoCL's at its
+ * start): the first launch is in stage verify from the plugin's enqueue
+ * on, and the stages only ever go forward. The driver's code generation at
+ * that launch is measured (first_launch_extra_s, part of build_s). */
+Test(measurer_stages, the_first_launch_is_verification_and_stages_only_go_forward)
+{
+    size_t n, chosen;
+    cl_device_entry *list;
+    skytune_error err = {0};
+    cr_assert_eq(cl_devices_list(&list, &n, &err), 0, "%s", err.message);
+    cr_assert_eq(cl_device_select(list, n, NULL, &chosen, &err), 0, "%s", err.message);
+    stage_log log = {0};
+    measurer_options opts = {.runs = 2, .seed = 1, .on_stage = log_stage, .stage_ctx = &log};
+    static skytune_values problem = {0};
+    measurer *staged;
+    cr_assert_eq(measurer_open(&trivial_plugin, &list[chosen], &problem, &opts, &staged, &err), 0,
+                 "%s", err.message);
+    skytune_named_value items[3] = {
+        {"wg", {.type = SKYTUNE_INT, .i = 32}},
+        {"MODE", {.type = SKYTUNE_INT, .i = 0}},
+        {"variant", {.type = SKYTUNE_INT, .i = 0}},
+    };
+    skytune_values config = {.count = 3, .items = items};
+    measurement m;
+    cr_assert_eq(measurer_measure(staged, &config, &m, &err), 0, "%s", err.message);
+    cr_assert_eq(m.status, MEAS_OK, "%s", m.message ? m.message : "");
+    char order[512] = "";
+    for (size_t k = 0; k < log.n; k++)
+        snprintf(order + strlen(order), sizeof order - strlen(order), "%s%s", k ? " " : "",
+                 measure_stage_name(log.seen[k]));
+    for (size_t k = 1; k < log.n; k++)
+        cr_expect_gt(log.seen[k], log.seen[k - 1], "the stages went back: %s", order);
+    cr_expect_str_eq(order, "build prepare verify warm_up timed release");
+    cr_expect(m.first_launch_extra_s >= 0 && m.first_launch_extra_s <= m.build_s,
+              "first launch's extra %.6f s, build %.6f s", m.first_launch_extra_s, m.build_s);
+    measurement_clear(&m);
+    measurer_close(staged);
+    free(list);
+}

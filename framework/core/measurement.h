@@ -73,6 +73,10 @@ typedef struct measurement {
     double verify_s;        /* prepare, verification run, read-back and comparison */
     double bench_s;         /* warm-up and timed runs */
     double overhead_s;      /* everything else the engine did for it */
+    /* Of build_s: the first launch's wall time beyond its kernels' own, the
+     * driver's code generation where it defers it (measurer.h). The
+     * supervisor allows later first launches time from it. */
+    double first_launch_extra_s;
     /* Verification (wrong_result). */
     double max_abs_error, max_rel_error;
     int64_t first_mismatch; /* -1 when none */

@@ -1,7 +1,6 @@
 #include "measurer.h"
 
 #include <math.h>
-#include <pthread.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -318,64 +317,16 @@ typedef struct run_times {
     double wall_s;          /* from the enqueue to the end of clFinish */
 } run_times;
 
-/* The first launch's first kernel has started: from here on a crash or a
- * hang is the kernel's, no longer the driver's code generation. PoCL calls
- * this on its own thread before the kernel executes, so the stage reaches
- * the supervisor before anything the kernel does can end the worker. */
-typedef struct first_start {
-    measurer *ms;
-    pthread_mutex_t lock;
-    pthread_cond_t changed;
-    bool reported;
-} first_start;
-
-static void CL_CALLBACK on_first_start(cl_event event, cl_int status, void *user)
-{
-    (void)event, (void)status;
-    first_start *f = user;
-    enter_stage(f->ms, STAGE_VERIFY);
-    pthread_mutex_lock(&f->lock);
-    f->reported = true;
-    pthread_cond_signal(&f->changed);
-    pthread_mutex_unlock(&f->lock);
-}
-
-/* One run: enqueue, wait, read each event's profiling times. The first
- * launch (see measurer.h) is in stage build from the plugin's enqueue
- * until its first kernel starts. Returns 0, or -1 with m failed as a launch
- * error. */
-static int run_once(measurer *ms, void *launch, bool first_launch, run_times *t, measurement *m)
+/* One run: enqueue, wait, read each event's profiling times. Returns 0,
+ * or -1 with m failed as a launch error. */
+static int run_once(measurer *ms, void *launch, run_times *t, measurement *m)
 {
     skytune_events ev = {0};
     skytune_error perr = {0};
     double started = clock_monotonic_s();
     int rc = ms->plugin->enqueue(launch, ms->queue, &ev, &perr);
-    first_start first = {.ms = ms};
-    bool awaiting_start = false;
-    if (first_launch && rc == 0 && ev.count > 0) {
-        pthread_mutex_init(&first.lock, NULL);
-        pthread_cond_init(&first.changed, NULL);
-        enter_stage(ms, STAGE_BUILD);
-        /* The driver calls back once the command runs, at once if it does
-         * already, and with an error status if it fails: always. */
-        awaiting_start = clSetEventCallback(ev.events[0], CL_RUNNING, on_first_start, &first) ==
-                         CL_SUCCESS;
-        if (!awaiting_start) enter_stage(ms, STAGE_VERIFY);
-        clFlush(ms->queue);
-    }
     cl_int finish = clFinish(ms->queue);
     t->wall_s = clock_monotonic_s() - started;
-    if (awaiting_start) {
-        /* Some drivers call back after clFinish returns: the callback must
-         * be done with `first` (and with the worker's channel) first. */
-        pthread_mutex_lock(&first.lock);
-        while (!first.reported) pthread_cond_wait(&first.changed, &first.lock);
-        pthread_mutex_unlock(&first.lock);
-    }
-    if (first_launch && rc == 0 && ev.count > 0) {
-        pthread_cond_destroy(&first.changed);
-        pthread_mutex_destroy(&first.lock);
-    }
     if (rc != 0) {
         fail(m, MEAS_LAUNCH, "enqueue: %s [%s]", perr.message,
              perr.cl_error ? cl_error_name(perr.cl_error) : "no OpenCL error code");
@@ -526,8 +477,9 @@ static int verify_configuration(measurer *ms, cl_program program, const skytune_
      * that only the driver's own work fills the gap before it starts. */
     clFinish(ms->queue);
     run_times verification;
-    if (run_once(ms, *launch, true, &verification, m) != 0) return -1;
+    if (run_once(ms, *launch, &verification, m) != 0) return -1;
     double deferred_s = deferred_build_s(&verification);
+    m->first_launch_extra_s = deferred_s;
     m->build_s += deferred_s;
     skytune_verify_report report = {0};
     if (pl->verify(ms->state, config, ms->queue, &report, &perr) != 0) {
@@ -563,10 +515,10 @@ static int time_runs(measurer *ms, void *launch, const skytune_values *config, m
     }
     enter_stage(ms, STAGE_WARM_UP);
     run_times warm_up;
-    if (run_once(ms, launch, false, &warm_up, m) != 0) goto done;
+    if (run_once(ms, launch, &warm_up, m) != 0) goto done;
     enter_stage(ms, STAGE_TIMED);
     for (unsigned r = 0; r < ms->opts.runs; r++) {
-        if (run_once(ms, launch, false, &runs[r], m) != 0) goto done;
+        if (run_once(ms, launch, &runs[r], m) != 0) goto done;
         samples[r] = runs[r].total_ns;
     }
     m->bench_s = clock_monotonic_s() - t2;

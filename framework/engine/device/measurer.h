@@ -10,10 +10,13 @@
  * Phases mean what they say on every driver. Some drivers (PoCL) generate
  * the device code of a kernel at its first launch, for the work-group size
  * it is launched with, not in clBuildProgram. The verification run is the
- * first launch: until its first kernel starts the stage is `build` again
- * (watched with the compile limit, not the kernel's), and the run's wall
- * time beyond its kernels' own profiled time counts as build_s, not
- * verify_s.
+ * first launch: its wall time beyond its kernels' own profiled time counts
+ * as build_s, not verify_s, and is reported as first_launch_extra_s. The
+ * stage stays `verify` throughout: when a driver calls an event's
+ * callbacks (at the start of a kernel, or only at its end, as NVIDIA's
+ * does) must not decide which limit a hanging kernel gets. The supervisor
+ * allows the first launch time for code generation from what it measured
+ * (supervisor.h).
  *
  * With a binary cache, a configuration's program comes from the cache when
  * an earlier build left it there, and a build from source leaves its

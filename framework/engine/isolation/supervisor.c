@@ -35,6 +35,12 @@ struct supervisor {
     /* The watchdog: the slowest verify + timed seconds of an ok
      * configuration so far. */
     double slowest_ok_s;
+    /* The most a first launch took beyond its kernels' own time so far (the
+     * driver's code generation, measurer.h); -1: none measured yet. */
+    double first_launch_extra_s;
+    /* The wait for a compile worker that built the configuration in flight:
+     * the part of its build that happened before its request. */
+    double waited_for_build_s;
     /* The health check's reference: the best configuration so far and its
      * recorded median, from a measurement taken while healthy. */
     bool have_reference;
@@ -233,9 +239,11 @@ static int ensure_worker(supervisor *s, skytune_error *err)
     return 1;
 }
 
-static double post_build_limit(const supervisor *s)
+/* The limit after a build, for a configuration whose first launch may
+ * need `codegen_s` for the driver's code generation (0 once it is past). */
+static double post_build_limit(const supervisor *s, double codegen_s)
 {
-    double limit = s->o.limits.floor_s + s->o.limits.factor * s->slowest_ok_s;
+    double limit = s->o.limits.floor_s + s->o.limits.factor * (s->slowest_ok_s + codegen_s);
     return limit < s->o.limits.cap_s ? limit : s->o.limits.cap_s;
 }
 
@@ -249,7 +257,7 @@ static double runs_limit(const supervisor *s, double verified_s)
 {
     double limit = s->o.limits.floor_s +
                    s->o.limits.factor * verified_s * ((double)s->o.setup.runs + 1.0);
-    double earlier = post_build_limit(s);
+    double earlier = post_build_limit(s, 0);
     if (limit < earlier) limit = earlier;
     return limit < s->o.limits.cap_s ? limit : s->o.limits.cap_s;
 }
@@ -290,6 +298,7 @@ typedef struct flight {
     uint64_t request;          /* the worker's number for it */
     double started;            /* monotonic seconds */
     double build_end;          /* 0: building still */
+    double codegen_s;          /* allowed for the first launch's code generation */
     measure_stage stage;
     double limit_s;            /* the stage's time limit, */
     double deadline;           /* and when it runs out */
@@ -338,6 +347,17 @@ static void send_request(supervisor *s, const uint16_t *idx, flight *f)
     set_stage(s, STAGE_BUILD);
 }
 
+/* What the configuration's first launch is allowed for the driver's code
+ * generation: the most an earlier first launch took beyond its kernels;
+ * before any was measured, the configuration's own build (the rest of
+ * what a driver that defers code generation does then), which a build done
+ * ahead by a spare worker does not tell. */
+static double first_launch_allowance(const supervisor *s, double own_build_s)
+{
+    if (s->first_launch_extra_s >= 0) return s->first_launch_extra_s;
+    return own_build_s > 0 ? own_build_s : 0;
+}
+
 /* The first time limit: the compiler's, from the request; for a build done
  * ahead, the kernel's from now, with the device given to the worker. */
 static void start_limit(supervisor *s, flight *f)
@@ -345,7 +365,8 @@ static void start_limit(supervisor *s, flight *f)
     f->limit_s = s->o.limits.compile_s;
     f->deadline = f->started + f->limit_s;
     if (f->stage != STAGE_PREPARE) return;
-    f->limit_s = post_build_limit(s);
+    f->codegen_s = first_launch_allowance(s, 0);
+    f->limit_s = post_build_limit(s, f->codegen_s);
     f->deadline = clock_monotonic_s() + f->limit_s;
     if (!f->lost && give_device(s, &f->io_err) != 0) f->lost = true;
 }
@@ -362,21 +383,16 @@ static flight_end check_deadlines(supervisor *s, flight *f)
     return FLIGHT_UNDER_WAY;
 }
 
-/* The time limit of the stage the worker went on to from `previous`. */
+/* The time limit of the stage the worker went on to from `previous`. The
+ * build ends once; no later stage is given the compiler's limit. */
 static void limit_stage(supervisor *s, flight *f, measure_stage previous)
 {
     if (f->stage != STAGE_BUILD && f->build_end == 0) {
         f->build_end = clock_monotonic_s();
-        f->limit_s = post_build_limit(s);
+        f->codegen_s =
+            first_launch_allowance(s, f->build_end - f->started + s->waited_for_build_s);
+        f->limit_s = post_build_limit(s, f->codegen_s);
         f->deadline = f->build_end + f->limit_s;
-    } else if (f->stage == STAGE_BUILD && previous != STAGE_BUILD) {
-        /* The first launch, while the driver generates the device code
-         * (measurer.h): the compiler's limit, not the kernel's. */
-        f->limit_s = s->o.limits.compile_s;
-        f->deadline = clock_monotonic_s() + f->limit_s;
-    } else if (f->stage != STAGE_BUILD && previous == STAGE_BUILD) {
-        f->limit_s = post_build_limit(s);
-        f->deadline = clock_monotonic_s() + f->limit_s;
     }
     if (f->stage == STAGE_WARM_UP && previous == STAGE_VERIFY) {
         f->verified_s = clock_monotonic_s() - f->verify_entered;
@@ -480,13 +496,21 @@ static void describe_timeout(const supervisor *s, const flight *f, char *text, s
                  "earlier configurations took longer; cap %.3g s); the worker was killed",
                  stage, f->limit_s, l->floor_s, l->factor, s->o.setup.runs + 1, f->verified_s,
                  l->cap_s);
-    else if (s->slowest_ok_s > 0)
+    else if (s->slowest_ok_s > 0 || f->codegen_s > 0) {
+        char codegen[160] = "";
+        if (f->codegen_s > 0)
+            snprintf(codegen, sizeof codegen,
+                     " + %.3g s for the driver's code generation at the first launch (%s)",
+                     f->codegen_s,
+                     s->first_launch_extra_s >= 0 ? "the most an earlier first launch took "
+                                                    "beyond its kernels"
+                                                  : "its own build time");
         snprintf(text, len,
                  "timed out in stage %s: no answer within %.3g s after the build (floor "
-                 "%.3g s + %.3g x the slowest ok configuration's %.3g s, cap %.3g s); the "
+                 "%.3g s + %.3g x (the slowest ok configuration's %.3g s%s), cap %.3g s); the "
                  "worker was killed",
-                 stage, f->limit_s, l->floor_s, l->factor, s->slowest_ok_s, l->cap_s);
-    else
+                 stage, f->limit_s, l->floor_s, l->factor, s->slowest_ok_s, codegen, l->cap_s);
+    } else
         snprintf(text, len,
                  "timed out in stage %s: no answer within the floor of %.3g s after the "
                  "build (no configuration has passed yet to scale it by; cap %.3g s, "
@@ -745,6 +769,15 @@ static void supervised_watch(void *ctx, void (*on_activity)(void *, const evalua
     s->activity_ctx = watch_ctx;
 }
 
+/* A first launch that ran to its end (verified, right or wrong) tells how
+ * long the driver's code generation takes (first_launch_allowance). */
+static void learn_first_launch(supervisor *s, const measurement *m)
+{
+    if (m->status != MEAS_OK && m->status != MEAS_WRONG_RESULT) return;
+    if (m->first_launch_extra_s > s->first_launch_extra_s)
+        s->first_launch_extra_s = m->first_launch_extra_s;
+}
+
 static int evaluate_in_flight(supervisor *s, const uint16_t *idx, measurement *m,
                               skytune_error *err)
 {
@@ -770,7 +803,11 @@ static int evaluate_in_flight(supervisor *s, const uint16_t *idx, measurement *m
             waited_for_build = clock_monotonic_s() - started;
         }
     }
-    if (run_request(s, idx, m, err) != 0) return -1;
+    s->waited_for_build_s = waited_for_build;
+    int measured = run_request(s, idx, m, err);
+    s->waited_for_build_s = 0;
+    if (measured != 0) return -1;
+    learn_first_launch(s, m);
     s->worker_measured++;
     if (confirm_wrong_result(s, idx, m, err) != 0) return -1;
     space_config_text(s->space, idx, s->worker_last, sizeof s->worker_last);
@@ -834,6 +871,7 @@ int supervisor_open(const supervisor_options *o, const space *sp, supervisor **o
     s->space = sp;
     s->n_params = space_param_count(sp);
     worker_process_clear(&s->worker);
+    s->first_launch_extra_s = -1;
     s->values = calloc(s->n_params + 1, sizeof *s->values);
     s->reference_idx = calloc(s->n_params + 1, sizeof *s->reference_idx);
     if (!s->values || !s->reference_idx) {

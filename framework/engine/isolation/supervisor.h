@@ -11,8 +11,15 @@
  * reported degraded and its measurements are flagged until a check passes.
  *
  * The watchdog's limit for a configuration after its build is
- * min(cap, floor + factor × the slowest ok configuration's verify and timed
- * seconds so far); the build has its own limit. While the worker measures,
+ * min(cap, floor + factor × (the slowest ok configuration's verify and
+ * timed seconds so far + the first launch's code generation)); the build
+ * has its own limit. A driver may generate a kernel's device code at its
+ * first launch (measurer.h): that launch is allowed the most an earlier
+ * first launch took beyond its kernels or, before any has been measured,
+ * the configuration's own build time. Neither depends on when the driver
+ * calls an event's callbacks, so a kernel that never ends is a timeout in
+ * the stage it hangs in within the kernel's limit on every driver, never
+ * under the compile limit. While the worker measures,
  * the supervisor also keeps the compile pool (if any) busy, and tells the
  * campaign's watcher (evaluator.watch) the stage and time of the
  * configuration in flight. What a worker writes to its standard output and

@@ -159,6 +159,7 @@ void worker_put_measurement(worker_message *msg, const measurement *m)
     worker_put_f64(msg, m->build_s);
     worker_put_f64(msg, m->verify_s);
     worker_put_f64(msg, m->bench_s);
+    worker_put_f64(msg, m->first_launch_extra_s);
     worker_put_f64(msg, m->max_abs_error);
     worker_put_f64(msg, m->max_rel_error);
     worker_put_u64(msg, (uint64_t)m->first_mismatch);
@@ -185,6 +186,7 @@ int worker_get_measurement(worker_message *msg, measurement *m, skytune_error *e
     m->build_s = worker_get_f64(msg);
     m->verify_s = worker_get_f64(msg);
     m->bench_s = worker_get_f64(msg);
+    m->first_launch_extra_s = worker_get_f64(msg);
     m->max_abs_error = worker_get_f64(msg);
     m->max_rel_error = worker_get_f64(msg);
     m->first_mismatch = (int64_t)worker_get_u64(msg);
