@@ -9,8 +9,8 @@
  * records it and goes on.
  *
  * Problem parameters choose the misbehaviour:
- *   fault   none | segv | abort | exit | stack | oob | loop | corrupt | hang | print |
- *           print_segv
+ *   fault   none | segv | abort | exit | stack | oob | near | loop | corrupt | wrong |
+ *           compile | biglog | kprintf | hang | print | print_segv
  *   where   the callback that misbehaves (host faults): defines, prepare,
  *           clear_outputs, enqueue, verify, release, flops
  *   bad     the value of x that misbehaves
@@ -35,11 +35,21 @@
  * Kernel faults ignore `where` and happen in the kernel itself on its nth
  * run for a bad configuration:
  *   oob     one work-item writes 2^40 elements past the output buffer
+ *   near    the first 64 work-items write their outputs right, then write
+ *           -1 to the 64 floats just past the output buffer (memory the
+ *           driver may have given another buffer)
  *   loop    one work-item loops forever, writing to global memory
  *   corrupt every work-item writes its output right, then overwrites the
  *           input element it read: the configuration's own result is
  *           right, and whatever reads the input after it is not (the
  *           input is uploaded once per problem, at set-up)
+ *   wrong   every work-item writes three times its input: the
+ *           configuration's own wrong result
+ *   kprintf work-item 0 calls printf, then writes its output right
+ * and two faults of the build, for bad configurations on every run:
+ *   compile the kernel does not compile (a syntax error)
+ *   biglog  the compiler writes a log of some megabytes (thousands of
+ *           #pragma messages), then fails on an #error
  *
  * The plugin is built by tests/meson.build, never installed.
  */
@@ -54,7 +64,7 @@
 /* The engine builds the kernel with -D for every parameter, strings as bare
  * tokens: -D fault=loop -D bad=2 -D x=2 ... The kernel faults are chosen in
  * the preprocessor: pasting the `fault` token onto a prefix yields a macro
- * that is defined only for the two kernel faults, and every other fault
+ * that is defined only for the kernel and build faults, and every other fault
  * name pastes into an undefined identifier, which #if reads as 0. The far
  * index is a ulong, so it is not truncated to 32 bits, and the loop writes
  * through a volatile pointer, so the compiler can remove neither. `call`
@@ -65,8 +75,29 @@ static const char hostile_kernel_source[] =
     "#define HOSTILE_KERNEL_FAULT_oob 1\n"
     "#define HOSTILE_KERNEL_FAULT_loop 2\n"
     "#define HOSTILE_KERNEL_FAULT_corrupt 3\n"
+    "#define HOSTILE_KERNEL_FAULT_near 4\n"
+    "#define HOSTILE_KERNEL_FAULT_wrong 5\n"
+    "#define HOSTILE_KERNEL_FAULT_kprintf 6\n"
+    "#define HOSTILE_KERNEL_FAULT_compile 7\n"
+    "#define HOSTILE_KERNEL_FAULT_biglog 8\n"
     "#define HOSTILE_KERNEL_FAULT HOSTILE_PASTE(HOSTILE_KERNEL_FAULT_, fault)\n"
     "#define HOSTILE_BAD (x == bad || x == bad2)\n"
+    "\n"
+    "#if HOSTILE_KERNEL_FAULT == 7 && HOSTILE_BAD\n"
+    "this is not OpenCL C;\n"
+    "#elif HOSTILE_KERNEL_FAULT == 8 && HOSTILE_BAD\n"
+    "#define HOSTILE_SAY _Pragma(\"message(\\\"hostile build log: a line of the long log that a "
+    "broken kernel generator can make a compiler write, padded to some length .............\\\")\")\n"
+    "#define HOSTILE_SAY8 HOSTILE_SAY HOSTILE_SAY HOSTILE_SAY HOSTILE_SAY HOSTILE_SAY HOSTILE_SAY "
+    "HOSTILE_SAY HOSTILE_SAY\n"
+    "#define HOSTILE_SAY64 HOSTILE_SAY8 HOSTILE_SAY8 HOSTILE_SAY8 HOSTILE_SAY8 HOSTILE_SAY8 "
+    "HOSTILE_SAY8 HOSTILE_SAY8 HOSTILE_SAY8\n"
+    "#define HOSTILE_SAY512 HOSTILE_SAY64 HOSTILE_SAY64 HOSTILE_SAY64 HOSTILE_SAY64 HOSTILE_SAY64 "
+    "HOSTILE_SAY64 HOSTILE_SAY64 HOSTILE_SAY64\n"
+    "HOSTILE_SAY512 HOSTILE_SAY512 HOSTILE_SAY512 HOSTILE_SAY512\n"
+    "HOSTILE_SAY512 HOSTILE_SAY512 HOSTILE_SAY512 HOSTILE_SAY512\n"
+    "#error hostile: the build fails after its long log\n"
+    "#endif\n"
     "\n"
     "__kernel void twice(__global float *in, __global float *out, const uint call)\n"
     "{\n"
@@ -87,6 +118,17 @@ static const char hostile_kernel_source[] =
     "        in[i] = -7.0f;\n"
     "        return;\n"
     "    }\n"
+    "#elif HOSTILE_KERNEL_FAULT == 4 && HOSTILE_BAD\n"
+    "    if (call == nth && i < 64) {\n"
+    "        out[i] = 2.0f * in[i];\n"
+    "        out[n + i] = -1.0f;\n"
+    "        return;\n"
+    "    }\n"
+    "#elif HOSTILE_KERNEL_FAULT == 5 && HOSTILE_BAD\n"
+    "    if (i < n) out[i] = 3.0f * in[i];\n"
+    "    return;\n"
+    "#elif HOSTILE_KERNEL_FAULT == 6 && HOSTILE_BAD\n"
+    "    if (i == 0) printf(\"hostile kernel says x=%d\\n\", (int)x);\n"
     "#endif\n"
     "    if (i < n) out[i] = 2.0f * in[i];\n"
     "}\n";
@@ -102,7 +144,12 @@ typedef enum hostile_fault {
     FAULT_HANG,
     FAULT_PRINT,
     FAULT_PRINT_SEGV,
-    FAULT_CORRUPT
+    FAULT_CORRUPT,
+    FAULT_NEAR,
+    FAULT_WRONG,
+    FAULT_KPRINTF,
+    FAULT_COMPILE,
+    FAULT_BIGLOG
 } hostile_fault;
 
 typedef enum hostile_callback {
@@ -115,9 +162,9 @@ typedef enum hostile_callback {
     AT_FLOPS
 } hostile_callback;
 
-static const char *const fault_names[] = {"none", "segv", "abort", "exit",       "stack",
-                                          "oob",  "loop", "hang",  "print", "print_segv",
-                                          "corrupt"};
+static const char *const fault_names[] = {
+    "none", "segv",    "abort", "exit",  "stack",   "oob",     "loop",  "hang",
+    "print", "print_segv", "corrupt", "near", "wrong", "kprintf", "compile", "biglog"};
 static const char *const callback_names[] = {"defines", "prepare", "clear_outputs", "enqueue",
                                              "verify",  "release", "flops"};
 
@@ -174,7 +221,7 @@ __attribute__((noinline)) static int overflow_stack(int depth)
     return overflow_stack(depth + 1) + frame[(unsigned)depth % sizeof frame];
 }
 
-/* Host faults; the kernel faults (oob, loop, corrupt) do nothing here. */
+/* Host faults; the kernel and build faults do nothing here. */
 static void misbehave(int fault)
 {
     if (fault == FAULT_PRINT || fault == FAULT_PRINT_SEGV) {
@@ -402,9 +449,10 @@ static double hostile_bytes(const skytune_values *problem, const skytune_values 
 
 static const skytune_problem_param hostile_problem_params[] = {
     {"fault", SKYTUNE_STRING, "none",
-     "none, segv, abort, exit, stack (host faults in the callback `where`), oob, loop, corrupt "
-     "(kernel faults), hang (the callback `where` never returns), print, print_segv (lines on stdout "
-     "and stderr, then going on or a segfault)"},
+     "none, segv, abort, exit, stack (host faults in the callback `where`), oob, near, loop, "
+     "corrupt, wrong, kprintf (kernel faults), compile, biglog (build faults), hang (the callback "
+     "`where` never returns), print, print_segv (lines on stdout and stderr, then going on or a "
+     "segfault)"},
     {"where", SKYTUNE_STRING, "prepare",
      "the callback a host fault happens in: defines, prepare, clear_outputs, enqueue, verify, "
      "release, flops"},
@@ -421,9 +469,10 @@ static const skytune_problem_param hostile_problem_params[] = {
 static const skytune_problem_check hostile_problem_checks[] = {
     {"fault == 'none' or fault == 'segv' or fault == 'abort' or fault == 'exit' or "
      "fault == 'stack' or fault == 'oob' or fault == 'loop' or fault == 'hang' or "
-     "fault == 'print' or fault == 'print_segv' or fault == 'corrupt'",
+     "fault == 'print' or fault == 'print_segv' or fault == 'corrupt' or fault == 'near' or "
+     "fault == 'wrong' or fault == 'kprintf' or fault == 'compile' or fault == 'biglog'",
      "fault must be one of none, segv, abort, exit, stack, oob, loop, hang, print, print_segv, "
-     "corrupt"},
+     "corrupt, near, wrong, kprintf, compile, biglog"},
     {"where == 'defines' or where == 'prepare' or where == 'clear_outputs' or "
      "where == 'enqueue' or where == 'verify' or where == 'release' or where == 'flops'",
      "where must be one of defines, prepare, clear_outputs, enqueue, verify, release, flops"},
