@@ -1,21 +1,24 @@
 /* The on-disk program-binary cache: keys that change with every input,
  * entries that round-trip (binaries and build failures), damaged files read
  * as misses and removed, concurrent writers that never expose half an
- * entry, the size limit removing the least recently used entries, and
- * `clear` leaving foreign files alone. Then the measurer with the trivial
- * plugin on PoCL: a second measurer loads the binary instead of compiling,
- * a compile failure comes back from the cache with the same message, a
- * binary the driver refuses is rebuilt and replaced, and measurer_compile
- * fills the cache for a later measurement. Last, `skytune cache`. Every
- * test works in a fresh temporary folder, never the user's cache. */
+ * entry, the size limit removing the least recently used entries, a store
+ * that cannot write saying why, and `clear` leaving foreign files alone.
+ * Then the measurer with the trivial plugin on PoCL: a second measurer
+ * loads the binary instead of compiling, a compile failure comes back from
+ * the cache with the same message, a binary the driver refuses is rebuilt
+ * and replaced, and measurer_compile fills the cache for a later
+ * measurement. Last, `skytune cache`. Every test works in a fresh
+ * temporary folder, never the user's cache. */
 #include <criterion/criterion.h>
 
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -800,6 +803,7 @@ Test(binary_cache, a_file_is_no_folder)
     cr_assert_eq(binary_cache_store_binary(c, &key, p, 64, &err), -1);
     cr_assert(strstr(err.message, file) != NULL, "%s", err.message);
     cr_assert_str_eq(binary_cache_last_error(c), err.message);
+    cr_assert_str_eq(binary_cache_store_reason(c), strerror(ENOTDIR));
     cr_assert_eq(binary_cache_get_counts(c).errors, 1);
     cr_assert_eq(binary_cache_get_counts(c).stores, 0);
     free(p);
@@ -807,6 +811,58 @@ Test(binary_cache, a_file_is_no_folder)
     binary_cache_close(c);
     free(below);
     free(file);
+}
+
+/* A write that fails part way through an entry (the file size limit here,
+ * EFBIG where a full disk gives ENOSPC) fails the store, leaves no
+ * temporary file, and says why in the words a run counts its stores
+ * under, without the entry's name. SIGXFSZ is ignored, as skytune's main
+ * ignores it; the limit binds root too. */
+Test(binary_cache, a_store_that_cannot_write_its_entry_says_why)
+{
+    binary_cache *c = open_cache(0);
+    binary_cache_key fits = simple_key("fits");
+    store_payload(c, &fits, 64, 1); /* the folder is made, as nothing else would */
+    cr_assert_str_eq(binary_cache_store_reason(c), "", "no store has failed");
+
+    binary_cache_key key = simple_key("too large");
+    size_t size = 64 * 1024;
+    unsigned char *p = payload(size, 2);
+    cr_assert_neq(signal(SIGXFSZ, SIG_IGN), SIG_ERR);
+    struct rlimit saved;
+    cr_assert_eq(getrlimit(RLIMIT_FSIZE, &saved), 0);
+    struct rlimit low = {.rlim_cur = 4096, .rlim_max = saved.rlim_max};
+    cr_assert_eq(setrlimit(RLIMIT_FSIZE, &low), 0, "%s", strerror(errno));
+    skytune_error err = {0};
+    int rc = binary_cache_store_binary(c, &key, p, size, &err);
+    cr_assert_eq(setrlimit(RLIMIT_FSIZE, &saved), 0, "%s", strerror(errno));
+    cr_assert_eq(rc, -1, "a 64 KiB entry was stored under a 4 KiB file size limit");
+    cr_assert_str_eq(binary_cache_store_reason(c), strerror(EFBIG));
+    cr_assert(strstr(err.message, key.name) && strstr(err.message, strerror(EFBIG)),
+              "the message names the entry and the cause: %s", err.message);
+    cr_assert_eq(binary_cache_get_counts(c).stores, 1, "only the entry that fits");
+    cr_assert_eq(binary_cache_get_counts(c).errors, 1);
+    binary_cache_folder_usage u;
+    cr_assert_eq(binary_cache_usage(cache_dir, &u, &err), 0, "%s", err.message);
+    cr_assert_eq(u.entries, 1, "nothing of the entry that failed is left as an entry");
+    DIR *d = opendir(cache_dir);
+    cr_assert_not_null(d);
+    size_t files = 0;
+    for (struct dirent *e; (e = readdir(d));)
+        if (e->d_name[0] != '.') files++;
+    closedir(d);
+    cr_assert_eq(files, 1, "a temporary file was left behind");
+    binary_cache_entry entry;
+    cr_assert_eq(load(c, &key, &entry), BINARY_CACHE_MISS);
+
+    /* Within the limit again, the same entry is stored. */
+    store_payload(c, &key, size, 2);
+    cr_assert_eq(load(c, &key, &entry), BINARY_CACHE_BINARY);
+    binary_cache_entry_clear(&entry);
+    free(p);
+    binary_cache_key_clear(&key);
+    binary_cache_key_clear(&fits);
+    binary_cache_close(c);
 }
 
 /* ------------------------------------------------------------ the measurer */
