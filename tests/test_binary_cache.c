@@ -6,9 +6,10 @@
  * Then the measurer with the trivial plugin on PoCL: a second measurer
  * loads the binary instead of compiling, a compile failure comes back from
  * the cache with the same message, a binary the driver refuses is rebuilt
- * and replaced, and measurer_compile fills the cache for a later
- * measurement. Last, `skytune cache`. Every test works in a fresh
- * temporary folder, never the user's cache. */
+ * and replaced, measurer_compile fills the cache for a later measurement,
+ * and an entry that cannot be stored fails no measurement. Last, `skytune
+ * cache`. Every test works in a fresh temporary folder, never the user's
+ * cache. */
 #include <criterion/criterion.h>
 
 #include <dirent.h>
@@ -1012,20 +1013,24 @@ Test(binary_cache_measurer, measurer_compile_fills_the_cache_for_measuring)
     binary_cache *worker_cache = open_cache(0);
     measurer *worker = open_measurer(worker_cache, true);
     measurement m;
+    const char *reason;
     compile(worker, 0, &m);
     cr_assert_eq(m.status, MEAS_OK, "%s", m.message ? m.message : "");
     cr_assert_gt(m.build_s, 0.0);
     cr_assert_eq(m.n_samples, 0, "compiling runs nothing");
+    cr_assert_eq(measurer_cache_entry(worker, &reason), CACHE_ENTRY_STORED);
     measurement_clear(&m);
     compile(worker, 1, &m);
     cr_assert_eq(m.status, MEAS_COMPILE);
     cr_assert(strstr(m.message, "does not compile") != NULL, "%s", m.message);
+    cr_assert_eq(measurer_cache_entry(worker, &reason), CACHE_ENTRY_STORED, "the failure");
     char *compiled_message = strdup(m.message);
     measurement_clear(&m);
     cr_assert_eq(binary_cache_get_counts(worker_cache).stores, 2);
     /* Compiling again finds both and stores nothing. */
     compile(worker, 0, &m);
     cr_assert_eq(m.status, MEAS_OK);
+    cr_assert_eq(measurer_cache_entry(worker, &reason), CACHE_ENTRY_FOUND);
     measurement_clear(&m);
     binary_cache_counts n = binary_cache_get_counts(worker_cache);
     cr_assert_eq(n.binary_hits, 1);
@@ -1037,10 +1042,12 @@ Test(binary_cache_measurer, measurer_compile_fills_the_cache_for_measuring)
     measurer *ms = open_measurer(cache, false);
     measure(ms, 0, &m);
     assert_ok(&m);
+    cr_assert_eq(measurer_cache_entry(ms, &reason), CACHE_ENTRY_FOUND);
     measurement_clear(&m);
     measure(ms, 1, &m);
     cr_assert_eq(m.status, MEAS_COMPILE);
     cr_assert_str_eq(m.message, compiled_message);
+    cr_assert_eq(measurer_cache_entry(ms, &reason), CACHE_ENTRY_FOUND);
     measurement_clear(&m);
     n = binary_cache_get_counts(cache);
     cr_assert_eq(n.binary_hits, 1);
@@ -1049,6 +1056,59 @@ Test(binary_cache_measurer, measurer_compile_fills_the_cache_for_measuring)
     free(compiled_message);
     measurer_close(ms);
     binary_cache_close(cache);
+}
+
+/* A cache whose entries cannot be written (its folder lies under a file,
+ * which stops root too) fails no measurement: each configuration is
+ * compiled and measured, or recorded as the compile failure it is, and the
+ * measurer says that its entry was not stored and why, every time. */
+Test(binary_cache_measurer, an_entry_that_cannot_be_stored_fails_no_measurement)
+{
+    char *file = cli_path(scratch, "plain");
+    cli_write_file(file, "x", 1);
+    char *below = cli_path(file, "binaries");
+    binary_cache *cache = NULL;
+    skytune_error err = {0};
+    cr_assert_eq(binary_cache_open(below, 0, &cache, &err), 0, "%s", err.message);
+    measurer *ms = open_measurer(cache, false);
+    measurer *worker = open_measurer(cache, true);
+    const char *reason;
+    for (int round = 0; round < 2; round++) {
+        measurement m;
+        measure(ms, 0, &m);
+        assert_ok(&m);
+        measurement_clear(&m);
+        cr_assert_eq(measurer_cache_entry(ms, &reason), CACHE_ENTRY_NOT_STORED,
+                     "round %d: the entry was stored", round);
+        cr_assert_str_eq(reason, strerror(ENOTDIR));
+        measure(ms, 1, &m);
+        cr_assert_eq(m.status, MEAS_COMPILE, "%s", m.message ? m.message : "");
+        measurement_clear(&m);
+        cr_assert_eq(measurer_cache_entry(ms, &reason), CACHE_ENTRY_NOT_STORED);
+        compile(worker, 0, &m);
+        cr_assert_eq(m.status, MEAS_OK, "%s", m.message ? m.message : "");
+        measurement_clear(&m);
+        cr_assert_eq(measurer_cache_entry(worker, &reason), CACHE_ENTRY_NOT_STORED);
+        cr_assert_str_eq(reason, strerror(ENOTDIR));
+    }
+    binary_cache_counts n = binary_cache_get_counts(cache);
+    cr_assert_eq(n.stores, 0);
+    cr_assert_eq(n.binary_hits + n.failure_hits, 0);
+    measurer_close(worker);
+    measurer_close(ms);
+
+    /* Without a cache there is no entry to tell of. */
+    ms = open_measurer(NULL, false);
+    measurement m;
+    measure(ms, 0, &m);
+    assert_ok(&m);
+    measurement_clear(&m);
+    cr_assert_eq(measurer_cache_entry(ms, &reason), CACHE_ENTRY_NONE);
+    cr_assert_str_eq(reason, "");
+    measurer_close(ms);
+    binary_cache_close(cache);
+    free(below);
+    free(file);
 }
 
 Test(binary_cache_measurer, a_compile_only_measurer_refuses_to_measure)
