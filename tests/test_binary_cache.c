@@ -8,8 +8,9 @@
  * the cache with the same message, a binary the driver refuses is rebuilt
  * and replaced, measurer_compile fills the cache for a later measurement,
  * and an entry that cannot be stored fails no measurement. Last, `skytune
- * cache`. Every test works in a fresh temporary folder, never the user's
- * cache. */
+ * cache`, and a run whose cache cannot be written, which says so and
+ * counts it. Every test works in a fresh temporary folder, never the
+ * user's cache. */
 #include <criterion/criterion.h>
 
 #include <dirent.h>
@@ -27,6 +28,7 @@
 #include "binary_cache.h"
 #include "cl_device.h"
 #include "cli_harness.h"
+#include "hostile_harness.h"
 #include "measurer.h"
 #include "trivial_plugin.h"
 
@@ -1253,6 +1255,75 @@ Test(cache_cli, a_run_does_not_use_a_folder_others_can_write)
     cr_assert(strstr(r.out, "not used   the binary cache folder"), "%s", r.out);
     cli_result_free(&r);
     free(db);
+}
+
+/* The rest of a summary line "LABEL: N (0 stored in the cache; N could not
+ * be stored: WHY)": every build counted, none stored, each for why.
+ * Returns N. */
+static long long unstored_builds(const char *out, const char *label, const char *why)
+{
+    char *rest = cli_line_after(out, label);
+    cr_assert_not_null(rest, "no '%s' line in:\n%s", label, out);
+    long long n = strtoll(rest, NULL, 10);
+    char expected[512];
+    snprintf(expected, sizeof expected, "%lld (0 stored in the cache; %lld could not be stored: %s)",
+             n, n, why);
+    cr_assert_str_eq(rest, expected, "the line after '%s' is untruthful:\n%s", label, out);
+    free(rest);
+    return n;
+}
+
+/* A cache folder whose entries cannot be written costs the run its cache
+ * and nothing else. The folder lies under a file, so every entry fails
+ * (ENOTDIR) whoever runs the test, root too, as a full disk fails them
+ * (ENOSPC); the database beside it is written as ever. Every configuration
+ * is measured ok, the run says once that the cache cannot be written and
+ * why, and its summary counts what the compile worker and the measuring
+ * worker built and could not store, rather than "compiled ahead: 6" as if
+ * the next run would find them. Without isolation the same. */
+Test(cache_cli, a_cache_that_cannot_be_written_is_counted_and_said)
+{
+    char *pocl_cache = cli_path(scratch, "pocl-cache");
+    cr_assert_eq(setenv("POCL_CACHE_DIR", pocl_cache, 1), 0);
+    free(pocl_cache);
+    char *file = cli_path(scratch, "plain");
+    cli_write_file(file, "x", 1);
+    char *below = cli_path(file, "binaries");
+    const char *why = strerror(ENOTDIR);
+    char said[4096];
+    snprintf(said, sizeof said, "the binary cache %s cannot be written (%s)", below, why);
+    for (int isolated = 1; isolated >= 0; isolated--) {
+        char *db = cli_path(scratch, isolated ? "workers.db" : "inline.db");
+        hostile_args args = hostile_run_args("exhaustive", db);
+        hostile_args_add(&args, CLI_ARGS("--runs", "2", "--seed", "1", "--cache-dir", below));
+        hostile_args_add(&args, isolated ? CLI_ARGS("--compile-jobs", "1")
+                                         : CLI_ARGS("--no-isolation"));
+        cli_result r = hostile_run_ok(&args, "a run whose cache cannot be written");
+        cr_assert(strstr(r.out, "status: ok 6\n"), "not every configuration passed:\n%s", r.out);
+        const char *notice = strstr(r.err, said);
+        cr_assert(notice, "the run did not say that the cache cannot be written:\n%s", r.err);
+        cr_assert_null(strstr(notice + strlen(said), "cannot be written"), "said more than once:\n%s",
+                       r.err);
+        if (isolated)
+            cr_assert_gt(unstored_builds(r.out, "compiled ahead by the compile workers: ", why),
+                         0);
+        else
+            cr_assert_null(strstr(r.out, "compiled ahead"), "%s", r.out);
+        cr_assert_eq(unstored_builds(r.out, "built for measuring: ", why), 6,
+                     "each configuration is built again for measuring, and not stored:\n%s",
+                     r.out);
+        hostile_summary s = hostile_parse_summary(r.out);
+        cli_result_free(&r);
+        cr_assert_eq(s.measured, 6);
+        cr_assert_eq(cli_db_int(db, "SELECT COUNT(*) FROM measurements WHERE status = 'ok'"
+                                    " AND median_ns > 0 AND n_samples = 2"),
+                     6, "a configuration whose entry was not stored was not measured ok");
+        hostile_assert_each_measured_once(db, s.campaign, 6);
+        hostile_assert_database_sound(db);
+        free(db);
+    }
+    free(below);
+    free(file);
 }
 
 Test(cache_cli, the_environment_chooses_the_folder)
