@@ -1,21 +1,26 @@
 /* The on-disk program-binary cache: keys that change with every input,
  * entries that round-trip (binaries and build failures), damaged files read
  * as misses and removed, concurrent writers that never expose half an
- * entry, the size limit removing the least recently used entries, and
- * `clear` leaving foreign files alone. Then the measurer with the trivial
- * plugin on PoCL: a second measurer loads the binary instead of compiling,
- * a compile failure comes back from the cache with the same message, a
- * binary the driver refuses is rebuilt and replaced, and measurer_compile
- * fills the cache for a later measurement. Last, `skytune cache`. Every
- * test works in a fresh temporary folder, never the user's cache. */
+ * entry, the size limit removing the least recently used entries, a store
+ * that cannot write saying why, and `clear` leaving foreign files alone.
+ * Then the measurer with the trivial plugin on PoCL: a second measurer
+ * loads the binary instead of compiling, a compile failure comes back from
+ * the cache with the same message, a binary the driver refuses is rebuilt
+ * and replaced, measurer_compile fills the cache for a later measurement,
+ * and an entry that cannot be stored fails no measurement. Last, `skytune
+ * cache`, and a run whose cache cannot be written, which says so and
+ * counts it. Every test works in a fresh temporary folder, never the
+ * user's cache. */
 #include <criterion/criterion.h>
 
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -23,6 +28,7 @@
 #include "binary_cache.h"
 #include "cl_device.h"
 #include "cli_harness.h"
+#include "hostile_harness.h"
 #include "measurer.h"
 #include "trivial_plugin.h"
 
@@ -800,6 +806,7 @@ Test(binary_cache, a_file_is_no_folder)
     cr_assert_eq(binary_cache_store_binary(c, &key, p, 64, &err), -1);
     cr_assert(strstr(err.message, file) != NULL, "%s", err.message);
     cr_assert_str_eq(binary_cache_last_error(c), err.message);
+    cr_assert_str_eq(binary_cache_store_reason(c), strerror(ENOTDIR));
     cr_assert_eq(binary_cache_get_counts(c).errors, 1);
     cr_assert_eq(binary_cache_get_counts(c).stores, 0);
     free(p);
@@ -807,6 +814,58 @@ Test(binary_cache, a_file_is_no_folder)
     binary_cache_close(c);
     free(below);
     free(file);
+}
+
+/* A write that fails part way through an entry (the file size limit here,
+ * EFBIG where a full disk gives ENOSPC) fails the store, leaves no
+ * temporary file, and says why in the words a run counts its stores
+ * under, without the entry's name. SIGXFSZ is ignored, as skytune's main
+ * ignores it; the limit binds root too. */
+Test(binary_cache, a_store_that_cannot_write_its_entry_says_why)
+{
+    binary_cache *c = open_cache(0);
+    binary_cache_key fits = simple_key("fits");
+    store_payload(c, &fits, 64, 1); /* the folder is made, as nothing else would */
+    cr_assert_str_eq(binary_cache_store_reason(c), "", "no store has failed");
+
+    binary_cache_key key = simple_key("too large");
+    size_t size = 64 * 1024;
+    unsigned char *p = payload(size, 2);
+    cr_assert_neq(signal(SIGXFSZ, SIG_IGN), SIG_ERR);
+    struct rlimit saved;
+    cr_assert_eq(getrlimit(RLIMIT_FSIZE, &saved), 0);
+    struct rlimit low = {.rlim_cur = 4096, .rlim_max = saved.rlim_max};
+    cr_assert_eq(setrlimit(RLIMIT_FSIZE, &low), 0, "%s", strerror(errno));
+    skytune_error err = {0};
+    int rc = binary_cache_store_binary(c, &key, p, size, &err);
+    cr_assert_eq(setrlimit(RLIMIT_FSIZE, &saved), 0, "%s", strerror(errno));
+    cr_assert_eq(rc, -1, "a 64 KiB entry was stored under a 4 KiB file size limit");
+    cr_assert_str_eq(binary_cache_store_reason(c), strerror(EFBIG));
+    cr_assert(strstr(err.message, key.name) && strstr(err.message, strerror(EFBIG)),
+              "the message names the entry and the cause: %s", err.message);
+    cr_assert_eq(binary_cache_get_counts(c).stores, 1, "only the entry that fits");
+    cr_assert_eq(binary_cache_get_counts(c).errors, 1);
+    binary_cache_folder_usage u;
+    cr_assert_eq(binary_cache_usage(cache_dir, &u, &err), 0, "%s", err.message);
+    cr_assert_eq(u.entries, 1, "nothing of the entry that failed is left as an entry");
+    DIR *d = opendir(cache_dir);
+    cr_assert_not_null(d);
+    size_t files = 0;
+    for (struct dirent *e; (e = readdir(d));)
+        if (e->d_name[0] != '.') files++;
+    closedir(d);
+    cr_assert_eq(files, 1, "a temporary file was left behind");
+    binary_cache_entry entry;
+    cr_assert_eq(load(c, &key, &entry), BINARY_CACHE_MISS);
+
+    /* Within the limit again, the same entry is stored. */
+    store_payload(c, &key, size, 2);
+    cr_assert_eq(load(c, &key, &entry), BINARY_CACHE_BINARY);
+    binary_cache_entry_clear(&entry);
+    free(p);
+    binary_cache_key_clear(&key);
+    binary_cache_key_clear(&fits);
+    binary_cache_close(c);
 }
 
 /* ------------------------------------------------------------ the measurer */
@@ -956,20 +1015,24 @@ Test(binary_cache_measurer, measurer_compile_fills_the_cache_for_measuring)
     binary_cache *worker_cache = open_cache(0);
     measurer *worker = open_measurer(worker_cache, true);
     measurement m;
+    const char *reason;
     compile(worker, 0, &m);
     cr_assert_eq(m.status, MEAS_OK, "%s", m.message ? m.message : "");
     cr_assert_gt(m.build_s, 0.0);
     cr_assert_eq(m.n_samples, 0, "compiling runs nothing");
+    cr_assert_eq(measurer_cache_entry(worker, &reason), CACHE_ENTRY_STORED);
     measurement_clear(&m);
     compile(worker, 1, &m);
     cr_assert_eq(m.status, MEAS_COMPILE);
     cr_assert(strstr(m.message, "does not compile") != NULL, "%s", m.message);
+    cr_assert_eq(measurer_cache_entry(worker, &reason), CACHE_ENTRY_STORED, "the failure");
     char *compiled_message = strdup(m.message);
     measurement_clear(&m);
     cr_assert_eq(binary_cache_get_counts(worker_cache).stores, 2);
     /* Compiling again finds both and stores nothing. */
     compile(worker, 0, &m);
     cr_assert_eq(m.status, MEAS_OK);
+    cr_assert_eq(measurer_cache_entry(worker, &reason), CACHE_ENTRY_FOUND);
     measurement_clear(&m);
     binary_cache_counts n = binary_cache_get_counts(worker_cache);
     cr_assert_eq(n.binary_hits, 1);
@@ -981,10 +1044,12 @@ Test(binary_cache_measurer, measurer_compile_fills_the_cache_for_measuring)
     measurer *ms = open_measurer(cache, false);
     measure(ms, 0, &m);
     assert_ok(&m);
+    cr_assert_eq(measurer_cache_entry(ms, &reason), CACHE_ENTRY_FOUND);
     measurement_clear(&m);
     measure(ms, 1, &m);
     cr_assert_eq(m.status, MEAS_COMPILE);
     cr_assert_str_eq(m.message, compiled_message);
+    cr_assert_eq(measurer_cache_entry(ms, &reason), CACHE_ENTRY_FOUND);
     measurement_clear(&m);
     n = binary_cache_get_counts(cache);
     cr_assert_eq(n.binary_hits, 1);
@@ -993,6 +1058,59 @@ Test(binary_cache_measurer, measurer_compile_fills_the_cache_for_measuring)
     free(compiled_message);
     measurer_close(ms);
     binary_cache_close(cache);
+}
+
+/* A cache whose entries cannot be written (its folder lies under a file,
+ * which stops root too) fails no measurement: each configuration is
+ * compiled and measured, or recorded as the compile failure it is, and the
+ * measurer says that its entry was not stored and why, every time. */
+Test(binary_cache_measurer, an_entry_that_cannot_be_stored_fails_no_measurement)
+{
+    char *file = cli_path(scratch, "plain");
+    cli_write_file(file, "x", 1);
+    char *below = cli_path(file, "binaries");
+    binary_cache *cache = NULL;
+    skytune_error err = {0};
+    cr_assert_eq(binary_cache_open(below, 0, &cache, &err), 0, "%s", err.message);
+    measurer *ms = open_measurer(cache, false);
+    measurer *worker = open_measurer(cache, true);
+    const char *reason;
+    for (int round = 0; round < 2; round++) {
+        measurement m;
+        measure(ms, 0, &m);
+        assert_ok(&m);
+        measurement_clear(&m);
+        cr_assert_eq(measurer_cache_entry(ms, &reason), CACHE_ENTRY_NOT_STORED,
+                     "round %d: the entry was stored", round);
+        cr_assert_str_eq(reason, strerror(ENOTDIR));
+        measure(ms, 1, &m);
+        cr_assert_eq(m.status, MEAS_COMPILE, "%s", m.message ? m.message : "");
+        measurement_clear(&m);
+        cr_assert_eq(measurer_cache_entry(ms, &reason), CACHE_ENTRY_NOT_STORED);
+        compile(worker, 0, &m);
+        cr_assert_eq(m.status, MEAS_OK, "%s", m.message ? m.message : "");
+        measurement_clear(&m);
+        cr_assert_eq(measurer_cache_entry(worker, &reason), CACHE_ENTRY_NOT_STORED);
+        cr_assert_str_eq(reason, strerror(ENOTDIR));
+    }
+    binary_cache_counts n = binary_cache_get_counts(cache);
+    cr_assert_eq(n.stores, 0);
+    cr_assert_eq(n.binary_hits + n.failure_hits, 0);
+    measurer_close(worker);
+    measurer_close(ms);
+
+    /* Without a cache there is no entry to tell of. */
+    ms = open_measurer(NULL, false);
+    measurement m;
+    measure(ms, 0, &m);
+    assert_ok(&m);
+    measurement_clear(&m);
+    cr_assert_eq(measurer_cache_entry(ms, &reason), CACHE_ENTRY_NONE);
+    cr_assert_str_eq(reason, "");
+    measurer_close(ms);
+    binary_cache_close(cache);
+    free(below);
+    free(file);
 }
 
 Test(binary_cache_measurer, a_compile_only_measurer_refuses_to_measure)
@@ -1137,6 +1255,75 @@ Test(cache_cli, a_run_does_not_use_a_folder_others_can_write)
     cr_assert(strstr(r.out, "not used   the binary cache folder"), "%s", r.out);
     cli_result_free(&r);
     free(db);
+}
+
+/* The rest of a summary line "LABEL: N (0 stored in the cache; N could not
+ * be stored: WHY)": every build counted, none stored, each for why.
+ * Returns N. */
+static long long unstored_builds(const char *out, const char *label, const char *why)
+{
+    char *rest = cli_line_after(out, label);
+    cr_assert_not_null(rest, "no '%s' line in:\n%s", label, out);
+    long long n = strtoll(rest, NULL, 10);
+    char expected[512];
+    snprintf(expected, sizeof expected, "%lld (0 stored in the cache; %lld could not be stored: %s)",
+             n, n, why);
+    cr_assert_str_eq(rest, expected, "the line after '%s' is untruthful:\n%s", label, out);
+    free(rest);
+    return n;
+}
+
+/* A cache folder whose entries cannot be written costs the run its cache
+ * and nothing else. The folder lies under a file, so every entry fails
+ * (ENOTDIR) whoever runs the test, root too, as a full disk fails them
+ * (ENOSPC); the database beside it is written as ever. Every configuration
+ * is measured ok, the run says once that the cache cannot be written and
+ * why, and its summary counts what the compile worker and the measuring
+ * worker built and could not store, rather than "compiled ahead: 6" as if
+ * the next run would find them. Without isolation the same. */
+Test(cache_cli, a_cache_that_cannot_be_written_is_counted_and_said)
+{
+    char *pocl_cache = cli_path(scratch, "pocl-cache");
+    cr_assert_eq(setenv("POCL_CACHE_DIR", pocl_cache, 1), 0);
+    free(pocl_cache);
+    char *file = cli_path(scratch, "plain");
+    cli_write_file(file, "x", 1);
+    char *below = cli_path(file, "binaries");
+    const char *why = strerror(ENOTDIR);
+    char said[4096];
+    snprintf(said, sizeof said, "the binary cache %s cannot be written (%s)", below, why);
+    for (int isolated = 1; isolated >= 0; isolated--) {
+        char *db = cli_path(scratch, isolated ? "workers.db" : "inline.db");
+        hostile_args args = hostile_run_args("exhaustive", db);
+        hostile_args_add(&args, CLI_ARGS("--runs", "2", "--seed", "1", "--cache-dir", below));
+        hostile_args_add(&args, isolated ? CLI_ARGS("--compile-jobs", "1")
+                                         : CLI_ARGS("--no-isolation"));
+        cli_result r = hostile_run_ok(&args, "a run whose cache cannot be written");
+        cr_assert(strstr(r.out, "status: ok 6\n"), "not every configuration passed:\n%s", r.out);
+        const char *notice = strstr(r.err, said);
+        cr_assert(notice, "the run did not say that the cache cannot be written:\n%s", r.err);
+        cr_assert_null(strstr(notice + strlen(said), "cannot be written"), "said more than once:\n%s",
+                       r.err);
+        if (isolated)
+            cr_assert_gt(unstored_builds(r.out, "compiled ahead by the compile workers: ", why),
+                         0);
+        else
+            cr_assert_null(strstr(r.out, "compiled ahead"), "%s", r.out);
+        cr_assert_eq(unstored_builds(r.out, "built for measuring: ", why), 6,
+                     "each configuration is built again for measuring, and not stored:\n%s",
+                     r.out);
+        hostile_summary s = hostile_parse_summary(r.out);
+        cli_result_free(&r);
+        cr_assert_eq(s.measured, 6);
+        cr_assert_eq(cli_db_int(db, "SELECT COUNT(*) FROM measurements WHERE status = 'ok'"
+                                    " AND median_ns > 0 AND n_samples = 2"),
+                     6, "a configuration whose entry was not stored was not measured ok");
+        hostile_assert_each_measured_once(db, s.campaign, 6);
+        hostile_assert_database_sound(db);
+        free(db);
+    }
+    free(below);
+    free(file);
 }
 
 Test(cache_cli, the_environment_chooses_the_folder)

@@ -1,9 +1,11 @@
 /* The compile pool with real worker processes (the skytune executable) on
  * the default OpenCL device (PoCL here), building the trivial plugin
- * module: it builds what it is told, never twice, replaces a worker killed
- * in the middle of a build, and stops and resumes its workers. */
+ * module: it builds what it is told, never twice, tells what became of
+ * each build's cache entry (stored, or not and why), replaces a worker
+ * killed in the middle of a build, and stops and resumes its workers. */
 #include <criterion/criterion.h>
 #include <dirent.h>
+#include <errno.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -53,7 +55,18 @@ static void tear_down(void)
 
 TestSuite(compile_pool, .init = set_up, .fini = tear_down, .timeout = 300);
 
-static compile_pool *open_pool(unsigned jobs)
+/* What the pool told of its builds' cache entries (each test is a process
+ * of its own). */
+static cache_entries told;
+
+static void count_told(void *ctx, cache_entry_outcome outcome, const char *reason)
+{
+    (void)ctx;
+    cache_entries_count(&told, outcome, reason);
+}
+
+/* A pool whose workers store into `dir`. */
+static compile_pool *open_pool_on(unsigned jobs, const char *dir)
 {
     compile_pool_options o = {
         .worker_exe = getenv("SKYTUNE_EXE"),
@@ -64,15 +77,21 @@ static compile_pool *open_pool(unsigned jobs)
                   .problem = &no_problem,
                   .runs = 1,
                   .seed = 1,
-                  .cache_dir = cache_dir},
+                  .cache_dir = dir},
         .jobs = jobs,
         .compile_timeout_s = 120,
         .setup_timeout_s = 120,
+        .on_entry = count_told,
     };
     compile_pool *p;
     skytune_error err;
     cr_assert_eq(compile_pool_open(&o, sp, &p, &err), 0, "%s", err.message);
     return p;
+}
+
+static compile_pool *open_pool(unsigned jobs)
+{
+    return open_pool_on(jobs, cache_dir);
 }
 
 
@@ -165,6 +184,7 @@ Test(compile_pool, builds_what_it_is_told_and_nothing_twice)
     compile_pool_stats st = serve_until(p, 6);
     cr_assert_eq(st.built, 6, "built %llu of 6", (unsigned long long)st.built);
     cr_assert_eq(st.failed, 0);
+    cr_assert_eq(told.stored, 6, "%llu entries stored of 6", (unsigned long long)told.stored);
     /* The same hint again, and one more configuration. */
     uint64_t again[7] = {5, 4, 3, 2, 1, 0, 6};
     compile_pool_hint(p, again, 7);
@@ -172,10 +192,37 @@ Test(compile_pool, builds_what_it_is_told_and_nothing_twice)
     serve_for(p, 0.3);
     compile_pool_get_stats(p, &st);
     cr_assert_eq(st.built, 7, "a configuration built before is not built again");
+    cr_assert_eq(told.stored, 7);
+    cr_assert_eq(told.not_stored + told.found, 0);
     for (uint64_t r = 0; r < 7; r++) cr_assert_not(compile_pool_building(p, r));
     compile_pool_close(p);
     pid_t left[8];
     cr_assert_eq(compile_workers(left, 8), 0, "closing the pool ends its workers");
+}
+
+/* A build whose entry cannot be written (the folder lies under a file,
+ * which stops root too) is a build all the same: the worker goes on, and
+ * the pool tells that the entry was not stored and why, which nothing
+ * else would show: the measuring worker just compiles it again. */
+Test(compile_pool, an_entry_that_cannot_be_stored_is_told)
+{
+    char file[sizeof cache_dir + 16], below[sizeof cache_dir + 32];
+    snprintf(file, sizeof file, "%s/plain", cache_dir);
+    snprintf(below, sizeof below, "%s/binaries", file);
+    FILE *f = fopen(file, "w");
+    cr_assert_not_null(f);
+    fclose(f);
+    compile_pool *p = open_pool_on(2, below);
+    uint64_t ranks[4] = {0, 1, 2, 3};
+    compile_pool_hint(p, ranks, 4);
+    compile_pool_stats st = serve_until(p, 4);
+    cr_assert_eq(st.built, 4, "built %llu of 4", (unsigned long long)st.built);
+    cr_assert_eq(st.failed + st.restarts, 0, "a store that fails is no worker's failure");
+    cr_assert_eq(told.not_stored, 4, "%llu of 4 told as not stored",
+                 (unsigned long long)told.not_stored);
+    cr_assert_eq(told.stored + told.found, 0);
+    cr_assert_str_eq(told.first_reason, strerror(ENOTDIR));
+    compile_pool_close(p);
 }
 
 Test(compile_pool, a_worker_killed_while_building_is_replaced)

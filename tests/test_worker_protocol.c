@@ -3,6 +3,7 @@
  * absurdly large is refused rather than misread. */
 #include <criterion/criterion.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -131,6 +132,47 @@ Test(worker_protocol, a_truncated_payload_is_refused)
         cr_assert_eq(worker_get_measurement(&shorter, &back, &err), -1, "cut at %zu", cut);
     }
     measurement_clear(&m);
+    worker_message_free(&msg);
+}
+
+/* A result carries what became of the build's cache entry, and why it was
+ * not stored: the engine has no other way to learn it. A cut result, or an
+ * outcome that is none, is refused. */
+Test(worker_protocol, a_result_tells_what_became_of_the_cache_entry)
+{
+    worker_result r = {.request = 7, .context_lost = true, .entry = CACHE_ENTRY_NOT_STORED};
+    measurement_init(&r.m);
+    r.m.status = MEAS_COMPILE;
+    measurement_set_message(&r.m, "CL_BUILD_PROGRAM_FAILURE");
+    snprintf(r.entry_reason, sizeof r.entry_reason, "No space left on device");
+    worker_message msg;
+    worker_message_init(&msg, WORKER_MSG_RESULT);
+    worker_put_result(&msg, &r);
+    worker_result back;
+    skytune_error err;
+    cr_assert_eq(worker_get_result(&msg, &back, &err), 0, "%s", err.message);
+    cr_assert_eq(back.request, 7);
+    cr_assert(back.context_lost);
+    cr_assert_eq(back.m.status, MEAS_COMPILE);
+    cr_assert_str_eq(back.m.message, "CL_BUILD_PROGRAM_FAILURE");
+    cr_assert_eq(back.entry, CACHE_ENTRY_NOT_STORED);
+    cr_assert_str_eq(back.entry_reason, "No space left on device");
+    measurement_clear(&back.m);
+    for (size_t cut = 0; cut < msg.size; cut++) {
+        worker_message shorter = msg;
+        shorter.size = cut;
+        shorter.read_pos = 0;
+        shorter.bad = false;
+        cr_assert_eq(worker_get_result(&shorter, &back, &err), -1, "cut at %zu", cut);
+    }
+    measurement_clear(&r.m);
+    worker_message_free(&msg);
+
+    r = (worker_result){.entry = CACHE_ENTRY_OUTCOMES};
+    measurement_init(&r.m);
+    worker_message_init(&msg, WORKER_MSG_RESULT);
+    worker_put_result(&msg, &r);
+    cr_assert_eq(worker_get_result(&msg, &back, &err), -1, "an outcome that is none");
     worker_message_free(&msg);
 }
 

@@ -1,4 +1,5 @@
 /* skytune: an offline auto-tuner for OpenCL kernels. */
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -39,6 +40,12 @@ static void usage(FILE *f)
 
 int main(int argc, char **argv)
 {
+    /* A file size limit (ulimit -f) must fail a write with EFBIG, which the
+     * binary cache and the database report, not end the process: a worker
+     * ended while storing a program would have the configuration recorded
+     * as a crash. The workers inherit it: an ignored signal stays ignored
+     * across exec. */
+    signal(SIGXFSZ, SIG_IGN);
     if (argc < 2) {
         usage(stderr);
         return EXIT_USAGE;

@@ -310,6 +310,32 @@ char *run_join_command(const char *command, int argc, char **argv)
     return text;
 }
 
+/* " (2 stored in the cache; 39 could not be stored: No space left on
+ * device)": what became of the cache entries of a number of builds, the
+ * parts that are not 0, but the stored count wherever any was to be
+ * stored: "0 stored" is said, not left out. */
+static void print_entries(const cache_entries *e)
+{
+    const char *sep = " (";
+    if (e->stored || e->not_stored) {
+        printf("%s%llu stored in the cache", sep, (unsigned long long)e->stored);
+        sep = "; ";
+    }
+    if (e->found) {
+        printf("%s%llu already in the cache", sep, (unsigned long long)e->found);
+        sep = "; ";
+    }
+    if (e->not_stored)
+        printf("%s%llu could not be stored: %s", sep, (unsigned long long)e->not_stored,
+               e->first_reason);
+    printf(")");
+}
+
+static uint64_t entries_told(const cache_entries *e)
+{
+    return e->found + e->stored + e->not_stored;
+}
+
 int run_print_outcome(const tuning_outcome *out, const char *label)
 {
     const tuning_loop_result *r = &out->result;
@@ -328,8 +354,18 @@ int run_print_outcome(const tuning_outcome *out, const char *label)
                (unsigned long long)sv->crashes, (unsigned long long)sv->timeouts,
                (unsigned long long)sv->restarts, (unsigned long long)sv->health_checks,
                (unsigned long long)sv->health_failures);
-    if (sv->compiled_ahead)
-        printf("\n  compiled ahead by the compile workers: %llu", (unsigned long long)sv->compiled_ahead);
+    if (sv->compiled_ahead) {
+        printf("\n  compiled ahead by the compile workers: %llu",
+               (unsigned long long)sv->compiled_ahead);
+        if (entries_told(&sv->ahead_entries)) print_entries(&sv->ahead_entries);
+    }
+    /* The programs built to measure are said only when some could not be
+     * stored: otherwise the cache did what it is there for. */
+    const cache_entries *measuring = &out->measuring_entries;
+    if (measuring->not_stored) {
+        printf("\n  built for measuring: %llu", (unsigned long long)entries_told(measuring));
+        print_entries(measuring);
+    }
     printf("\n  time: %sbuild %.1f s, verification %.1f s, timed runs %.1f s; engine %.2f s\n",
            r->replayed ? "recorded on the device: " : "", r->build_s, r->verify_s, r->bench_s,
            r->overhead_s);

@@ -542,6 +542,12 @@ typedef struct device_evaluator {
     const space *space;
     measurer *measurer;
     skytune_named_value *values;
+    /* What became of the builds' cache entries; the first that could not
+     * be stored is told once, as the supervisor tells its workers'. */
+    cache_entries entries;
+    const char *cache_dir;
+    void (*on_notice)(void *ctx, const char *text);
+    void *notice_ctx;
 } device_evaluator;
 
 static int evaluate_on_device(void *ctx, const uint16_t *idx, measurement *m, skytune_error *err)
@@ -549,7 +555,16 @@ static int evaluate_on_device(void *ctx, const uint16_t *idx, measurement *m, sk
     device_evaluator *de = ctx;
     space_config_values(de->space, idx, de->values);
     skytune_values config = {.count = space_param_count(de->space), .items = de->values};
-    return measurer_measure(de->measurer, &config, m, err);
+    int rc = measurer_measure(de->measurer, &config, m, err);
+    const char *reason;
+    cache_entry_outcome entry = measurer_cache_entry(de->measurer, &reason);
+    if (cache_entries_count(&de->entries, entry, reason) && de->on_notice) {
+        char text[1024];
+        cache_entries_unwritable_notice(de->cache_dir, de->entries.first_reason, text,
+                                        sizeof text);
+        de->on_notice(de->notice_ctx, text);
+    }
+    return rc;
 }
 
 /* What a run on a device holds open while it runs. */
@@ -681,6 +696,9 @@ static int open_measurer(const tuning_request *rq, device_run *d, recorded_campa
         return -1;
     d->de.space = d->sp;
     d->de.measurer = d->ms;
+    d->de.cache_dir = spec->cache_dir;
+    d->de.on_notice = rq->on_notice;
+    d->de.notice_ctx = rq->notice_ctx;
     d->de.values = calloc(space_param_count(d->sp) + 1, sizeof *d->de.values);
     if (!d->de.values) return err_set(err, "out of memory");
     spec->eval = (evaluator){.ctx = &d->de, .evaluate = evaluate_on_device};
@@ -736,6 +754,7 @@ static int run_on_device(const tuning_request *rq,
     if (opened != 0) goto done;
     rc = run_recorded(rq, &spec, on_start, start_ctx, out, err);
     if (d.sup) supervisor_get_stats(d.sup, &out->supervision);
+    out->measuring_entries = d.sup ? out->supervision.measuring_entries : d.de.entries;
 done:
     close_device_run(&d);
     return rc;

@@ -103,6 +103,10 @@ typedef struct tuning_outcome {
     char plugin[128];                    /* the plugin's name */
     tuning_loop_result result;
     supervisor_stats supervision;        /* zero without isolation */
+    /* What became of the cache entries of the programs built to measure:
+     * by the measuring workers, or by this process without isolation. The
+     * compile workers' are supervision.ahead_entries. */
+    cache_entries measuring_entries;
     int64_t campaign_id;
     char best_text[4096];
 } tuning_outcome;

@@ -47,6 +47,7 @@ struct binary_cache {
     binary_cache_counts counts;
     char distrust[256];         /* why the folder is not used; "" when it is */
     char last_error[sizeof ((skytune_error *)0)->message];
+    char store_reason[256];     /* why the last store that failed did */
 };
 
 /* ------------------------------------------------------------ hashing */
@@ -128,6 +129,24 @@ static int cache_fail(binary_cache *c, skytune_error *err, const char *fmt, ...)
     return err_set(err, "%s", c->last_error);
 }
 
+static int store_fail(binary_cache *c, skytune_error *err, const char *reason, const char *fmt,
+                      ...) SKYTUNE_PRINTF(4, 5);
+
+/* A store that could not write its entry: the message, as cache_fail's,
+ * and the reason alone, which is the same for every entry one cause
+ * refuses, so that a run can count them under it. */
+static int store_fail(binary_cache *c, skytune_error *err, const char *reason, const char *fmt,
+                      ...)
+{
+    char text[sizeof c->last_error];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(text, sizeof text, fmt, ap);
+    va_end(ap);
+    snprintf(c->store_reason, sizeof c->store_reason, "%s", reason);
+    return cache_fail(c, err, "%s", text);
+}
+
 /* ------------------------------------------------------------ names */
 
 static bool is_lower_hex(const char *s, size_t n)
@@ -194,18 +213,25 @@ int binary_cache_default_dir(char **out, skytune_error *err)
     return 0;
 }
 
-/* mkdir -p, each folder it creates private to the user. */
+/* mkdir -p, each folder it creates private to the user. -1 with err, and
+ * errno saying why in a word. */
 static int make_dirs(const char *dir, skytune_error *err)
 {
     char *path = strdup(dir);
-    if (!path) return err_set(err, "out of memory");
+    if (!path) {
+        err_set(err, "out of memory");
+        errno = ENOMEM;
+        return -1;
+    }
     for (char *p = path + 1;; p++) {
         if (*p != '/' && *p != '\0') continue;
         char saved = *p;
         *p = '\0';
         if (mkdir(path, 0700) != 0 && errno != EEXIST) {
-            err_set(err, "cannot create the binary cache folder %s: %s", path, strerror(errno));
+            int e = errno;
+            err_set(err, "cannot create the binary cache folder %s: %s", path, strerror(e));
             free(path);
+            errno = e;
             return -1;
         }
         *p = saved;
@@ -213,8 +239,11 @@ static int make_dirs(const char *dir, skytune_error *err)
     }
     free(path);
     struct stat st;
-    if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode))
-        return err_set(err, "the binary cache folder %s is not a folder", dir);
+    if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
+        err_set(err, "the binary cache folder %s is not a folder", dir);
+        errno = ENOTDIR;
+        return -1;
+    }
     return 0;
 }
 
@@ -476,6 +505,11 @@ const char *binary_cache_last_error(const binary_cache *c)
     return c->last_error;
 }
 
+const char *binary_cache_store_reason(const binary_cache *c)
+{
+    return c->store_reason;
+}
+
 /* ------------------------------------------------------------ keys */
 
 int binary_cache_key_make(const skytune_device_info *dev, const char *source,
@@ -712,26 +746,26 @@ done:
 static int store_entry(binary_cache *c, const binary_cache_key *key, uint32_t kind,
                        const unsigned char *payload, size_t payload_len, skytune_error *err)
 {
-    if (c->distrust[0]) return cache_fail(c, err, "%s: not stored", c->distrust);
+    if (c->distrust[0]) return store_fail(c, err, c->distrust, "%s: not stored", c->distrust);
     char *path = join_path(c->dir, key->name, ENTRY_SUFFIX);
     char *temp = join_path(c->dir, key->name, TEMP_TEMPLATE);
     if (!path || !temp) {
         free(path);
         free(temp);
-        return cache_fail(c, err, "out of memory");
+        return store_fail(c, err, "out of memory", "out of memory");
     }
     int fd = mkstemp(temp);
     if (fd < 0 && errno == ENOENT) {
         skytune_error dir_err = {0};
         if (make_dirs(c->dir, &dir_err) != 0) {
-            cache_fail(c, err, "%s", dir_err.message);
+            store_fail(c, err, strerror(errno), "%s", dir_err.message);
             free(path);
             free(temp);
             return -1;
         }
         /* Someone else may have made the folder between the two calls. */
         if (!binary_cache_folder_trusted(c->dir, c->distrust, sizeof c->distrust)) {
-            cache_fail(c, err, "%s: not stored", c->distrust);
+            store_fail(c, err, c->distrust, "%s: not stored", c->distrust);
             free(path);
             free(temp);
             return -1;
@@ -740,8 +774,9 @@ static int store_entry(binary_cache *c, const binary_cache_key *key, uint32_t ki
         fd = mkstemp(temp);
     }
     if (fd < 0) {
-        cache_fail(c, err, "cannot write to the binary cache folder %s: %s", c->dir,
-                   strerror(errno));
+        int e = errno;
+        store_fail(c, err, strerror(e), "cannot write to the binary cache folder %s: %s", c->dir,
+                   strerror(e));
         free(path);
         free(temp);
         return -1;
@@ -764,8 +799,8 @@ static int store_entry(binary_cache *c, const binary_cache_key *key, uint32_t ki
     if (!written || rename(temp, path) != 0) {
         if (written) write_errno = errno;
         unlink(temp);
-        cache_fail(c, err, "cannot write the binary cache entry %s: %s", path,
-                   strerror(write_errno));
+        store_fail(c, err, strerror(write_errno), "cannot write the binary cache entry %s: %s",
+                   path, strerror(write_errno));
         free(path);
         free(temp);
         return -1;
@@ -779,9 +814,10 @@ static int store_entry(binary_cache *c, const binary_cache_key *key, uint32_t ki
         c->dir_bytes += size;
         return 0;
     }
+    /* The entry is in place whatever the rescan does: a limit that could
+     * not be kept is the cache's error, not the store's. */
     skytune_error size_err = {0};
-    if (size_folder(c, &size_err) != 0)
-        return cache_fail(c, err, "stored, but %s", size_err.message);
+    if (size_folder(c, &size_err) != 0) cache_fail(c, NULL, "stored, but %s", size_err.message);
     return 0;
 }
 
@@ -789,8 +825,8 @@ int binary_cache_store_binary(binary_cache *c, const binary_cache_key *key,
                               const unsigned char *binary, size_t size, skytune_error *err)
 {
     if (size == 0)
-        return cache_fail(c, err, "an empty program binary is not worth caching (entry %s)",
-                          key->name);
+        return store_fail(c, err, "the program binary is empty",
+                          "an empty program binary is not worth caching (entry %s)", key->name);
     return store_entry(c, key, KIND_BINARY, binary, size, err);
 }
 
@@ -799,7 +835,7 @@ int binary_cache_store_failure(binary_cache *c, const binary_cache_key *key, int
 {
     size_t log_len = log ? strlen(log) : 0;
     unsigned char *payload = malloc(FAILURE_STATUS_SIZE + log_len);
-    if (!payload) return cache_fail(c, err, "out of memory");
+    if (!payload) return store_fail(c, err, "out of memory", "out of memory");
     write_le32(payload, (uint32_t)(int32_t)build_status);
     if (log_len) memcpy(payload + FAILURE_STATUS_SIZE, log, log_len);
     int rc = store_entry(c, key, KIND_FAILURE, payload, FAILURE_STATUS_SIZE + log_len, err);

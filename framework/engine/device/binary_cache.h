@@ -99,7 +99,10 @@ void binary_cache_entry_clear(binary_cache_entry *entry);
 
 /* Store (or replace) the entry of `key`. Only a failure that the same
  * source, options and driver would repeat belongs here; a compile that was
- * killed or timed out, or ran out of memory, does not. */
+ * killed or timed out, or ran out of memory, does not. 0 when the entry is
+ * in place (a size limit that could not be kept then is counted among the
+ * errors and kept as binary_cache_last_error, not returned); -1 with err
+ * when it could not be written, and binary_cache_store_reason says why. */
 int binary_cache_store_binary(binary_cache *c, const binary_cache_key *key,
                               const unsigned char *binary, size_t size, skytune_error *err);
 int binary_cache_store_failure(binary_cache *c, const binary_cache_key *key, int build_status,
@@ -125,6 +128,12 @@ binary_cache_counts binary_cache_get_counts(const binary_cache *c);
 /* The message of the last load or store that failed; "" when none did. A
  * failing cache never stops a measurement, so this is how it is told. */
 const char *binary_cache_last_error(const binary_cache *c);
+/* Why the last store that failed could not write its entry, in a few words
+ * that are the same for every entry one cause refuses: strerror's text
+ * ("No space left on device"), "out of memory", or why the folder is not
+ * used. The message names the entry; this is what a run counts its stores
+ * under. "" when no store has failed. */
+const char *binary_cache_store_reason(const binary_cache *c);
 
 /* ------------------------------------------------------------ the folder */
 

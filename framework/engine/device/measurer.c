@@ -31,6 +31,10 @@ struct measurer {
     cl_context context;
     cl_command_queue queue;
     void *state;
+    /* What the last build did with its cache entry, and why it was not
+     * stored when it was not. */
+    cache_entry_outcome entry;
+    char entry_reason[CACHE_ENTRY_REASON_LEN];
 };
 
 static bool enter_stage(measurer *ms, measure_stage stage)
@@ -171,20 +175,42 @@ static bool failure_repeats(cl_int status)
     return status == CL_BUILD_PROGRAM_FAILURE || status == CL_INVALID_BUILD_OPTIONS;
 }
 
-/* A cache that cannot store counts it among its own errors; the
- * measurement goes on without it. */
+/* An entry that could not be stored, for measurer_cache_entry. It never
+ * fails the measurement: the program is built already. */
+static void not_stored(measurer *ms, const char *reason)
+{
+    ms->entry = CACHE_ENTRY_NOT_STORED;
+    snprintf(ms->entry_reason, sizeof ms->entry_reason, "%s", reason);
+}
+
+/* What a store returned. */
+static void note_store(measurer *ms, int rc)
+{
+    if (rc == 0)
+        ms->entry = CACHE_ENTRY_STORED;
+    else
+        not_stored(ms, binary_cache_store_reason(ms->opts.cache));
+}
+
 static void store_program_binary(measurer *ms, cl_program program, const binary_cache_key *key)
 {
     size_t size = 0;
     if (clGetProgramInfo(program, CL_PROGRAM_BINARY_SIZES, sizeof size, &size, NULL) !=
             CL_SUCCESS ||
-        size == 0)
+        size == 0) {
+        not_stored(ms, "the driver gave no program binary");
         return;
+    }
     unsigned char *binary = malloc(size);
-    if (!binary) return;
+    if (!binary) {
+        not_stored(ms, "out of memory");
+        return;
+    }
     if (clGetProgramInfo(program, CL_PROGRAM_BINARIES, sizeof binary, &binary, NULL) ==
         CL_SUCCESS)
-        binary_cache_store_binary(ms->opts.cache, key, binary, size, NULL);
+        note_store(ms, binary_cache_store_binary(ms->opts.cache, key, binary, size, NULL));
+    else
+        not_stored(ms, "the driver gave no program binary");
     free(binary);
 }
 
@@ -208,7 +234,7 @@ static int compile_source(measurer *ms, const char *source, const char *options,
     char *log = read_build_log(ms, *program);
     fail_compile(m, rc, options, log);
     if (key && log && failure_repeats(rc))
-        binary_cache_store_failure(ms->opts.cache, key, rc, log, NULL);
+        note_store(ms, binary_cache_store_failure(ms->opts.cache, key, rc, log, NULL));
     free(log);
     clReleaseProgram(*program);
     *program = NULL;
@@ -247,12 +273,16 @@ static int build_cached(measurer *ms, const char *source, const char *options,
     if (found == BINARY_CACHE_FAILURE) {
         fail_compile(m, entry.build_status, options, entry.build_log);
         binary_cache_entry_clear(&entry);
+        ms->entry = CACHE_ENTRY_FOUND;
         return -1;
     }
     if (found == BINARY_CACHE_BINARY) {
         int loaded = need_program ? program_from_binary(ms, &entry, options, program) : 0;
         binary_cache_entry_clear(&entry);
-        if (loaded == 0) return 0;
+        if (loaded == 0) {
+            ms->entry = CACHE_ENTRY_FOUND;
+            return 0;
+        }
         binary_cache_note_rejected(ms->opts.cache);
     }
     /* A miss, an unreadable cache, or a binary the driver refused: the
@@ -395,6 +425,7 @@ int measurer_compile(measurer *ms, const skytune_values *config, measurement *m,
                      skytune_error *err)
 {
     measurement_init(m);
+    ms->entry = CACHE_ENTRY_NONE;
     cl_program program = NULL;
     skytune_values logged = plugin_values_logged(config, &ms->lookups);
     double t0 = clock_monotonic_s();
@@ -543,6 +574,7 @@ int measurer_measure(measurer *ms, const skytune_values *config_values, measurem
                      skytune_error *err)
 {
     measurement_init(m);
+    ms->entry = CACHE_ENTRY_NONE;
     if (ms->opts.skip_reference)
         return err_set(err, "this measurer was opened to compile only (skip_reference), without "
                             "the CPU reference that verification needs; open one without "
@@ -569,6 +601,12 @@ int measurer_measure(measurer *ms, const skytune_values *config_values, measurem
     }
     if (program) clReleaseProgram(program);
     return rc;
+}
+
+cache_entry_outcome measurer_cache_entry(const measurer *ms, const char **reason)
+{
+    *reason = ms->entry == CACHE_ENTRY_NOT_STORED ? ms->entry_reason : "";
+    return ms->entry;
 }
 
 bool measurer_device_usable(measurer *ms)

@@ -20,7 +20,8 @@
  *
  * With a binary cache, a configuration's program comes from the cache when
  * an earlier build left it there, and a build from source leaves its
- * binary (or its failure) there for the next time. */
+ * binary (or its failure) there for the next time. An entry that cannot
+ * be stored never fails the measurement; measurer_cache_entry tells it. */
 #ifndef SKYTUNE_MEASURER_H
 #define SKYTUNE_MEASURER_H
 
@@ -28,6 +29,7 @@
 #include <stdint.h>
 
 #include "binary_cache.h"
+#include "cache_entries.h"
 #include "cl_device.h"
 #include "error.h"
 #include "measurement.h"
@@ -77,6 +79,12 @@ int measurer_measure(measurer *ms, const skytune_values *config, measurement *m,
  * in *m (return 0). */
 int measurer_compile(measurer *ms, const skytune_values *config, measurement *m,
                      skytune_error *err);
+
+/* What the last measurer_measure or measurer_compile did with its
+ * program's cache entry: found it, stored it, could not store it (then
+ * *reason says why, in a few words), or neither. The caller counts it: in
+ * a worker nobody else sees it. */
+cache_entry_outcome measurer_cache_entry(const measurer *ms, const char **reason);
 
 /* Whether the device still answers after a configuration failed to launch:
  * some drivers (NVIDIA's after an illegal memory access) leave the context

@@ -313,6 +313,16 @@ static void read_slot(compile_pool *p, pool_slot *slot)
         p->setup_failures = 0;
         notice_output(p, worker_process_take_output(&slot->proc));
     } else if (slot->state == SLOT_BUILDING && msg.type == WORKER_MSG_RESULT) {
+        /* The measurement is the measuring worker's to make; what became
+         * of the entry is told only here. */
+        worker_result r;
+        if (worker_get_result(&msg, &r, &err) != 0) {
+            worker_message_free(&msg);
+            replace_slot(p, slot);
+            return;
+        }
+        measurement_clear(&r.m);
+        if (p->o.on_entry) p->o.on_entry(p->o.entry_ctx, r.entry, r.entry_reason);
         keep_output(p, slot->rank, worker_process_take_output(&slot->proc));
         rank_set_add(&p->done, slot->rank);
         p->stats.built++;

@@ -4,7 +4,8 @@
  * configuration against a few ms of timed runs) and a driver's compiler may
  * not run in parallel inside one process, so the pool is processes: each a
  * `skytune worker compile` that builds what it is given into the on-disk
- * binary cache, where the measuring worker then finds it. The campaign tells
+ * binary cache, where the measuring worker then finds it (or, where the
+ * entry could not be stored, builds it again). The campaign tells
  * the pool what the strategy will probably ask next (compile_pool_hint); the
  * pool keeps its workers busy with that list, never building a
  * configuration twice.
@@ -38,6 +39,11 @@ typedef struct compile_pool_options {
      * line for the log (may be NULL: forgotten). */
     void (*on_notice)(void *ctx, const char *text);
     void *notice_ctx;
+    /* What became of each finished build's cache entry: stored, found
+     * there, or not stored and why (may be NULL: forgotten). A store that
+     * fails fails no build, so this is the only place it shows. */
+    void (*on_entry)(void *ctx, cache_entry_outcome outcome, const char *reason);
+    void *entry_ctx;
 } compile_pool_options;
 
 /* Starts the workers without waiting for them. `space` must outlive the pool. */
@@ -76,7 +82,8 @@ void compile_pool_pause(compile_pool *p);
 void compile_pool_resume(compile_pool *p);
 
 typedef struct compile_pool_stats {
-    uint64_t built;        /* builds that finished (binary or compile failure cached) */
+    uint64_t built;        /* builds that finished: compiled (a binary or a compile
+                              failure), or found in the cache; on_entry says which */
     uint64_t failed;       /* workers that died or timed out building */
     uint64_t restarts;     /* workers replaced */
     double busy_s;         /* seconds of building, summed over workers */

@@ -229,20 +229,24 @@ static void read_slot(measure_ahead *a, ahead_slot *slot)
         }
     } else if (msg.type == WORKER_MSG_RESULT &&
                (slot->state == AHEAD_BUILDING || slot->state == AHEAD_CANCELLING)) {
-        uint64_t id = worker_get_u64(&msg);
-        measurement m;
-        bad = id != slot->request || worker_get_measurement(&msg, &m, &err) != 0;
-        bool context_lost = !bad && worker_get_u32(&msg) != 0;
+        worker_result r;
+        bad = worker_get_result(&msg, &r, &err) != 0;
+        if (!bad && r.request != slot->request) {
+            measurement_clear(&r.m);
+            bad = true;
+        }
         if (!bad) {
-            if (slot->state == AHEAD_CANCELLING || slot->unwanted || m.abandoned) {
-                measurement_clear(&m);
+            /* Built whether or not it is still wanted: its entry counts. */
+            if (a->o.on_entry) a->o.on_entry(a->o.entry_ctx, r.entry, r.entry_reason);
+            if (slot->state == AHEAD_CANCELLING || slot->unwanted || r.m.abandoned) {
+                measurement_clear(&r.m);
                 slot->state = AHEAD_IDLE;
             } else {
-                slot->result = m;
+                slot->result = r.m;
                 slot->build_end = clock_monotonic_s();
                 slot->state = AHEAD_FINISHED;
             }
-            if (context_lost) bad = true;
+            if (r.context_lost) bad = true;
         }
     } else {
         bad = true;

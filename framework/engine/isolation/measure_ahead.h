@@ -42,6 +42,12 @@ typedef struct measure_ahead_options {
      * the worker when it is handed over. */
     void (*on_notice)(void *ctx, const char *text);
     void *notice_ctx;
+    /* What became of the cache entry of each build a spare finished and
+     * told here: one that ended before the gate, or was cancelled there
+     * (may be NULL: forgotten). A build handed over is told to the
+     * supervisor with its result. */
+    void (*on_entry)(void *ctx, cache_entry_outcome outcome, const char *reason);
+    void *entry_ctx;
 } measure_ahead_options;
 
 /* Starts the workers without waiting for them. `sp` must outlive it. */

@@ -64,6 +64,7 @@ struct supervisor {
      * that measured others first may be their damage. */
     unsigned worker_measured;
     char worker_last[256];
+    bool told_cache_unwritable;   /* said once per run */
 };
 
 void supervisor_limits_default(supervisor_limits *l)
@@ -116,6 +117,31 @@ static int attach_output(measurement *m, const char *heading, char *output)
     free(text);
     free(output);
     return rc;
+}
+
+/* Count what became of a build's cache entry; at the first that could not
+ * be stored, whichever worker built it, say so: the run goes on, but the
+ * next one compiles again what this one could not keep. */
+static void count_entry(supervisor *s, cache_entries *into, cache_entry_outcome outcome,
+                        const char *reason)
+{
+    if (!cache_entries_count(into, outcome, reason) || s->told_cache_unwritable) return;
+    s->told_cache_unwritable = true;
+    char text[1024];
+    cache_entries_unwritable_notice(s->o.setup.cache_dir, into->first_reason, text, sizeof text);
+    notice(s, "%s", text);
+}
+
+static void count_ahead_entry(void *ctx, cache_entry_outcome outcome, const char *reason)
+{
+    supervisor *s = ctx;
+    count_entry(s, &s->stats.ahead_entries, outcome, reason);
+}
+
+static void count_measuring_entry(void *ctx, cache_entry_outcome outcome, const char *reason)
+{
+    supervisor *s = ctx;
+    count_entry(s, &s->stats.measuring_entries, outcome, reason);
 }
 
 static bool stop_requested(const supervisor *s)
@@ -421,16 +447,21 @@ static flight_end enter_stage(supervisor *s, flight *f, worker_message *msg)
 static flight_end take_result(supervisor *s, const uint16_t *idx, measurement *m, flight *f,
                               worker_message *msg, skytune_error *err)
 {
-    uint64_t id = worker_get_u64(msg);
-    int rc = id == f->request ? worker_get_measurement(msg, m, &f->io_err) : -1;
-    bool context_lost = rc == 0 && worker_get_u32(msg) != 0;
+    worker_result r;
+    int rc = worker_get_result(msg, &r, &f->io_err);
     worker_message_free(msg);
     if (s->pool) compile_pool_resume(s->pool);
     if (rc != 0) return FLIGHT_LOST;
+    if (r.request != f->request) {
+        measurement_clear(&r.m);
+        return FLIGHT_LOST;
+    }
+    *m = r.m;
+    count_measuring_entry(s, r.entry, r.entry_reason);
     if (attach_worker_output(s, configuration_rank(s, idx), m,
                              worker_process_take_output(&s->worker), err) != 0)
         return FLIGHT_FATAL;
-    if (context_lost) {
+    if (r.context_lost) {
         /* The configuration's own result stands; the device needs a fresh
          * context, and a check that it is itself again. */
         end_worker(s, 1.0, NULL, 0, NULL);
@@ -887,6 +918,8 @@ int supervisor_open(const supervisor_options *o, const space *sp, supervisor **o
             .setup_timeout_s = o->limits.cap_s,
             .on_notice = o->on_notice,
             .notice_ctx = o->notice_ctx,
+            .on_entry = count_ahead_entry,
+            .entry_ctx = s,
         };
         if (compile_pool_open(&po, sp, &s->pool, err) != 0) {
             supervisor_close(s);
@@ -902,6 +935,8 @@ int supervisor_open(const supervisor_options *o, const space *sp, supervisor **o
             .setup_timeout_s = o->limits.cap_s,
             .on_notice = o->on_notice,
             .notice_ctx = o->notice_ctx,
+            .on_entry = count_measuring_entry,
+            .entry_ctx = s,
         };
         if (measure_ahead_open(&ao, sp, &s->ahead, err) != 0) {
             supervisor_close(s);

@@ -24,7 +24,9 @@
  * campaign's watcher (evaluator.watch) the stage and time of the
  * configuration in flight. What a worker writes to its standard output and
  * error goes into the configuration's message, or, outside any
- * configuration, to on_notice (worker_process.h). */
+ * configuration, to on_notice (worker_process.h). So does, once, the first
+ * program whose cache entry could not be stored (a full disk): the run
+ * goes on, and supervisor_stats counts such entries. */
 #ifndef SKYTUNE_SUPERVISOR_H
 #define SKYTUNE_SUPERVISOR_H
 
@@ -32,6 +34,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "cache_entries.h"
 #include "error.h"
 #include "evaluator.h"
 #include "space.h"
@@ -89,6 +92,10 @@ typedef struct supervisor_stats {
     uint64_t crashes, timeouts, restarts;
     uint64_t health_checks, health_failures;
     uint64_t compiled_ahead;   /* builds the compile pool finished */
+    /* What became of the cache entries of the compile workers' builds, and
+     * of the measuring workers' own (spares included): the measuring
+     * worker builds again what a compile worker could not store. */
+    cache_entries ahead_entries, measuring_entries;
     uint64_t retired;          /* workers ended after a wrong result or a failed launch */
     uint64_t confirmations;    /* wrong results measured again in a fresh worker */
     uint64_t damaged;          /* of those, right there: an earlier configuration's damage */

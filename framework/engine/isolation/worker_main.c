@@ -153,24 +153,25 @@ static int serve(worker_state *ws, worker_message *request, skytune_error *err)
     size_t count = 0;
     if (worker_get_values(request, &items, &count, err) != 0) return -1;
     skytune_values config = {.count = count, .items = items};
-    measurement m;
+    worker_result r = {.request = ws->request_id};
     int rc = request->type == WORKER_MSG_COMPILE
-                 ? measurer_compile(ws->measurer, &config, &m, err)
-                 : measurer_measure(ws->measurer, &config, &m, err);
+                 ? measurer_compile(ws->measurer, &config, &r.m, err)
+                 : measurer_measure(ws->measurer, &config, &r.m, err);
     worker_values_free(items, count);
     if (rc != 0) {
-        measurement_clear(&m);
+        measurement_clear(&r.m);
         return -1;
     }
     /* A launch failure may have taken the context with it: then this worker
      * is of no more use, and the engine starts another. */
-    bool context_lost = m.status == MEAS_LAUNCH && !measurer_device_usable(ws->measurer);
+    r.context_lost = r.m.status == MEAS_LAUNCH && !measurer_device_usable(ws->measurer);
+    const char *reason;
+    r.entry = measurer_cache_entry(ws->measurer, &reason);
+    snprintf(r.entry_reason, sizeof r.entry_reason, "%s", reason);
     worker_message reply;
     worker_message_init(&reply, WORKER_MSG_RESULT);
-    worker_put_u64(&reply, ws->request_id);
-    worker_put_measurement(&reply, &m);
-    worker_put_u32(&reply, context_lost);
-    measurement_clear(&m);
+    worker_put_result(&reply, &r);
+    measurement_clear(&r.m);
     send_or_exit(ws, &reply);
     worker_message_free(&reply);
     return 0;

@@ -1,6 +1,7 @@
 #include "worker_protocol.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -235,6 +236,34 @@ int worker_get_measurement(worker_message *msg, measurement *m, skytune_error *e
         measurement_clear(m);
         return err_set(err, "malformed measurement from the worker");
     }
+    return 0;
+}
+
+void worker_put_result(worker_message *msg, const worker_result *r)
+{
+    worker_put_u64(msg, r->request);
+    worker_put_measurement(msg, &r->m);
+    worker_put_u32(msg, r->context_lost);
+    worker_put_u32(msg, (uint32_t)r->entry);
+    worker_put_str(msg, r->entry_reason);
+}
+
+int worker_get_result(worker_message *msg, worker_result *r, skytune_error *err)
+{
+    memset(r, 0, sizeof *r);
+    r->request = worker_get_u64(msg);
+    if (worker_get_measurement(msg, &r->m, err) != 0) return -1;
+    r->context_lost = worker_get_u32(msg) != 0;
+    uint32_t entry = worker_get_u32(msg);
+    char *reason = worker_get_str(msg);
+    if (msg->bad || entry >= CACHE_ENTRY_OUTCOMES) {
+        free(reason);
+        measurement_clear(&r->m);
+        return err_set(err, "malformed result from the worker");
+    }
+    r->entry = (cache_entry_outcome)entry;
+    snprintf(r->entry_reason, sizeof r->entry_reason, "%s", reason);
+    free(reason);
     return 0;
 }
 

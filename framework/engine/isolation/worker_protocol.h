@@ -9,7 +9,7 @@
  * Engine → worker: SETUP once, then MEASURE or COMPILE requests one at a
  * time, GO (or CANCEL) when a measurement may use the device, QUIT.
  * Worker → engine: READY (or FAILED) after SETUP, STAGE as each stage of a
- * request begins, RESULT for each request. */
+ * request begins, RESULT (worker_result) for each request. */
 #ifndef SKYTUNE_WORKER_PROTOCOL_H
 #define SKYTUNE_WORKER_PROTOCOL_H
 
@@ -17,11 +17,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "cache_entries.h"
 #include "error.h"
 #include "measurement.h"
 
 #define WORKER_PROTOCOL_MAGIC 0x534b5750u /* "SKWP" */
-#define WORKER_PROTOCOL_VERSION 1u
+#define WORKER_PROTOCOL_VERSION 2u
 /* A payload larger than this is a corrupt stream, not a message. */
 #define WORKER_MESSAGE_LIMIT (64u * 1024u * 1024u)
 
@@ -73,6 +74,22 @@ void worker_values_free(skytune_named_value *items, size_t count);
 void worker_put_measurement(worker_message *msg, const measurement *m);
 /* Fills *m (initialised here; samples and message owned by it). */
 int worker_get_measurement(worker_message *msg, measurement *m, skytune_error *err);
+
+/* A RESULT: the request it answers, its measurement, whether the device's
+ * context was lost with it (the worker is of no more use), and what became
+ * of the build's binary cache entry, which only the worker sees. */
+typedef struct worker_result {
+    uint64_t request;
+    measurement m;
+    bool context_lost;
+    cache_entry_outcome entry;
+    char entry_reason[CACHE_ENTRY_REASON_LEN];   /* CACHE_ENTRY_NOT_STORED: why */
+} worker_result;
+
+void worker_put_result(worker_message *msg, const worker_result *r);
+/* Fills *r; r->m is the caller's to clear. -1 with err on a malformed
+ * payload, and nothing to clear. */
+int worker_get_result(worker_message *msg, worker_result *r, skytune_error *err);
 
 /* What every worker of a campaign is set up with (the SETUP message). */
 typedef struct worker_setup {
