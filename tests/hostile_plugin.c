@@ -10,7 +10,7 @@
  *
  * Problem parameters choose the misbehaviour:
  *   fault   none | segv | abort | exit | stack | oob | near | loop | corrupt | wrong |
- *           compile | biglog | kprintf | hang | print | print_segv
+ *           compile | biglog | kprintf | hang | print | print_segv | damage
  *   where   the callback that misbehaves (host faults): defines, prepare,
  *           clear_outputs, enqueue, verify, release, flops
  *   bad     the value of x that misbehaves
@@ -32,6 +32,10 @@
  *           (with an escape sequence, as a driver's coloured message
  *           would), and goes on
  *   print_segv  writes those lines, then segfaults
+ *   damage  leaves the worker's plugin state damaged, as a kernel that
+ *           wrote into a CPU device's heap would: the bad configuration
+ *           itself passes (`where` is ignored: its release does the damage),
+ *           and the next configuration the same worker prepares segfaults
  * Kernel faults ignore `where` and happen in the kernel itself on its nth
  * run for a bad configuration:
  *   oob     one work-item writes 2^40 elements past the output buffer
@@ -149,7 +153,8 @@ typedef enum hostile_fault {
     FAULT_WRONG,
     FAULT_KPRINTF,
     FAULT_COMPILE,
-    FAULT_BIGLOG
+    FAULT_BIGLOG,
+    FAULT_DAMAGE
 } hostile_fault;
 
 typedef enum hostile_callback {
@@ -164,7 +169,7 @@ typedef enum hostile_callback {
 
 static const char *const fault_names[] = {
     "none", "segv",    "abort", "exit",  "stack",   "oob",     "loop",  "hang",
-    "print", "print_segv", "corrupt", "near", "wrong", "kprintf", "compile", "biglog"};
+    "print", "print_segv", "corrupt", "near", "wrong", "kprintf", "compile", "biglog", "damage"};
 static const char *const callback_names[] = {"defines", "prepare", "clear_outputs", "enqueue",
                                              "verify",  "release", "flops"};
 
@@ -259,6 +264,7 @@ typedef struct hostile_state {
     hostile_plan plan;
     int64_t n;
     int current_is_bad;     /* the configuration between prepare and release */
+    int damaged;            /* fault=damage: a bad configuration was released */
     float *input, *expected, *result;
     cl_mem in_buf, out_buf;
 } hostile_state;
@@ -336,6 +342,7 @@ static int hostile_prepare(void *opaque, cl_program program, const skytune_value
 {
     hostile_state *s = opaque;
     s->current_is_bad = plan_targets(&s->plan, config);
+    if (s->damaged) misbehave(FAULT_SEGV);
     if (s->plan.where == AT_PREPARE && s->current_is_bad) misbehave(s->plan.fault);
 
     hostile_launch *l = calloc(1, sizeof *l);
@@ -415,6 +422,7 @@ static void hostile_release(void *opaque)
     hostile_launch *l = opaque;
     if (!l) return;
     if (l->state->plan.where == AT_RELEASE && l->is_bad) misbehave(l->state->plan.fault);
+    if (l->state->plan.fault == FAULT_DAMAGE && l->is_bad) l->state->damaged = 1;
     l->state->current_is_bad = 0;
     if (l->kernel) clReleaseKernel(l->kernel);
     free(l);
@@ -452,7 +460,7 @@ static const skytune_problem_param hostile_problem_params[] = {
      "none, segv, abort, exit, stack (host faults in the callback `where`), oob, near, loop, "
      "corrupt, wrong, kprintf (kernel faults), compile, biglog (build faults), hang (the callback "
      "`where` never returns), print, print_segv (lines on stdout and stderr, then going on or a "
-     "segfault)"},
+     "segfault), damage (the next configuration in the same worker segfaults)"},
     {"where", SKYTUNE_STRING, "prepare",
      "the callback a host fault happens in: defines, prepare, clear_outputs, enqueue, verify, "
      "release, flops"},
@@ -470,9 +478,9 @@ static const skytune_problem_check hostile_problem_checks[] = {
     {"fault == 'none' or fault == 'segv' or fault == 'abort' or fault == 'exit' or "
      "fault == 'stack' or fault == 'oob' or fault == 'loop' or fault == 'hang' or "
      "fault == 'print' or fault == 'print_segv' or fault == 'corrupt' or fault == 'near' or "
-     "fault == 'wrong' or fault == 'kprintf' or fault == 'compile' or fault == 'biglog'",
+     "fault == 'wrong' or fault == 'kprintf' or fault == 'compile' or fault == 'biglog' or fault == 'damage'",
      "fault must be one of none, segv, abort, exit, stack, oob, loop, hang, print, print_segv, "
-     "corrupt, near, wrong, kprintf, compile, biglog"},
+     "corrupt, near, wrong, kprintf, compile, biglog, damage"},
     {"where == 'defines' or where == 'prepare' or where == 'clear_outputs' or "
      "where == 'enqueue' or where == 'verify' or where == 'release' or where == 'flops'",
      "where must be one of defines, prepare, clear_outputs, enqueue, verify, release, flops"},

@@ -397,6 +397,33 @@ Test(isolation, a_kernel_that_damages_its_input_is_not_charged_to_the_next_confi
     free(db);
 }
 
+/* A configuration that passes itself and leaves the worker damaged (as a
+ * kernel writing past its buffer into a CPU device's heap does, found only
+ * at a later free): the next configuration crashes in that worker, and is
+ * measured again in a fresh one before its crash is recorded. It is ok
+ * there, and its message names the culprit. */
+Test(isolation, a_crash_caused_by_an_earlier_configuration_is_not_charged_to_this_one)
+{
+    char *db = cli_path(scratch, "damage.db");
+    hostile_args args = hostile_run_args("exhaustive", db);
+    hostile_args_add(&args, CLI_ARGS("--runs", "3", "--seed", "1", "--set", "fault=damage",
+                                     "--measure-ahead", "0"));
+    cli_result r = hostile_run_ok(&args, "damage");
+    cr_expect(strstr(r.out, "failures measured again in a fresh worker: 1 (1 of them an earlier "
+                            "configuration's damage"),
+              "the summary does not count the confirmation:\n%s", r.out);
+    cli_result_free(&r);
+    assert_others_ok(db, NULL, 0);
+    hostile_row row = hostile_row_of(db, BAD + 1);
+    cr_assert(row.message && strstr(row.message, "a crash in a worker that had measured") &&
+                  strstr(row.message, "(the last: x=2)") && strstr(row.message, "ok in a fresh one"),
+              "x=%d's message does not name x=2 as the culprit: %s", BAD + 1,
+              row.message ? row.message : "(none)");
+    hostile_row_free(&row);
+    hostile_assert_each_measured_once(db, 1, CONFIGURATIONS);
+    free(db);
+}
+
 Test(isolation, two_crashing_configurations_are_both_recorded)
 {
     char *db = cli_path(scratch, "two.db");

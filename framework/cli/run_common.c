@@ -354,6 +354,10 @@ int run_print_outcome(const tuning_outcome *out, const char *label)
                (unsigned long long)sv->crashes, (unsigned long long)sv->timeouts,
                (unsigned long long)sv->restarts, (unsigned long long)sv->health_checks,
                (unsigned long long)sv->health_failures);
+    if (sv->confirmations)
+        printf("\n  failures measured again in a fresh worker: %llu (%llu of them an earlier "
+               "configuration's damage, recorded as the fresh worker found them)",
+               (unsigned long long)sv->confirmations, (unsigned long long)sv->damaged);
     if (sv->compiled_ahead) {
         printf("\n  compiled ahead by the compile workers: %llu",
                (unsigned long long)sv->compiled_ahead);

@@ -726,43 +726,71 @@ static void retire_worker_after(supervisor *s, const measurement *m)
     s->stats.retired++;
 }
 
-/* A wrong result from a worker that measured other configurations first is
- * measured again in a fresh worker before it is recorded: only there is it
- * the configuration's own. Where the fresh worker finds it right, that
- * result is the one recorded, and its message names what the first worker
- * had measured, the likely culprit. */
-static int confirm_wrong_result(supervisor *s, const uint16_t *idx, measurement *m,
-                                skytune_error *err)
+/* What a failure looks like in a message, for the statuses that are
+ * measured again (needs_confirmation); NULL for the others. */
+static const char *failure_words(measurement_status status)
 {
-    if (m->status != MEAS_WRONG_RESULT || s->checking_health || s->worker_measured <= 1)
-        return 0;
+    switch (status) {
+    case MEAS_WRONG_RESULT: return "wrong results";
+    case MEAS_CRASH: return "a crash";
+    case MEAS_LAUNCH: return "a failed launch";
+    default: return NULL;
+    }
+}
+
+/* A wrong result, a crash or a failed launch in a worker that measured
+ * other configurations first may be their damage: a kernel that wrote
+ * over its inputs, or past its buffers into the heap of a CPU device's
+ * worker (found only later, at a free), or left the context broken. Such
+ * a failure is measured again in a fresh worker, where it is the
+ * configuration's own. A stop request's interruption is no failure of
+ * the configuration; a timeout is not measured again (it would cost the
+ * limit twice). */
+static bool needs_confirmation(const supervisor *s, const measurement *m)
+{
+    return failure_words(m->status) && !s->checking_health && s->worker_measured > 1 &&
+           !stop_requested(s);
+}
+
+/* Measured again in a fresh worker (needs_confirmation). Where the fresh
+ * worker finds the same status, the first measurement stands, said to be
+ * confirmed; otherwise the fresh one is recorded, and its message names
+ * what the first worker had measured, the likely culprit. */
+static int confirm_failure(supervisor *s, const uint16_t *idx, measurement *m,
+                           skytune_error *err)
+{
+    if (!needs_confirmation(s, m)) return 0;
     char previous[sizeof s->worker_last];
     snprintf(previous, sizeof previous, "%s", s->worker_last);
     unsigned before = s->worker_measured - 1;
-    if (s->worker.pid > 0) end_worker(s, 1.0, NULL, 0, NULL);
-    s->stats.retired++;
+    if (s->worker.pid > 0) {
+        end_worker(s, 1.0, NULL, 0, NULL);
+        s->stats.retired++;
+    }
     measurement again;
     if (run_request(s, idx, &again, err) != 0) return -1;
     s->worker_measured++;
     s->stats.confirmations++;
-    if (again.status == MEAS_WRONG_RESULT) {
+    if (again.status == m->status) {
         measurement_clear(&again);
         char text[2048];
         snprintf(text, sizeof text, "%s (confirmed in a fresh worker)",
-                 m->message ? m->message : "wrong result");
+                 m->message ? m->message : measurement_status_name(m->status));
         return measurement_set_message(m, text) == 0 ? 0 : err_set(err, "out of memory");
     }
     char text[1024];
+    const char *what = failure_words(m->status);
     if (previous[0])
         snprintf(text, sizeof text,
-                 "wrong results in a worker that had measured %u other configuration%s (the last: "
-                 "%s), %s in a fresh one: an earlier configuration damaged what this one reads",
-                 before, before == 1 ? "" : "s", previous, measurement_status_name(again.status));
+                 "%s in a worker that had measured %u other configuration%s (the last: %s), %s "
+                 "in a fresh one: an earlier configuration damaged what this one reads",
+                 what, before, before == 1 ? "" : "s", previous,
+                 measurement_status_name(again.status));
     else
         snprintf(text, sizeof text,
-                 "wrong results in a worker that had measured other configurations, %s in a "
-                 "fresh one: an earlier configuration damaged what this one reads",
-                 measurement_status_name(again.status));
+                 "%s in a worker that had measured other configurations, %s in a fresh one: an "
+                 "earlier configuration damaged what this one reads",
+                 what, measurement_status_name(again.status));
     s->stats.damaged++;
     notice(s, "%s", text);
     /* Both measurements' device time was spent on this configuration. */
@@ -840,7 +868,7 @@ static int evaluate_in_flight(supervisor *s, const uint16_t *idx, measurement *m
     if (measured != 0) return -1;
     learn_first_launch(s, m);
     s->worker_measured++;
-    if (confirm_wrong_result(s, idx, m, err) != 0) return -1;
+    if (confirm_failure(s, idx, m, err) != 0) return -1;
     space_config_text(s->space, idx, s->worker_last, sizeof s->worker_last);
     retire_worker_after(s, m);
     m->build_s += waited_for_build;

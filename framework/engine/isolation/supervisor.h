@@ -97,7 +97,8 @@ typedef struct supervisor_stats {
      * worker builds again what a compile worker could not store. */
     cache_entries ahead_entries, measuring_entries;
     uint64_t retired;          /* workers ended after a wrong result or a failed launch */
-    uint64_t confirmations;    /* wrong results measured again in a fresh worker */
+    uint64_t confirmations;    /* failures (wrong results, crashes, failed launches)
+                                  measured again in a fresh worker */
     uint64_t damaged;          /* of those, right there: an earlier configuration's damage */
 } supervisor_stats;
 
