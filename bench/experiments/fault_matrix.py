@@ -51,6 +51,7 @@ CASES = [
     ("biglog", None, None, "compile failure after thousands of warnings"),
     ("kprintf", None, None, "kernel printf"),
     ("print", "prepare", None, "host prints to stdout and stderr"),
+    ("damage", None, None, "a configuration leaves its worker damaged (the next prepare segfaults)"),
 ]
 
 
