@@ -348,8 +348,9 @@ typedef struct run_times {
 } run_times;
 
 /* One run: enqueue, wait, read each event's profiling times. Returns 0,
- * or -1 with m failed as a launch error. */
-static int run_once(measurer *ms, void *launch, run_times *t, measurement *m)
+ * or -1 with m failed as a launch error that names the run (`run`, e.g.
+ * "the verification run"): a kernel that broke its context fails there. */
+static int run_once(measurer *ms, void *launch, const char *run, run_times *t, measurement *m)
 {
     skytune_events ev = {0};
     skytune_error perr = {0};
@@ -358,14 +359,14 @@ static int run_once(measurer *ms, void *launch, run_times *t, measurement *m)
     cl_int finish = clFinish(ms->queue);
     t->wall_s = clock_monotonic_s() - started;
     if (rc != 0) {
-        fail(m, MEAS_LAUNCH, "enqueue: %s [%s]", perr.message,
+        fail(m, MEAS_LAUNCH, "%s: enqueue: %s [%s]", run, perr.message,
              perr.cl_error ? cl_error_name(perr.cl_error) : "no OpenCL error code");
     } else if (finish != CL_SUCCESS) {
         rc = -1;
-        fail(m, MEAS_LAUNCH, "clFinish: %s", cl_error_name(finish));
+        fail(m, MEAS_LAUNCH, "%s: clFinish: %s", run, cl_error_name(finish));
     } else if (ev.count == 0) {
         rc = -1;
-        fail(m, MEAS_LAUNCH, "the plugin's enqueue returned no event to time");
+        fail(m, MEAS_LAUNCH, "%s: the plugin's enqueue returned no event to time", run);
     }
     t->count = ev.count;
     t->total_ns = 0.0;
@@ -376,7 +377,7 @@ static int run_once(measurer *ms, void *launch, run_times *t, measurement *m)
         clGetEventInfo(ev.events[k], CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof exec, &exec, NULL);
         if (rc == 0 && exec < 0) {
             rc = -1;
-            fail(m, MEAS_LAUNCH, "kernel '%s' failed: %s", label, cl_error_name(exec));
+            fail(m, MEAS_LAUNCH, "%s: kernel '%s' failed: %s", run, label, cl_error_name(exec));
         }
         if (rc == 0 &&
             (clGetEventProfilingInfo(ev.events[k], CL_PROFILING_COMMAND_START, sizeof start,
@@ -384,7 +385,7 @@ static int run_once(measurer *ms, void *launch, run_times *t, measurement *m)
              clGetEventProfilingInfo(ev.events[k], CL_PROFILING_COMMAND_END, sizeof end, &end,
                                      NULL) != CL_SUCCESS)) {
             rc = -1;
-            fail(m, MEAS_LAUNCH, "no profiling information for kernel '%s'", label);
+            fail(m, MEAS_LAUNCH, "%s: no profiling information for kernel '%s'", run, label);
         }
         clReleaseEvent(ev.events[k]);
         t->labels[k] = label;
@@ -508,7 +509,7 @@ static int verify_configuration(measurer *ms, cl_program program, const skytune_
      * that only the driver's own work fills the gap before it starts. */
     clFinish(ms->queue);
     run_times verification;
-    if (run_once(ms, *launch, &verification, m) != 0) return -1;
+    if (run_once(ms, *launch, "the verification run", &verification, m) != 0) return -1;
     double deferred_s = deferred_build_s(&verification);
     m->first_launch_extra_s = deferred_s;
     m->build_s += deferred_s;
@@ -546,10 +547,12 @@ static int time_runs(measurer *ms, void *launch, const skytune_values *config, m
     }
     enter_stage(ms, STAGE_WARM_UP);
     run_times warm_up;
-    if (run_once(ms, launch, &warm_up, m) != 0) goto done;
+    if (run_once(ms, launch, "the warm-up run", &warm_up, m) != 0) goto done;
     enter_stage(ms, STAGE_TIMED);
     for (unsigned r = 0; r < ms->opts.runs; r++) {
-        if (run_once(ms, launch, &runs[r], m) != 0) goto done;
+        char run[32];
+        snprintf(run, sizeof run, "timed run %u", r + 1);
+        if (run_once(ms, launch, run, &runs[r], m) != 0) goto done;
         samples[r] = runs[r].total_ns;
     }
     m->bench_s = clock_monotonic_s() - t2;
