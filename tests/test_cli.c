@@ -19,6 +19,7 @@
 #include <CL/cl.h>
 
 #include "cli_harness.h"
+#include "quantity.h"
 #include "store.h"
 
 /* ------------------------------------------------------------ fixtures */
@@ -1192,4 +1193,122 @@ Test(cli, database_with_newer_schema_is_refused)
     assert_database_refused(db, CLI_ARGS("99"));
     cr_assert_eq(cli_db_int(db, "PRAGMA user_version"), 99);
     free(db);
+}
+
+/* ------------------------------------------------------------ locks */
+
+/* The recorded dataset of cli_harness.h, as a file in the scratch folder:
+ * a run of it needs no device, so it reaches the database at once. */
+static char *recorded_cache_file(void)
+{
+    char *path = cli_path(scratch, "recorded.cache.json");
+    cli_write_file(path, cli_recorded_cache, strlen(cli_recorded_cache));
+    return path;
+}
+
+/* Every command that opens a database waits for a lock another process
+ * holds on it for a minute or more unless told otherwise (the wait once was
+ * 5 s, and a campaign ended on a sqlite3 shell's open transaction), and its
+ * help says how long. */
+Test(cli, commands_that_open_a_database_wait_a_minute_or_more_by_default)
+{
+    cr_expect_geq(STORE_BUSY_TIMEOUT_S, 60);
+    const char *commands[] = {"run",    "campaign", "merge",   "best",   "report",
+                              "export", "query",    "publish", "devices"};
+    for (size_t k = 0; k < sizeof commands / sizeof commands[0]; k++) {
+        cli_result r = cli_run(CLI_ARGS(commands[k], "--help"));
+        char *help = cli_line_after(r.out, "--busy-timeout DURATION");
+        cr_assert_not_null(help, "skytune %s --help has no --busy-timeout:\n%s", commands[k],
+                           r.out);
+        const char *given = strstr(help, "(default ");
+        cr_assert_not_null(given, "skytune %s --help: %s", commands[k], help);
+        char wait[32];
+        cr_assert_eq(sscanf(given, "(default %31[^)])", wait), 1, "%s", help);
+        double seconds = 0;
+        cr_assert_eq(quantity_duration(wait, &seconds), 0, "skytune %s: '%s'", commands[k], wait);
+        cr_expect_geq(seconds, 60, "skytune %s waits %s by default", commands[k], wait);
+        free(help);
+        cli_result_free(&r);
+    }
+}
+
+/* A lock held past --busy-timeout ends the command with a message that
+ * says the database is locked, how long it waited, the option that sets
+ * the wait and who holds the lock; the database stays as it was. A run
+ * meets the write lock of a WAL database; a reading command meets the
+ * exclusive lock of a writer in the rollback journal mode, the one lock a
+ * reader waits for (in WAL mode readers never wait). */
+Test(cli, a_lock_held_past_the_busy_timeout_names_its_holder)
+{
+    char *cache = recorded_cache_file();
+    char *db = cli_path(scratch, "locked.db");
+    cli_create_db(db);
+    cli_snapshot before = cli_snapshot_take(db);
+    pid_t holder = cli_hold_db_lock(db, "BEGIN IMMEDIATE");
+    char held_by[64];
+    snprintf(held_by, sizeof held_by, "the lock is held by process %d (", (int)holder);
+    cli_result r = cli_run(
+        CLI_ARGS("run", "--replay", cache, "--db", db, "--busy-timeout", "1s", "--quiet"));
+    cli_release_db_lock(holder);
+    cli_assert_refusal(&r, 1,
+                       CLI_ARGS("the database is locked", "waited 1 s", "--busy-timeout", held_by),
+                       &before, "run on a locked database");
+    cli_result_free(&r);
+    cli_snapshot_free(&before);
+
+    char *committed = cli_path(scratch, "correlator.db");
+    char *source = cli_path(cli_source_dir(), "docs/results/correlator-h200-exhaustive.db");
+    size_t len;
+    void *bytes = cli_read_file(source, &len);
+    cr_assert_not_null(bytes, "%s", source);
+    cli_write_file(committed, bytes, len);
+    free(bytes);
+    sqlite3 *handle;
+    cr_assert_eq(sqlite3_open_v2(committed, &handle, SQLITE_OPEN_READWRITE, NULL), SQLITE_OK);
+    cr_assert_eq(sqlite3_exec(handle, "PRAGMA journal_mode = DELETE", NULL, NULL, NULL),
+                 SQLITE_OK, "%s", sqlite3_errmsg(handle));
+    sqlite3_close(handle);
+    before = cli_snapshot_take(committed);
+    /* A write in flight, its journal beside the database. */
+    holder = cli_hold_db_lock(committed, "BEGIN EXCLUSIVE; CREATE TABLE in_flight (x)");
+    snprintf(held_by, sizeof held_by, "the lock is held by process %d (", (int)holder);
+    r = cli_run(CLI_ARGS("best", "--db", committed, "--busy-timeout", "1s"));
+    cli_release_db_lock(holder);
+    cli_assert_refusal(&r, 1,
+                       CLI_ARGS("the database is locked", "waited 1 s", "--busy-timeout", held_by),
+                       &before, "best on a locked database");
+    cli_result_free(&r);
+    cli_snapshot_free(&before);
+    free(source);
+    free(committed);
+    free(db);
+    free(cache);
+}
+
+/* A lock held for longer than the old 5 s wait is waited for: the run goes
+ * on once it is released, and records its campaign. */
+Test(cli, a_lock_held_for_seconds_is_waited_for)
+{
+    char *cache = recorded_cache_file();
+    char *db = cli_path(scratch, "busy.db");
+    char *out = cli_path(scratch, "run.out"), *err = cli_path(scratch, "run.err");
+    cli_create_db(db);
+    pid_t holder = cli_hold_db_lock(db, "BEGIN IMMEDIATE");
+    pid_t run = cli_start(CLI_ARGS("run", "--replay", cache, "--db", db, "--quiet"), out, err);
+    sleep(6);
+    int status;
+    bool ended = cli_poll_exit(run, &status);
+    cli_release_db_lock(holder);
+    if (!ended) status = cli_wait(run, CLI_TIMEOUT_S);
+    size_t len;
+    char *errors = (char *)cli_read_file(err, &len);
+    cr_assert_not(ended, "the run ended while the lock was held: %s\n%s",
+                  cli_status_text(status), errors ? errors : "");
+    cr_assert_eq(status, 0, "%s\n%s", cli_status_text(status), errors ? errors : "");
+    cr_expect_eq(cli_db_int(db, "SELECT COUNT(*) FROM evaluations"), 3);
+    free(errors);
+    free(err);
+    free(out);
+    free(db);
+    free(cache);
 }

@@ -12,6 +12,7 @@ static const cli_option options[] = {
     {"db", "FILE", false, "result database (required)"},
     {"campaign", "ID", false, "only this campaign"},
     {"format", "FORMAT", false, "text (default) or csv"},
+    BUSY_TIMEOUT_OPTION,
 };
 
 static const char *cell(const query_table *t, size_t row, const char *column)
@@ -91,8 +92,10 @@ int cmd_best(int argc, char **argv)
         cli_error("best: --format '%s' is not one of: text, csv", format);
         return EXIT_USAGE;
     }
-    if (cli_campaign_arg(campaign) != 0) return EXIT_USAGE;
-    store *st = cli_open_existing_db(path);
+    double busy_timeout_s;
+    if (cli_campaign_arg(campaign) != 0 || cli_busy_timeout(&args, &busy_timeout_s) != 0)
+        return EXIT_USAGE;
+    store *st = cli_open_existing_db(path, busy_timeout_s);
     if (!st) return EXIT_FAILED;
     query_table t;
     skytune_error err;

@@ -281,7 +281,7 @@ static int gather_instance(void *ctx, const store_campaign_row *row)
     return 0;
 }
 
-static int status_of_file(const cli_args *args, const char *path)
+static int status_of_file(const cli_args *args, const char *path, double busy_timeout_s)
 {
     campaign_file f;
     if (load_file(path, &f) != 0) return EXIT_FAILED;
@@ -302,7 +302,7 @@ static int status_of_file(const cli_args *args, const char *path)
         goto done;
     }
     const char *db = cli_get(args, "db") ? cli_get(args, "db") : f.database;
-    if (access(db, F_OK) == 0 && !(st = cli_open_existing_db(db))) goto done;
+    if (access(db, F_OK) == 0 && !(st = cli_open_existing_db(db, busy_timeout_s))) goto done;
     printf("campaign %s: plugin %s, %zu instance%s, database %s%s\n", path, plugin.desc->name,
            plan.n_instances, plan.n_instances == 1 ? "" : "s", db,
            st ? "" : " (not created yet)");
@@ -366,9 +366,9 @@ static int list_campaign(void *ctx, const store_campaign_row *row)
     return 0;
 }
 
-static int status_of_db(const char *db)
+static int status_of_db(const char *db, double busy_timeout_s)
 {
-    store *st = cli_open_existing_db(db);
+    store *st = cli_open_existing_db(db, busy_timeout_s);
     if (!st) return EXIT_FAILED;
     skytune_error err;
     int rc = store_campaigns_find(st, NULL, NULL, list_campaign, NULL, &err);
@@ -502,12 +502,14 @@ int cmd_campaign(int argc, char **argv)
                   "skytune campaign run sweep.yaml (see skytune campaign --help)");
         return EXIT_USAGE;
     }
+    double busy_timeout_s;
+    if (cli_busy_timeout(&args, &busy_timeout_s) != 0) return EXIT_USAGE;
     if (strcmp(sub, "status") == 0 && !path) {
         if (!cli_get(&args, "db")) {
             cli_error("campaign status: give a campaign file, or --db FILE");
             return EXIT_USAGE;
         }
-        return status_of_db(cli_get(&args, "db"));
+        return status_of_db(cli_get(&args, "db"), busy_timeout_s);
     }
     if (!path) {
         cli_error("campaign %s: give the campaign file", sub);
@@ -517,7 +519,7 @@ int cmd_campaign(int argc, char **argv)
         cli_error("campaign %s: --shard belongs to campaign run", sub);
         return EXIT_USAGE;
     }
-    if (strcmp(sub, "status") == 0) return status_of_file(&args, path);
+    if (strcmp(sub, "status") == 0) return status_of_file(&args, path, busy_timeout_s);
     if (strcmp(sub, "slurm") == 0) return write_slurm(&args, path);
     return run_or_cross(&args, sub, path, strcmp(sub, "cross") == 0, argc, argv);
 }

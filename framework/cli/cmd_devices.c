@@ -18,6 +18,7 @@ static const cli_option options[] = {
      "kernels (a few seconds); with --db, record them for the report's roofline"},
     {"set-peaks", "GFLOPS,GBS", false, "record the device's peaks by hand (needs --db)"},
     {"db", "FILE", false, "result database to record the peaks in"},
+    BUSY_TIMEOUT_OPTION,
 };
 
 /* "GFLOPS,GBS" as two positive numbers. */
@@ -78,12 +79,12 @@ static int select_device(const char *selector, cl_device_entry **list, size_t *n
 
 /* Record peaks for an OpenCL device, adding the device to the database
  * when it is not there yet. */
-static int record_for_opencl_device(const char *path, const skytune_device_info *info,
-                                    double gflops, double gbs)
+static int record_for_opencl_device(const char *path, double busy_timeout_s,
+                                    const skytune_device_info *info, double gflops, double gbs)
 {
     store *st;
     skytune_error err = {0};
-    if (store_open(path, true, &st, &err) != 0) {
+    if (store_open(path, true, busy_timeout_s, &st, &err) != 0) {
         cli_error("%s", err.message);
         return -1;
     }
@@ -100,7 +101,7 @@ static int record_for_opencl_device(const char *path, const skytune_device_info 
     return 0;
 }
 
-static int probe(const char *selector, const char *path)
+static int probe(const char *selector, const char *path, double busy_timeout_s)
 {
     cl_device_entry *list;
     size_t n, chosen;
@@ -120,17 +121,19 @@ static int probe(const char *selector, const char *path)
     printf("  single precision  %.1f GFLOP/s (multiply-add chains, %zu work-items × %ld trips)\n",
            r.gflops, r.work_items, r.iterations);
     int rc = EXIT_OK;
-    if (path && record_for_opencl_device(path, &e->info, r.gflops, r.gbs) != 0) rc = EXIT_FAILED;
+    if (path && record_for_opencl_device(path, busy_timeout_s, &e->info, r.gflops, r.gbs) != 0)
+        rc = EXIT_FAILED;
     free(list);
     return rc;
 }
 
-static int set_peaks(const char *selector, const char *path, double gflops, double gbs)
+static int set_peaks(const char *selector, const char *path, double busy_timeout_s,
+                     double gflops, double gbs)
 {
     /* This one writes: opened to write, unlike the reading commands. */
     store *st;
     skytune_error err = {0};
-    if (store_open(path, false, &st, &err) != 0) {
+    if (store_open(path, false, busy_timeout_s, &st, &err) != 0) {
         cli_error("%s", err.message);
         return EXIT_FAILED;
     }
@@ -156,8 +159,9 @@ static int set_peaks(const char *selector, const char *path, double gflops, doub
                   selector ? " " : "", selector ? selector : "");
         return EXIT_FAILED;
     }
-    rc = record_for_opencl_device(path, &list[chosen].info, gflops, gbs) == 0 ? EXIT_OK
-                                                                              : EXIT_FAILED;
+    rc = record_for_opencl_device(path, busy_timeout_s, &list[chosen].info, gflops, gbs) == 0
+             ? EXIT_OK
+             : EXIT_FAILED;
     free(list);
     return rc;
 }
@@ -173,6 +177,8 @@ int cmd_devices(int argc, char **argv)
     const char *selector = cli_get(&args, "device");
     const char *path = cli_get(&args, "db");
     const char *peaks = cli_get(&args, "set-peaks");
+    double busy_timeout_s;
+    if (cli_busy_timeout(&args, &busy_timeout_s) != 0) return EXIT_USAGE;
     if (peaks && cli_flag(&args, "probe")) {
         cli_error("devices: --probe measures the peaks and --set-peaks gives them; use one");
         return EXIT_USAGE;
@@ -184,9 +190,9 @@ int cmd_devices(int argc, char **argv)
             cli_error("devices: --set-peaks records into a database: give --db FILE");
             return EXIT_USAGE;
         }
-        return set_peaks(selector, path, gflops, gbs);
+        return set_peaks(selector, path, busy_timeout_s, gflops, gbs);
     }
-    if (cli_flag(&args, "probe")) return probe(selector, path);
+    if (cli_flag(&args, "probe")) return probe(selector, path, busy_timeout_s);
     if (path) {
         cli_error("devices: --db is for --probe or --set-peaks");
         return EXIT_USAGE;

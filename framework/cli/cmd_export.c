@@ -17,6 +17,7 @@ static const cli_option options[] = {
     {"campaign", "ID", false, "only this campaign (csv; t4: required unless there is one)"},
     {"plugin", "NAME", false, "only this plugin (json, header)"},
     {"out", "FILE", false, "write here instead of standard output"},
+    BUSY_TIMEOUT_OPTION,
 };
 
 /* Write one export to f; the count of rows or entries in *count. */
@@ -58,8 +59,10 @@ int cmd_export(int argc, char **argv)
         cli_error("export: --format '%s' is not one of: csv, json, header, t4", format);
         return EXIT_USAGE;
     }
-    if (cli_campaign_arg(campaign) != 0) return EXIT_USAGE;
-    store *st = cli_open_existing_db(path);
+    double busy_timeout_s;
+    if (cli_campaign_arg(campaign) != 0 || cli_busy_timeout(&args, &busy_timeout_s) != 0)
+        return EXIT_USAGE;
+    store *st = cli_open_existing_db(path, busy_timeout_s);
     if (!st) return EXIT_FAILED;
     void *db = store_handle(st);
     char only[32];

@@ -3,10 +3,12 @@
 #include <sys/stat.h>
 
 #include "cli.h"
+#include "db_open.h"
 #include "store_merge.h"
 
 static const cli_option options[] = {
     {"quiet", NULL, false, "print nothing but errors"},
+    BUSY_TIMEOUT_OPTION,
 };
 
 /* Whether two paths name one file (the same inode), where both exist. */
@@ -52,9 +54,11 @@ int cmd_merge(int argc, char **argv)
             return EXIT_FAILED;
         }
     }
+    double busy_timeout_s;
+    if (cli_busy_timeout(&args, &busy_timeout_s) != 0) return EXIT_USAGE;
     store *st;
     skytune_error err;
-    if (store_open(out_path, true, &st, &err) != 0) {
+    if (store_open(out_path, true, busy_timeout_s, &st, &err) != 0) {
         cli_error("merge: %s", err.message);
         return EXIT_FAILED;
     }

@@ -29,6 +29,7 @@ static const cli_option options[] = {
     {"token-over-http", NULL, false, "send the bearer token over a plain http:// URL too (a test "
                                      "server on this machine, say); without it a token is sent "
                                      "over https only"},
+    BUSY_TIMEOUT_OPTION,
 };
 
 /* The campaign's upload, written into memory. */
@@ -89,6 +90,7 @@ typedef struct publication {
     const char *method;        /* "PUT" or "POST" */
     const char *ca;            /* a PEM file of CA certificates, or NULL */
     const char *token;         /* NULL: none */
+    double busy_timeout_s;     /* --busy-timeout */
 } publication;
 
 /* The options, checked: EXIT_OK or EXIT_USAGE. */
@@ -118,7 +120,8 @@ static int read_publication(const cli_args *args, publication *p)
         cli_error("publish: --method '%s' is not one of: PUT, POST", p->method);
         return EXIT_USAGE;
     }
-    if (cli_campaign_arg(p->campaign) != 0) return EXIT_USAGE;
+    if (cli_campaign_arg(p->campaign) != 0 || cli_busy_timeout(args, &p->busy_timeout_s) != 0)
+        return EXIT_USAGE;
     if (p->ca && cli_check_readable("ca", p->ca, "a PEM file of CA certificates") != 0)
         return EXIT_USAGE;
     bool bad_token;
@@ -140,7 +143,7 @@ static int read_publication(const cli_args *args, publication *p)
 /* The upload, written from the database. */
 static int read_body(publication *p, char **body, size_t *len)
 {
-    store *st = cli_open_existing_db(p->path);
+    store *st = cli_open_existing_db(p->path, p->busy_timeout_s);
     if (!st) return EXIT_FAILED;
     if (!p->campaign) {
         if (cli_only_campaign(st, "publish", p->only_campaign,

@@ -16,6 +16,7 @@ static const cli_option options[] = {
     {"limit", "N", false, "rows per campaign where the query ranks (top; default 20)"},
     {"format", "FORMAT", false, "table (default), csv or json"},
     {"list", NULL, false, "list the queries and what each returns"},
+    BUSY_TIMEOUT_OPTION,
 };
 
 /* Display width of UTF-8 text: one column per character. */
@@ -135,7 +136,9 @@ int cmd_query(int argc, char **argv)
             return EXIT_USAGE;
         }
     }
-    store *st = cli_open_existing_db(path);
+    double busy_timeout_s;
+    if (cli_busy_timeout(&args, &busy_timeout_s) != 0) return EXIT_USAGE;
+    store *st = cli_open_existing_db(path, busy_timeout_s);
     if (!st) return EXIT_FAILED;
     const char *params[QUERY_N_PARAMS] = {campaign, plugin, limit};
     query_table t;

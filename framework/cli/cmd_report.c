@@ -15,6 +15,7 @@ static const cli_option options[] = {
     {"html", "OUT.html", false, "write the report here (required)"},
     {"csv", "DIR", false, "also write each table's and chart's data as CSV files into DIR"},
     {"top", "N", false, "configurations in each campaign's top table (default 20)"},
+    BUSY_TIMEOUT_OPTION,
 };
 
 int cmd_report(int argc, char **argv)
@@ -49,7 +50,9 @@ int cmd_report(int argc, char **argv)
         cli_error("report: --top takes a number of configurations from 1 to 100000");
         return EXIT_USAGE;
     }
-    store *st = cli_open_existing_db(path);
+    double busy_timeout_s;
+    if (cli_busy_timeout(&args, &busy_timeout_s) != 0) return EXIT_USAGE;
+    store *st = cli_open_existing_db(path, busy_timeout_s);
     if (!st) return EXIT_FAILED;
     report_options opts = {.campaign = campaign, .plugin = plugin, .top = (unsigned)top,
                            .source = path};

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "db_open.h"
 #include "http_client.h"
 #include "progress.h"
 #include "quantity.h"
@@ -27,6 +28,7 @@ const cli_option run_supervision_options[] = {
     {"no-cache", NULL, false, "compile every configuration from source, keep no binaries (also no compile workers)"},
     {"health-threshold", "FRACTION", false, "after a fault, the best configuration is re-timed; a drift past this marks the device degraded (default 0.25)"},
     {"no-isolation", NULL, false, "measure in this process, without a supervised worker (for debugging a plugin: a crash ends the run)"},
+    BUSY_TIMEOUT_OPTION,
 };
 const size_t run_supervision_option_count =
     sizeof run_supervision_options / sizeof run_supervision_options[0];
@@ -188,6 +190,7 @@ int run_parse_supervision(const cli_args *args, tuning_request *rq)
         }
         rq->measure_ahead = (int)ahead;
     }
+    if (cli_busy_timeout(args, &rq->busy_timeout_s) != 0) return -1;
     rq->retry_failed = cli_flag(args, "retry-failed");
     rq->no_cache = cli_flag(args, "no-cache");
     rq->cache_dir = cli_get(args, "cache-dir");
