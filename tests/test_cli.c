@@ -1312,3 +1312,144 @@ Test(cli, a_lock_held_for_seconds_is_waited_for)
     free(db);
     free(cache);
 }
+
+/* ------------------------------------------------------------ escapes */
+
+/* What a terminal would run: ESC starts a sequence that recolours, clears
+ * or retitles it, BEL ends a title; any other control byte but the line
+ * breaks has no business in a message either. */
+static bool has_raw_control_byte(const char *text)
+{
+    for (const unsigned char *c = (const unsigned char *)text; *c; c++)
+        if ((*c < 0x20 && *c != '\n' && *c != '\r') || *c == 0x7f) return true;
+    return false;
+}
+
+/* A command whose output names a path or a text holding `raw`: nothing of
+ * it reaches standard output or standard error unescaped, and `shown`, its
+ * escaped form, is there instead. */
+static void expect_escaped(const char *const *args, const char *shown, const char *what)
+{
+    cli_result r = cli_run(args);
+    cr_expect_not(has_raw_control_byte(r.out), "%s: a raw control byte on standard output:\n%s",
+                  what, r.out);
+    cr_expect_not(has_raw_control_byte(r.err), "%s: a raw control byte on standard error:\n%s",
+                  what, r.err);
+    cr_expect(strstr(r.out, shown) || strstr(r.err, shown), "%s: no %s in\n%s\n%s", what, shown,
+              r.out, r.err);
+    cli_result_free(&r);
+}
+
+#define RED "\x1b[31m"
+#define RED_SHOWN "\\x1b[31m"
+#define TITLE "\x1b]0;owned\x07"
+#define TITLE_SHOWN "\\x1b]0;owned\\x07"
+
+/* Paths a user gives — the database, a plugin's .so, a T1 file, a
+ * campaign file, the cache folder, where a report or an export goes — and
+ * names made of them (a dataset's name is its file's) are shown escaped in
+ * every message and listing, found or not. */
+Test(cli, paths_reach_the_terminal_escaped)
+{
+    char *cache = cli_path(scratch, "ca" RED "che.json");
+    cli_write_file(cache, cli_recorded_cache, strlen(cli_recorded_cache));
+    char *db = cli_path(scratch, "results" RED ".db");
+    char *missing = cli_path(scratch, "missing" RED ".db");
+    expect_escaped(CLI_ARGS("best", "--db", missing), "missing" RED_SHOWN ".db",
+                   "best of a missing database");
+    expect_escaped(CLI_ARGS("run", "--replay", cache, "--db", db), "ca" RED_SHOWN "che",
+                   "run of a dataset whose name holds an escape");
+    expect_escaped(CLI_ARGS("best", "--db", db), "ca" RED_SHOWN "che", "best");
+
+    char *empty = cli_path(scratch, "empty" TITLE ".db");
+    cli_create_db(empty);
+    expect_escaped(CLI_ARGS("best", "--db", empty), "empty" TITLE_SHOWN ".db has no campaigns",
+                   "best of a database without campaigns");
+    expect_escaped(CLI_ARGS("run", "--replay", cache, "--db", empty, "--busy-timeout", "0s"),
+                   "--busy-timeout must be a duration longer than 0", "a bad --busy-timeout");
+
+    char *so = cli_path(scratch, "plugin" RED ".so");
+    expect_escaped(CLI_ARGS("run", "--plugin", so, "--db", db), "plugin" RED_SHOWN ".so",
+                   "a plugin that does not exist");
+    char *junk = cli_path(scratch, "junk" TITLE ".so");
+    cli_write_file(junk, "not a shared object\n", 20);
+    /* The dynamic loader's own message names the file too. */
+    expect_escaped(CLI_ARGS("run", "--plugin", junk, "--db", db), "junk" TITLE_SHOWN ".so",
+                   "a .so that is no shared object");
+    char *t1 = cli_path(scratch, "space" RED ".json");
+    expect_escaped(CLI_ARGS("run", "--t1", t1, "--db", db), "space" RED_SHOWN ".json",
+                   "a T1 file that does not exist");
+
+    char *campaign = cli_path(scratch, "sweep" RED ".yaml");
+    expect_escaped(CLI_ARGS("campaign", "status", campaign), "sweep" RED_SHOWN ".yaml",
+                   "a campaign file that does not exist");
+    cli_write_file(campaign, "plugin: [unclosed\n", 18);
+    expect_escaped(CLI_ARGS("campaign", "run", campaign), "sweep" RED_SHOWN ".yaml:",
+                   "a campaign file that is not YAML");
+
+    char *folder = cli_path(scratch, "cache" TITLE);
+    expect_escaped(CLI_ARGS("cache", "show", "--dir", folder), "cache" TITLE_SHOWN,
+                   "cache show");
+    char *html = cli_path(scratch, "report" RED ".html");
+    expect_escaped(CLI_ARGS("report", "--db", db, "--html", html), "report" RED_SHOWN ".html",
+                   "report");
+    char *csv = cli_path(scratch, "rows" RED ".csv");
+    expect_escaped(CLI_ARGS("export", "--db", db, "--out", csv), "rows" RED_SHOWN ".csv",
+                   "export");
+    char *merged = cli_path(scratch, "merged.db");
+    expect_escaped(CLI_ARGS("merge", merged, db), "results" RED_SHOWN ".db", "merge");
+    expect_escaped(CLI_ARGS("merge", merged, missing), "missing" RED_SHOWN ".db",
+                   "merge of a missing database");
+    free(merged);
+    free(csv);
+    free(html);
+    free(folder);
+    free(campaign);
+    free(t1);
+    free(junk);
+    free(so);
+    free(empty);
+    free(missing);
+    free(db);
+    free(cache);
+}
+
+/* A database may come from anywhere (a merge, a colleague's run): what it
+ * holds is shown escaped by best, query and campaign status, and by CSV on
+ * a terminal; CSV into a pipe or a file is data, kept byte for byte. */
+Test(cli, database_texts_reach_the_terminal_escaped)
+{
+    char *cache = recorded_cache_file();
+    char *db = cli_path(scratch, "results.db");
+    cli_result r = cli_run(CLI_ARGS("run", "--replay", cache, "--db", db, "--quiet"));
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    cli_result_free(&r);
+    sqlite3 *handle;
+    cr_assert_eq(sqlite3_open_v2(db, &handle, SQLITE_OPEN_READWRITE, NULL), SQLITE_OK);
+    cr_assert_eq(sqlite3_exec(handle,
+                              "UPDATE devices SET name = 'GPU' || char(27) || ']0;owned' || "
+                              "char(7);"
+                              "UPDATE configurations SET text = text || char(27) || '[31m'",
+                              NULL, NULL, NULL),
+                 SQLITE_OK, "%s", sqlite3_errmsg(handle));
+    sqlite3_close(handle);
+    expect_escaped(CLI_ARGS("best", "--db", db), "GPU" TITLE_SHOWN, "best");
+    expect_escaped(CLI_ARGS("best", "--db", db), RED_SHOWN, "best's configuration");
+    expect_escaped(CLI_ARGS("query", "--db", db, "campaigns"), "GPU" TITLE_SHOWN,
+                   "query campaigns");
+    expect_escaped(CLI_ARGS("query", "--db", db, "top", "--campaign", "1"), RED_SHOWN,
+                   "query top");
+    expect_escaped(CLI_ARGS("campaign", "status", "--db", db), "GPU" TITLE_SHOWN,
+                   "campaign status");
+
+    r = cli_run_terminal(NULL, CLI_ARGS("best", "--db", db, "--format", "csv"), 200);
+    cr_expect_eq(r.status, 0, "%s", r.out);
+    cr_expect_not(has_raw_control_byte(r.out), "CSV on a terminal:\n%s", r.out);
+    cr_expect(strstr(r.out, "GPU" TITLE_SHOWN), "%s", r.out);
+    cli_result_free(&r);
+    r = cli_run(CLI_ARGS("best", "--db", db, "--format", "csv"));
+    cr_expect(strstr(r.out, "GPU" TITLE), "CSV into a pipe is not the data:\n%s", r.out);
+    cli_result_free(&r);
+    free(db);
+    free(cache);
+}

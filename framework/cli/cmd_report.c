@@ -5,6 +5,7 @@
 #include "cli.h"
 #include "db_open.h"
 #include "html_report.h"
+#include "quote.h"
 #include "report.h"
 #include "report_csv.h"
 
@@ -59,7 +60,8 @@ int cmd_report(int argc, char **argv)
     report_data data;
     skytune_error err = {0};
     if (report_load(store_handle(st), &opts, &data, &err) != 0) {
-        cli_error("%s: %s", path, err.message);
+        char shown[QUOTE_PATH];
+        cli_error("%s: %s", quote_text(path, shown, sizeof shown), err.message);
         store_close(st);
         return EXIT_FAILED;
     }
@@ -72,9 +74,13 @@ int cmd_report(int argc, char **argv)
         cli_error("report: %s", err.message);
         rc = EXIT_FAILED;
     } else {
-        printf("wrote %s (%zu campaign%s)", html, data.tables[REPORT_CAMPAIGNS].n_rows,
+        char shown[QUOTE_PATH];
+        printf("wrote %s (%zu campaign%s)", quote_text(html, shown, sizeof shown),
+               data.tables[REPORT_CAMPAIGNS].n_rows,
                data.tables[REPORT_CAMPAIGNS].n_rows == 1 ? "" : "s");
-        if (csv_dir) printf(" and the CSV files of its tables into %s", csv_dir);
+        if (csv_dir)
+            printf(" and the CSV files of its tables into %s",
+                   quote_text(csv_dir, shown, sizeof shown));
         printf("\n");
     }
     report_free(&data);

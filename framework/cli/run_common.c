@@ -13,6 +13,7 @@
 #include "progress.h"
 #include "quantity.h"
 #include "quote.h"
+#include "terminal_text.h"
 
 const cli_option run_supervision_options[] = {
     {"timeout-floor", "DURATION", false, "watchdog: a configuration may take this long after its build, plus --timeout-factor times the slowest ok one so far or, for its runs, its own verification (default 10s)"},
@@ -260,22 +261,23 @@ void run_print_start(void *ctx, const tuning_started *s)
     progress *p = ctx;
     progress_begin(p, s->label);
     if (p->quiet) return;
-    fprintf(stdout, "%s campaign %lld: %s %s on %s (%s)\n  problem %s\n  strategy %s over %llu "
+    /* The plugin's, the driver's and the user's words (a version, a device,
+     * a dataset's name in the problem, the cache folder) go out escaped. */
+    terminal_printf("%s campaign %lld: %s %s on %s (%s)\n  problem %s\n  strategy %s over %llu "
                     "valid %s\n",
-            s->resumed ? "continuing" : "starting", (long long)s->campaign_id, s->plugin,
-            s->plugin_version, s->device, s->platform, s->problem_text, s->strategy,
-            (unsigned long long)s->space_count, configurations(s->space_count));
+                    s->resumed ? "continuing" : "starting", (long long)s->campaign_id, s->plugin,
+                    s->plugin_version, s->device, s->platform, s->problem_text, s->strategy,
+                    (unsigned long long)s->space_count, configurations(s->space_count));
     print_continuation(s);
     if (!strcmp(s->platform, "replay")) {
         fflush(stdout);
         return;
     }
-    if (s->verification) printf("  outputs verified against %s\n", s->verification);
-    printf("  measured %s (%u spare%s); %u compile worker%s; binary cache %s\n",
-           s->isolated ? "in a supervised worker" : "in this process (--no-isolation)",
-           s->measure_ahead, s->measure_ahead == 1 ? "" : "s",
-           s->compile_jobs, s->compile_jobs == 1 ? "" : "s",
-           s->cache_dir ? s->cache_dir : "off");
+    if (s->verification) terminal_printf("  outputs verified against %s\n", s->verification);
+    terminal_printf("  measured %s (%u spare%s); %u compile worker%s; binary cache %s\n",
+                    s->isolated ? "in a supervised worker" : "in this process (--no-isolation)",
+                    s->measure_ahead, s->measure_ahead == 1 ? "" : "s", s->compile_jobs,
+                    s->compile_jobs == 1 ? "" : "s", s->cache_dir ? s->cache_dir : "off");
     fflush(stdout);
 }
 
@@ -316,7 +318,7 @@ char *run_join_command(const char *command, int argc, char **argv)
 int run_print_outcome(const tuning_outcome *out, const char *label)
 {
     const tuning_loop_result *r = &out->result;
-    if (label) printf("[%s] ", label);
+    if (label) terminal_printf("[%s] ", label);
     printf("campaign %lld: %s after %llu %s (%llu measured, %llu from the database) in %.1f s\n",
            (long long)out->campaign_id, tuning_loop_stop_name(r->stop),
            (unsigned long long)r->evaluated, configurations(r->evaluated),
@@ -339,7 +341,7 @@ int run_print_outcome(const tuning_outcome *out, const char *label)
     if (r->have_best) {
         char best[32];
         format_duration_ns(r->best_ns, best, sizeof best);
-        printf("best: %s  (%s", out->best_text, best);
+        terminal_printf("best: %s  (%s", out->best_text, best);
         if (r->best_gflops > 0) printf(", %.2f GFLOP/s", r->best_gflops);
         printf(")\n");
     } else {
