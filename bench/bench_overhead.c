@@ -111,7 +111,7 @@ int main(int argc, char **argv)
     supervisor *sup = NULL;
     evaluator eval;
     bench_evaluator be = {.space = sp};
-    if (store_open(db_path, true, &st, &err) != 0) return fail(&err);
+    if (store_open(db_path, true, STORE_BUSY_TIMEOUT_S, &st, &err) != 0) return fail(&err);
     if (isolated) {
         supervisor_options so = {
             .worker_exe = argv[4],

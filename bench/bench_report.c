@@ -77,7 +77,7 @@ static void build(const char *path, long n_configs)
 {
     store *st;
     skytune_error err = {0};
-    if (store_open(path, true, &st, &err) != 0) die(path, err.message);
+    if (store_open(path, true, STORE_BUSY_TIMEOUT_S, &st, &err) != 0) die(path, err.message);
     skytune_device_info dev = {0};
     snprintf(dev.platform, sizeof dev.platform, "Bench Platform");
     snprintf(dev.name, sizeof dev.name, "Bench GPU");
@@ -210,7 +210,7 @@ int main(int argc, char **argv)
 
     store *st;
     skytune_error err = {0};
-    if (store_open(path, false, &st, &err) != 0) die(path, err.message);
+    if (store_open(path, false, STORE_BUSY_TIMEOUT_S, &st, &err) != 0) die(path, err.message);
     void *db = store_handle(st);
     query_table t;
     long long samples = 0;

@@ -13,6 +13,8 @@
 
 #include "canonical.h"
 #include "clock.h"
+#include "busy_wait.h"
+#include "quote.h"
 #include "read_in_place.h"
 
 /* db/schema.sql, embedded at build time by tools/embed.py. */
@@ -232,7 +234,10 @@ typedef struct campaign_key {
 
 struct store {
     sqlite3 *db;
-    char *path;
+    /* The file as messages name it: its path quoted (quote.h), since a
+     * path may hold any byte but '/' and NUL. */
+    char *name;
+    double busy_timeout_s;  /* how long a statement waits for a lock */
     sqlite3_stmt *hot[HOT_COUNT];
     /* The key of the campaign last recorded to: a campaign records many
      * measurements in a row, and its key never changes. */
@@ -303,7 +308,8 @@ static int bind_args(sqlite3_stmt *s, const sql_arg *args, int n_args)
  * anything else runs on the connection, which would replace the message. */
 static int fail_sqlite(store *st, skytune_error *err, const char *what)
 {
-    return err_set(err, "%s: %s", what, sqlite3_errmsg(st->db));
+    char why[DB_ERROR_TEXT];
+    return err_set(err, "%s: %s", what, db_error_text(st->db, why, sizeof why));
 }
 
 /* Bind, step once and reset. A statement that returns no row or whose row is
@@ -634,11 +640,12 @@ static int read_db_state(store *st, db_state *state, skytune_error *err)
         int rc = sqlite3_prepare_v2(st->db, reads[k].sql, -1, &s, NULL);
         if (rc == SQLITE_OK) rc = sqlite3_step(s);
         if (rc != SQLITE_ROW) {
-            if ((rc & 0xff) == SQLITE_NOTADB)
-                err_set(err, "%s is not a SQLite database", st->path);
-            else
-                err_set(err, "%s: cannot read the database: %s", st->path,
-                        sqlite3_errmsg(st->db));
+            if ((rc & 0xff) == SQLITE_NOTADB) {
+                err_set(err, "%s is not a SQLite database", st->name);
+            } else {
+                fail_sqlite(st, err, "cannot read the database");
+                err_prefix(err, "%s", st->name);
+            }
             sqlite3_finalize(s);
             return -1;
         }
@@ -656,7 +663,7 @@ static int decide_open_action(const store *st, const db_state *state, open_actio
         return err_set(err,
                        "%s is a SQLite database of another application (application_id "
                        "0x%08X), not a skytune result database",
-                       st->path, (unsigned)(uint32_t)state->application_id);
+                       st->name, (unsigned)(uint32_t)state->application_id);
     if (empty) {
         /* Someone set a version on a database without tables: not a blank
          * file to claim, and not ours either. */
@@ -664,26 +671,23 @@ static int decide_open_action(const store *st, const db_state *state, open_actio
             return err_set(err,
                            "%s is a SQLite database with no tables but user_version %lld, "
                            "not a skytune result database",
-                           st->path, (long long)state->user_version);
+                           st->name, (long long)state->user_version);
         *action = OPEN_INITIALISE;
         return 0;
     }
     if (state->user_version > STORE_SCHEMA_VERSION)
         return err_set(err, "%s has schema version %lld, newer than this skytune (%d): "
                             "upgrade skytune",
-                       st->path, (long long)state->user_version, STORE_SCHEMA_VERSION);
+                       st->name, (long long)state->user_version, STORE_SCHEMA_VERSION);
     *action = state->user_version < STORE_SCHEMA_VERSION ? OPEN_MIGRATE : OPEN_READY;
     return 0;
 }
 
 static int exec_script(store *st, const char *sql, skytune_error *err, const char *what)
 {
-    char *message = NULL;
-    if (sqlite3_exec(st->db, sql, NULL, NULL, &message) != SQLITE_OK) {
-        err_set(err, "%s: %s", what, message ? message : sqlite3_errmsg(st->db));
-        sqlite3_free(message);
-        return -1;
-    }
+    /* sqlite3_exec leaves its error on the connection, as a statement's. */
+    if (sqlite3_exec(st->db, sql, NULL, NULL, NULL) != SQLITE_OK)
+        return fail_sqlite(st, err, what);
     return 0;
 }
 
@@ -738,7 +742,7 @@ static int prepare_schema(store *st, skytune_error *err)
 rollback:
     if (!sqlite3_get_autocommit(st->db)) exec_script(st, "ROLLBACK", NULL, "rolling back");
 fail:
-    return err_prefix(err, "%s: cannot set up the result database", st->path);
+    return err_prefix(err, "%s: cannot set up the result database", st->name);
 }
 
 static int configure_connection(store *st, skytune_error *err)
@@ -748,19 +752,19 @@ static int configure_connection(store *st, skytune_error *err)
      * switching to WAL rewrites the file header. */
     sqlite3_stmt *s = NULL;
     if (prepare(st, "PRAGMA journal_mode = WAL", 0, &s, err, "setting the journal mode") != 0)
-        return err_prefix(err, "%s", st->path);
+        return err_prefix(err, "%s", st->name);
     int rc = sqlite3_step(s);
     if (rc != SQLITE_ROW) {
         fail_sqlite(st, err, "setting the journal mode");
         sqlite3_finalize(s);
-        return err_prefix(err, "%s", st->path);
+        return err_prefix(err, "%s", st->name);
     }
     const char *mode = (const char *)sqlite3_column_text(s, 0);
     bool wal = mode && strcmp(mode, "wal") == 0;
     if (!wal)
         err_set(err, "%s: cannot use the WAL journal mode (SQLite kept '%s'); WAL needs a "
                      "local file system",
-                st->path, mode ? mode : "?");
+                st->name, mode ? mode : "?");
     sqlite3_finalize(s);
     if (!wal) return -1;
 
@@ -771,14 +775,14 @@ static int configure_connection(store *st, skytune_error *err)
      * configuration for a risk overnight campaigns hardly face. */
     if (exec_script(st, "PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON", err,
                     "setting up the connection") != 0)
-        return err_prefix(err, "%s", st->path);
+        return err_prefix(err, "%s", st->name);
     int64_t foreign_keys = 0;
     bool found = false;
     if (sql_int64(st, "PRAGMA foreign_keys", NULL, 0, &foreign_keys, &found, err,
                   "checking foreign keys") != 0)
-        return err_prefix(err, "%s", st->path);
+        return err_prefix(err, "%s", st->name);
     if (!found || foreign_keys != 1)
-        return err_set(err, "%s: this SQLite cannot enforce foreign keys", st->path);
+        return err_set(err, "%s: this SQLite cannot enforce foreign keys", st->name);
     return 0;
 }
 
@@ -807,31 +811,36 @@ static int check_database_path(const char *path, bool create_if_missing, bool *e
                                skytune_error *err)
 {
     if (!path || !*path) return err_set(err, "no result database file given");
+    char name[QUOTE_PATH];
+    quote_text(path, name, sizeof name);
     struct stat info;
     *existed = stat(path, &info) == 0;
     if (!*existed && errno != ENOENT)
-        return err_set(err, "%s: cannot access: %s", path, strerror(errno));
-    if (!*existed && !create_if_missing) return err_set(err, "%s does not exist", path);
+        return err_set(err, "%s: cannot access: %s", name, strerror(errno));
+    if (!*existed && !create_if_missing) return err_set(err, "%s does not exist", name);
     if (*existed && S_ISDIR(info.st_mode))
-        return err_set(err, "%s is a directory, not a result database file", path);
+        return err_set(err, "%s is a directory, not a result database file", name);
     /* A device, a FIFO or a socket is no database, and SQLite would make
      * its journal beside it (/dev/null-journal). */
     if (*existed && !S_ISREG(info.st_mode))
         return err_set(err, "%s is not a regular file (a device, a FIFO or a socket), so not a "
                             "result database file: give a file's path",
-                       path);
+                       name);
     return 0;
 }
 
-static store *store_new(const char *path, skytune_error *err)
+static store *store_new(const char *path, double busy_timeout_s, skytune_error *err)
 {
+    char name[QUOTE_PATH];
+    quote_text(path, name, sizeof name);
     store *st = calloc(1, sizeof *st);
-    if (st) st->path = strdup(path);
-    if (!st || !st->path) {
+    if (st) st->name = strdup(name);
+    if (!st || !st->name) {
         free(st);
-        err_set(err, "%s: out of memory", path);
+        err_set(err, "%s: out of memory", name);
         return NULL;
     }
+    st->busy_timeout_s = busy_timeout_s;
     return st;
 }
 
@@ -840,11 +849,12 @@ static int prepare_hot_statements(store *st, skytune_error *err)
     for (int k = 0; k < HOT_COUNT; k++)
         if (prepare(st, hot_sql[k], SQLITE_PREPARE_PERSISTENT, &st->hot[k], err,
                     "preparing statements") != 0)
-            return err_prefix(err, "%s", st->path);
+            return err_prefix(err, "%s", st->name);
     return 0;
 }
 
-int store_open(const char *path, bool create_if_missing, store **out, skytune_error *err)
+int store_open(const char *path, bool create_if_missing, double busy_timeout_s, store **out,
+               skytune_error *err)
 {
     if (!out) return err_set(err, "store_open: no place for the result");
     *out = NULL;
@@ -853,16 +863,20 @@ int store_open(const char *path, bool create_if_missing, store **out, skytune_er
 
     char *folder;
     if (!folder_writable(path, &folder)) {
+        int why = errno;
+        char name[QUOTE_PATH], folder_name[QUOTE_PATH];
+        quote_text(path, name, sizeof name);
+        quote_text(folder, folder_name, sizeof folder_name);
         err_set(err,
                 "%s: cannot write in its folder %s (%s): SQLite keeps the journal of a database "
                 "it writes beside it (%s-wal, %s-shm); use a folder you can write to",
-                path, folder, strerror(errno), path, path);
+                name, folder_name, strerror(why), name, name);
         free(folder);
         return -1;
     }
     free(folder);
 
-    store *st = store_new(path, err);
+    store *st = store_new(path, busy_timeout_s, err);
     if (!st) return -1;
 
     int flags = SQLITE_OPEN_READWRITE | (create_if_missing ? SQLITE_OPEN_CREATE : 0);
@@ -872,9 +886,9 @@ int store_open(const char *path, bool create_if_missing, store **out, skytune_er
     if (strncmp(path, "file:", 5) != 0) flags |= SQLITE_OPEN_URI;
     if (sqlite3_open_v2(path, &st->db, flags, NULL) != SQLITE_OK) {
         if (st->db)
-            err_set(err, "%s: cannot open: %s", path, sqlite3_errmsg(st->db));
+            err_set(err, "%s: cannot open: %s", st->name, sqlite3_errmsg(st->db));
         else
-            err_set(err, "%s: cannot open: out of memory", path);
+            err_set(err, "%s: cannot open: out of memory", st->name);
         goto fail;
     }
     /* SQLite falls back to reading a file it cannot open for writing. Found
@@ -884,11 +898,11 @@ int store_open(const char *path, bool create_if_missing, store **out, skytune_er
         err_set(err,
                 "%s is read-only (%s), and this command writes to it; use a database you can "
                 "write, or a copy of this one",
-                path, read_only_reason(path));
+                st->name, read_only_reason(path));
         goto fail;
     }
     sqlite3_extended_result_codes(st->db, 1);
-    sqlite3_busy_timeout(st->db, 5000);
+    db_busy_wait_set(st->db, busy_timeout_s);
     /* Closing a WAL database checkpoints it: the frames of its WAL file go
      * into the main file. Until the file is known to be ours, a WAL with
      * frames in it stays as it is. An empty or absent one is checkpointed
@@ -923,7 +937,7 @@ static int migrate_a_copy(store *st, skytune_error *err)
 {
     sqlite3 *copy = NULL;
     if (sqlite3_open_v2("", &copy, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL) != SQLITE_OK) {
-        err_set(err, "%s: cannot make a temporary copy to migrate: %s", st->path,
+        err_set(err, "%s: cannot make a temporary copy to migrate: %s", st->name,
                 copy ? sqlite3_errmsg(copy) : "out of memory");
         sqlite3_close(copy);
         return -1;
@@ -932,7 +946,7 @@ static int migrate_a_copy(store *st, skytune_error *err)
     int rc = b ? sqlite3_backup_step(b, -1) : sqlite3_errcode(copy);
     if (b) sqlite3_backup_finish(b);
     if (rc != SQLITE_DONE) {
-        err_set(err, "%s: cannot copy it to migrate: %s", st->path, sqlite3_errstr(rc));
+        err_set(err, "%s: cannot copy it to migrate: %s", st->name, sqlite3_errstr(rc));
         sqlite3_close(copy);
         return -1;
     }
@@ -942,7 +956,8 @@ static int migrate_a_copy(store *st, skytune_error *err)
     return prepare_schema(st, err);
 }
 
-int store_open_for_reading(const char *path, store **out, skytune_error *err)
+int store_open_for_reading(const char *path, double busy_timeout_s, store **out,
+                           skytune_error *err)
 {
     if (!out) return err_set(err, "store_open_for_reading: no place for the result");
     *out = NULL;
@@ -952,24 +967,26 @@ int store_open_for_reading(const char *path, store **out, skytune_error *err)
      * to it or beside it, whoever reads it and wherever it lies (a
      * read-write open would switch it to WAL, rewriting its header, and
      * leave -wal and -shm files of the reader's behind if killed). */
-    store *st = store_new(path, err);
+    store *st = store_new(path, busy_timeout_s, err);
     if (!st) return -1;
     char *uri = db_readonly_uri(path);
     int opened = uri ? sqlite3_open_v2(uri, &st->db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, NULL)
                      : SQLITE_NOMEM;
     free(uri);
     if (opened != SQLITE_OK) {
-        err_set(err, "%s: cannot open: %s", path, st->db ? sqlite3_errmsg(st->db) : "out of memory");
+        err_set(err, "%s: cannot open: %s", st->name,
+                st->db ? sqlite3_errmsg(st->db) : "out of memory");
         goto fail;
     }
     sqlite3_extended_result_codes(st->db, 1);
-    sqlite3_busy_timeout(st->db, 5000);
+    db_busy_wait_set(st->db, busy_timeout_s);
     db_state state;
     open_action action;
     if (read_db_state(st, &state, err) != 0 || decide_open_action(st, &state, &action, err) != 0)
         goto fail;
     if (action == OPEN_INITIALISE) {
-        err_set(err, "%s is an empty database, not a result database (a run makes it one)", path);
+        err_set(err, "%s is an empty database, not a result database (a run makes it one)",
+                st->name);
         goto fail;
     }
     if (action == OPEN_MIGRATE && migrate_a_copy(st, err) != 0) goto fail;
@@ -989,7 +1006,7 @@ void store_close(store *st)
     for (int k = 0; k < HOT_COUNT; k++) sqlite3_finalize(st->hot[k]);
     sqlite3_close(st->db);
     free(st->key.plugin_name);
-    free(st->path);
+    free(st->name);
     free(st);
 }
 
@@ -998,11 +1015,16 @@ void *store_handle(store *st)
     return st ? st->db : NULL;
 }
 
+double store_busy_timeout_s(const store *st)
+{
+    return st->busy_timeout_s;
+}
+
 /* ------------------------------------------------------------ identities */
 
 int store_device_id(store *st, const skytune_device_info *dev, int64_t *id, skytune_error *err)
 {
-    if (!dev || !id) return err_set(err, "%s: store_device_id: no device given", st->path);
+    if (!dev || !id) return err_set(err, "%s: store_device_id: no device given", st->name);
     const sql_arg find[] = { ARG_CHARS(dev->platform), ARG_CHARS(dev->name),
                              ARG_CHARS(dev->driver_version) };
     const sql_arg insert[] = {
@@ -1024,9 +1046,15 @@ int store_device_id(store *st, const skytune_device_info *dev, int64_t *id, skyt
             " max_work_item_size_1, max_work_item_size_2)"
             " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)"
             " ON CONFLICT DO NOTHING",
-            insert, N_ARGS(insert), id, err) != 0)
-        return err_prefix(err, "%s: cannot record device '%s' (driver %s)", st->path,
-                          dev->name, dev->driver_version);
+            insert, N_ARGS(insert), id, err) != 0) {
+        /* Both as the driver gives them: any bytes, perhaps without a NUL. */
+        char name[QUOTE_TEXT], driver[QUOTE_TEXT];
+        quote_span(dev->name, strnlen(dev->name, sizeof dev->name), name, sizeof name);
+        quote_span(dev->driver_version, strnlen(dev->driver_version, sizeof dev->driver_version),
+                   driver, sizeof driver);
+        return err_prefix(err, "%s: cannot record device '%s' (driver %s)", st->name, name,
+                          driver);
+    }
     return 0;
 }
 
@@ -1188,7 +1216,7 @@ static int check_param_names(const store *st, const char *plugin, const char *ki
         if (!is_identifier(names[k]))
             return err_set(err, "%s: plugin %s: %s name '%s' is not an identifier "
                                 "([A-Za-z_][A-Za-z0-9_]*)",
-                           st->path, plugin, kind, names[k] ? names[k] : "(null)");
+                           st->name, plugin, kind, names[k] ? names[k] : "(null)");
     return 0;
 }
 
@@ -1199,13 +1227,13 @@ int store_plugin_id(store *st, const char *name, const char *version, const char
     if (!params) params = &none;
     if (!is_identifier(name))
         return err_set(err, "%s: plugin name '%s' is not an identifier ([A-Za-z_][A-Za-z0-9_]*)",
-                       st->path, name ? name : "(null)");
+                       st->name, name ? name : "(null)");
     if (!version || !source_hash || !id || (params->n_tuning > 0 && !params->tuning) ||
         (params->n_problem > 0 && !params->problem) ||
         (params->n_derived > 0 && !params->derived))
         return err_set(err, "%s: store_plugin_id: plugin %s given without version, source "
                             "hash or column names",
-                       st->path, name);
+                       st->name, name);
     if (check_param_names(st, name, "tuning parameter", params->tuning, params->n_tuning, err) !=
             0 ||
         check_param_names(st, name, "problem parameter", params->problem, params->n_problem,
@@ -1216,7 +1244,7 @@ int store_plugin_id(store *st, const char *name, const char *version, const char
 
     char *view_sql = NULL;
     if (results_view_sql(name, params, &view_sql, err) != 0)
-        return err_prefix(err, "%s: cannot make the view results_%s", st->path, name);
+        return err_prefix(err, "%s: cannot make the view results_%s", st->name, name);
 
     const sql_arg key[] = { ARG_TEXT(name), ARG_TEXT(version), ARG_TEXT(source_hash) };
     if (begin_write(st, err) != 0) goto fail;
@@ -1237,7 +1265,7 @@ int store_plugin_id(store *st, const char *name, const char *version, const char
 fail:
     rollback(st);
     free(view_sql);
-    return err_prefix(err, "%s: cannot record plugin %s %s (source %s)", st->path, name, version,
+    return err_prefix(err, "%s: cannot record plugin %s %s (source %s)", st->name, name, version,
                       source_hash);
 }
 
@@ -1278,7 +1306,7 @@ int store_problem_id(store *st, int64_t plugin_id, const char *problem_text, int
                      skytune_error *err)
 {
     if (!problem_text || !id)
-        return err_set(err, "%s: store_problem_id: no problem text given", st->path);
+        return err_set(err, "%s: store_problem_id: no problem text given", st->name);
     canonical_pair *pairs = NULL;
     size_t n_pairs = 0;
     bool has_pairs = problem_pairs(problem_text, &pairs, &n_pairs);
@@ -1306,7 +1334,7 @@ int store_problem_id(store *st, int64_t plugin_id, const char *problem_text, int
 fail:
     rollback(st);
     if (has_pairs) canonical_pairs_free(pairs, n_pairs);
-    return err_prefix(err, "%s: cannot record problem '%s' of plugin %lld", st->path,
+    return err_prefix(err, "%s: cannot record problem '%s' of plugin %lld", st->name,
                       problem_text, (long long)plugin_id);
 }
 
@@ -1318,7 +1346,7 @@ int store_campaign_open(store *st, const store_campaign_spec *spec, int64_t *cam
     if (!spec || !spec->strategy || !spec->settings || !campaign_id || !resumed)
         return err_set(err, "%s: store_campaign_open: the campaign needs a strategy and "
                             "settings",
-                       st->path);
+                       st->name);
     const sql_arg key[] = {
         ARG_INT(spec->plugin_id), ARG_INT(spec->device_id), ARG_INT(spec->problem_id),
         ARG_TEXT(spec->strategy), ARG_TEXT(spec->settings), ARG_INT(u64_bits(spec->seed)),
@@ -1359,7 +1387,7 @@ fail:
     return err_prefix(err,
                       "%s: cannot open the campaign (plugin %lld, device %lld, problem %lld, "
                       "strategy %s)",
-                      st->path, (long long)spec->plugin_id, (long long)spec->device_id,
+                      st->name, (long long)spec->plugin_id, (long long)spec->device_id,
                       (long long)spec->problem_id, spec->strategy);
 }
 
@@ -1369,17 +1397,17 @@ int store_campaign_close(store *st, int64_t campaign_id, const char *status, sky
                     strcmp(status, "failed") != 0))
         return err_set(err, "%s: cannot close campaign %lld with status '%s': the status must "
                             "be done, interrupted or failed",
-                       st->path, (long long)campaign_id, status ? status : "(null)");
+                       st->name, (long long)campaign_id, status ? status : "(null)");
     const sql_arg args[] = { ARG_INT(campaign_id), ARG_TEXT(status) };
     if (sql_exec(st,
                  "UPDATE campaigns SET status = ?2,"
                  " ended_at = strftime('%Y-%m-%dT%H:%M:%SZ', 'now') WHERE id = ?1",
                  args, N_ARGS(args), err, "updating it") != 0)
-        return err_prefix(err, "%s: cannot close campaign %lld", st->path,
+        return err_prefix(err, "%s: cannot close campaign %lld", st->name,
                           (long long)campaign_id);
     if (sqlite3_changes(st->db) == 0)
         return err_set(err, "%s: cannot close campaign %lld: there is no such campaign",
-                       st->path, (long long)campaign_id);
+                       st->name, (long long)campaign_id);
     return 0;
 }
 
@@ -1387,15 +1415,15 @@ int store_known_measurements(store *st, int64_t campaign_id,
                              int (*visit)(void *ctx, const store_known *k), void *ctx,
                              skytune_error *err)
 {
-    if (!visit) return err_set(err, "%s: store_known_measurements: no visitor", st->path);
+    if (!visit) return err_set(err, "%s: store_known_measurements: no visitor", st->name);
     int64_t found_id = 0;
     bool found = false;
     if (sql_int64(st, "SELECT id FROM campaigns WHERE id = ?1", (sql_arg[]){ ARG_INT(campaign_id) },
                   1, &found_id, &found, err, "looking up the campaign") != 0)
         return err_prefix(err, "%s: cannot read the measurements known to campaign %lld",
-                          st->path, (long long)campaign_id);
+                          st->name, (long long)campaign_id);
     if (!found)
-        return err_set(err, "%s: there is no campaign %lld", st->path, (long long)campaign_id);
+        return err_set(err, "%s: there is no campaign %lld", st->name, (long long)campaign_id);
 
     sqlite3_stmt *s = NULL;
     /* Served by the measurements (plugin, device, problem, configuration)
@@ -1411,7 +1439,7 @@ int store_known_measurements(store *st, int64_t campaign_id,
                 " ORDER BY e.seq IS NULL, e.seq, m.id",
                 0, &s, err, "preparing the query") != 0)
         return err_prefix(err, "%s: cannot read the measurements known to campaign %lld",
-                          st->path, (long long)campaign_id);
+                          st->name, (long long)campaign_id);
     int rc = sqlite3_bind_int64(s, 1, campaign_id);
     int result = 0;
     while (rc == SQLITE_OK || rc == SQLITE_ROW) {
@@ -1420,7 +1448,7 @@ int store_known_measurements(store *st, int64_t campaign_id,
         const char *status_text = (const char *)sqlite3_column_text(s, 2);
         int status = status_text ? measurement_status_parse(status_text) : -1;
         if (status < 0) {
-            result = err_set(err, "%s: measurement %lld has an unknown status '%s'", st->path,
+            result = err_set(err, "%s: measurement %lld has an unknown status '%s'", st->name,
                              (long long)sqlite3_column_int64(s, 0),
                              status_text ? status_text : "(null)");
             break;
@@ -1436,7 +1464,7 @@ int store_known_measurements(store *st, int64_t campaign_id,
             .seq = sqlite3_column_int64(s, 6),
         };
         if (!k.config_text) {
-            result = err_set(err, "%s: out of memory reading measurement %lld", st->path,
+            result = err_set(err, "%s: out of memory reading measurement %lld", st->name,
                              (long long)k.measurement_id);
             break;
         }
@@ -1448,7 +1476,7 @@ int store_known_measurements(store *st, int64_t campaign_id,
     if (result == 0 && rc != SQLITE_DONE) {
         fail_sqlite(st, err, "reading");
         result = err_prefix(err, "%s: cannot read the measurements known to campaign %lld",
-                            st->path, (long long)campaign_id);
+                            st->name, (long long)campaign_id);
     }
     sqlite3_finalize(s);
     return result;
@@ -1633,20 +1661,20 @@ int store_record_measurement(store *st, int64_t campaign_id, int64_t seq, const 
     if (!config_text || !m || (n_params > 0 && (!names || !values)))
         return err_set(err, "%s: store_record_measurement: no configuration or measurement "
                             "given",
-                       st->path);
+                       st->name);
     for (size_t k = 0; k < n_params; k++)
         if (!names[k] || !values[k])
             return err_set(err, "%s: configuration '%s': parameter %zu has no name or value",
-                           st->path, config_text, k);
+                           st->name, config_text, k);
     if ((unsigned)m->status >= MEAS_STATUS_COUNT)
         return err_set(err, "%s: configuration '%s': status %d is not a measurement status",
-                       st->path, config_text, (int)m->status);
+                       st->name, config_text, (int)m->status);
     if ((m->n_samples > 0 && !m->samples_ns) || m->n_parts > MEAS_MAX_PARTS ||
         m->n_derived > MEAS_MAX_DERIVED)
         return err_set(err, "%s: configuration '%s': the measurement's samples, parts or derived "
                             "values are inconsistent (%zu samples, %zu parts, %zu derived "
                             "values; at most %d parts and %d derived values)",
-                       st->path, config_text, m->n_samples, m->n_parts, m->n_derived,
+                       st->name, config_text, m->n_samples, m->n_parts, m->n_derived,
                        MEAS_MAX_PARTS, MEAS_MAX_DERIVED);
 
     int64_t config_id = 0, id = 0;
@@ -1705,7 +1733,7 @@ fail:
     rollback(st);
 fail_outside:
     return err_prefix(err, "%s: cannot record configuration '%s' as evaluation %lld of campaign %lld",
-                      st->path, config_text, (long long)seq, (long long)campaign_id);
+                      st->name, config_text, (long long)seq, (long long)campaign_id);
 }
 
 int store_record_cached(store *st, int64_t campaign_id, int64_t seq, int64_t measurement_id,
@@ -1732,7 +1760,7 @@ int store_record_cached(store *st, int64_t campaign_id, int64_t seq, int64_t mea
     return 0;
 fail:
     return err_prefix(err, "%s: cannot record measurement %lld as evaluation %lld of campaign %lld",
-                      st->path, (long long)measurement_id, (long long)seq,
+                      st->name, (long long)measurement_id, (long long)seq,
                       (long long)campaign_id);
 }
 
@@ -1783,7 +1811,7 @@ int store_claim(store *st, int64_t campaign_id, const char *config_text, uint64_
     (void)config_hash;
     memset(out, 0, sizeof *out);
     if (!config_text || !my_host)
-        return err_set(err, "%s: store_claim: no configuration or host given", st->path);
+        return err_set(err, "%s: store_claim: no configuration or host given", st->name);
     if (load_campaign_key(st, campaign_id, err) != 0) goto fail_outside;
     /* IMMEDIATE: the look and the claim are one step for every run. */
     if (begin_write(st, err) != 0) goto fail;
@@ -1833,7 +1861,7 @@ int store_claim(store *st, int64_t campaign_id, const char *config_text, uint64_
 fail:
     rollback(st);
 fail_outside:
-    return err_prefix(err, "%s: cannot claim configuration '%s' for campaign %lld", st->path,
+    return err_prefix(err, "%s: cannot claim configuration '%s' for campaign %lld", st->name,
                       config_text, (long long)campaign_id);
 }
 
@@ -1842,6 +1870,6 @@ int store_release_claims(store *st, int64_t my_pid, const char *my_host, skytune
     const sql_arg args[] = { ARG_INT(my_pid), ARG_TEXT(my_host) };
     if (sql_exec(st, "DELETE FROM claims WHERE pid = ?1 AND host = ?2", args, N_ARGS(args), err,
                  "removing claims") != 0)
-        return err_prefix(err, "%s: cannot give up this run's claims", st->path);
+        return err_prefix(err, "%s: cannot give up this run's claims", st->name);
     return 0;
 }

@@ -24,25 +24,39 @@
 #define STORE_APPLICATION_ID 0x534B5954 /* "SKYT" */
 #define STORE_SCHEMA_VERSION 5
 
+/* How long a statement waits by default for a lock another process holds
+ * on the database (busy_wait.h) before it fails, naming the holder: runs
+ * sharing a database hold it for milliseconds, and a campaign outwaits a
+ * longer hold (a sqlite3 shell's open transaction, a merge into the
+ * database) rather than end on it. */
+#define STORE_BUSY_TIMEOUT_S 120 /* seconds */
+
 typedef struct store store;
 
 /* Open or create, to write. create_if_missing false: a missing file is an
  * error. A file SQLite can only read (no permission, a read-only file
  * system), or one in a folder where it cannot make its journal files
  * (PATH-wal, PATH-shm), is refused before anything is read, so nothing
- * appears beside it. */
-int store_open(const char *path, bool create_if_missing, store **out, skytune_error *err);
+ * appears beside it. A statement waits up to busy_timeout_s for a lock
+ * another process holds. */
+int store_open(const char *path, bool create_if_missing, double busy_timeout_s, store **out,
+               skytune_error *err);
 
 /* Open an existing database for the commands that only read it, in place:
  * nothing is written to it or beside it, whoever reads it (immutable while
  * nothing lies beside it, read_in_place.h), on a read-only file system
  * too; refused when its schema is older than this skytune's (a command
- * that writes to it migrates it). */
-int store_open_for_reading(const char *path, store **out, skytune_error *err);
+ * that writes to it migrates it). Waits for locks as store_open. */
+int store_open_for_reading(const char *path, double busy_timeout_s, store **out,
+                           skytune_error *err);
 void store_close(store *st);
 
 /* For reports and queries: the underlying handle (sqlite3 *). */
 void *store_handle(store *st);
+
+/* The wait for a lock it was opened with, for the connections that go
+ * with it (a merge's source). */
+double store_busy_timeout_s(const store *st);
 
 /* Find or insert; fields as in skytune_device_info. */
 int store_device_id(store *st, const skytune_device_info *dev, int64_t *id, skytune_error *err);

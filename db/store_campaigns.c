@@ -3,6 +3,8 @@
 #include <sqlite3.h>
 #include <stdio.h>
 
+#include "busy_wait.h"
+
 static const char *text_col(sqlite3_stmt *q, int col)
 {
     return (const char *)sqlite3_column_text(q, col);
@@ -10,7 +12,8 @@ static const char *text_col(sqlite3_stmt *q, int col)
 
 static int fail(sqlite3 *db, skytune_error *err, const char *what)
 {
-    return err_set(err, "database: %s: %s", what, sqlite3_errmsg(db));
+    char why[DB_ERROR_TEXT];
+    return err_set(err, "database: %s: %s", what, db_error_text(db, why, sizeof why));
 }
 
 int store_campaigns_find(store *st, const char *plugin, const char *problem_text,
@@ -114,11 +117,11 @@ int store_campaign_only(store *st, int64_t *id, int *count, skytune_error *err)
     sqlite3_stmt *q;
     if (sqlite3_prepare_v2(db, "SELECT id FROM campaigns ORDER BY id LIMIT 2", -1, &q, NULL) !=
         SQLITE_OK)
-        return err_set(err, "query does not prepare: %s", sqlite3_errmsg(db));
+        return fail(db, err, "counting the campaigns");
     int step;
     while ((step = sqlite3_step(q)) == SQLITE_ROW)
         if ((*count)++ == 0) *id = sqlite3_column_int64(q, 0);
-    int rc = step == SQLITE_DONE ? 0 : err_set(err, "query failed: %s", sqlite3_errmsg(db));
+    int rc = step == SQLITE_DONE ? 0 : fail(db, err, "counting the campaigns");
     sqlite3_finalize(q);
     return rc;
 }

@@ -4,9 +4,12 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "busy_wait.h"
+
 static int fail(sqlite3 *db, skytune_error *err, const char *what)
 {
-    return err_set(err, "database: %s: %s", what, sqlite3_errmsg(db));
+    char why[DB_ERROR_TEXT];
+    return err_set(err, "database: %s: %s", what, db_error_text(db, why, sizeof why));
 }
 
 static void bind_text_or_null(sqlite3_stmt *q, int col, const char *text)

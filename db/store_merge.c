@@ -1,15 +1,29 @@
 #include "store_merge.h"
 
 #include <sqlite3.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "busy_wait.h"
+#include "quote.h"
 #include "read_in_place.h"
 
+/* "merging SOURCE: <the connection's last error>"; source as messages
+ * name it (quoted). */
+static int fail(sqlite3 *db, skytune_error *err, const char *source)
+{
+    char why[DB_ERROR_TEXT];
+    return err_set(err, "merging %s: %s", source, db_error_text(db, why, sizeof why));
+}
+
 /* The source's header: a skytune database of this schema version, or a
- * message saying what it is. Read on a connection of its own, read-only. */
-static int check_source(const char *path, skytune_error *err)
+ * message saying what it is. Read on a connection of its own, read-only,
+ * waiting for a lock as long as the target's connection. `path` is the
+ * file, `name` the file as messages name it. */
+static int check_source(const char *path, const char *name, double busy_timeout_s,
+                        skytune_error *err)
 {
     sqlite3 *db = NULL;
     char *uri = db_readonly_uri(path);
@@ -17,10 +31,11 @@ static int check_source(const char *path, skytune_error *err)
     int opened = sqlite3_open_v2(uri, &db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, NULL);
     free(uri);
     if (opened != SQLITE_OK) {
-        err_set(err, "%s: cannot open: %s", path, db ? sqlite3_errmsg(db) : "out of memory");
+        err_set(err, "%s: cannot open: %s", name, db ? sqlite3_errmsg(db) : "out of memory");
         sqlite3_close(db);
         return -1;
     }
+    db_busy_wait_set(db, busy_timeout_s);
     int64_t header[2] = {0, 0};
     const char *pragmas[2] = {"PRAGMA application_id", "PRAGMA user_version"};
     int rc = 0;
@@ -28,7 +43,11 @@ static int check_source(const char *path, skytune_error *err)
         sqlite3_stmt *q;
         if (sqlite3_prepare_v2(db, pragmas[k], -1, &q, NULL) != SQLITE_OK ||
             sqlite3_step(q) != SQLITE_ROW) {
-            rc = err_set(err, "%s is not a SQLite database (%s)", path, sqlite3_errmsg(db));
+            bool locked = (sqlite3_errcode(db) & 0xff) == SQLITE_BUSY;
+            char why[DB_ERROR_TEXT];
+            db_error_text(db, why, sizeof why);
+            rc = locked ? err_set(err, "%s: cannot read it: %s", name, why)
+                        : err_set(err, "%s is not a SQLite database (%s)", name, why);
         } else {
             header[k] = sqlite3_column_int64(q, 0);
         }
@@ -37,17 +56,17 @@ static int check_source(const char *path, skytune_error *err)
     sqlite3_close(db);
     if (rc != 0) return -1;
     if (header[0] != STORE_APPLICATION_ID)
-        return err_set(err, "%s is not a skytune result database (application_id 0x%08x)", path,
+        return err_set(err, "%s is not a skytune result database (application_id 0x%08x)", name,
                        (unsigned)(uint32_t)header[0]);
     if (header[1] > STORE_SCHEMA_VERSION)
         return err_set(err, "%s has schema version %lld, newer than this skytune's %d: merge it "
                             "with the skytune that made it",
-                       path, (long long)header[1], STORE_SCHEMA_VERSION);
+                       name, (long long)header[1], STORE_SCHEMA_VERSION);
     if (header[1] < STORE_SCHEMA_VERSION)
         return err_set(err, "%s has schema version %lld, this skytune's is %d: open it once "
                             "with this skytune (e.g. `skytune best --db %s`), which brings it "
                             "forward, then merge it",
-                       path, (long long)header[1], STORE_SCHEMA_VERSION, path);
+                       name, (long long)header[1], STORE_SCHEMA_VERSION, name);
     return 0;
 }
 
@@ -263,11 +282,8 @@ static const char copy_views_sql[] =
 
 static int exec(sqlite3 *db, const char *sql, skytune_error *err, const char *source)
 {
-    char *msg = NULL;
-    if (sqlite3_exec(db, sql, NULL, NULL, &msg) == SQLITE_OK) return 0;
-    err_set(err, "merging %s: %s", source, msg ? msg : sqlite3_errmsg(db));
-    sqlite3_free(msg);
-    return -1;
+    /* sqlite3_exec leaves its error on the connection, as a statement's. */
+    return sqlite3_exec(db, sql, NULL, NULL, NULL) == SQLITE_OK ? 0 : fail(db, err, source);
 }
 
 static int copy_views(sqlite3 *db, skytune_error *err, const char *source)
@@ -305,43 +321,45 @@ int store_merge(store *st, const char *source_path, store_merge_counts *counts,
                 skytune_error *err)
 {
     memset(counts, 0, sizeof *counts);
-    if (check_source(source_path, err) != 0) return -1;
+    char source[QUOTE_PATH];
+    quote_text(source_path, source, sizeof source);
+    if (check_source(source_path, source, store_busy_timeout_s(st), err) != 0) return -1;
     sqlite3 *db = store_handle(st);
     char *uri = db_readonly_uri(source_path);
     if (!uri) return err_set(err, "out of memory");
     sqlite3_stmt *attach;
     int rc = 0;
     if (sqlite3_prepare_v2(db, "ATTACH DATABASE ?1 AS src", -1, &attach, NULL) != SQLITE_OK) {
-        rc = err_set(err, "merging %s: %s", source_path, sqlite3_errmsg(db));
+        rc = fail(db, err, source);
     } else {
         sqlite3_bind_text(attach, 1, uri, -1, SQLITE_STATIC);
-        if (sqlite3_step(attach) != SQLITE_DONE)
-            rc = err_set(err, "merging %s: cannot open it read-only: %s", source_path,
-                         sqlite3_errmsg(db));
+        if (sqlite3_step(attach) != SQLITE_DONE) {
+            char why[DB_ERROR_TEXT];
+            rc = err_set(err, "merging %s: cannot open it read-only: %s", source,
+                         db_error_text(db, why, sizeof why));
+        }
         sqlite3_finalize(attach);
     }
     free(uri);
     if (rc != 0) return -1;
-    rc = exec(db, "BEGIN IMMEDIATE", err, source_path);
-    if (rc == 0) rc = exec(db, "CREATE TEMP TABLE merge_source (path TEXT NOT NULL)", err,
-                           source_path);
+    rc = exec(db, "BEGIN IMMEDIATE", err, source);
+    if (rc == 0) rc = exec(db, "CREATE TEMP TABLE merge_source (path TEXT NOT NULL)", err, source);
     if (rc == 0) {
         sqlite3_stmt *q;
         if (sqlite3_prepare_v2(db, "INSERT INTO temp.merge_source VALUES (?1)", -1, &q, NULL) !=
             SQLITE_OK) {
-            rc = err_set(err, "merging %s: %s", source_path, sqlite3_errmsg(db));
+            rc = fail(db, err, source);
         } else {
+            /* The merges table records the path as given: data, not a message. */
             sqlite3_bind_text(q, 1, source_path, -1, SQLITE_STATIC);
-            if (sqlite3_step(q) != SQLITE_DONE)
-                rc = err_set(err, "merging %s: %s", source_path, sqlite3_errmsg(db));
+            if (sqlite3_step(q) != SQLITE_DONE) rc = fail(db, err, source);
             sqlite3_finalize(q);
         }
     }
-    for (size_t k = 0; rc == 0 && merge_sql[k]; k++) rc = exec(db, merge_sql[k], err, source_path);
-    if (rc == 0) rc = copy_views(db, err, source_path);
-    if (rc == 0) rc = read_counts(db, counts) == 0 ? 0 : err_set(err, "merging %s: %s",
-                                                                 source_path, sqlite3_errmsg(db));
-    if (rc == 0) rc = exec(db, "COMMIT", err, source_path);
+    for (size_t k = 0; rc == 0 && merge_sql[k]; k++) rc = exec(db, merge_sql[k], err, source);
+    if (rc == 0) rc = copy_views(db, err, source);
+    if (rc == 0) rc = read_counts(db, counts) == 0 ? 0 : fail(db, err, source);
+    if (rc == 0) rc = exec(db, "COMMIT", err, source);
     if (rc != 0) sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
     /* The temp tables go with the transaction only where it committed. */
     sqlite3_exec(db,

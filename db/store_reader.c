@@ -6,6 +6,7 @@
 
 #include <sqlite3.h>
 
+#include "busy_wait.h"
 #include "read_in_place.h"
 #include "store.h"
 
@@ -16,7 +17,8 @@ struct store_reader {
 
 static int fail(const store_reader *r, skytune_error *err, const char *what)
 {
-    return err_set(err, "%s: %s: %s", r->name, what, sqlite3_errmsg(r->db));
+    char why[DB_ERROR_TEXT];
+    return err_set(err, "%s: %s: %s", r->name, what, db_error_text(r->db, why, sizeof why));
 }
 
 /* One integer from a statement without parameters, or `fallback` when it
@@ -75,7 +77,8 @@ int store_reader_open(const char *path, const char *name, store_reader **out,
     if (rc == 0 && sqlite3_exec(r->db, "PRAGMA query_only = ON", NULL, NULL, NULL) != SQLITE_OK)
         rc = fail(r, err, "cannot read the database");
     if (rc == 0) {
-        sqlite3_busy_timeout(r->db, 5000);
+        /* A dataset is read as the reading commands read a database. */
+        db_busy_wait_set(r->db, STORE_BUSY_TIMEOUT_S);
         rc = check_header(r, err);
     }
     if (rc != 0) {

@@ -49,7 +49,8 @@ static void make_template(void)
     snprintf(dev.name, sizeof dev.name, "Fuzz Device");
     int64_t device_id = 0, plugin_id = 0, problem_id = 0, campaign_id = 0;
     bool resumed = false;
-    if (store_open(path, true, &st, &err) != 0 || store_device_id(st, &dev, &device_id, &err) ||
+    if (store_open(path, true, STORE_BUSY_TIMEOUT_S, &st, &err) != 0 ||
+        store_device_id(st, &dev, &device_id, &err) ||
         store_plugin_id(st, "fuzz", "1", "0", &(store_param_names){.tuning = param_names, .n_tuning = 2},
                         &plugin_id, &err) ||
         store_problem_id(st, plugin_id, "n=1", &problem_id, &err))

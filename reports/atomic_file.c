@@ -6,6 +6,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "quote.h"
+
 static void release(atomic_file *af)
 {
     free(af->path);
@@ -16,12 +18,14 @@ static void release(atomic_file *af)
 int atomic_file_open(atomic_file *af, const char *path, skytune_error *err)
 {
     memset(af, 0, sizeof *af);
+    char name[QUOTE_PATH]; /* the file as messages name it */
+    quote_text(path, name, sizeof name);
     size_t len = strlen(path) + 48;
     af->path = strdup(path);
     af->tmp = malloc(len);
     if (!af->path || !af->tmp) {
         release(af);
-        return err_set(err, "%s: out of memory", path);
+        return err_set(err, "%s: out of memory", name);
     }
     /* O_EXCL with a name unique to this process and attempt: never reuse a
      * file someone else is writing. */
@@ -33,7 +37,7 @@ int atomic_file_open(atomic_file *af, const char *path, skytune_error *err)
     }
     if (fd < 0) {
         int e = errno;
-        err_set(err, "cannot write %s: %s (its folder must exist and be writable)", path,
+        err_set(err, "cannot write %s: %s (its folder must exist and be writable)", name,
                 strerror(e));
         release(af);
         return -1;
@@ -43,7 +47,7 @@ int atomic_file_open(atomic_file *af, const char *path, skytune_error *err)
         close(fd);
         unlink(af->tmp);
         release(af);
-        return err_set(err, "cannot write %s: out of memory", path);
+        return err_set(err, "cannot write %s: out of memory", name);
     }
     return 0;
 }
@@ -63,7 +67,9 @@ int atomic_file_commit(atomic_file *af, skytune_error *err)
     }
     if (failed) {
         unlink(af->tmp);
-        err_set(err, "writing %s failed: %s; the file is as it was", af->path, strerror(e));
+        char name[QUOTE_PATH];
+        err_set(err, "writing %s failed: %s; the file is as it was",
+                quote_text(af->path, name, sizeof name), strerror(e));
         release(af);
         return -1;
     }

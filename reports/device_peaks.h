@@ -16,7 +16,7 @@ int device_peaks_set(void *db, int64_t device_id, double gflops, double gbs, sky
  * part of "platform name driver"; NULL or "" for the database's only
  * device. *found is false (and 0 returned) when none matches; more than
  * one match is an error listing them. desc gets "name (platform, driver
- * D)". */
+ * D)", quoted (quote.h) as the database holds the driver's words. */
 int device_peaks_find(void *db, const char *selector, int64_t *id, bool *found, char *desc,
                       size_t desc_len, skytune_error *err);
 

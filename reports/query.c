@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "busy_wait.h"
+
 extern const char report_sql_best[];
 extern const char report_sql_measurements[];
 extern const char report_sql_campaign_summary[];
@@ -124,8 +126,9 @@ int query_run(void *db, const char *sql, const char *const *params, size_t n_par
 {
     memset(out, 0, sizeof *out);
     sqlite3_stmt *stmt = NULL;
+    char why[DB_ERROR_TEXT];
     if (sqlite3_prepare_v2(db, sql, -1, &stmt, NULL) != SQLITE_OK)
-        return err_set(err, "query does not prepare: %s", sqlite3_errmsg(db));
+        return err_set(err, "query does not prepare: %s", db_error_text(db, why, sizeof why));
     size_t used = (size_t)sqlite3_bind_parameter_count(stmt);
     for (size_t k = 0; k < n_params && k < used; k++) {
         int rc = params[k] ? sqlite3_bind_text(stmt, (int)k + 1, params[k], -1, SQLITE_TRANSIENT)
@@ -169,7 +172,7 @@ int query_run(void *db, const char *sql, const char *const *params, size_t n_par
         }
     }
     if (rc != SQLITE_DONE) {
-        err_set(err, "query failed: %s", sqlite3_errmsg(db));
+        err_set(err, "query failed: %s", db_error_text(db, why, sizeof why));
         sqlite3_finalize(stmt);
         query_table_free(out);
         return -1;

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "busy_wait.h"
 #include "read_in_place.h"
 
 /* Query names by report_query. */
@@ -134,12 +135,14 @@ static void *run_worker(void *arg)
 }
 
 /* Extra read-only connections to the same file; none for an in-memory or
- * temporary database, whose contents another connection cannot see. */
+ * temporary database, whose contents another connection cannot see. Each
+ * waits for a lock as long as the main connection (--busy-timeout). */
 static size_t open_helpers(sqlite3 *db, sqlite3 **helpers, size_t wanted)
 {
     const char *file = sqlite3_db_filename(db, "main");
     size_t n = 0;
     if (!file || !*file) return 0;
+    double wait_s = db_busy_wait_s(db);
     while (n < wanted) {
         /* Read in place as the main connection does: a plain read-only
          * open would create -wal and -shm files beside the database. */
@@ -153,7 +156,7 @@ static size_t open_helpers(sqlite3 *db, sqlite3 **helpers, size_t wanted)
             sqlite3_close(h);
             break;
         }
-        sqlite3_busy_timeout(h, 5000);
+        db_busy_wait_set(h, wait_s);
         helpers[n++] = h;
     }
     return n;

@@ -7,14 +7,18 @@
 
 #include "atomic_file.h"
 #include "csv.h"
+#include "quote.h"
 
 int report_csv_save(const report_data *d, const char *dir, skytune_error *err)
 {
+    char name[QUOTE_PATH]; /* the folder as messages name it */
+    quote_text(dir, name, sizeof name);
     if (mkdir(dir, 0777) != 0 && errno != EEXIST)
-        return err_set(err, "cannot create the CSV folder %s: %s", dir, strerror(errno));
+        return err_set(err, "cannot create the CSV folder %s: %s", name, strerror(errno));
     struct stat st;
     if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode))
-        return err_set(err, "%s is not a folder; --csv takes a folder to write CSV files into", dir);
+        return err_set(err, "%s is not a folder; --csv takes a folder to write CSV files into",
+                       name);
     for (size_t k = 0; k < REPORT_N_QUERIES; k++) {
         if (!d->queries[k] || d->tables[k].n_cols == 0) continue;
         size_t len = strlen(dir) + strlen(d->queries[k]->name) + 8;

@@ -16,6 +16,7 @@
 #include <string.h>
 #include <poll.h>
 #include <sys/ioctl.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -727,8 +728,45 @@ void cli_create_db(const char *path)
 {
     store *st;
     skytune_error err;
-    cr_assert_eq(store_open(path, true, &st, &err), 0, "%s", err.message);
+    cr_assert_eq(store_open(path, true, STORE_BUSY_TIMEOUT_S, &st, &err), 0, "%s", err.message);
     store_close(st);
+}
+
+pid_t cli_hold_db_lock(const char *db_path, const char *sql)
+{
+    int ready[2];
+    cr_assert_eq(pipe(ready), 0, "pipe: %s", strerror(errno));
+    pid_t pid = fork();
+    cr_assert_neq(pid, -1, "fork: %s", strerror(errno));
+    if (pid == 0) {
+        /* Never outlives the test, whatever the test does: a holder left
+         * behind would keep the test runner's pipes open. */
+        prctl(PR_SET_PDEATHSIG, SIGKILL);
+        close(ready[0]);
+        sqlite3 *db = NULL;
+        char held = sqlite3_open_v2(db_path, &db, SQLITE_OPEN_READWRITE, NULL) == SQLITE_OK &&
+                            sqlite3_exec(db, sql, NULL, NULL, NULL) == SQLITE_OK
+                        ? 'y'
+                        : 'n';
+        if (write(ready[1], &held, 1) != 1 || held != 'y') _exit(1);
+        for (;;) pause();
+    }
+    close(ready[1]);
+    char held = 'n';
+    ssize_t n = read(ready[0], &held, 1);
+    close(ready[0]);
+    if (n != 1 || held != 'y') {
+        cli_release_db_lock(pid);
+        cr_assert_fail("cannot hold a lock on %s with %s", db_path, sql);
+    }
+    return pid;
+}
+
+void cli_release_db_lock(pid_t holder)
+{
+    kill(holder, SIGKILL);
+    while (waitpid(holder, NULL, 0) < 0 && errno == EINTR) {
+    }
 }
 
 void cli_assert_refusal(const cli_result *r, int want_status, const char *const *needles,

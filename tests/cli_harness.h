@@ -149,6 +149,14 @@ extern const char cli_recorded_cache[];
 /* A result database as skytune creates it, with no campaign yet. */
 void cli_create_db(const char *path);
 
+/* Another program at work on a database: a child process that opens
+ * db_path with SQLite, runs sql (e.g. "BEGIN IMMEDIATE", which takes the
+ * write lock and keeps it) and holds on until cli_release_db_lock. Returns
+ * its pid once sql has run; fails the test when it cannot. */
+pid_t cli_hold_db_lock(const char *db_path, const char *sql);
+/* Kills it, which drops its locks, and waits for it. */
+void cli_release_db_lock(pid_t holder);
+
 /* A refused command: exit status want_status, every needle on stderr, and
  * the database file of the snapshot exactly as it was. `what` names the
  * case in failure messages. */

@@ -123,7 +123,7 @@ static int record_campaign(store *st, const store_campaign_spec *spec, const fix
 int report_fixture_create(const char *path, bool with_peaks, skytune_error *err)
 {
     store *st;
-    if (store_open(path, true, &st, err) != 0) return -1;
+    if (store_open(path, true, STORE_BUSY_TIMEOUT_S, &st, err) != 0) return -1;
     skytune_device_info dev = fixture_device();
     int64_t device_id, plugin_id, problem_a, problem_b, ids_a[6], ids_b[6];
     int rc = -1;
@@ -226,7 +226,7 @@ static int record_noisy(store *st, int64_t campaign_id, int seq, const noisy_con
 int report_fixture_create_noisy(const char *path, skytune_error *err)
 {
     store *st;
-    if (store_open(path, true, &st, err) != 0) return -1;
+    if (store_open(path, true, STORE_BUSY_TIMEOUT_S, &st, err) != 0) return -1;
     skytune_device_info dev = fixture_device();
     int64_t device_id, plugin_id, problem_id, campaign_id;
     bool resumed;
@@ -265,7 +265,7 @@ int report_fixture_create_grid(const char *path, skytune_error *err)
     static const char *const wgs[3] = {"32", "64", "128"};
     static const char *const modes[2] = {"plain", "fast"};
     store *st;
-    if (store_open(path, true, &st, err) != 0) return -1;
+    if (store_open(path, true, STORE_BUSY_TIMEOUT_S, &st, err) != 0) return -1;
     skytune_device_info dev = fixture_device();
     int64_t device_id, plugin_id, problems[2];
     int rc = -1;

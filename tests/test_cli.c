@@ -19,6 +19,7 @@
 #include <CL/cl.h>
 
 #include "cli_harness.h"
+#include "quantity.h"
 #include "store.h"
 
 /* ------------------------------------------------------------ fixtures */
@@ -1192,4 +1193,263 @@ Test(cli, database_with_newer_schema_is_refused)
     assert_database_refused(db, CLI_ARGS("99"));
     cr_assert_eq(cli_db_int(db, "PRAGMA user_version"), 99);
     free(db);
+}
+
+/* ------------------------------------------------------------ locks */
+
+/* The recorded dataset of cli_harness.h, as a file in the scratch folder:
+ * a run of it needs no device, so it reaches the database at once. */
+static char *recorded_cache_file(void)
+{
+    char *path = cli_path(scratch, "recorded.cache.json");
+    cli_write_file(path, cli_recorded_cache, strlen(cli_recorded_cache));
+    return path;
+}
+
+/* Every command that opens a database waits for a lock another process
+ * holds on it for a minute or more unless told otherwise (the wait once was
+ * 5 s, and a campaign ended on a sqlite3 shell's open transaction), and its
+ * help says how long. */
+Test(cli, commands_that_open_a_database_wait_a_minute_or_more_by_default)
+{
+    cr_expect_geq(STORE_BUSY_TIMEOUT_S, 60);
+    const char *commands[] = {"run",    "campaign", "merge",   "best",   "report",
+                              "export", "query",    "publish", "devices"};
+    for (size_t k = 0; k < sizeof commands / sizeof commands[0]; k++) {
+        cli_result r = cli_run(CLI_ARGS(commands[k], "--help"));
+        char *help = cli_line_after(r.out, "--busy-timeout DURATION");
+        cr_assert_not_null(help, "skytune %s --help has no --busy-timeout:\n%s", commands[k],
+                           r.out);
+        const char *given = strstr(help, "(default ");
+        cr_assert_not_null(given, "skytune %s --help: %s", commands[k], help);
+        char wait[32];
+        cr_assert_eq(sscanf(given, "(default %31[^)])", wait), 1, "%s", help);
+        double seconds = 0;
+        cr_assert_eq(quantity_duration(wait, &seconds), 0, "skytune %s: '%s'", commands[k], wait);
+        cr_expect_geq(seconds, 60, "skytune %s waits %s by default", commands[k], wait);
+        free(help);
+        cli_result_free(&r);
+    }
+}
+
+/* A lock held past --busy-timeout ends the command with a message that
+ * says the database is locked, how long it waited, the option that sets
+ * the wait and who holds the lock; the database stays as it was. A run
+ * meets the write lock of a WAL database; a reading command meets the
+ * exclusive lock of a writer in the rollback journal mode, the one lock a
+ * reader waits for (in WAL mode readers never wait). */
+Test(cli, a_lock_held_past_the_busy_timeout_names_its_holder)
+{
+    char *cache = recorded_cache_file();
+    char *db = cli_path(scratch, "locked.db");
+    cli_create_db(db);
+    cli_snapshot before = cli_snapshot_take(db);
+    pid_t holder = cli_hold_db_lock(db, "BEGIN IMMEDIATE");
+    char held_by[64];
+    snprintf(held_by, sizeof held_by, "the lock is held by process %d (", (int)holder);
+    cli_result r = cli_run(
+        CLI_ARGS("run", "--replay", cache, "--db", db, "--busy-timeout", "1s", "--quiet"));
+    cli_release_db_lock(holder);
+    cli_assert_refusal(&r, 1,
+                       CLI_ARGS("the database is locked", "waited 1 s", "--busy-timeout", held_by),
+                       &before, "run on a locked database");
+    cli_result_free(&r);
+    cli_snapshot_free(&before);
+
+    char *committed = cli_path(scratch, "correlator.db");
+    char *source = cli_path(cli_source_dir(), "docs/results/correlator-h200-exhaustive.db");
+    size_t len;
+    void *bytes = cli_read_file(source, &len);
+    cr_assert_not_null(bytes, "%s", source);
+    cli_write_file(committed, bytes, len);
+    free(bytes);
+    sqlite3 *handle;
+    cr_assert_eq(sqlite3_open_v2(committed, &handle, SQLITE_OPEN_READWRITE, NULL), SQLITE_OK);
+    cr_assert_eq(sqlite3_exec(handle, "PRAGMA journal_mode = DELETE", NULL, NULL, NULL),
+                 SQLITE_OK, "%s", sqlite3_errmsg(handle));
+    sqlite3_close(handle);
+    before = cli_snapshot_take(committed);
+    /* A write in flight, its journal beside the database. */
+    holder = cli_hold_db_lock(committed, "BEGIN EXCLUSIVE; CREATE TABLE in_flight (x)");
+    snprintf(held_by, sizeof held_by, "the lock is held by process %d (", (int)holder);
+    r = cli_run(CLI_ARGS("best", "--db", committed, "--busy-timeout", "1s"));
+    cli_release_db_lock(holder);
+    cli_assert_refusal(&r, 1,
+                       CLI_ARGS("the database is locked", "waited 1 s", "--busy-timeout", held_by),
+                       &before, "best on a locked database");
+    cli_result_free(&r);
+    cli_snapshot_free(&before);
+    free(source);
+    free(committed);
+    free(db);
+    free(cache);
+}
+
+/* A lock held for longer than the old 5 s wait is waited for: the run goes
+ * on once it is released, and records its campaign. */
+Test(cli, a_lock_held_for_seconds_is_waited_for)
+{
+    char *cache = recorded_cache_file();
+    char *db = cli_path(scratch, "busy.db");
+    char *out = cli_path(scratch, "run.out"), *err = cli_path(scratch, "run.err");
+    cli_create_db(db);
+    pid_t holder = cli_hold_db_lock(db, "BEGIN IMMEDIATE");
+    pid_t run = cli_start(CLI_ARGS("run", "--replay", cache, "--db", db, "--quiet"), out, err);
+    sleep(6);
+    int status;
+    bool ended = cli_poll_exit(run, &status);
+    cli_release_db_lock(holder);
+    if (!ended) status = cli_wait(run, CLI_TIMEOUT_S);
+    size_t len;
+    char *errors = (char *)cli_read_file(err, &len);
+    cr_assert_not(ended, "the run ended while the lock was held: %s\n%s",
+                  cli_status_text(status), errors ? errors : "");
+    cr_assert_eq(status, 0, "%s\n%s", cli_status_text(status), errors ? errors : "");
+    cr_expect_eq(cli_db_int(db, "SELECT COUNT(*) FROM evaluations"), 3);
+    free(errors);
+    free(err);
+    free(out);
+    free(db);
+    free(cache);
+}
+
+/* ------------------------------------------------------------ escapes */
+
+/* What a terminal would run: ESC starts a sequence that recolours, clears
+ * or retitles it, BEL ends a title; any other control byte but the line
+ * breaks has no business in a message either. */
+static bool has_raw_control_byte(const char *text)
+{
+    for (const unsigned char *c = (const unsigned char *)text; *c; c++)
+        if ((*c < 0x20 && *c != '\n' && *c != '\r') || *c == 0x7f) return true;
+    return false;
+}
+
+/* A command whose output names a path or a text holding `raw`: nothing of
+ * it reaches standard output or standard error unescaped, and `shown`, its
+ * escaped form, is there instead. */
+static void expect_escaped(const char *const *args, const char *shown, const char *what)
+{
+    cli_result r = cli_run(args);
+    cr_expect_not(has_raw_control_byte(r.out), "%s: a raw control byte on standard output:\n%s",
+                  what, r.out);
+    cr_expect_not(has_raw_control_byte(r.err), "%s: a raw control byte on standard error:\n%s",
+                  what, r.err);
+    cr_expect(strstr(r.out, shown) || strstr(r.err, shown), "%s: no %s in\n%s\n%s", what, shown,
+              r.out, r.err);
+    cli_result_free(&r);
+}
+
+#define RED "\x1b[31m"
+#define RED_SHOWN "\\x1b[31m"
+#define TITLE "\x1b]0;owned\x07"
+#define TITLE_SHOWN "\\x1b]0;owned\\x07"
+
+/* Paths a user gives — the database, a plugin's .so, a T1 file, a
+ * campaign file, the cache folder, where a report or an export goes — and
+ * names made of them (a dataset's name is its file's) are shown escaped in
+ * every message and listing, found or not. */
+Test(cli, paths_reach_the_terminal_escaped)
+{
+    char *cache = cli_path(scratch, "ca" RED "che.json");
+    cli_write_file(cache, cli_recorded_cache, strlen(cli_recorded_cache));
+    char *db = cli_path(scratch, "results" RED ".db");
+    char *missing = cli_path(scratch, "missing" RED ".db");
+    expect_escaped(CLI_ARGS("best", "--db", missing), "missing" RED_SHOWN ".db",
+                   "best of a missing database");
+    expect_escaped(CLI_ARGS("run", "--replay", cache, "--db", db), "ca" RED_SHOWN "che",
+                   "run of a dataset whose name holds an escape");
+    expect_escaped(CLI_ARGS("best", "--db", db), "ca" RED_SHOWN "che", "best");
+
+    char *empty = cli_path(scratch, "empty" TITLE ".db");
+    cli_create_db(empty);
+    expect_escaped(CLI_ARGS("best", "--db", empty), "empty" TITLE_SHOWN ".db has no campaigns",
+                   "best of a database without campaigns");
+    expect_escaped(CLI_ARGS("run", "--replay", cache, "--db", empty, "--busy-timeout", "0s"),
+                   "--busy-timeout must be a duration longer than 0", "a bad --busy-timeout");
+
+    char *so = cli_path(scratch, "plugin" RED ".so");
+    expect_escaped(CLI_ARGS("run", "--plugin", so, "--db", db), "plugin" RED_SHOWN ".so",
+                   "a plugin that does not exist");
+    char *junk = cli_path(scratch, "junk" TITLE ".so");
+    cli_write_file(junk, "not a shared object\n", 20);
+    /* The dynamic loader's own message names the file too. */
+    expect_escaped(CLI_ARGS("run", "--plugin", junk, "--db", db), "junk" TITLE_SHOWN ".so",
+                   "a .so that is no shared object");
+    char *t1 = cli_path(scratch, "space" RED ".json");
+    expect_escaped(CLI_ARGS("run", "--t1", t1, "--db", db), "space" RED_SHOWN ".json",
+                   "a T1 file that does not exist");
+
+    char *campaign = cli_path(scratch, "sweep" RED ".yaml");
+    expect_escaped(CLI_ARGS("campaign", "status", campaign), "sweep" RED_SHOWN ".yaml",
+                   "a campaign file that does not exist");
+    cli_write_file(campaign, "plugin: [unclosed\n", 18);
+    expect_escaped(CLI_ARGS("campaign", "run", campaign), "sweep" RED_SHOWN ".yaml:",
+                   "a campaign file that is not YAML");
+
+    char *folder = cli_path(scratch, "cache" TITLE);
+    expect_escaped(CLI_ARGS("cache", "show", "--dir", folder), "cache" TITLE_SHOWN,
+                   "cache show");
+    char *html = cli_path(scratch, "report" RED ".html");
+    expect_escaped(CLI_ARGS("report", "--db", db, "--html", html), "report" RED_SHOWN ".html",
+                   "report");
+    char *csv = cli_path(scratch, "rows" RED ".csv");
+    expect_escaped(CLI_ARGS("export", "--db", db, "--out", csv), "rows" RED_SHOWN ".csv",
+                   "export");
+    char *merged = cli_path(scratch, "merged.db");
+    expect_escaped(CLI_ARGS("merge", merged, db), "results" RED_SHOWN ".db", "merge");
+    expect_escaped(CLI_ARGS("merge", merged, missing), "missing" RED_SHOWN ".db",
+                   "merge of a missing database");
+    free(merged);
+    free(csv);
+    free(html);
+    free(folder);
+    free(campaign);
+    free(t1);
+    free(junk);
+    free(so);
+    free(empty);
+    free(missing);
+    free(db);
+    free(cache);
+}
+
+/* A database may come from anywhere (a merge, a colleague's run): what it
+ * holds is shown escaped by best, query and campaign status, and by CSV on
+ * a terminal; CSV into a pipe or a file is data, kept byte for byte. */
+Test(cli, database_texts_reach_the_terminal_escaped)
+{
+    char *cache = recorded_cache_file();
+    char *db = cli_path(scratch, "results.db");
+    cli_result r = cli_run(CLI_ARGS("run", "--replay", cache, "--db", db, "--quiet"));
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    cli_result_free(&r);
+    sqlite3 *handle;
+    cr_assert_eq(sqlite3_open_v2(db, &handle, SQLITE_OPEN_READWRITE, NULL), SQLITE_OK);
+    cr_assert_eq(sqlite3_exec(handle,
+                              "UPDATE devices SET name = 'GPU' || char(27) || ']0;owned' || "
+                              "char(7);"
+                              "UPDATE configurations SET text = text || char(27) || '[31m'",
+                              NULL, NULL, NULL),
+                 SQLITE_OK, "%s", sqlite3_errmsg(handle));
+    sqlite3_close(handle);
+    expect_escaped(CLI_ARGS("best", "--db", db), "GPU" TITLE_SHOWN, "best");
+    expect_escaped(CLI_ARGS("best", "--db", db), RED_SHOWN, "best's configuration");
+    expect_escaped(CLI_ARGS("query", "--db", db, "campaigns"), "GPU" TITLE_SHOWN,
+                   "query campaigns");
+    expect_escaped(CLI_ARGS("query", "--db", db, "top", "--campaign", "1"), RED_SHOWN,
+                   "query top");
+    expect_escaped(CLI_ARGS("campaign", "status", "--db", db), "GPU" TITLE_SHOWN,
+                   "campaign status");
+
+    r = cli_run_terminal(NULL, CLI_ARGS("best", "--db", db, "--format", "csv"), 200);
+    cr_expect_eq(r.status, 0, "%s", r.out);
+    cr_expect_not(has_raw_control_byte(r.out), "CSV on a terminal:\n%s", r.out);
+    cr_expect(strstr(r.out, "GPU" TITLE_SHOWN), "%s", r.out);
+    cli_result_free(&r);
+    r = cli_run(CLI_ARGS("best", "--db", db, "--format", "csv"));
+    cr_expect(strstr(r.out, "GPU" TITLE), "CSV into a pipe is not the data:\n%s", r.out);
+    cli_result_free(&r);
+    free(db);
+    free(cache);
 }

@@ -195,7 +195,7 @@ static void create_keyword_db(const char *path)
     }
     store *st;
     skytune_error err = {0};
-    cr_assert_eq(store_open(path, true, &st, &err), 0, "%s", err.message);
+    cr_assert_eq(store_open(path, true, STORE_BUSY_TIMEOUT_S, &st, &err), 0, "%s", err.message);
     skytune_device_info device = {.name = "Keyword GPU", .platform = "Keyword Platform",
                                   .driver_version = "1"};
     int64_t device_id, plugin_id, problem_id, campaign_id, measurement_id;

@@ -29,7 +29,7 @@ static void open_fixture(bool with_peaks)
     snprintf(db_path, sizeof db_path, "%s/fixture.db", tmp_dir);
     skytune_error err = {0};
     cr_assert_eq(report_fixture_create(db_path, with_peaks, &err), 0, "%s", err.message);
-    cr_assert_eq(store_open(db_path, false, &st, &err), 0, "%s", err.message);
+    cr_assert_eq(store_open(db_path, false, STORE_BUSY_TIMEOUT_S, &st, &err), 0, "%s", err.message);
 }
 
 static void setup(void)
@@ -119,7 +119,7 @@ static void open_instead(const char *name, bool create, char *path, size_t len)
     snprintf(path, len, "%s/%s", tmp_dir, name);
     skytune_error err = {0};
     if (!create) cr_assert_eq(report_fixture_create_noisy(path, &err), 0, "%s", err.message);
-    cr_assert_eq(store_open(path, create, &st, &err), 0, "%s", err.message);
+    cr_assert_eq(store_open(path, create, STORE_BUSY_TIMEOUT_S, &st, &err), 0, "%s", err.message);
 }
 
 #define HOSTILE_CONFIG(wg) "wg=" wg ",mode=" REPORT_FIXTURE_HOSTILE
@@ -546,7 +546,8 @@ Test(queries, independence_tells_a_ranking_that_holds_from_one_that_flips)
     skytune_error err = {0};
     cr_assert_eq(report_fixture_create_grid(grid_path, &err), 0, "%s", err.message);
     store *grid;
-    cr_assert_eq(store_open(grid_path, false, &grid, &err), 0, "%s", err.message);
+    cr_assert_eq(store_open(grid_path, false, STORE_BUSY_TIMEOUT_S, &grid, &err),
+                 0, "%s", err.message);
     query_table t;
     const char *params[QUERY_N_PARAMS] = {NULL, NULL, NULL};
     cr_assert_eq(query_run_named(store_handle(grid), "independence", params, QUERY_N_PARAMS, &t,

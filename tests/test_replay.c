@@ -594,7 +594,7 @@ Test(replay, skytune_database_campaign)
     const char *path = replay_tmp_path("results.db");
     store *st = NULL;
     skytune_error err = {0};
-    cr_assert_eq(store_open(path, true, &st, &err), 0, "%s", err.message);
+    cr_assert_eq(store_open(path, true, STORE_BUSY_TIMEOUT_S, &st, &err), 0, "%s", err.message);
     int64_t campaign = record_campaign(st, 1, first_campaign, 4);
     store_close(st);
     size_t files = replay_tmp_file_count();
@@ -661,7 +661,7 @@ Test(replay, recorded_space_of_a_database_is_its_configurations)
     const char *path = replay_tmp_path("recorded.db");
     store *st = NULL;
     skytune_error err = {0};
-    cr_assert_eq(store_open(path, true, &st, &err), 0, "%s", err.message);
+    cr_assert_eq(store_open(path, true, STORE_BUSY_TIMEOUT_S, &st, &err), 0, "%s", err.message);
     record_campaign(st, 1, first_campaign, 4);
     store_close(st);
 
@@ -703,7 +703,7 @@ Test(replay, skytune_database_with_two_campaigns_needs_an_id)
     const char *path = replay_tmp_path("two.db");
     store *st = NULL;
     skytune_error err = {0};
-    cr_assert_eq(store_open(path, true, &st, &err), 0, "%s", err.message);
+    cr_assert_eq(store_open(path, true, STORE_BUSY_TIMEOUT_S, &st, &err), 0, "%s", err.message);
     record_campaign(st, 1, first_campaign, 2);
     int64_t second = record_campaign(st, 2, first_campaign + 2, 2);
     store_close(st);

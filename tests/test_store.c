@@ -105,7 +105,8 @@ static fixture open_fixture(const char *name)
 {
     fixture f = { 0 };
     skytune_error err = { 0 };
-    cr_assert_eq(store_open(tmp_path(name), true, &f.st, &err), 0, "%s", err.message);
+    cr_assert_eq(store_open(tmp_path(name), true, STORE_BUSY_TIMEOUT_S, &f.st, &err),
+                 0, "%s", err.message);
     f.db = store_handle(f.st);
     skytune_device_info dev = test_device();
     cr_assert_eq(store_device_id(f.st, &dev, &f.device_id, &err), 0, "%s", err.message);
@@ -433,7 +434,8 @@ Test(store, data_survive_close_and_reopen_without_create)
     cr_expect_not(file_exists(tmp_path("reopen.db-shm")));
 
     store *st = NULL;
-    cr_assert_eq(store_open(tmp_path("reopen.db"), false, &st, &err), 0, "%s", err.message);
+    cr_assert_eq(store_open(tmp_path("reopen.db"), false, STORE_BUSY_TIMEOUT_S, &st, &err),
+                 0, "%s", err.message);
     sqlite3 *db = store_handle(st);
     cr_expect_eq(query_int(db, "SELECT count(*) FROM measurements"), 1);
     cr_expect_eq(query_int(db, "SELECT count(*) FROM samples"), 10);
@@ -791,7 +793,8 @@ Test(store, a_second_handle_sees_each_committed_record)
     fixture f = open_fixture("two.db");
     skytune_error err = { 0 };
     store *reader = NULL;
-    cr_assert_eq(store_open(tmp_path("two.db"), false, &reader, &err), 0, "%s", err.message);
+    cr_assert_eq(store_open(tmp_path("two.db"), false, STORE_BUSY_TIMEOUT_S, &reader, &err),
+                 0, "%s", err.message);
     measurement m;
     ok_measurement(&m, 300.0);
     for (int k = 0; k < 3; k++) {
@@ -848,7 +851,7 @@ static void expect_refused(const char *path, const char *expected)
     for (int create = 0; create < 2; create++) {
         store *st = (store *)0x1;
         skytune_error err = { 0 };
-        cr_expect_eq(store_open(path, create, &st, &err), -1, "%s", path);
+        cr_expect_eq(store_open(path, create, STORE_BUSY_TIMEOUT_S, &st, &err), -1, "%s", path);
         cr_expect_null(st);
         cr_expect(strstr(err.message, expected) != NULL, "message '%s' lacks '%s'", err.message,
                   expected);
@@ -957,7 +960,7 @@ Test(store, refuses_a_schema_version_no_migration_leads_from)
     const char *path = tmp_path("old.db");
     store *st = NULL;
     skytune_error err = { 0 };
-    cr_assert_eq(store_open(path, true, &st, &err), 0, "%s", err.message);
+    cr_assert_eq(store_open(path, true, STORE_BUSY_TIMEOUT_S, &st, &err), 0, "%s", err.message);
     store_close(st);
     make_sqlite_file(path, "PRAGMA user_version = 0;");
     char expected[128];
@@ -971,7 +974,7 @@ Test(store, refuses_a_newer_schema)
     const char *path = tmp_path("newer.db");
     store *st = NULL;
     skytune_error err = { 0 };
-    cr_assert_eq(store_open(path, true, &st, &err), 0, "%s", err.message);
+    cr_assert_eq(store_open(path, true, STORE_BUSY_TIMEOUT_S, &st, &err), 0, "%s", err.message);
     store_close(st);
     make_sqlite_file(path, "PRAGMA user_version = 99;");
     /* Give the bytes their final form: fold the WAL into the file. */
@@ -988,12 +991,50 @@ Test(store, refuses_a_missing_file_without_create)
     const char *path = tmp_path("missing.db");
     store *st = NULL;
     skytune_error err = { 0 };
-    cr_expect_eq(store_open(path, false, &st, &err), -1);
+    cr_expect_eq(store_open(path, false, STORE_BUSY_TIMEOUT_S, &st, &err), -1);
     cr_expect_null(st);
     char expected[300];
     snprintf(expected, sizeof expected, "%s does not exist", path);
     cr_expect_str_eq(err.message, expected);
     cr_expect_neq(access(path, F_OK), 0, "the file must not be created");
+}
+
+/* A connection waits for a lock as long as it is asked to (--busy-timeout),
+ * a reading one too; by default a minute or more. */
+Test(store, waits_for_a_lock_as_long_as_asked)
+{
+    cr_expect_geq(STORE_BUSY_TIMEOUT_S, 60);
+    const char *path = tmp_path("wait.db");
+    store *st = NULL;
+    skytune_error err = { 0 };
+    cr_assert_eq(store_open(path, true, 1.5, &st, &err), 0, "%s", err.message);
+    cr_expect_eq(query_int(store_handle(st), "PRAGMA busy_timeout"), 1500);
+    cr_expect_eq(store_busy_timeout_s(st), 1.5);
+    store_close(st);
+    cr_assert_eq(store_open_for_reading(path, 0.25, &st, &err), 0, "%s", err.message);
+    cr_expect_eq(query_int(store_handle(st), "PRAGMA busy_timeout"), 250);
+    store_close(st);
+}
+
+/* When the wait runs out, the message says so in words: the database is
+ * locked, for how long it waited and the option that sets the wait (the
+ * holder here is this process, which names no one). */
+Test(store, a_wait_that_runs_out_says_the_database_is_locked)
+{
+    fixture f = open_fixture("locked.db");
+    store *other = NULL;
+    skytune_error err = { 0 };
+    cr_assert_eq(store_open(tmp_path("locked.db"), false, 0.2, &other, &err), 0, "%s",
+                 err.message);
+    cr_assert_eq(sqlite3_exec(f.db, "BEGIN IMMEDIATE", NULL, NULL, NULL), SQLITE_OK);
+    int64_t id;
+    cr_expect_eq(store_plugin_id(other, "locked", "1", "0", NULL, &id, &err), -1);
+    cr_expect(strstr(err.message, "the database is locked: waited 0.2 s"), "%s", err.message);
+    cr_expect(strstr(err.message, "--busy-timeout"), "%s", err.message);
+    cr_expect_not(strstr(err.message, "held by"), "%s", err.message);
+    sqlite3_exec(f.db, "ROLLBACK", NULL, NULL, NULL);
+    store_close(other);
+    store_close(f.st);
 }
 
 Test(store, initialises_an_existing_empty_file)
@@ -1002,7 +1043,7 @@ Test(store, initialises_an_existing_empty_file)
     write_bytes(path, "", 0);
     store *st = NULL;
     skytune_error err = { 0 };
-    cr_assert_eq(store_open(path, false, &st, &err), 0, "%s", err.message);
+    cr_assert_eq(store_open(path, false, STORE_BUSY_TIMEOUT_S, &st, &err), 0, "%s", err.message);
     cr_expect_eq(query_int(store_handle(st), "PRAGMA application_id"), STORE_APPLICATION_ID);
     store_close(st);
 }
@@ -1188,7 +1229,7 @@ Test(store, a_version_1_database_is_migrated_with_every_row_kept)
 
     store *st = NULL;
     skytune_error err = { 0 };
-    cr_assert_eq(store_open(path, false, &st, &err), 0, "%s", err.message);
+    cr_assert_eq(store_open(path, false, STORE_BUSY_TIMEOUT_S, &st, &err), 0, "%s", err.message);
     db = store_handle(st);
     cr_expect_eq(query_int(db, "PRAGMA user_version"), STORE_SCHEMA_VERSION);
     cr_expect_eq(query_int(db, "SELECT count(*) FROM measurements"), measurements);
@@ -1255,7 +1296,7 @@ Test(store, a_version_2_database_is_migrated_with_every_row_kept)
 
     store *st = NULL;
     skytune_error err = { 0 };
-    cr_assert_eq(store_open(path, false, &st, &err), 0, "%s", err.message);
+    cr_assert_eq(store_open(path, false, STORE_BUSY_TIMEOUT_S, &st, &err), 0, "%s", err.message);
     db = store_handle(st);
     cr_expect_eq(query_int(db, "PRAGMA user_version"), STORE_SCHEMA_VERSION);
     for (size_t k = 0; k < N_TABLES; k++) {
@@ -1291,7 +1332,7 @@ Test(store, a_version_2_database_is_migrated_with_every_row_kept)
     store_close(st);
 
     /* Opened again, it is ready: nothing more changes. */
-    cr_assert_eq(store_open(path, false, &st, &err), 0, "%s", err.message);
+    cr_assert_eq(store_open(path, false, STORE_BUSY_TIMEOUT_S, &st, &err), 0, "%s", err.message);
     cr_expect_eq(query_int(store_handle(st), "SELECT count(*) FROM problems"), before[2] + 1);
 
     /* Version 5's invocations: empty, and the same table a new database

@@ -172,7 +172,7 @@ Test(campaign, interrupted_campaign_resumes_and_measures_each_configuration_once
     fake_device dev = {.space = s, .calls_per_rank = per_rank};
     store *st;
     skytune_error err = {0};
-    cr_assert_eq(store_open(db_path, true, &st, &err), 0, "%s", err.message);
+    cr_assert_eq(store_open(db_path, true, STORE_BUSY_TIMEOUT_S, &st, &err), 0, "%s", err.message);
     int64_t id = open_campaign(st, 7);
 
     stopper stop = {.after = 30};
@@ -203,7 +203,7 @@ Test(campaign, another_campaign_reuses_stored_measurements)
     fake_device dev = {.space = s, .calls_per_rank = per_rank};
     store *st;
     skytune_error err = {0};
-    cr_assert_eq(store_open(db_path, true, &st, &err), 0, "%s", err.message);
+    cr_assert_eq(store_open(db_path, true, STORE_BUSY_TIMEOUT_S, &st, &err), 0, "%s", err.message);
     int64_t first = open_campaign(st, 1);
     run(s, &dev, st, first, "random", 1, (tuning_loop_limits){.max_evaluations = 40}, NULL);
     cr_assert_eq(dev.calls, 40);

@@ -7,14 +7,14 @@
 #include "cli.h"
 #include "quantity.h"
 #include "quote.h"
+#include "terminal_text.h"
 
+/* Written as every message is (terminal_text.h). */
 void cli_error(const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    fputs("skytune: ", stderr);
-    vfprintf(stderr, fmt, ap);
-    fputc('\n', stderr);
+    terminal_vmessage(fmt, ap);
     va_end(ap);
 }
 
@@ -164,7 +164,10 @@ int cli_check_readable(const char *option, const char *path, const char *what)
 {
     FILE *f = fopen(path, "r");
     if (!f) {
-        cli_error("--%s %s: %s (give %s)", option, path, strerror(errno), what);
+        int why = errno;
+        char shown[QUOTE_PATH];
+        cli_error("--%s %s: %s (give %s)", option, quote_text(path, shown, sizeof shown),
+                  strerror(why), what);
         return -1;
     }
     fclose(f);

@@ -4,14 +4,16 @@
 #include <string.h>
 
 #include "cli.h"
-#include "input_limits.h"
 #include "csv.h"
+#include "input_limits.h"
+#include "quote.h"
 #include "replay_evaluator.h"
 #include "replay_load.h"
 #include "replay_recorded.h"
 #include "strategy.h"
 #include "strategy_bench.h"
 #include "t1.h"
+#include "terminal_text.h"
 
 static const cli_option options[] = {
     {"replay", "FILE", true, "recorded dataset: Kernel Tuner cache, T4 results (.gz or plain) or skytune database[:CAMPAIGN] (required)"},
@@ -53,9 +55,10 @@ static int resolve_strategies(char *text, const char **out, size_t *n)
     for (size_t k = 0; k < count; k++) {
         const char *name = strcmp(items[k], "default") == 0 ? strategy_default_name() : items[k];
         if (!strategy_find(name)) {
+            char shown[QUOTE_TEXT];
             cli_error("--strategy: unknown strategy '%s'; valid: all, default, or names from "
                       "skytune run --help",
-                      items[k]);
+                      quote_text(items[k], shown, sizeof shown));
             return -1;
         }
         out[(*n)++] = name;
@@ -154,7 +157,9 @@ static int parse_budgets(const cli_args *args, char *text, double *budgets, size
         char *end;
         budgets[k] = strtod(items[k], &end);
         if (*end || !(budgets[k] > 0)) {
-            cli_error("--budget: '%s' is not a positive number", items[k]);
+            char shown[QUOTE_TEXT];
+            cli_error("--budget: '%s' is not a positive number",
+                      quote_text(items[k], shown, sizeof shown));
             return EXIT_USAGE;
         }
     }
@@ -164,7 +169,9 @@ static int parse_budgets(const cli_args *args, char *text, double *budgets, size
     else if (strcmp(*unit_text, "seconds") == 0)
         *unit = BENCH_SECONDS;
     else {
-        cli_error("--budget-unit '%s' is not one of: evaluations, seconds", *unit_text);
+        char shown[QUOTE_TEXT];
+        cli_error("--budget-unit '%s' is not one of: evaluations, seconds",
+                  quote_text(*unit_text, shown, sizeof shown));
         return EXIT_USAGE;
     }
     for (size_t k = 0; k < *n_budgets && *unit == BENCH_EVALUATIONS; k++)
@@ -236,12 +243,15 @@ static int bench_file(const char *file, const bench_setup *b, char **name, bench
         bench_dataset d = {*name, b->t1 ? b->t1 : own_space, re};
         size_t first = *n_cells;
         if (strategy_bench_dataset(&d, &b->plan, cells, n_cells, &err) != 0) {
-            cli_error("%s: %s", file, err.message);
+            char shown[QUOTE_PATH];
+            cli_error("%s: %s", quote_text(file, shown, sizeof shown), err.message);
             rc = EXIT_FAILED;
         } else {
-            printf("%s: %llu configurations, optimum %.6g ms, %llu runs per cell, budget in %s\n",
-                   *name, (unsigned long long)space_count(d.space),
-                   (*cells)[first].optimum_ns / 1e6, b->runs, b->unit_text);
+            /* The dataset's name is the file's or what the file says. */
+            terminal_printf("%s: %llu configurations, optimum %.6g ms, %llu runs per cell, "
+                            "budget in %s\n",
+                            *name, (unsigned long long)space_count(d.space),
+                            (*cells)[first].optimum_ns / 1e6, b->runs, b->unit_text);
             print_table_header();
             for (size_t k = first; k < *n_cells; k++) print_cell(&(*cells)[k]);
             printf("\n");
@@ -259,7 +269,8 @@ static int write_csv(const char *path, const bench_cell *cells, size_t n_cells,
 {
     FILE *out = fopen(path, "w");
     if (!out) {
-        cli_error("bench-strategies: cannot write %s", path);
+        char shown[QUOTE_PATH];
+        cli_error("bench-strategies: cannot write %s", quote_text(path, shown, sizeof shown));
         return EXIT_FAILED;
     }
     fputs(csv_header, out);

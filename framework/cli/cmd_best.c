@@ -7,11 +7,14 @@
 #include "db_open.h"
 #include "progress.h"
 #include "query.h"
+#include "quote.h"
+#include "terminal_text.h"
 
 static const cli_option options[] = {
     {"db", "FILE", false, "result database (required)"},
     {"campaign", "ID", false, "only this campaign"},
     {"format", "FORMAT", false, "text (default) or csv"},
+    BUSY_TIMEOUT_OPTION,
 };
 
 static const char *cell(const query_table *t, size_t row, const char *column)
@@ -21,11 +24,14 @@ static const char *cell(const query_table *t, size_t row, const char *column)
     return NULL;
 }
 
+/* What the database holds is shown escaped: a database may come from
+ * anywhere (a merge, a colleague), its texts with any bytes. */
 static void print_campaign(const query_table *t, size_t r)
 {
-    printf("campaign %s: %s on %s, strategy %s, %s\n", cell(t, r, "campaign"), cell(t, r, "plugin"),
-           cell(t, r, "device"), cell(t, r, "strategy"), cell(t, r, "status"));
-    printf("  problem    %s\n", cell(t, r, "problem"));
+    terminal_printf("campaign %s: %s on %s, strategy %s, %s\n", cell(t, r, "campaign"),
+                    cell(t, r, "plugin"), cell(t, r, "device"), cell(t, r, "strategy"),
+                    cell(t, r, "status"));
+    terminal_printf("  problem    %s\n", cell(t, r, "problem"));
     printf("  evaluated  %s (%s ok, %s failed)\n", cell(t, r, "evaluated"), cell(t, r, "ok"),
            cell(t, r, "failed"));
     const char *config = cell(t, r, "configuration");
@@ -38,7 +44,8 @@ static void print_campaign(const query_table *t, size_t r)
     format_duration_ns(strtod(cell(t, r, "min_ns"), NULL), min, sizeof min);
     format_duration_ns(cell(t, r, "stddev_ns") ? strtod(cell(t, r, "stddev_ns"), NULL) : 0.0, sd,
                        sizeof sd);
-    printf("  best       %s\n  time       median %s, min %s, sd %s\n", config, median, min, sd);
+    terminal_printf("  best       %s\n  time       median %s, min %s, sd %s\n", config, median, min,
+                    sd);
     const char *noisy = cell(t, r, "noisy");
     if (noisy && strcmp(noisy, "1") == 0)
         printf("  noisy      sd %.2g %% of the median: the timed runs spread widely, so this time "
@@ -88,17 +95,22 @@ int cmd_best(int argc, char **argv)
         return EXIT_USAGE;
     }
     if (strcmp(format, "text") != 0 && strcmp(format, "csv") != 0) {
-        cli_error("best: --format '%s' is not one of: text, csv", format);
+        char given[QUOTE_TEXT];
+        cli_error("best: --format '%s' is not one of: text, csv",
+                  quote_text(format, given, sizeof given));
         return EXIT_USAGE;
     }
-    if (cli_campaign_arg(campaign) != 0) return EXIT_USAGE;
-    store *st = cli_open_existing_db(path);
+    double busy_timeout_s;
+    if (cli_campaign_arg(campaign) != 0 || cli_busy_timeout(&args, &busy_timeout_s) != 0)
+        return EXIT_USAGE;
+    store *st = cli_open_existing_db(path, busy_timeout_s);
     if (!st) return EXIT_FAILED;
     query_table t;
     skytune_error err;
+    char shown[QUOTE_PATH];
     const char *params[1] = {campaign};
     if (query_run(store_handle(st), query_sql("best"), params, 1, &t, &err) != 0) {
-        cli_error("%s: %s", path, err.message);
+        cli_error("%s: %s", quote_text(path, shown, sizeof shown), err.message);
         store_close(st);
         return EXIT_FAILED;
     }
@@ -107,15 +119,19 @@ int cmd_best(int argc, char **argv)
          * the ids that are. */
         char ids[256];
         campaign_ids(st, ids, sizeof ids);
-        cli_error("best: %s has no campaign %s; %s", path, campaign, ids);
+        cli_error("best: %s has no campaign %s; %s", quote_text(path, shown, sizeof shown),
+                  campaign, ids);
         rc = EXIT_FAILED;
     } else {
-        if (strcmp(format, "csv") == 0)
-            csv_write_table(stdout, &t);
-        else if (t.n_rows == 0)
-            printf("%s has no campaigns\n", path);
-        else
+        if (strcmp(format, "csv") == 0) {
+            terminal_data data;
+            csv_write_table(terminal_data_begin(&data), &t);
+            terminal_data_end(&data);
+        } else if (t.n_rows == 0) {
+            printf("%s has no campaigns\n", quote_text(path, shown, sizeof shown));
+        } else {
             for (size_t r = 0; r < t.n_rows; r++) print_campaign(&t, r);
+        }
         rc = EXIT_OK;
     }
     query_table_free(&t);

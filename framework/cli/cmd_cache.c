@@ -7,6 +7,7 @@
 
 #include "binary_cache.h"
 #include "cli.h"
+#include "quote.h"
 
 static const cli_option options[] = {
     {"dir", "DIR", false,
@@ -40,16 +41,17 @@ static int show_cache(const char *dir)
     }
     struct stat st;
     bool exists = stat(dir, &st) == 0;
-    char size[32];
+    char size[32], shown[QUOTE_PATH];
     format_bytes(usage.bytes, size, sizeof size);
-    printf("directory  %s%s\n", dir, exists ? "" : " (not created yet)");
+    printf("directory  %s%s\n", quote_text(dir, shown, sizeof shown),
+           exists ? "" : " (not created yet)");
     printf("entries    %" PRIu64 "\n", usage.entries);
     printf("size       %s (%" PRIu64 " bytes)\n", size, usage.bytes);
     if (usage.others)
         printf("other      %" PRIu64 " %s at entries' names that %s no entry (FIFO, link, "
                "socket): never read, removed by `skytune cache clear`\n",
                usage.others, usage.others == 1 ? "file" : "files", usage.others == 1 ? "is" : "are");
-    char why[256];
+    char why[QUOTE_PATH + 96];
     if (exists && !binary_cache_folder_trusted(dir, why, sizeof why))
         printf("not used   %s: runs compile from source\n", why);
     return EXIT_OK;
@@ -63,10 +65,10 @@ static int clear_cache(const char *dir)
         cli_error("cache: %s", err.message);
         return EXIT_FAILED;
     }
-    char size[32];
+    char size[32], shown[QUOTE_PATH];
     format_bytes(removed.bytes, size, sizeof size);
     printf("removed %" PRIu64 " %s (%s) from %s", removed.entries,
-           removed.entries == 1 ? "entry" : "entries", size, dir);
+           removed.entries == 1 ? "entry" : "entries", size, quote_text(dir, shown, sizeof shown));
     if (removed.others)
         printf(", and %" PRIu64 " other %s at entries' names", removed.others,
                removed.others == 1 ? "file" : "files");
@@ -87,7 +89,9 @@ int cmd_cache(int argc, char **argv)
     if (rc) return rc < 0 ? EXIT_OK : rc;
     const char *action = args.n_positional ? args.positional[0] : "show";
     if (strcmp(action, "show") != 0 && strcmp(action, "clear") != 0) {
-        cli_error("cache: '%s' is not one of: show, clear", action);
+        char shown[QUOTE_TEXT];
+        cli_error("cache: '%s' is not one of: show, clear",
+                  quote_text(action, shown, sizeof shown));
         return EXIT_USAGE;
     }
     const char *given = cli_get(&args, "dir");
@@ -109,7 +113,8 @@ int cmd_cache(int argc, char **argv)
     }
     struct stat st;
     if (stat(dir, &st) == 0 && !S_ISDIR(st.st_mode)) {
-        cli_error("cache: %s is not a folder", dir);
+        char shown[QUOTE_PATH];
+        cli_error("cache: %s is not a folder", quote_text(dir, shown, sizeof shown));
         free(dir);
         return EXIT_FAILED;
     }

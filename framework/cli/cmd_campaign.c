@@ -16,11 +16,13 @@
 #include "plugin_loader.h"
 #include "plugin_problem.h"
 #include "progress.h"
+#include "quote.h"
 #include "run_common.h"
 #include "notify_command.h"
 #include "slurm_script.h"
 #include "store_campaigns.h"
 #include "strategy.h"
+#include "terminal_text.h"
 
 static const cli_option options[] = {
     {"shard", "I/N", false, "run: only shard I of N (0 <= I < N), into its own database (FILE's database with .shard-I-of-N before the extension, unless --db)"},
@@ -42,6 +44,10 @@ static const char summary[] =
 
 /* ------------------------------------------------------------- printing */
 
+/* What a campaign file and its database name (labels made of its values,
+ * paths, devices, configurations) is printed through terminal_printf: a
+ * file or a database from elsewhere may hold any bytes. */
+
 typedef struct sweep_printer {
     progress *prog;
     notify_run *notify; /* NULL: no notifications */
@@ -56,11 +62,12 @@ static void print_unit_started(void *ctx, const campaign_plan *p, size_t unit, b
     if (!sp->prog->quiet) {
         const campaign_instance *in = &p->instances[p->units[unit].instance];
         if (cross)
-            printf("== cross-measurement in instance %s\n", *in->label ? in->label : "(the one)");
+            terminal_printf("== cross-measurement in instance %s\n",
+                            *in->label ? in->label : "(the one)");
         else
-            printf("== unit %zu of %zu: instance %zu of %zu%s%s%s\n", ++sp->shown, sp->total,
-                   p->units[unit].instance + 1, p->n_instances, *in->label ? " (" : "",
-                   in->label, *in->label ? ")" : "");
+            terminal_printf("== unit %zu of %zu: instance %zu of %zu%s%s%s\n", ++sp->shown,
+                            sp->total, p->units[unit].instance + 1, p->n_instances,
+                            *in->label ? " (" : "", in->label, *in->label ? ")" : "");
         if (p->units[unit].parts > 1)
             printf("   part %u of %u of its space\n", p->units[unit].part + 1,
                    p->units[unit].parts);
@@ -123,9 +130,10 @@ static int prepare_base(const cli_args *args, const char *sub, tuning_request *b
 
 static int finish_status(const sweep_result *r, const char *path)
 {
-    printf("campaign %s: %zu unit%s done, %zu failed, %zu left%s%s\n", path, r->units_run,
-           r->units_run == 1 ? "" : "s", r->units_failed, r->units_left,
-           r->cross_runs ? ", cross-measurement done" : "",
+    char shown[QUOTE_PATH];
+    printf("campaign %s: %zu unit%s done, %zu failed, %zu left%s%s\n",
+           quote_text(path, shown, sizeof shown), r->units_run, r->units_run == 1 ? "" : "s",
+           r->units_failed, r->units_left, r->cross_runs ? ", cross-measurement done" : "",
            r->limit_reached ? " (the campaign's budget or time limit was reached)" : "");
     if (r->interrupted) {
         printf("interrupted: run the same command again to continue\n");
@@ -139,8 +147,8 @@ static int notify_settings(const cli_args *args, const campaign_file *f, char *o
                            size_t origin_len, char *ca_origin, size_t ca_origin_len,
                            notify_command_settings *s)
 {
-    snprintf(origin, origin_len, "%s:%d: key 'notify'", f->path, f->notify_url.line);
-    snprintf(ca_origin, ca_origin_len, "%s: key 'notify.ca'", f->path);
+    snprintf(origin, origin_len, "%s:%d: key 'notify'", f->name, f->notify_url.line);
+    snprintf(ca_origin, ca_origin_len, "%s: key 'notify.ca'", f->name);
     notify_command_settings from_file = {
         .url = f->notify_url.text,
         .format = f->notify_format,
@@ -281,7 +289,7 @@ static int gather_instance(void *ctx, const store_campaign_row *row)
     return 0;
 }
 
-static int status_of_file(const cli_args *args, const char *path)
+static int status_of_file(const cli_args *args, const char *path, double busy_timeout_s)
 {
     campaign_file f;
     if (load_file(path, &f) != 0) return EXIT_FAILED;
@@ -298,21 +306,21 @@ static int status_of_file(const cli_args *args, const char *path)
         return EXIT_FAILED;
     }
     if (plugin_load(f.plugin.text, &search, &plugin, &err) != 0) {
-        cli_error("campaign status: %s:%d: key 'plugin': %s", f.path, f.plugin.line, err.message);
+        cli_error("campaign status: %s:%d: key 'plugin': %s", f.name, f.plugin.line, err.message);
         goto done;
     }
     const char *db = cli_get(args, "db") ? cli_get(args, "db") : f.database;
-    if (access(db, F_OK) == 0 && !(st = cli_open_existing_db(db))) goto done;
-    printf("campaign %s: plugin %s, %zu instance%s, database %s%s\n", path, plugin.desc->name,
-           plan.n_instances, plan.n_instances == 1 ? "" : "s", db,
-           st ? "" : " (not created yet)");
+    if (access(db, F_OK) == 0 && !(st = cli_open_existing_db(db, busy_timeout_s))) goto done;
+    terminal_printf("campaign %s: plugin %s, %zu instance%s, database %s%s\n", path,
+                    plugin.desc->name, plan.n_instances, plan.n_instances == 1 ? "" : "s", db,
+                    st ? "" : " (not created yet)");
     size_t counts[3] = {0, 0, 0}; /* done, running, remaining */
     for (size_t i = 0; i < plan.n_instances; i++) {
         const campaign_instance *in = &plan.instances[i];
         problem prob;
         if (problem_resolve(plugin.desc, f.preset.text, (const char *const *)in->sets,
                             in->n_sets, &prob, &err) != 0) {
-            cli_error("campaign status: %s:%d: key 'problem': instance %s: %s", f.path,
+            cli_error("campaign status: %s:%d: key 'problem': instance %s: %s", f.name,
                       f.problem_line, in->label, err.message);
             goto done;
         }
@@ -333,14 +341,15 @@ static int status_of_file(const cli_args *args, const char *path)
                             : is.done == is.campaigns ? "done"
                                                       : "stopped";
         counts[is.campaigns == 0 ? 2 : is.running || is.done < is.campaigns ? 1 : 0]++;
-        printf("  %-9s %s\n", state, *in->label ? in->label : "(the one instance)");
+        terminal_printf("  %-9s %s\n", state, *in->label ? in->label : "(the one instance)");
         if (is.campaigns) {
-            printf("            %lld evaluated (%lld ok, %lld failed) on %s\n",
-                   (long long)is.evaluated, (long long)is.ok, (long long)is.failed, is.devices);
+            terminal_printf("            %lld evaluated (%lld ok, %lld failed) on %s\n",
+                            (long long)is.evaluated, (long long)is.ok, (long long)is.failed,
+                            is.devices);
             if (*is.best) {
                 char time[32];
                 format_duration_ns(is.best_ns, time, sizeof time);
-                printf("            best so far %s  (%s)\n", is.best, time);
+                terminal_printf("            best so far %s  (%s)\n", is.best, time);
             }
         }
     }
@@ -358,17 +367,17 @@ static int list_campaign(void *ctx, const store_campaign_row *row)
 {
     char time[32] = "-";
     if (row->best_config) format_duration_ns(row->best_ns, time, sizeof time);
-    printf("%4lld  %-11s %-8s %s on %s, %s, %lld evaluated (%lld ok)\n      problem %s\n",
-           (long long)row->id, row->status, row->plugin, row->strategy, row->device,
-           strstr(row->settings, ";configs=") ? "cross-measurement" : "search",
-           (long long)row->evaluated, (long long)row->ok, row->problem);
-    if (row->best_config) printf("      best %s  (%s)\n", row->best_config, time);
+    terminal_printf("%4lld  %-11s %-8s %s on %s, %s, %lld evaluated (%lld ok)\n      problem %s\n",
+                    (long long)row->id, row->status, row->plugin, row->strategy, row->device,
+                    strstr(row->settings, ";configs=") ? "cross-measurement" : "search",
+                    (long long)row->evaluated, (long long)row->ok, row->problem);
+    if (row->best_config) terminal_printf("      best %s  (%s)\n", row->best_config, time);
     return 0;
 }
 
-static int status_of_db(const char *db)
+static int status_of_db(const char *db, double busy_timeout_s)
 {
-    store *st = cli_open_existing_db(db);
+    store *st = cli_open_existing_db(db, busy_timeout_s);
     if (!st) return EXIT_FAILED;
     skytune_error err;
     int rc = store_campaigns_find(st, NULL, NULL, list_campaign, NULL, &err);
@@ -447,18 +456,21 @@ static int write_slurm(const cli_args *args, const char *path)
                      (int)(dot && dot != base ? (size_t)(dot - base) : strlen(base)), base);
     }
     if (!exe || !campaign || !db || !out_dir) {
+        char shown[QUOTE_PATH];
         cli_error("campaign slurm: cannot resolve the absolute paths the job needs (skytune, %s, "
                   "its database)",
-                  path);
+                  quote_text(path, shown, sizeof shown));
         goto done;
     }
     if (mkdir(out_dir, 0755) != 0 && access(out_dir, W_OK) != 0) {
-        cli_error("campaign slurm: cannot create %s", out_dir);
+        char shown[QUOTE_PATH];
+        cli_error("campaign slurm: cannot create %s", quote_text(out_dir, shown, sizeof shown));
         goto done;
     }
     char *abs_out = absolute(out_dir);
     if (!abs_out) {
-        cli_error("campaign slurm: cannot resolve %s", out_dir);
+        char shown[QUOTE_PATH];
+        cli_error("campaign slurm: cannot resolve %s", quote_text(out_dir, shown, sizeof shown));
         goto done;
     }
     slurm_job job = {.skytune = exe, .campaign = campaign, .database = db, .out_dir = abs_out,
@@ -469,10 +481,11 @@ static int write_slurm(const cli_args *args, const char *path)
         free(abs_out);
         goto done;
     }
-    printf("wrote %s/array.sbatch (%llu tasks), %s/merge.sbatch and %s/submit.sh\n"
-           "%zu unit%s of work over %llu shard%s; read them, then submit with:\n  sh %s/submit.sh\n",
-           abs_out, shards, abs_out, abs_out, plan.n_units, plan.n_units == 1 ? "" : "s", shards,
-           shards == 1 ? "" : "s", abs_out);
+    terminal_printf(
+        "wrote %s/array.sbatch (%llu tasks), %s/merge.sbatch and %s/submit.sh\n"
+        "%zu unit%s of work over %llu shard%s; read them, then submit with:\n  sh %s/submit.sh\n",
+        abs_out, shards, abs_out, abs_out, plan.n_units, plan.n_units == 1 ? "" : "s", shards,
+        shards == 1 ? "" : "s", abs_out);
     free(abs_out);
     status = EXIT_OK;
 done:
@@ -502,12 +515,14 @@ int cmd_campaign(int argc, char **argv)
                   "skytune campaign run sweep.yaml (see skytune campaign --help)");
         return EXIT_USAGE;
     }
+    double busy_timeout_s;
+    if (cli_busy_timeout(&args, &busy_timeout_s) != 0) return EXIT_USAGE;
     if (strcmp(sub, "status") == 0 && !path) {
         if (!cli_get(&args, "db")) {
             cli_error("campaign status: give a campaign file, or --db FILE");
             return EXIT_USAGE;
         }
-        return status_of_db(cli_get(&args, "db"));
+        return status_of_db(cli_get(&args, "db"), busy_timeout_s);
     }
     if (!path) {
         cli_error("campaign %s: give the campaign file", sub);
@@ -517,7 +532,7 @@ int cmd_campaign(int argc, char **argv)
         cli_error("campaign %s: --shard belongs to campaign run", sub);
         return EXIT_USAGE;
     }
-    if (strcmp(sub, "status") == 0) return status_of_file(&args, path);
+    if (strcmp(sub, "status") == 0) return status_of_file(&args, path, busy_timeout_s);
     if (strcmp(sub, "slurm") == 0) return write_slurm(&args, path);
     return run_or_cross(&args, sub, path, strcmp(sub, "cross") == 0, argc, argv);
 }

@@ -7,7 +7,9 @@
 #include "db_open.h"
 #include "device_peaks.h"
 #include "device_probe.h"
+#include "quote.h"
 #include "store.h"
+#include "terminal_text.h"
 
 static const cli_option options[] = {
     {"device", "SEL", false,
@@ -18,6 +20,7 @@ static const cli_option options[] = {
      "kernels (a few seconds); with --db, record them for the report's roofline"},
     {"set-peaks", "GFLOPS,GBS", false, "record the device's peaks by hand (needs --db)"},
     {"db", "FILE", false, "result database to record the peaks in"},
+    BUSY_TIMEOUT_OPTION,
 };
 
 /* "GFLOPS,GBS" as two positive numbers. */
@@ -30,24 +33,28 @@ static int parse_peaks(const char *text, double *gflops, double *gbs)
         *gbs = strtod(second, &end);
         if (end != second && *end == '\0' && *gflops > 0 && *gbs > 0) return 0;
     }
+    char shown[QUOTE_TEXT];
     cli_error("devices: --set-peaks '%s' is not GFLOPS,GBS with two positive numbers, e.g. "
               "--set-peaks 51000,3350",
-              text);
+              quote_text(text, shown, sizeof shown));
     return -1;
 }
 
+/* The driver's names and versions are printed escaped, as all it says:
+ * they may hold any bytes. */
 static void print_device(const cl_device_entry *e, bool chosen)
 {
     const skytune_device_info *d = &e->info;
-    printf("%s %u:%u  %s — %s\n", chosen ? "*" : " ", e->platform_index, e->device_index,
-           d->platform, d->name);
+    terminal_printf("%s %u:%u  %s — %s\n", chosen ? "*" : " ", e->platform_index, e->device_index,
+                    d->platform, d->name);
     /* The versions as the driver gives them, not cut to the device info's
      * 63 bytes. */
     char driver[1024], version[1024];
     cl_device_text(e, CL_DRIVER_VERSION, driver, sizeof driver);
     cl_device_text(e, CL_DEVICE_VERSION, version, sizeof version);
-    printf("      vendor %s, %s, driver %s, %s\n", d->vendor, d->is_gpu ? "GPU" : "not a GPU",
-           driver[0] ? driver : d->driver_version, version[0] ? version : d->opencl_version);
+    terminal_printf("      vendor %s, %s, driver %s, %s\n", d->vendor,
+                    d->is_gpu ? "GPU" : "not a GPU", driver[0] ? driver : d->driver_version,
+                    version[0] ? version : d->opencl_version);
     printf("      %lld compute units at %lld MHz\n", (long long)d->compute_units,
            (long long)d->max_clock_mhz);
     printf("      global memory %.1f GiB (largest allocation %.1f GiB), local memory %lld KiB, "
@@ -78,35 +85,37 @@ static int select_device(const char *selector, cl_device_entry **list, size_t *n
 
 /* Record peaks for an OpenCL device, adding the device to the database
  * when it is not there yet. */
-static int record_for_opencl_device(const char *path, const skytune_device_info *info,
-                                    double gflops, double gbs)
+static int record_for_opencl_device(const char *path, double busy_timeout_s,
+                                    const skytune_device_info *info, double gflops, double gbs)
 {
     store *st;
     skytune_error err = {0};
-    if (store_open(path, true, &st, &err) != 0) {
+    if (store_open(path, true, busy_timeout_s, &st, &err) != 0) {
         cli_error("%s", err.message);
         return -1;
     }
     int64_t id;
+    char shown[QUOTE_PATH];
     int rc = store_device_id(st, info, &id, &err);
     if (rc == 0) rc = device_peaks_set(store_handle(st), id, gflops, gbs, &err);
     store_close(st);
     if (rc != 0) {
-        cli_error("%s: %s", path, err.message);
+        cli_error("%s: %s", quote_text(path, shown, sizeof shown), err.message);
         return -1;
     }
-    printf("recorded in %s for %s (%s, driver %s)\n", path, info->name, info->platform,
-           info->driver_version);
+    terminal_printf("recorded in %s for %s (%s, driver %s)\n",
+                    quote_text(path, shown, sizeof shown), info->name, info->platform,
+                    info->driver_version);
     return 0;
 }
 
-static int probe(const char *selector, const char *path)
+static int probe(const char *selector, const char *path, double busy_timeout_s)
 {
     cl_device_entry *list;
     size_t n, chosen;
     if (select_device(selector, &list, &n, &chosen) != 0) return EXIT_FAILED;
     const cl_device_entry *e = &list[chosen];
-    printf("probing %s — %s\n", e->info.platform, e->info.name);
+    terminal_printf("probing %s — %s\n", e->info.platform, e->info.name);
     fflush(stdout);
     device_probe_result r;
     skytune_error err = {0};
@@ -120,17 +129,19 @@ static int probe(const char *selector, const char *path)
     printf("  single precision  %.1f GFLOP/s (multiply-add chains, %zu work-items × %ld trips)\n",
            r.gflops, r.work_items, r.iterations);
     int rc = EXIT_OK;
-    if (path && record_for_opencl_device(path, &e->info, r.gflops, r.gbs) != 0) rc = EXIT_FAILED;
+    if (path && record_for_opencl_device(path, busy_timeout_s, &e->info, r.gflops, r.gbs) != 0)
+        rc = EXIT_FAILED;
     free(list);
     return rc;
 }
 
-static int set_peaks(const char *selector, const char *path, double gflops, double gbs)
+static int set_peaks(const char *selector, const char *path, double busy_timeout_s,
+                     double gflops, double gbs)
 {
     /* This one writes: opened to write, unlike the reading commands. */
     store *st;
     skytune_error err = {0};
-    if (store_open(path, false, &st, &err) != 0) {
+    if (store_open(path, false, busy_timeout_s, &st, &err) != 0) {
         cli_error("%s", err.message);
         return EXIT_FAILED;
     }
@@ -140,24 +151,29 @@ static int set_peaks(const char *selector, const char *path, double gflops, doub
     int rc = device_peaks_find(store_handle(st), selector, &id, &found, desc, sizeof desc, &err);
     if (rc == 0 && found) rc = device_peaks_set(store_handle(st), id, gflops, gbs, &err);
     store_close(st);
+    char shown[QUOTE_PATH];
+    quote_text(path, shown, sizeof shown);
     if (rc != 0) {
-        cli_error("%s: %s", path, err.message);
+        cli_error("%s: %s", shown, err.message);
         return EXIT_FAILED;
     }
     if (found) {
-        printf("recorded %g GFLOP/s and %g GB/s in %s for %s\n", gflops, gbs, path, desc);
+        /* desc is quoted already (device_peaks.h). */
+        printf("recorded %g GFLOP/s and %g GB/s in %s for %s\n", gflops, gbs, shown, desc);
         return EXIT_OK;
     }
     /* Not in the database yet: the OpenCL device the selector names. */
     cl_device_entry *list;
     size_t n, chosen;
     if (select_device(selector, &list, &n, &chosen) != 0) {
-        cli_error("devices: no device of %s matches%s%s, nor an OpenCL device here", path,
-                  selector ? " " : "", selector ? selector : "");
+        char given[QUOTE_TEXT];
+        cli_error("devices: no device of %s matches%s%s, nor an OpenCL device here", shown,
+                  selector ? " " : "", selector ? quote_text(selector, given, sizeof given) : "");
         return EXIT_FAILED;
     }
-    rc = record_for_opencl_device(path, &list[chosen].info, gflops, gbs) == 0 ? EXIT_OK
-                                                                              : EXIT_FAILED;
+    rc = record_for_opencl_device(path, busy_timeout_s, &list[chosen].info, gflops, gbs) == 0
+             ? EXIT_OK
+             : EXIT_FAILED;
     free(list);
     return rc;
 }
@@ -173,6 +189,8 @@ int cmd_devices(int argc, char **argv)
     const char *selector = cli_get(&args, "device");
     const char *path = cli_get(&args, "db");
     const char *peaks = cli_get(&args, "set-peaks");
+    double busy_timeout_s;
+    if (cli_busy_timeout(&args, &busy_timeout_s) != 0) return EXIT_USAGE;
     if (peaks && cli_flag(&args, "probe")) {
         cli_error("devices: --probe measures the peaks and --set-peaks gives them; use one");
         return EXIT_USAGE;
@@ -184,9 +202,9 @@ int cmd_devices(int argc, char **argv)
             cli_error("devices: --set-peaks records into a database: give --db FILE");
             return EXIT_USAGE;
         }
-        return set_peaks(selector, path, gflops, gbs);
+        return set_peaks(selector, path, busy_timeout_s, gflops, gbs);
     }
-    if (cli_flag(&args, "probe")) return probe(selector, path);
+    if (cli_flag(&args, "probe")) return probe(selector, path, busy_timeout_s);
     if (path) {
         cli_error("devices: --db is for --probe or --set-peaks");
         return EXIT_USAGE;

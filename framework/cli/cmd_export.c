@@ -1,3 +1,4 @@
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -6,6 +7,8 @@
 #include "cli.h"
 #include "db_open.h"
 #include "export.h"
+#include "quote.h"
+#include "terminal_text.h"
 
 static const cli_option options[] = {
     {"db", "FILE", false, "result database (required)"},
@@ -17,6 +20,7 @@ static const cli_option options[] = {
     {"campaign", "ID", false, "only this campaign (csv; t4: required unless there is one)"},
     {"plugin", "NAME", false, "only this plugin (json, header)"},
     {"out", "FILE", false, "write here instead of standard output"},
+    BUSY_TIMEOUT_OPTION,
 };
 
 /* Write one export to f; the count of rows or entries in *count. */
@@ -55,11 +59,15 @@ int cmd_export(int argc, char **argv)
     }
     if (strcmp(format, "csv") != 0 && strcmp(format, "json") != 0 &&
         strcmp(format, "header") != 0 && strcmp(format, "t4") != 0) {
-        cli_error("export: --format '%s' is not one of: csv, json, header, t4", format);
+        char shown[QUOTE_TEXT];
+        cli_error("export: --format '%s' is not one of: csv, json, header, t4",
+                  quote_text(format, shown, sizeof shown));
         return EXIT_USAGE;
     }
-    if (cli_campaign_arg(campaign) != 0) return EXIT_USAGE;
-    store *st = cli_open_existing_db(path);
+    double busy_timeout_s;
+    if (cli_campaign_arg(campaign) != 0 || cli_busy_timeout(&args, &busy_timeout_s) != 0)
+        return EXIT_USAGE;
+    store *st = cli_open_existing_db(path, busy_timeout_s);
     if (!st) return EXIT_FAILED;
     void *db = store_handle(st);
     char only[32];
@@ -72,11 +80,19 @@ int cmd_export(int argc, char **argv)
     }
     skytune_error err = {0};
     size_t count = 0;
+    char shown[QUOTE_PATH];
+    quote_text(path, shown, sizeof shown);
     if (!out_path) {
-        rc = write_export(db, format, campaign, plugin, path, stdout, &count, &err);
+        /* CSV cells are the database's texts as they are; JSON, the header
+         * and T4 escape every text themselves. */
+        bool csv = strcmp(format, "csv") == 0;
+        terminal_data data;
+        rc = write_export(db, format, campaign, plugin, path,
+                          csv ? terminal_data_begin(&data) : stdout, &count, &err);
+        if (csv) terminal_data_end(&data);
         store_close(st);
         if (rc != 0) {
-            cli_error("export: %s: %s", path, err.message);
+            cli_error("export: %s: %s", shown, err.message);
             return EXIT_FAILED;
         }
         return EXIT_OK;
@@ -93,7 +109,7 @@ int cmd_export(int argc, char **argv)
     store_close(st);
     if (rc != 0) {
         atomic_file_abort(&af);
-        cli_error("export: %s: %s", path, err.message);
+        cli_error("export: %s: %s", shown, err.message);
         return EXIT_FAILED;
     }
     if (atomic_file_commit(&af, &err) != 0) {
@@ -103,6 +119,6 @@ int cmd_export(int argc, char **argv)
     const char *what = strcmp(format, "csv") == 0 ? "rows"
                        : strcmp(format, "t4") == 0 ? "results"
                                                    : "entries";
-    printf("wrote %zu %s to %s\n", count, what, out_path);
+    printf("wrote %zu %s to %s\n", count, what, quote_text(out_path, shown, sizeof shown));
     return EXIT_OK;
 }

@@ -3,10 +3,13 @@
 #include <sys/stat.h>
 
 #include "cli.h"
+#include "db_open.h"
+#include "quote.h"
 #include "store_merge.h"
 
 static const cli_option options[] = {
     {"quiet", NULL, false, "print nothing but errors"},
+    BUSY_TIMEOUT_OPTION,
 };
 
 /* Whether two paths name one file (the same inode), where both exist. */
@@ -41,20 +44,24 @@ int cmd_merge(int argc, char **argv)
      * bad one leaves nothing behind. */
     for (size_t k = 1; k < args.n_positional; k++) {
         const char *in = args.positional[k];
+        char shown[QUOTE_PATH];
+        quote_text(in, shown, sizeof shown);
         struct stat info;
         if (stat(in, &info) != 0 || !S_ISREG(info.st_mode)) {
-            cli_error("merge: %s is not a database file", in);
+            cli_error("merge: %s is not a database file", shown);
             return EXIT_FAILED;
         }
         if (same_file(in, out_path)) {
             cli_error("merge: %s is the database merged into; a database is merged into another",
-                      in);
+                      shown);
             return EXIT_FAILED;
         }
     }
+    double busy_timeout_s;
+    if (cli_busy_timeout(&args, &busy_timeout_s) != 0) return EXIT_USAGE;
     store *st;
     skytune_error err;
-    if (store_open(out_path, true, &st, &err) != 0) {
+    if (store_open(out_path, true, busy_timeout_s, &st, &err) != 0) {
         cli_error("merge: %s", err.message);
         return EXIT_FAILED;
     }
@@ -67,10 +74,12 @@ int cmd_merge(int argc, char **argv)
             status = EXIT_FAILED;
             continue;
         }
+        char shown[QUOTE_PATH];
         if (!quiet)
             printf("%s: %lld campaign%s, %lld measurement%s, %lld duplicate%s, %lld "
                    "evaluation%s added\n",
-                   args.positional[k], (long long)c.campaigns, c.campaigns == 1 ? "" : "s",
+                   quote_text(args.positional[k], shown, sizeof shown),
+                   (long long)c.campaigns, c.campaigns == 1 ? "" : "s",
                    (long long)c.measurements, c.measurements == 1 ? "" : "s",
                    (long long)c.duplicates, c.duplicates == 1 ? "" : "s",
                    (long long)c.evaluations, c.evaluations == 1 ? "" : "s");

@@ -5,6 +5,8 @@
 #include "cl_device.h"
 #include "cli.h"
 #include "params.h"
+#include "quote.h"
+#include "terminal_text.h"
 #include "plugin_loader.h"
 #include "plugin_problem.h"
 #include "plugin_space.h"
@@ -41,9 +43,12 @@ static void widen(int *width, const char *text)
 
 static void print_skipped(void *ctx, const char *path, const char *why)
 {
-    fprintf(stderr, "skytune: skipping %s: %s\n", path, why);
+    char shown[QUOTE_PATH];
+    cli_error("skipping %s: %s", quote_text(path, shown, sizeof shown), why);
 }
 
+/* Everything a plugin describes itself with, and every path, is printed
+ * through terminal_printf: a plugin's texts may hold any bytes. */
 static int list_plugins(const plugin_search *search)
 {
     loaded_plugin *list;
@@ -58,14 +63,15 @@ static int list_plugins(const plugin_search *search)
         size_t n_dirs;
         printf("no plugins found in:");
         if (plugin_search_dirs(search, &dirs, &n_dirs, &err) == 0) {
-            for (size_t k = 0; k < n_dirs; k++) printf(" %s", dirs[k]);
+            for (size_t k = 0; k < n_dirs; k++) terminal_printf(" %s", dirs[k]);
             plugin_search_dirs_free(dirs, n_dirs);
         }
         printf("\n");
     }
     for (size_t k = 0; k < n; k++)
-        printf("%-16s %-8s %s\n%-16s %-8s %s\n", list[k].desc->name, list[k].desc->version,
-               list[k].desc->description ? list[k].desc->description : "", "", "", list[k].path);
+        terminal_printf("%-16s %-8s %s\n%-16s %-8s %s\n", list[k].desc->name, list[k].desc->version,
+                        list[k].desc->description ? list[k].desc->description : "", "", "",
+                        list[k].path);
     plugin_list_free(list, n);
     return EXIT_OK;
 }
@@ -94,19 +100,21 @@ static int print_space_size(const skytune_plugin *pl, const cli_args *args)
     space *sp;
     int status = EXIT_OK;
     if (!info) {
-        printf("\nvalid configurations: unknown without a device (%s)\n", err.message);
+        terminal_printf("\nvalid configurations: unknown without a device (%s)\n", err.message);
     } else if (plugin_space_build(&rq, &sp, &err) != 0) {
         fflush(stdout);
         cli_error("%s", err.message);
         status = EXIT_FAILED;
     } else {
-        printf("\nproblem: %s\ndevice: %s — %s\nvalid configurations: %llu of %llu combinations\n",
-               prob.text, info->platform, info->name, (unsigned long long)space_count(sp),
-               (unsigned long long)space_cartesian_count(sp));
+        terminal_printf(
+            "\nproblem: %s\ndevice: %s — %s\nvalid configurations: %llu of %llu combinations\n",
+            prob.text, info->platform, info->name, (unsigned long long)space_count(sp),
+            (unsigned long long)space_cartesian_count(sp));
         char why[8192];
         if (space_rejections_text(sp, "  ", 0, why, sizeof why) > 0)
-            printf("each combination ruled out, counted under the first constraint it fails:\n%s",
-                   why);
+            terminal_printf(
+                "each combination ruled out, counted under the first constraint it fails:\n%s",
+                why);
         space_free(sp);
     }
     free(devices);
@@ -123,8 +131,8 @@ static int show_plugin(const plugin_search *search, const char *name, const cli_
         return EXIT_FAILED;
     }
     const skytune_plugin *pl = lp.desc;
-    printf("%s %s — %s\n%s\n\nproblem parameters:\n", pl->name, pl->version,
-           pl->description ? pl->description : "", lp.path);
+    terminal_printf("%s %s — %s\n%s\n\nproblem parameters:\n", pl->name, pl->version,
+                    pl->description ? pl->description : "", lp.path);
     /* Columns as wide as their longest entry, so that every line of a
      * section lines up whatever the names. */
     int name_w = 0, type_w = 0, default_w = 0;
@@ -134,18 +142,18 @@ static int show_plugin(const plugin_search *search, const char *name, const cli_
         widen(&default_w, p->default_value);
     }
     for (const skytune_problem_param *p = pl->problem_params; p && p->name; p++)
-        printf("  %-*s  %-*s  default %-*s  %s\n", name_w, p->name, type_w, type_name(p->type),
-               default_w, p->default_value, p->help ? p->help : "");
+        terminal_printf("  %-*s  %-*s  default %-*s  %s\n", name_w, p->name, type_w,
+                        type_name(p->type), default_w, p->default_value, p->help ? p->help : "");
     printf("\npresets:\n");
     int preset_w = 0;
     for (const skytune_preset *p = pl->presets; p && p->name; p++) widen(&preset_w, p->name);
     for (const skytune_preset *p = pl->presets; p && p->name; p++)
-        printf("  %-*s  %s\n  %-*s  %s\n", preset_w, p->name, p->help ? p->help : "", preset_w, "",
-               p->settings);
+        terminal_printf("  %-*s  %s\n  %-*s  %s\n", preset_w, p->name, p->help ? p->help : "",
+                        preset_w, "", p->settings);
     if ((pl->problem_checks && pl->problem_checks[0].expression) || pl->check_problem) {
         printf("\nproblem checks:\n");
         for (const skytune_problem_check *c = pl->problem_checks; c && c->expression; c++)
-            printf("  %s\n", c->expression);
+            terminal_printf("  %s\n", c->expression);
         if (pl->check_problem) printf("  (and the plugin's own limits on the device)\n");
     }
     printf("\ntuning parameters:\n");
@@ -159,14 +167,14 @@ static int show_plugin(const plugin_search *search, const char *name, const cli_
         char values[512] = "?";
         if (param_expand(t, &def, &err) == 0) {
             param_describe_values(&def, values, sizeof values);
-            printf("  %-*s  %-*s  %zu values: %s\n", tuning_w, t->name, kind_w, kind_name(t->kind),
-                   def.count, values);
+            terminal_printf("  %-*s  %-*s  %zu values: %s\n", tuning_w, t->name, kind_w,
+                            kind_name(t->kind), def.count, values);
             param_free(&def);
         }
-        if (t->help) printf("  %-*s  %s\n", tuning_w, "", t->help);
+        if (t->help) terminal_printf("  %-*s  %s\n", tuning_w, "", t->help);
     }
     printf("\nconstraints:\n");
-    for (const char *const *c = pl->constraints; c && *c; c++) printf("  %s\n", *c);
+    for (const char *const *c = pl->constraints; c && *c; c++) terminal_printf("  %s\n", *c);
     if (pl->constraint) printf("  (and a C constraint in the plugin)\n");
     int status = print_space_size(pl, args);
     plugin_unload(&lp);

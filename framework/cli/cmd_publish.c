@@ -9,6 +9,7 @@
 #include "export.h"
 #include "html_report.h"
 #include "http_client.h"
+#include "quote.h"
 #include "report.h"
 
 #define DEFAULT_TOKEN_ENV "SKYTUNE_PUBLISH_TOKEN"
@@ -29,6 +30,7 @@ static const cli_option options[] = {
     {"token-over-http", NULL, false, "send the bearer token over a plain http:// URL too (a test "
                                      "server on this machine, say); without it a token is sent "
                                      "over https only"},
+    BUSY_TIMEOUT_OPTION,
 };
 
 /* The campaign's upload, written into memory. */
@@ -71,9 +73,10 @@ static const char *token_from_env(const char *name, bool named, bool *bad)
     *bad = false;
     if (token && *token) return token;
     if (named) {
+        char shown[QUOTE_TEXT];
         cli_error("publish: --token-env %s: the variable is %s in the environment (export it, or "
                   "leave out --token-env to upload without a token)",
-                  name, token ? "empty" : "not set");
+                  quote_text(name, shown, sizeof shown), token ? "empty" : "not set");
         *bad = true;
     }
     return NULL;
@@ -89,6 +92,7 @@ typedef struct publication {
     const char *method;        /* "PUT" or "POST" */
     const char *ca;            /* a PEM file of CA certificates, or NULL */
     const char *token;         /* NULL: none */
+    double busy_timeout_s;     /* --busy-timeout */
 } publication;
 
 /* The options, checked: EXIT_OK or EXIT_USAGE. */
@@ -111,14 +115,19 @@ static int read_publication(const cli_args *args, publication *p)
         return EXIT_USAGE;
     }
     if (strcmp(p->format, "t4") != 0 && strcmp(p->format, "html") != 0) {
-        cli_error("publish: --format '%s' is not one of: t4, html", p->format);
+        char shown[QUOTE_TEXT];
+        cli_error("publish: --format '%s' is not one of: t4, html",
+                  quote_text(p->format, shown, sizeof shown));
         return EXIT_USAGE;
     }
     if (strcmp(p->method, "PUT") != 0 && strcmp(p->method, "POST") != 0) {
-        cli_error("publish: --method '%s' is not one of: PUT, POST", p->method);
+        char shown[QUOTE_TEXT];
+        cli_error("publish: --method '%s' is not one of: PUT, POST",
+                  quote_text(p->method, shown, sizeof shown));
         return EXIT_USAGE;
     }
-    if (cli_campaign_arg(p->campaign) != 0) return EXIT_USAGE;
+    if (cli_campaign_arg(p->campaign) != 0 || cli_busy_timeout(args, &p->busy_timeout_s) != 0)
+        return EXIT_USAGE;
     if (p->ca && cli_check_readable("ca", p->ca, "a PEM file of CA certificates") != 0)
         return EXIT_USAGE;
     bool bad_token;
@@ -128,10 +137,12 @@ static int read_publication(const cli_args *args, publication *p)
     /* A bearer token over plain HTTP is readable by anyone on the path:
      * refused unless asked for by name. */
     if (p->token && strncasecmp(p->url, "https://", 8) != 0 && !cli_flag(args, "token-over-http")) {
-        cli_error("publish: a bearer token (from %s) is sent over https only, and --url is %.8s...: "
+        char variable[QUOTE_TEXT], url[QUOTE_TEXT];
+        cli_error("publish: a bearer token (from %s) is sent over https only, and --url is %s...: "
                   "use an https URL, unset the variable to upload without a token, or pass "
                   "--token-over-http to send it in the clear",
-                  token_env ? token_env : DEFAULT_TOKEN_ENV, p->url);
+                  quote_text(token_env ? token_env : DEFAULT_TOKEN_ENV, variable, sizeof variable),
+                  quote_span(p->url, strnlen(p->url, 8), url, sizeof url));
         return EXIT_USAGE;
     }
     return EXIT_OK;
@@ -140,7 +151,7 @@ static int read_publication(const cli_args *args, publication *p)
 /* The upload, written from the database. */
 static int read_body(publication *p, char **body, size_t *len)
 {
-    store *st = cli_open_existing_db(p->path);
+    store *st = cli_open_existing_db(p->path, p->busy_timeout_s);
     if (!st) return EXIT_FAILED;
     if (!p->campaign) {
         if (cli_only_campaign(st, "publish", p->only_campaign,
@@ -154,7 +165,8 @@ static int read_body(publication *p, char **body, size_t *len)
     int rc = write_body(store_handle(st), p->path, p->format, p->campaign, body, len, &err);
     store_close(st);
     if (rc != 0) {
-        cli_error("publish: %s: %s", p->path, err.message);
+        char shown[QUOTE_PATH];
+        cli_error("publish: %s: %s", quote_text(p->path, shown, sizeof shown), err.message);
         return EXIT_FAILED;
     }
     return EXIT_OK;
@@ -191,8 +203,9 @@ static int upload(const publication *p, const char *body, size_t len, long *stat
     int rc = http_send(&policy, &rq, &hooks, &result, &err);
     http_client_stop();
     if (rc != 0) {
-        cli_error("publish: campaign %s of %s was not published: %s", p->campaign, p->path,
-                  err.message);
+        char shown[QUOTE_PATH];
+        cli_error("publish: campaign %s of %s was not published: %s", p->campaign,
+                  quote_text(p->path, shown, sizeof shown), err.message);
         return EXIT_FAILED;
     }
     *status = result.status;
@@ -220,9 +233,10 @@ int cmd_publish(int argc, char **argv)
     rc = upload(&p, body, len, &status);
     free(body);
     if (rc != EXIT_OK) return rc;
-    char origin[512];
+    char origin[512], shown[QUOTE_PATH];
     http_url_origin(p.url, origin, sizeof origin);
-    printf("published campaign %s of %s (%s, %zu bytes%s) to %s: HTTP %ld\n", p.campaign, p.path,
+    printf("published campaign %s of %s (%s, %zu bytes%s) to %s: HTTP %ld\n", p.campaign,
+           quote_text(p.path, shown, sizeof shown),
            strcmp(p.format, "t4") == 0 ? "T4 results" : "HTML report", len,
            p.token ? ", with a bearer token" : "", origin, status);
     return EXIT_OK;

@@ -8,6 +8,8 @@
 #include "db_open.h"
 #include "query.h"
 #include "query_json.h"
+#include "quote.h"
+#include "terminal_text.h"
 
 static const cli_option options[] = {
     {"db", "FILE", false, "result database (required)"},
@@ -16,6 +18,7 @@ static const cli_option options[] = {
     {"limit", "N", false, "rows per campaign where the query ranks (top; default 20)"},
     {"format", "FORMAT", false, "table (default), csv or json"},
     {"list", NULL, false, "list the queries and what each returns"},
+    BUSY_TIMEOUT_OPTION,
 };
 
 /* Display width of UTF-8 text: one column per character. */
@@ -51,29 +54,39 @@ static void print_cell(const char *text, size_t width, bool last)
         for (size_t k = w; k < width + 2; k++) putchar(' ');
 }
 
+/* A cell as the table shows it: what the database holds, escaped (its
+ * texts may hold any bytes), NULL as "NULL". Cut at MAX_COLUMN anyway, so
+ * a cell longer than the room here loses nothing shown. */
+static const char *shown_cell(const char *text, char *buf, size_t len)
+{
+    return quote_text(text ? text : "NULL", buf, len);
+}
+
 static void print_table(const query_table *t)
 {
     size_t *widths = calloc(t->n_cols ? t->n_cols : 1, sizeof *widths);
     if (!widths) {
-        csv_write_table(stdout, t);
+        terminal_data data;
+        csv_write_table(terminal_data_begin(&data), t);
+        terminal_data_end(&data);
         return;
     }
+    char shown[QUOTE_TEXT];
     for (size_t c = 0; c < t->n_cols; c++) {
-        widths[c] = text_width(t->cols[c]);
+        widths[c] = text_width(shown_cell(t->cols[c], shown, sizeof shown));
         for (size_t r = 0; r < t->n_rows; r++) {
-            const char *cell = t->cells[r * t->n_cols + c];
-            size_t w = text_width(cell ? cell : "NULL");
+            size_t w = text_width(shown_cell(t->cells[r * t->n_cols + c], shown, sizeof shown));
             if (w > widths[c]) widths[c] = w;
         }
         if (widths[c] > MAX_COLUMN) widths[c] = MAX_COLUMN;
     }
-    for (size_t c = 0; c < t->n_cols; c++) print_cell(t->cols[c], widths[c], c + 1 == t->n_cols);
+    for (size_t c = 0; c < t->n_cols; c++)
+        print_cell(shown_cell(t->cols[c], shown, sizeof shown), widths[c], c + 1 == t->n_cols);
     putchar('\n');
     for (size_t r = 0; r < t->n_rows; r++) {
-        for (size_t c = 0; c < t->n_cols; c++) {
-            const char *cell = t->cells[r * t->n_cols + c];
-            print_cell(cell ? cell : "NULL", widths[c], c + 1 == t->n_cols);
-        }
+        for (size_t c = 0; c < t->n_cols; c++)
+            print_cell(shown_cell(t->cells[r * t->n_cols + c], shown, sizeof shown), widths[c],
+                       c + 1 == t->n_cols);
         putchar('\n');
     }
     free(widths);
@@ -115,11 +128,15 @@ int cmd_query(int argc, char **argv)
     if (!q) {
         char names[512];
         query_names(names, sizeof names);
-        cli_error("query: no query named '%s'; the queries are: %s", name, names);
+        char shown[QUOTE_TEXT];
+        cli_error("query: no query named '%s'; the queries are: %s",
+                  quote_text(name, shown, sizeof shown), names);
         return EXIT_USAGE;
     }
     if (strcmp(format, "table") != 0 && strcmp(format, "csv") != 0 && strcmp(format, "json") != 0) {
-        cli_error("query: --format '%s' is not one of: table, csv, json", format);
+        char shown[QUOTE_TEXT];
+        cli_error("query: --format '%s' is not one of: table, csv, json",
+                  quote_text(format, shown, sizeof shown));
         return EXIT_USAGE;
     }
     if (cli_campaign_arg(campaign) != 0) return EXIT_USAGE;
@@ -135,20 +152,25 @@ int cmd_query(int argc, char **argv)
             return EXIT_USAGE;
         }
     }
-    store *st = cli_open_existing_db(path);
+    double busy_timeout_s;
+    if (cli_busy_timeout(&args, &busy_timeout_s) != 0) return EXIT_USAGE;
+    store *st = cli_open_existing_db(path, busy_timeout_s);
     if (!st) return EXIT_FAILED;
     const char *params[QUERY_N_PARAMS] = {campaign, plugin, limit};
     query_table t;
     skytune_error err = {0};
     if (query_run_named(store_handle(st), name, params, QUERY_N_PARAMS, &t, &err) != 0) {
-        cli_error("%s: %s", path, err.message);
+        char shown[QUOTE_PATH];
+        cli_error("%s: %s", quote_text(path, shown, sizeof shown), err.message);
         store_close(st);
         return EXIT_FAILED;
     }
     store_close(st);
     rc = EXIT_OK;
     if (strcmp(format, "csv") == 0) {
-        if (csv_write_table(stdout, &t) != 0) rc = EXIT_FAILED;
+        terminal_data data;
+        if (csv_write_table(terminal_data_begin(&data), &t) != 0) rc = EXIT_FAILED;
+        if (terminal_data_end(&data) != 0) rc = EXIT_FAILED;
     } else if (strcmp(format, "json") == 0) {
         json_t *rows = query_table_to_json(&t);
         if (!rows || json_dumpf(rows, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER |

@@ -5,6 +5,7 @@
 #include "cli.h"
 #include "db_open.h"
 #include "html_report.h"
+#include "quote.h"
 #include "report.h"
 #include "report_csv.h"
 
@@ -15,6 +16,7 @@ static const cli_option options[] = {
     {"html", "OUT.html", false, "write the report here (required)"},
     {"csv", "DIR", false, "also write each table's and chart's data as CSV files into DIR"},
     {"top", "N", false, "configurations in each campaign's top table (default 20)"},
+    BUSY_TIMEOUT_OPTION,
 };
 
 int cmd_report(int argc, char **argv)
@@ -49,14 +51,17 @@ int cmd_report(int argc, char **argv)
         cli_error("report: --top takes a number of configurations from 1 to 100000");
         return EXIT_USAGE;
     }
-    store *st = cli_open_existing_db(path);
+    double busy_timeout_s;
+    if (cli_busy_timeout(&args, &busy_timeout_s) != 0) return EXIT_USAGE;
+    store *st = cli_open_existing_db(path, busy_timeout_s);
     if (!st) return EXIT_FAILED;
     report_options opts = {.campaign = campaign, .plugin = plugin, .top = (unsigned)top,
                            .source = path};
     report_data data;
     skytune_error err = {0};
     if (report_load(store_handle(st), &opts, &data, &err) != 0) {
-        cli_error("%s: %s", path, err.message);
+        char shown[QUOTE_PATH];
+        cli_error("%s: %s", quote_text(path, shown, sizeof shown), err.message);
         store_close(st);
         return EXIT_FAILED;
     }
@@ -69,9 +74,13 @@ int cmd_report(int argc, char **argv)
         cli_error("report: %s", err.message);
         rc = EXIT_FAILED;
     } else {
-        printf("wrote %s (%zu campaign%s)", html, data.tables[REPORT_CAMPAIGNS].n_rows,
+        char shown[QUOTE_PATH];
+        printf("wrote %s (%zu campaign%s)", quote_text(html, shown, sizeof shown),
+               data.tables[REPORT_CAMPAIGNS].n_rows,
                data.tables[REPORT_CAMPAIGNS].n_rows == 1 ? "" : "s");
-        if (csv_dir) printf(" and the CSV files of its tables into %s", csv_dir);
+        if (csv_dir)
+            printf(" and the CSV files of its tables into %s",
+                   quote_text(csv_dir, shown, sizeof shown));
         printf("\n");
     }
     report_free(&data);

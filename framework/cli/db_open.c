@@ -4,13 +4,23 @@
 #include <stdlib.h>
 
 #include "cli.h"
+#include "run_common.h"
 #include "store_campaigns.h"
 
-store *cli_open_existing_db(const char *path)
+int cli_busy_timeout(const cli_args *args, double *seconds)
+{
+    const char *text = cli_get(args, "busy-timeout");
+    *seconds = STORE_BUSY_TIMEOUT_S;
+    /* Above 0: no wait at all would end a campaign on another run's
+     * transaction of a millisecond. */
+    return text ? run_parse_positive_duration("busy-timeout", text, seconds) : 0;
+}
+
+store *cli_open_existing_db(const char *path, double busy_timeout_s)
 {
     store *st;
     skytune_error err;
-    if (store_open_for_reading(path, &st, &err) != 0) {
+    if (store_open_for_reading(path, busy_timeout_s, &st, &err) != 0) {
         cli_error("%s", err.message);
         return NULL;
     }

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "quote.h"
 
 static const struct {
     const char *name;
@@ -59,7 +60,8 @@ int main(int argc, char **argv)
         if (strcmp(argv[1], commands[k].name) == 0) return commands[k].run(argc - 2, argv + 2);
     /* Not listed: the engine starts its own worker processes this way. */
     if (strcmp(argv[1], "worker") == 0) return cmd_worker(argc - 2, argv + 2);
-    cli_error("unknown command '%s'", argv[1]);
+    char shown[QUOTE_TEXT];
+    cli_error("unknown command '%s'", quote_text(argv[1], shown, sizeof shown));
     usage(stderr);
     return EXIT_USAGE;
 }

@@ -7,15 +7,20 @@
 #include <unistd.h>
 
 #include "http_client.h"
+#include "quote.h"
 #include "run_common.h"
+#include "terminal_text.h"
 
-/* The notifier's lines, from its sending thread: one fprintf each, so
- * they never interleave with another line. On a terminal the progress bar
- * on that line is cleared first; it is drawn again with the next
+/* The notifier's lines, from its sending thread: stderr locked for each,
+ * so they never interleave with another line. On a terminal the progress
+ * bar on that line is cleared first; it is drawn again with the next
  * configuration. */
 static void print_log_line(void *ctx, const char *text)
 {
-    fprintf(stderr, "%sskytune: %s\n", isatty(STDERR_FILENO) ? "\r\033[K" : "", text);
+    flockfile(stderr);
+    if (isatty(STDERR_FILENO)) fputs("\r\033[K", stderr);
+    terminal_message(text);
+    funlockfile(stderr);
 }
 
 /* The database's path as the events give it: absolute, so that a message
@@ -75,8 +80,10 @@ int notify_command_open(const notify_command_settings *s, const char *command, c
      * as failed deliveries once the campaign runs. */
     FILE *ca = s->ca ? fopen(s->ca, "r") : NULL;
     if (s->ca && !ca) {
-        cli_error("%s %s: %s (give a PEM file of CA certificates)", s->ca_origin, s->ca,
-                  strerror(errno));
+        int why = errno;
+        char shown[QUOTE_PATH];
+        cli_error("%s %s: %s (give a PEM file of CA certificates)", s->ca_origin,
+                  quote_text(s->ca, shown, sizeof shown), strerror(why));
         return EXIT_USAGE;
     }
     if (ca) fclose(ca);

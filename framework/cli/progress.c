@@ -7,6 +7,7 @@
 
 #include "clock.h"
 #include "quote.h"
+#include "terminal_text.h"
 
 /* Redrawing a bar faster than this only costs time on slow terminals. */
 #define REDRAW_INTERVAL_S 0.1
@@ -186,13 +187,15 @@ static void draw_bar(progress *p, const progress_campaign *c)
                         (unsigned long long)c->evaluated, (unsigned long long)c->planned, counts,
                         rate, eta_text, best);
     if (c->in_flight && used > 0 && (size_t)used < sizeof line) {
-        char stage[64];
+        char stage[64], config[QUOTE_PATH];
         format_stage(c, stage, sizeof stage);
+        /* Escaped before the line is fitted to the terminal's columns. */
+        quote_text(c->config, config, sizeof config);
         if (stopping(p))
             snprintf(line + used, sizeof line - (size_t)used,
-                     "  | stopping after %s (%s; Ctrl-C again: now)", c->config, stage);
+                     "  | stopping after %s (%s; Ctrl-C again: now)", config, stage);
         else
-            snprintf(line + used, sizeof line - (size_t)used, "  | %s: %s", stage, c->config);
+            snprintf(line + used, sizeof line - (size_t)used, "  | %s: %s", stage, config);
     }
     /* One column short of the width: a line that fills it would wrap on
      * some terminals, and the next redraw would start a line lower. */
@@ -237,9 +240,11 @@ static const char *pad_left(const char *text, int width, char *buf, size_t len)
     return buf;
 }
 
+/* Lines that show a configuration or a label are written escaped
+ * (terminal_text.h): a recorded dataset names its own. */
 static void print_line_prefix(const progress *p, const char *label)
 {
-    if (label) fprintf(p->out, "[%s] ", label);
+    if (label) terminal_fprintf(p->out, "[%s] ", label);
 }
 
 /* After the first configuration measured in this run: what the whole run
@@ -289,9 +294,10 @@ static void print_log_line(progress *p, const tuning_loop_event *ev)
     char time_column[48];
     pad_left(m->status == MEAS_OK ? time_text : "-", 10, time_column, sizeof time_column);
     print_line_prefix(p, ev->label);
-    fprintf(p->out, "[%llu/%llu] %-12s %s %16s  %s%s%s\n", (unsigned long long)ev->evaluated,
-            (unsigned long long)ev->planned, measurement_status_name(m->status), time_column,
-            gflops, ev->config_text, ev->cached ? " (stored)" : "", reason);
+    terminal_fprintf(p->out, "[%llu/%llu] %-12s %s %16s  %s%s%s\n",
+                     (unsigned long long)ev->evaluated, (unsigned long long)ev->planned,
+                     measurement_status_name(m->status), time_column, gflops, ev->config_text,
+                     ev->cached ? " (stored)" : "", reason);
     fflush(p->out);
 }
 
@@ -317,7 +323,7 @@ static void print_failure_line(progress *p, progress_campaign *c, const tuning_l
                  measurement_status_name(m->status), ev->config_text,
                  reason_of(m, shown, sizeof shown), measurement_status_name(m->status));
     progress_finish(p);
-    fprintf(p->out, "%s\n", line);
+    terminal_fprintf(p->out, "%s\n", line);
 }
 
 /* A multi-phase strategy's new phase, before the evaluation that began it:
@@ -387,10 +393,11 @@ void progress_activity(void *ctx, const tuning_loop_activity *a)
     format_wait_s(a->elapsed_s, time, sizeof time);
     print_line_prefix(p, a->label);
     if (a->checking_health)
-        fprintf(p->out, "still checking the device's health before %s: %s\n", a->config_text, time);
+        terminal_fprintf(p->out, "still checking the device's health before %s: %s\n",
+                         a->config_text, time);
     else
-        fprintf(p->out, "still measuring %s: stage %s, %s\n", a->config_text,
-                a->stage == STAGE_NONE ? "starting" : measure_stage_name(a->stage), time);
+        terminal_fprintf(p->out, "still measuring %s: stage %s, %s\n", a->config_text,
+                         a->stage == STAGE_NONE ? "starting" : measure_stage_name(a->stage), time);
     fflush(p->out);
 }
 
@@ -448,6 +455,6 @@ void progress_notice(void *ctx, const char *text)
     progress *p = ctx;
     progress_finish(p);
     fflush(p->out);
-    fprintf(stderr, "skytune: %s\n", text);
+    terminal_message(text);
     fflush(stderr);
 }

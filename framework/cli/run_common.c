@@ -8,10 +8,12 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "db_open.h"
 #include "http_client.h"
 #include "progress.h"
 #include "quantity.h"
 #include "quote.h"
+#include "terminal_text.h"
 
 const cli_option run_supervision_options[] = {
     {"timeout-floor", "DURATION", false, "watchdog: a configuration may take this long after its build, plus --timeout-factor times the slowest ok one so far or, for its runs, its own verification (default 10s)"},
@@ -27,6 +29,7 @@ const cli_option run_supervision_options[] = {
     {"no-cache", NULL, false, "compile every configuration from source, keep no binaries (also no compile workers)"},
     {"health-threshold", "FRACTION", false, "after a fault, the best configuration is re-timed; a drift past this marks the device degraded (default 0.25)"},
     {"no-isolation", NULL, false, "measure in this process, without a supervised worker (for debugging a plugin: a crash ends the run)"},
+    BUSY_TIMEOUT_OPTION,
 };
 const size_t run_supervision_option_count =
     sizeof run_supervision_options / sizeof run_supervision_options[0];
@@ -188,6 +191,7 @@ int run_parse_supervision(const cli_args *args, tuning_request *rq)
         }
         rq->measure_ahead = (int)ahead;
     }
+    if (cli_busy_timeout(args, &rq->busy_timeout_s) != 0) return -1;
     rq->retry_failed = cli_flag(args, "retry-failed");
     rq->no_cache = cli_flag(args, "no-cache");
     rq->cache_dir = cli_get(args, "cache-dir");
@@ -257,22 +261,23 @@ void run_print_start(void *ctx, const tuning_started *s)
     progress *p = ctx;
     progress_begin(p, s->label);
     if (p->quiet) return;
-    fprintf(stdout, "%s campaign %lld: %s %s on %s (%s)\n  problem %s\n  strategy %s over %llu "
+    /* The plugin's, the driver's and the user's words (a version, a device,
+     * a dataset's name in the problem, the cache folder) go out escaped. */
+    terminal_printf("%s campaign %lld: %s %s on %s (%s)\n  problem %s\n  strategy %s over %llu "
                     "valid %s\n",
-            s->resumed ? "continuing" : "starting", (long long)s->campaign_id, s->plugin,
-            s->plugin_version, s->device, s->platform, s->problem_text, s->strategy,
-            (unsigned long long)s->space_count, configurations(s->space_count));
+                    s->resumed ? "continuing" : "starting", (long long)s->campaign_id, s->plugin,
+                    s->plugin_version, s->device, s->platform, s->problem_text, s->strategy,
+                    (unsigned long long)s->space_count, configurations(s->space_count));
     print_continuation(s);
     if (!strcmp(s->platform, "replay")) {
         fflush(stdout);
         return;
     }
-    if (s->verification) printf("  outputs verified against %s\n", s->verification);
-    printf("  measured %s (%u spare%s); %u compile worker%s; binary cache %s\n",
-           s->isolated ? "in a supervised worker" : "in this process (--no-isolation)",
-           s->measure_ahead, s->measure_ahead == 1 ? "" : "s",
-           s->compile_jobs, s->compile_jobs == 1 ? "" : "s",
-           s->cache_dir ? s->cache_dir : "off");
+    if (s->verification) terminal_printf("  outputs verified against %s\n", s->verification);
+    terminal_printf("  measured %s (%u spare%s); %u compile worker%s; binary cache %s\n",
+                    s->isolated ? "in a supervised worker" : "in this process (--no-isolation)",
+                    s->measure_ahead, s->measure_ahead == 1 ? "" : "s", s->compile_jobs,
+                    s->compile_jobs == 1 ? "" : "s", s->cache_dir ? s->cache_dir : "off");
     fflush(stdout);
 }
 
@@ -339,7 +344,7 @@ static uint64_t entries_told(const cache_entries *e)
 int run_print_outcome(const tuning_outcome *out, const char *label)
 {
     const tuning_loop_result *r = &out->result;
-    if (label) printf("[%s] ", label);
+    if (label) terminal_printf("[%s] ", label);
     printf("campaign %lld: %s after %llu %s (%llu measured, %llu from the database) in %.1f s\n",
            (long long)out->campaign_id, tuning_loop_stop_name(r->stop),
            (unsigned long long)r->evaluated, configurations(r->evaluated),
@@ -376,7 +381,7 @@ int run_print_outcome(const tuning_outcome *out, const char *label)
     if (r->have_best) {
         char best[32];
         format_duration_ns(r->best_ns, best, sizeof best);
-        printf("best: %s  (%s", out->best_text, best);
+        terminal_printf("best: %s  (%s", out->best_text, best);
         if (r->best_gflops > 0) printf(", %.2f GFLOP/s", r->best_gflops);
         printf(")\n");
     } else {

@@ -17,8 +17,8 @@ extern const size_t run_supervision_option_count;
  * entries); returns how many. */
 size_t run_options_with_supervision(const cli_option *options, size_t n, cli_option *out);
 
-/* The isolation and compiling options, into the request. Prints the
- * problem and returns -1 on bad input. */
+/* The isolation and compiling options, and --busy-timeout, into the
+ * request. Prints the problem and returns -1 on bad input. */
 int run_parse_supervision(const cli_args *args, tuning_request *rq);
 
 /* A duration longer than 0 for --OPTION (prints the problem and returns -1

@@ -236,11 +236,17 @@ static int find_ids(recorded_run *r, store_campaign_spec *cspec, skytune_error *
     return failed ? -1 : 0;
 }
 
+double tuning_request_busy_timeout_s(const tuning_request *rq)
+{
+    return rq->busy_timeout_s > 0 ? rq->busy_timeout_s : STORE_BUSY_TIMEOUT_S;
+}
+
 /* The database, and in it the campaign: found again, or new. */
 static int open_campaign(recorded_run *r, skytune_error *err)
 {
     const tuning_request *rq = r->rq;
-    if (store_open(rq->db_path, true, &r->st, err) != 0) return -1;
+    if (store_open(rq->db_path, true, tuning_request_busy_timeout_s(rq), &r->st, err) != 0)
+        return -1;
     store_campaign_spec cspec = {
         .strategy = r->strategy_name,
         .settings = r->settings,
@@ -279,7 +285,9 @@ static int begin_invocation(recorded_run *r, skytune_error *err)
     r->invocation_open = true;
     store_set_retry_failed(r->st, rq->retry_failed);
     if (r->rc->claim_stale_after_s > 0) {
-        if (store_open(rq->db_path, false, &r->claim_store, err) != 0) return -1;
+        if (store_open(rq->db_path, false, tuning_request_busy_timeout_s(rq), &r->claim_store,
+                       err) != 0)
+            return -1;
         store_set_retry_failed(r->claim_store, rq->retry_failed);
         claimant_init(&r->claims, r->claim_store, r->rc->claim_stale_after_s, rq->stop_requested);
     }

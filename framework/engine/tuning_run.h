@@ -46,6 +46,7 @@ typedef struct tuning_request {
     const char *device;                  /* selector, may be NULL */
     const char *label;                   /* names the campaign in events (several at once) */
     const char *db_path;
+    double busy_timeout_s;               /* wait for a lock on it; 0: STORE_BUSY_TIMEOUT_S */
     const char *command;                 /* recorded with the campaign */
     /* Isolation: the skytune executable that runs `worker measure` and
      * `worker compile`; NULL measures in this process, unsupervised. */
@@ -110,6 +111,10 @@ typedef struct tuning_outcome {
     int64_t campaign_id;
     char best_text[4096];
 } tuning_outcome;
+
+/* How long the request's connections wait for a lock on its database:
+ * busy_timeout_s, or the store's default when that is 0. */
+double tuning_request_busy_timeout_s(const tuning_request *rq);
 
 /* With rq->replay set, the dataset stands in for the device: the space is
  * the T1 file's (rq->space_file) or the dataset's own parameter lists,

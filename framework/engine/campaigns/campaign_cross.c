@@ -148,7 +148,8 @@ int campaign_cross_run(const campaign_file *f, const campaign_plan *p, const tun
         rc = tuning_run(&check, NULL, NULL, &seen[u], err);
     }
     store *st = NULL;
-    if (rc == 0) rc = store_open(base->db_path, false, &st, err);
+    if (rc == 0)
+        rc = store_open(base->db_path, false, tuning_request_busy_timeout_s(base), &st, err);
     for (size_t u = 0; u < n && rc == 0; u++) {
         if (!first[u]) continue;
         if (base->stop_requested && *base->stop_requested) {

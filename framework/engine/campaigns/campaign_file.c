@@ -10,6 +10,7 @@
 #include <yaml.h>
 
 #include "quantity.h"
+#include "quote.h"
 #include "sweep_values.h"
 
 /* A reader over one parsed YAML document. */
@@ -36,9 +37,8 @@ static int vfail(const campaign_file *f, int line, skytune_error *err, const cha
 {
     char text[sizeof err->message];
     vsnprintf(text, sizeof text, fmt, ap);
-    if (line > 0)
-        return err_set(err, "%s:%d: %s", f->path, line, text);
-    return err_set(err, "%s: %s", f->path, text);
+    if (line > 0) return err_set(err, "%s:%d: %s", f->name, line, text);
+    return err_set(err, "%s: %s", f->name, text);
 }
 
 int campaign_file_err(const campaign_file *f, int line, skytune_error *err, const char *fmt, ...)
@@ -613,6 +613,8 @@ static const key_entry top_keys[] = {
 static int set_paths(campaign_file *f, const char *path)
 {
     f->path = strdup(path);
+    char name[QUOTE_PATH];
+    f->name = strdup(quote_text(path, name, sizeof name));
     const char *slash = strrchr(path, '/');
     f->dir = slash ? strndup(path, (size_t)(slash - path) + (slash == path)) : strdup(".");
     const char *base = slash ? slash + 1 : path;
@@ -620,7 +622,7 @@ static int set_paths(campaign_file *f, const char *path)
     size_t stem = dot && dot != base ? (size_t)(dot - base) : strlen(base);
     size_t len = (slash ? (size_t)(base - path) : 0) + stem + 4;
     f->database = malloc(len);
-    if (!f->path || !f->dir || !f->database) return -1;
+    if (!f->path || !f->name || !f->dir || !f->database) return -1;
     snprintf(f->database, len, "%.*s%.*s.db", slash ? (int)(base - path) : 0, path, (int)stem,
              base);
     return 0;
@@ -639,7 +641,9 @@ int campaign_file_read(const char *path, campaign_file *out, skytune_error *err)
     if (!fp) {
         int e = errno;
         campaign_file_free(out);
-        return err_set(err, "campaign file %s: %s", path, strerror(e));
+        char name[QUOTE_PATH];
+        return err_set(err, "campaign file %s: %s", quote_text(path, name, sizeof name),
+                       strerror(e));
     }
     yaml_parser_t parser;
     reader r = {.f = out, .err = err};
@@ -710,6 +714,7 @@ void campaign_file_free(campaign_file *f)
 {
     if (!f) return;
     free(f->path);
+    free(f->name);
     free(f->dir);
     free(f->plugin.text);
     free(f->preset.text);

@@ -49,6 +49,7 @@ typedef struct slurm_settings {
 
 typedef struct campaign_file {
     char *path;                /* as given */
+    char *name;                /* as messages name it: quoted (quote.h) */
     char *dir;                 /* its directory: relative paths resolve against it */
     located_text plugin;
     located_text preset;       /* text NULL: none */

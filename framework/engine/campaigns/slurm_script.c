@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 
 #include "campaign_plan.h"
+#include "quote.h"
 
 /* A shell word: single-quoted, each ' written as '\''. */
 static void put_word(FILE *out, const char *text)
@@ -55,16 +56,20 @@ static FILE *open_script(const slurm_job *job, const char *name, char *path, siz
 {
     snprintf(path, len, "%s/%s", job->out_dir, name);
     FILE *out = fopen(path, "w");
-    if (!out) err_set(err, "cannot write %s: %s", path, strerror(errno));
+    char shown[QUOTE_PATH];
+    if (!out)
+        err_set(err, "cannot write %s: %s", quote_text(path, shown, sizeof shown), strerror(errno));
     return out;
 }
 
 static int close_script(FILE *out, const char *path, skytune_error *err)
 {
     int bad = ferror(out);
-    if (fclose(out) != 0 || bad) return err_set(err, "cannot write %s: %s", path, strerror(errno));
-    if (chmod(path, 0755) != 0) return err_set(err, "cannot make %s executable: %s", path,
-                                               strerror(errno));
+    char shown[QUOTE_PATH];
+    quote_text(path, shown, sizeof shown);
+    if (fclose(out) != 0 || bad) return err_set(err, "cannot write %s: %s", shown, strerror(errno));
+    if (chmod(path, 0755) != 0)
+        return err_set(err, "cannot make %s executable: %s", shown, strerror(errno));
     return 0;
 }
 

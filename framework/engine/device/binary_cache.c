@@ -14,6 +14,7 @@
 
 #include "compiler_inputs.h"
 #include "hash.h"
+#include "quote.h"
 
 /* An entry file: a fixed header, the key text, then the payload (the
  * program binary, or a failure's status and build log). Numbers are little
@@ -45,7 +46,7 @@ struct binary_cache {
     bool dir_sized;
     uint64_t dir_bytes;
     binary_cache_counts counts;
-    char distrust[256];         /* why the folder is not used; "" when it is */
+    char distrust[QUOTE_PATH + 96]; /* why the folder is not used; "" when it is */
     char last_error[sizeof ((skytune_error *)0)->message];
     char store_reason[256];     /* why the last store that failed did */
 };
@@ -229,7 +230,9 @@ static int make_dirs(const char *dir, skytune_error *err)
         *p = '\0';
         if (mkdir(path, 0700) != 0 && errno != EEXIST) {
             int e = errno;
-            err_set(err, "cannot create the binary cache folder %s: %s", path, strerror(e));
+            char shown[QUOTE_PATH];
+            err_set(err, "cannot create the binary cache folder %s: %s",
+                    quote_text(path, shown, sizeof shown), strerror(e));
             free(path);
             errno = e;
             return -1;
@@ -239,8 +242,10 @@ static int make_dirs(const char *dir, skytune_error *err)
     }
     free(path);
     struct stat st;
+    char shown[QUOTE_PATH];
     if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
-        err_set(err, "the binary cache folder %s is not a folder", dir);
+        err_set(err, "the binary cache folder %s is not a folder",
+                quote_text(dir, shown, sizeof shown));
         errno = ENOTDIR;
         return -1;
     }
@@ -268,10 +273,12 @@ typedef struct cache_listing {
 static int list_cache_files(const char *dir, cache_listing *out, skytune_error *err)
 {
     memset(out, 0, sizeof *out);
+    char shown[QUOTE_PATH];
+    quote_text(dir, shown, sizeof shown);
     DIR *d = opendir(dir);
     if (!d) {
         if (errno == ENOENT) return 0;
-        return err_set(err, "cannot list the binary cache folder %s: %s", dir, strerror(errno));
+        return err_set(err, "cannot list the binary cache folder %s: %s", shown, strerror(errno));
     }
     struct dirent *de;
     errno = 0;
@@ -288,7 +295,7 @@ static int list_cache_files(const char *dir, cache_listing *out, skytune_error *
                 closedir(d);
                 free(out->files);
                 memset(out, 0, sizeof *out);
-                return err_set(err, "out of memory listing %s", dir);
+                return err_set(err, "out of memory listing %s", shown);
             }
             out->files = grown;
             out->cap = cap;
@@ -314,7 +321,7 @@ static int list_cache_files(const char *dir, cache_listing *out, skytune_error *
     if (read_errno != 0) {
         free(out->files);
         memset(out, 0, sizeof *out);
-        return err_set(err, "cannot list the binary cache folder %s: %s", dir,
+        return err_set(err, "cannot list the binary cache folder %s: %s", shown,
                        strerror(read_errno));
     }
     return 0;
@@ -348,7 +355,10 @@ int binary_cache_clear(const char *dir, binary_cache_folder_usage *removed, skyt
     int rc = 0;
     for (size_t k = 0; k < l.count; k++) {
         if (remove_cache_file(dir, l.files[k].name) != 0) {
-            rc = err_set(err, "cannot remove %s/%s: %s", dir, l.files[k].name, strerror(errno));
+            int why = errno;
+            char shown[QUOTE_PATH];
+            rc = err_set(err, "cannot remove %s/%s: %s", quote_text(dir, shown, sizeof shown),
+                         l.files[k].name, strerror(why));
             break;
         }
         if (l.files[k].special) {
@@ -394,10 +404,16 @@ static int size_folder(binary_cache *c, skytune_error *err)
         for (size_t k = 0; k < n_entries && total > target; k++) {
             if (remove_cache_file(c->dir, l.files[k].name) != 0) {
                 int e = errno;
+                char shown[QUOTE_PATH];
+                quote_text(c->dir, shown, sizeof shown);
+                /* The name is the cache's own (is_entry_name). */
+                int rc =
+                    err_set(err,
+                            "cannot remove %s/%s to keep the binary cache under %llu "
+                            "bytes: %s",
+                            shown, l.files[k].name, (unsigned long long)c->max_bytes, strerror(e));
                 free(l.files);
-                return err_set(err, "cannot remove %s/%s to keep the binary cache under %llu bytes: %s",
-                               c->dir, l.files[k].name, (unsigned long long)c->max_bytes,
-                               strerror(e));
+                return rc;
             }
             total -= l.files[k].size;
             c->counts.evicted++;
@@ -417,14 +433,15 @@ static int size_folder(binary_cache *c, skytune_error *err)
 static bool owned_privately(const struct stat *st, const char *what, const char *path, char *why,
                             size_t len)
 {
+    char shown[QUOTE_PATH];
     if (st->st_uid != geteuid()) {
-        snprintf(why, len, "%s %s belongs to another user (uid %u)", what, path,
-                 (unsigned)st->st_uid);
+        snprintf(why, len, "%s %s belongs to another user (uid %u)", what,
+                 quote_text(path, shown, sizeof shown), (unsigned)st->st_uid);
         return false;
     }
     if (st->st_mode & (S_IWGRP | S_IWOTH)) {
-        snprintf(why, len, "%s %s can be written by other users (mode %04o)", what, path,
-                 (unsigned)(st->st_mode & 07777));
+        snprintf(why, len, "%s %s can be written by other users (mode %04o)", what,
+                 quote_text(path, shown, sizeof shown), (unsigned)(st->st_mode & 07777));
         return false;
     }
     return true;
@@ -435,7 +452,9 @@ bool binary_cache_folder_trusted(const char *dir, char *why, size_t len)
     struct stat st;
     if (lstat(dir, &st) != 0) return true; /* created private by the first store */
     if (S_ISLNK(st.st_mode)) {
-        snprintf(why, len, "the binary cache folder %s is a symbolic link", dir);
+        char shown[QUOTE_PATH];
+        snprintf(why, len, "the binary cache folder %s is a symbolic link",
+                 quote_text(dir, shown, sizeof shown));
         return false;
     }
     return owned_privately(&st, "the binary cache folder", dir, why, len);
@@ -455,8 +474,10 @@ int binary_cache_open(const char *dir, uint64_t max_bytes, binary_cache **out,
         return -1;
     }
     struct stat st;
+    char shown[QUOTE_PATH];
+    quote_text(path, shown, sizeof shown);
     if (stat(path, &st) == 0 && !S_ISDIR(st.st_mode)) {
-        err_set(err, "the binary cache folder %s exists and is not a folder", path);
+        err_set(err, "the binary cache folder %s exists and is not a folder", shown);
         free(path);
         return -1;
     }
@@ -468,7 +489,8 @@ int binary_cache_open(const char *dir, uint64_t max_bytes, binary_cache **out,
     c->dir = path;
     c->max_bytes = max_bytes;
     if (!binary_cache_folder_trusted(path, c->distrust, sizeof c->distrust) && !c->distrust[0])
-        snprintf(c->distrust, sizeof c->distrust, "the binary cache folder %s is not private", path);
+        snprintf(c->distrust, sizeof c->distrust, "the binary cache folder %s is not private",
+                 shown);
     *out = c;
     return 0;
 }
@@ -650,6 +672,8 @@ int binary_cache_load(binary_cache *c, const binary_cache_key *key, binary_cache
     if (c->distrust[0]) return load_miss(c);
     char *path = join_path(c->dir, key->name, ENTRY_SUFFIX);
     if (!path) return cache_fail(c, err, "out of memory");
+    char shown[QUOTE_PATH]; /* the path in messages: the folder is the user's to name */
+    quote_text(path, shown, sizeof shown);
     /* Never a link (O_NOFOLLOW), and never a wait: a FIFO at an entry's
      * name would block an open without O_NONBLOCK until a writer came. */
     int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
@@ -659,7 +683,7 @@ int binary_cache_load(binary_cache *c, const binary_cache_key *key, binary_cache
             free(path);
             return load_miss(c);
         }
-        cache_fail(c, err, "cannot read the binary cache entry %s: %s", path, strerror(e));
+        cache_fail(c, err, "cannot read the binary cache entry %s: %s", shown, strerror(e));
         free(path);
         return -1;
     }
@@ -669,7 +693,7 @@ int binary_cache_load(binary_cache *c, const binary_cache_key *key, binary_cache
     struct stat st;
     unsigned char header[HEADER_SIZE];
     if (fstat(fd, &st) != 0) {
-        cache_fail(c, err, "cannot read the binary cache entry %s: %s", path, strerror(errno));
+        cache_fail(c, err, "cannot read the binary cache entry %s: %s", shown, strerror(errno));
         goto done;
     }
     char why[256];
@@ -683,7 +707,7 @@ int binary_cache_load(binary_cache *c, const binary_cache_key *key, binary_cache
     }
     int got = read_fully(fd, header, sizeof header);
     if (got < 0) {
-        cache_fail(c, err, "cannot read the binary cache entry %s: %s", path, strerror(errno));
+        cache_fail(c, err, "cannot read the binary cache entry %s: %s", shown, strerror(errno));
         goto done;
     }
     entry_header h;
@@ -701,7 +725,7 @@ int binary_cache_load(binary_cache *c, const binary_cache_key *key, binary_cache
     stored_key = malloc(h.key_len + 1);
     payload = malloc(h.payload_len + 1);
     if (!stored_key || !payload) {
-        cache_fail(c, err, "out of memory reading the binary cache entry %s (%llu bytes)", path,
+        cache_fail(c, err, "out of memory reading the binary cache entry %s (%llu bytes)", shown,
                    (unsigned long long)file_size);
         goto done;
     }
@@ -712,7 +736,7 @@ int binary_cache_load(binary_cache *c, const binary_cache_key *key, binary_cache
     }
     if (got == 0) got = read_fully(fd, payload, h.payload_len);
     if (got < 0) {
-        cache_fail(c, err, "cannot read the binary cache entry %s: %s", path, strerror(errno));
+        cache_fail(c, err, "cannot read the binary cache entry %s: %s", shown, strerror(errno));
         goto done;
     }
     if (got != 0 ||
@@ -754,6 +778,8 @@ static int store_entry(binary_cache *c, const binary_cache_key *key, uint32_t ki
         free(temp);
         return store_fail(c, err, "out of memory", "out of memory");
     }
+    char shown[QUOTE_PATH]; /* the path in messages: the folder is the user's to name */
+    quote_text(path, shown, sizeof shown);
     int fd = mkstemp(temp);
     if (fd < 0 && errno == ENOENT) {
         skytune_error dir_err = {0};
@@ -775,8 +801,9 @@ static int store_entry(binary_cache *c, const binary_cache_key *key, uint32_t ki
     }
     if (fd < 0) {
         int e = errno;
-        store_fail(c, err, strerror(e), "cannot write to the binary cache folder %s: %s", c->dir,
-                   strerror(e));
+        char folder[QUOTE_PATH];
+        store_fail(c, err, strerror(e), "cannot write to the binary cache folder %s: %s",
+                   quote_text(c->dir, folder, sizeof folder), strerror(e));
         free(path);
         free(temp);
         return -1;
@@ -800,7 +827,7 @@ static int store_entry(binary_cache *c, const binary_cache_key *key, uint32_t ki
         if (written) write_errno = errno;
         unlink(temp);
         store_fail(c, err, strerror(write_errno), "cannot write the binary cache entry %s: %s",
-                   path, strerror(write_errno));
+                   shown, strerror(write_errno));
         free(path);
         free(temp);
         return -1;

@@ -2,6 +2,8 @@
 
 #include <stdio.h>
 
+#include "quote.h"
+
 bool cache_entries_count(cache_entries *e, cache_entry_outcome outcome, const char *reason)
 {
     if (outcome == CACHE_ENTRY_FOUND) e->found++;
@@ -15,8 +17,9 @@ bool cache_entries_count(cache_entries *e, cache_entry_outcome outcome, const ch
 
 void cache_entries_unwritable_notice(const char *dir, const char *reason, char *buf, size_t len)
 {
+    char shown[QUOTE_PATH];
     snprintf(buf, len,
              "the binary cache %s cannot be written (%s): the programs built now are not kept, "
              "and the next run compiles them again",
-             dir, reason);
+             quote_text(dir, shown, sizeof shown), reason);
 }

@@ -216,10 +216,14 @@ int cl_device_select(const cl_device_entry *list, size_t count, const char *sele
     }
     char known[700] = "";
     size_t used = 0;
-    for (size_t k = 0; k < count && used < sizeof known - 1; k++)
+    for (size_t k = 0; k < count && used < sizeof known - 1; k++) {
+        /* The driver's names, any bytes. */
+        char platform[QUOTE_TEXT], name[QUOTE_TEXT];
         used += (size_t)snprintf(known + used, sizeof known - used, "%s%u:%u (%s, %s)",
                                  k ? "; " : "", list[k].platform_index, list[k].device_index,
-                                 list[k].info.platform, list[k].info.name);
+                                 quote_text(list[k].info.platform, platform, sizeof platform),
+                                 quote_text(list[k].info.name, name, sizeof name));
+    }
     char shown[QUOTE_TEXT];
     return err_set(err,
                    "--device '%s' matches no OpenCL device; use PLATFORM:DEVICE indices or part "

@@ -8,6 +8,7 @@
 #include <time.h>
 
 #include "clock.h"
+#include "quote.h"
 
 void http_policy_default(http_policy *p)
 {
@@ -70,18 +71,22 @@ void http_url_origin(const char *url, char *buf, size_t len)
         snprintf(buf, len, "(a URL that does not parse)");
         return;
     }
-    snprintf(buf, len, "%s://%s%s%s", parts.scheme, parts.host, parts.port ? ":" : "",
+    /* Shown in messages: quoted, whatever the URL held. */
+    char origin[1024];
+    snprintf(origin, sizeof origin, "%s://%s%s%s", parts.scheme, parts.host, parts.port ? ":" : "",
              parts.port ? parts.port : "");
+    quote_text(origin, buf, len);
     url_parts_free(&parts);
 }
 
 int http_url_check(const char *url, skytune_error *err)
 {
     url_parts parts;
+    char shown[QUOTE_TEXT];
     if (!url || !*url || url_split(url, &parts) != 0)
         return err_set(err, "'%s' is not a URL: give http://HOST[:PORT]/PATH or "
                             "https://HOST[:PORT]/PATH",
-                       url ? url : "");
+                       quote_text(url, shown, sizeof shown));
     bool web = strcmp(parts.scheme, "http") == 0 || strcmp(parts.scheme, "https") == 0;
     bool has_host = parts.host && *parts.host;
     int rc = 0;

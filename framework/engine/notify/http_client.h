@@ -74,8 +74,8 @@ void http_client_stop(void);
 int http_url_check(const char *url, skytune_error *err);
 
 /* The URL without what may be secret, for messages and logs: scheme, host
- * and port only ("https://hooks.slack.com"). A webhook's path is often its
- * key, so it is never printed. */
+ * and port only ("https://hooks.slack.com"), quoted (quote.h). A webhook's
+ * path is often its key, so it is never printed. */
 void http_url_origin(const char *url, char *buf, size_t len);
 
 /* Send one request, retrying as the policy says. Returns 0 when delivered;

@@ -50,7 +50,7 @@ static const char *data_symbol_kind(unsigned type)
     }
 }
 
-int plugin_entry_check_function(const void *symbol, const char *path, skytune_error *err)
+int plugin_entry_check_function(const void *symbol, const char *name, skytune_error *err)
 {
     static const char fix[] = "define it with SKYTUNE_DEFINE_PLUGIN(description) from "
                               "skytune/plugin.h: a function returning a pointer to the "
@@ -62,7 +62,7 @@ int plugin_entry_check_function(const void *symbol, const char *path, skytune_er
         info.dli_saddr == symbol) {
         const char *kind = data_symbol_kind(SYMBOL_TYPE(entry_symbol->st_info));
         if (kind)
-            return err_set(err, "%s: %s is %s, not a function; %s", path, SKYTUNE_PLUGIN_ENTRY,
+            return err_set(err, "%s: %s is %s, not a function; %s", name, SKYTUNE_PLUGIN_ENTRY,
                            kind, fix);
     }
     /* Whatever the symbol table says, calling it jumps to this address: it
@@ -71,12 +71,12 @@ int plugin_entry_check_function(const void *symbol, const char *path, skytune_er
     dl_iterate_phdr(find_segment, &search);
     if (!search.found)
         return err_set(err, "%s: %s points outside every loaded object, not at a function; %s",
-                       path, SKYTUNE_PLUGIN_ENTRY, fix);
+                       name, SKYTUNE_PLUGIN_ENTRY, fix);
     if (!search.executable)
         return err_set(err,
                        "%s: %s lies in a segment that is not executable (data), not a "
                        "function; %s",
-                       path, SKYTUNE_PLUGIN_ENTRY, fix);
+                       name, SKYTUNE_PLUGIN_ENTRY, fix);
     return 0;
 }
 

@@ -16,9 +16,10 @@
 #include "error.h"
 
 /* 0 when symbol (what dlsym returned for the entry) is a function in an
- * executable segment of a loaded object; otherwise an error naming path
- * and saying what the symbol is instead. */
-int plugin_entry_check_function(const void *symbol, const char *path, skytune_error *err);
+ * executable segment of a loaded object; otherwise an error naming the
+ * file (name: as messages name it, quoted) and saying what the symbol is
+ * instead. */
+int plugin_entry_check_function(const void *symbol, const char *name, skytune_error *err);
 
 /* Whether the `size` bytes at address can be read without a fault. */
 int plugin_memory_readable(const void *address, size_t size);

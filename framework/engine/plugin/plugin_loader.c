@@ -13,6 +13,7 @@
 #include "compiler_inputs.h"
 #include "params.h"
 #include "plugin_entry_check.h"
+#include "quote.h"
 #include "space.h"
 #include "t1_plugin.h"
 #include "value.h"
@@ -85,7 +86,7 @@ int plugin_search_dirs(const plugin_search *search, char ***dirs_out, size_t *co
     return 0;
 }
 
-static int check_callbacks(const skytune_plugin *d, const char *path, skytune_error *err)
+static int check_callbacks(const skytune_plugin *d, const char *name, skytune_error *err)
 {
     const struct {
         const char *name;
@@ -103,7 +104,7 @@ static int check_callbacks(const skytune_plugin *d, const char *path, skytune_er
     };
     for (size_t k = 0; k < sizeof required / sizeof required[0]; k++)
         if (!required[k].present)
-            return err_set(err, "plugin %s (%s) lacks the required callback %s", d->name, path,
+            return err_set(err, "plugin %s (%s) lacks the required callback %s", d->name, name,
                            required[k].name);
     return 0;
 }
@@ -112,40 +113,40 @@ static int check_callbacks(const skytune_plugin *d, const char *path, skytune_er
  * one string that drivers split at spaces: keep them to what cannot
  * surprise a driver's splitting. */
 #define BUILD_OPTIONS_MAX 512
-static int check_build_options(const skytune_plugin *d, const char *path, skytune_error *err)
+static int check_build_options(const skytune_plugin *d, const char *name, skytune_error *err)
 {
     const char *o = d->build_options;
     if (!o) return 0;
     size_t n = strlen(o);
     if (n > BUILD_OPTIONS_MAX)
         return err_set(err, "plugin %s (%s): build_options has %zu characters; at most %d", d->name,
-                       path, n, BUILD_OPTIONS_MAX);
+                       name, n, BUILD_OPTIONS_MAX);
     for (size_t k = 0; k < n; k++)
         if (o[k] < ' ' || o[k] > '~' || o[k] == '"' || o[k] == '\'' || o[k] == '\\')
             return err_set(err,
                            "plugin %s (%s): build_options holds character %zu (code %u), which "
                            "is not printable ASCII without quotes and backslashes",
-                           d->name, path, k + 1, (unsigned)(unsigned char)o[k]);
+                           d->name, name, k + 1, (unsigned)(unsigned char)o[k]);
     return 0;
 }
 
 /* Names are shared by expressions, -D macros and SQL columns, so a problem
  * parameter and a tuning parameter may not share one. */
-static int check_names(const skytune_plugin *d, const char *path, skytune_error *err)
+static int check_names(const skytune_plugin *d, const char *name, skytune_error *err)
 {
     const char *seen[512];
     size_t n_seen = 0;
     for (const skytune_problem_param *p = d->problem_params; p && p->name; p++) {
         if (!name_is_identifier(p->name))
             return err_set(err, "plugin %s (%s): problem parameter '%s' is not an identifier",
-                           d->name, path, p->name);
+                           d->name, name, p->name);
         skytune_value v;
         skytune_error verr;
         if (value_parse(p->default_value ? p->default_value : "", p->type, &v, &verr) != 0 ||
             (p->type == SKYTUNE_STRING && value_check_token(NULL, v.s, &verr) != 0)) {
             value_clear(&v); /* value_parse leaves a value that is safe to clear */
             return err_set(err, "plugin %s (%s): default of problem parameter '%s': %s", d->name,
-                           path, p->name, verr.message);
+                           name, p->name, verr.message);
         }
         value_clear(&v);
         if (n_seen < 512) seen[n_seen++] = p->name;
@@ -153,36 +154,36 @@ static int check_names(const skytune_plugin *d, const char *path, skytune_error 
     for (const skytune_tuning_param *t = d->tuning_params; t && t->name; t++) {
         if (!name_is_identifier(t->name))
             return err_set(err, "plugin %s (%s): tuning parameter '%s' is not an identifier",
-                           d->name, path, t->name);
+                           d->name, name, t->name);
         for (size_t k = 0; k < n_seen; k++)
             if (strcmp(seen[k], t->name) == 0)
                 return err_set(err, "plugin %s (%s): the name '%s' is declared twice", d->name,
-                               path, t->name);
+                               name, t->name);
         param_def expanded;
         if (param_expand(t, &expanded, err) != 0)
-            return err_prefix(err, "plugin %s (%s)", d->name, path);
+            return err_prefix(err, "plugin %s (%s)", d->name, name);
         param_free(&expanded);
         if (n_seen < 512) seen[n_seen++] = t->name;
     }
     if (!d->tuning_params || !d->tuning_params[0].name)
-        return err_set(err, "plugin %s (%s) declares no tuning parameter", d->name, path);
+        return err_set(err, "plugin %s (%s) declares no tuning parameter", d->name, name);
     for (const skytune_derived_value *v = d->derived_values; v && v->name; v++) {
         if (!name_is_identifier(v->name) || !v->compute)
             return err_set(err,
                            "plugin %s (%s): derived value '%s' needs an identifier for a name "
                            "and a compute function",
-                           d->name, path, v->name);
+                           d->name, name, v->name);
         for (size_t k = 0; k < n_seen; k++)
             if (strcmp(seen[k], v->name) == 0)
                 return err_set(err, "plugin %s (%s): the name '%s' is declared twice", d->name,
-                               path, v->name);
+                               name, v->name);
         if (n_seen < 512) seen[n_seen++] = v->name;
     }
     for (const skytune_preset *p = d->presets; p && p->name; p++)
         if (!p->settings)
-            return err_set(err, "plugin %s (%s): preset '%s' has no settings", d->name, path,
+            return err_set(err, "plugin %s (%s): preset '%s' has no settings", d->name, name,
                            p->name);
-    return check_build_options(d, path, err);
+    return check_build_options(d, name, err);
 }
 
 /* path names a file (it holds a '/'): dlopen searches the library path for
@@ -191,18 +192,20 @@ static int check_names(const skytune_plugin *d, const char *path, skytune_error 
 static int load_file(const char *path, loaded_plugin *out, skytune_error *err)
 {
     memset(out, 0, sizeof *out);
+    char name[QUOTE_PATH]; /* the file as messages name it */
+    quote_text(path, name, sizeof name);
     void *handle = dlopen(path, RTLD_NOW | RTLD_LOCAL);
-    if (!handle) return err_set(err, "cannot load plugin %s: %s", path, dlerror());
+    if (!handle) return err_set(err, "cannot load plugin %s: %s", name, dlerror());
     void *symbol = dlsym(handle, SKYTUNE_PLUGIN_ENTRY);
     if (!symbol) {
         dlclose(handle);
         return err_set(err,
                        "%s is not a skytune plugin: it does not export %s (define it with "
                        "SKYTUNE_DEFINE_PLUGIN from skytune/plugin.h)",
-                       path, SKYTUNE_PLUGIN_ENTRY);
+                       name, SKYTUNE_PLUGIN_ENTRY);
     }
     /* Calling data would end skytune with SIGSEGV and no word of why. */
-    if (plugin_entry_check_function(symbol, path, err) != 0) {
+    if (plugin_entry_check_function(symbol, name, err) != 0) {
         dlclose(handle);
         return -1;
     }
@@ -212,7 +215,7 @@ static int load_file(const char *path, loaded_plugin *out, skytune_error *err)
     const skytune_plugin *desc = entry();
     if (!desc) {
         dlclose(handle);
-        return err_set(err, "plugin %s returned no description from %s", path,
+        return err_set(err, "plugin %s returned no description from %s", name,
                        SKYTUNE_PLUGIN_ENTRY);
     }
     /* The version first: a description of another ABI may be of another size. */
@@ -221,7 +224,7 @@ static int load_file(const char *path, loaded_plugin *out, skytune_error *err)
         return err_set(err,
                        "plugin %s: %s returned %p, an address that cannot be read, not a "
                        "description",
-                       path, SKYTUNE_PLUGIN_ENTRY, (const void *)desc);
+                       name, SKYTUNE_PLUGIN_ENTRY, (const void *)desc);
     }
     if (desc->abi_version != SKYTUNE_PLUGIN_ABI_VERSION) {
         /* The description lives in the library: read it before unloading. */
@@ -230,7 +233,7 @@ static int load_file(const char *path, loaded_plugin *out, skytune_error *err)
         return err_set(err,
                        "plugin %s was built for plugin ABI version %u, but this skytune loads "
                        "version %u: rebuild the plugin against this skytune's skytune/plugin.h%s",
-                       path, found, SKYTUNE_PLUGIN_ABI_VERSION,
+                       name, found, SKYTUNE_PLUGIN_ABI_VERSION,
                        found == SKYTUNE_PLUGIN_ABI_VERSION - 1 ? ABI_CHANGES_FROM_PREVIOUS : "");
     }
     if (!plugin_memory_readable(desc, sizeof *desc)) {
@@ -238,13 +241,13 @@ static int load_file(const char *path, loaded_plugin *out, skytune_error *err)
         return err_set(err,
                        "plugin %s: the description %s returned at %p is not %zu readable "
                        "bytes (a skytune_plugin)",
-                       path, SKYTUNE_PLUGIN_ENTRY, (const void *)desc, sizeof *desc);
+                       name, SKYTUNE_PLUGIN_ENTRY, (const void *)desc, sizeof *desc);
     }
     if (!desc->name || !name_is_identifier(desc->name) || !desc->version) {
         dlclose(handle);
-        return err_set(err, "plugin %s has no valid name (an identifier) or version", path);
+        return err_set(err, "plugin %s has no valid name (an identifier) or version", name);
     }
-    if (check_callbacks(desc, path, err) != 0 || check_names(desc, path, err) != 0) {
+    if (check_callbacks(desc, name, err) != 0 || check_names(desc, name, err) != 0) {
         dlclose(handle);
         return -1;
     }
@@ -253,7 +256,7 @@ static int load_file(const char *path, loaded_plugin *out, skytune_error *err)
     out->path = strdup(path);
     if (!out->path) {
         dlclose(handle);
-        return err_set(err, "out of memory loading %s", path);
+        return err_set(err, "out of memory loading %s", name);
     }
     /* The hash identifies the plugin build in the store: a changed kernel is
      * a new build whose measurements are not mixed with the old one's. */
@@ -267,7 +270,7 @@ static int load_file(const char *path, loaded_plugin *out, skytune_error *err)
     uint64_t includes = 0;
     if (desc->kernel_source &&
         compiler_includes_digest(desc->kernel_source, desc->build_options, &includes, err) != 0) {
-        err_prefix(err, "plugin %s", path);
+        err_prefix(err, "plugin %s", name);
         plugin_unload(out);
         return -1;
     }
@@ -316,23 +319,26 @@ int plugin_load(const char *name_or_path, const plugin_search *search, loaded_pl
     if (t1_plugin_names_file(name_or_path)) {
         /* Checked like a module's description: the file is the author. */
         if (load_t1_file(name_or_path, out, err) != 0) return -1;
-        if (check_callbacks(out->desc, out->path, err) == 0 &&
-            check_names(out->desc, out->path, err) == 0)
+        char name[QUOTE_PATH];
+        quote_text(out->path, name, sizeof name);
+        if (check_callbacks(out->desc, name, err) == 0 && check_names(out->desc, name, err) == 0)
             return 0;
         plugin_unload(out);
         return -1;
     }
     size_t len = strlen(name_or_path);
+    char name[QUOTE_PATH];
+    quote_text(name_or_path, name, sizeof name);
     int explicit_path = strchr(name_or_path, '/') != NULL ||
                         (len > 3 && strcmp(name_or_path + len - 3, ".so") == 0);
     if (explicit_path) {
         if (!is_regular_file(name_or_path))
-            return err_set(err, "plugin file %s does not exist", name_or_path);
+            return err_set(err, "plugin file %s does not exist", name);
         if (strchr(name_or_path, '/')) return load_file(name_or_path, out, err);
         /* "NAME.so" is the file in the current directory, the one checked
          * above: given to dlopen as "./NAME.so". */
         char *in_current_dir = malloc(len + 3);
-        if (!in_current_dir) return err_set(err, "out of memory loading %s", name_or_path);
+        if (!in_current_dir) return err_set(err, "out of memory loading %s", name);
         snprintf(in_current_dir, len + 3, "./%s", name_or_path);
         int rc = load_file(in_current_dir, out, err);
         free(in_current_dir);
@@ -340,7 +346,7 @@ int plugin_load(const char *name_or_path, const plugin_search *search, loaded_pl
     }
     if (!name_is_identifier(name_or_path))
         return err_set(err, "'%s' is not a plugin name (letters, digits, '_') or a path to a .so",
-                       name_or_path);
+                       name);
     char **dirs;
     size_t n_dirs;
     if (plugin_search_dirs(search, &dirs, &n_dirs, err) != 0) return -1;
@@ -353,9 +359,11 @@ int plugin_load(const char *name_or_path, const plugin_search *search, loaded_pl
     if (rc == 1) {
         char where[900] = "";
         size_t used = 0;
-        for (size_t k = 0; k < n_dirs && used < sizeof where - 1; k++)
+        for (size_t k = 0; k < n_dirs && used < sizeof where - 1; k++) {
+            char dir[QUOTE_PATH];
             used += (size_t)snprintf(where + used, sizeof where - used, "%s%s", k ? ", " : "",
-                                     dirs[k]);
+                                     quote_text(dirs[k], dir, sizeof dir));
+        }
         rc = err_set(err,
                      "unknown plugin '%s': no %s.so in %s (see `skytune plugins`, or pass "
                      "--plugin-dir DIR or a path to the .so)",

@@ -7,6 +7,8 @@
 
 #include <pcg32.h>
 
+#include "quote.h"
+
 /* ------------------------------------------------------------ types */
 
 static const t1_type types[] = {
@@ -157,16 +159,17 @@ void t1_component_set(const t1_type *t, void *data, size_t k, double v)
 
 static int read_raw(const t1_fill *f, void *data, size_t bytes, skytune_error *err)
 {
+    char name[QUOTE_PATH];
+    quote_text(f->data_path, name, sizeof name);
     FILE *in = fopen(f->data_path, "rb");
-    if (!in)
-        return err_set(err, "DataSource %s: %s", f->data_path, strerror(errno));
+    if (!in) return err_set(err, "DataSource %s: %s", name, strerror(errno));
     size_t got = fread(data, 1, bytes, in);
     int failed = ferror(in);
     fclose(in);
-    if (failed) return err_set(err, "DataSource %s: read error", f->data_path);
+    if (failed) return err_set(err, "DataSource %s: read error", name);
     if (got < bytes)
-        return err_set(err, "DataSource %s holds %zu bytes; the argument needs %zu", f->data_path,
-                       got, bytes);
+        return err_set(err, "DataSource %s holds %zu bytes; the argument needs %zu", name, got,
+                       bytes);
     return 0;
 }
 

@@ -12,6 +12,7 @@
 #include <jansson.h>
 
 #include "t1_expressions.h"
+#include "quote.h"
 #include "t1_kernel_internal.h"
 #include "value.h"
 
@@ -22,7 +23,8 @@ int t1_kernel_fail(const t1_kernel *s, skytune_error *err, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(text, sizeof text, fmt, ap);
     va_end(ap);
-    return err_set(err, "%s: %s", s->path, text);
+    char name[QUOTE_PATH];
+    return err_set(err, "%s: %s", quote_text(s->path, name, sizeof name), text);
 }
 
 void t1_problem_name(size_t i, char *buf, size_t len)

@@ -35,6 +35,7 @@
 #include "cl_device.h"
 #include "compiler_inputs.h"
 #include "hash.h"
+#include "quote.h"
 #include "t1.h"
 #include "t1_kernel_internal.h"
 #include "value.h"
@@ -255,11 +256,15 @@ static int read_kernel(t1_kernel *s, const json_t *ks, skytune_error *err)
     size_t len;
     char why[160];
     s->kernel_source = read_whole(s->kernel_file, T1_MAX_KERNEL_BYTES, &len, why, sizeof why);
+    char shown_file[QUOTE_PATH], shown_path[QUOTE_PATH];
+    quote_text(file, shown_file, sizeof shown_file);
     if (!s->kernel_source)
-        return t1_kernel_fail(s, err, "KernelSpecification.KernelFile \"%s\": cannot read %s: %s; "
-                            "KernelFile is the kernel's OpenCL source, relative to the T1 file's "
-                            "folder",
-                    file, s->kernel_file, why);
+        return t1_kernel_fail(s, err,
+                              "KernelSpecification.KernelFile \"%s\": cannot read %s: %s; "
+                              "KernelFile is the kernel's OpenCL source, relative to the T1 file's "
+                              "folder",
+                              shown_file, quote_text(s->kernel_file, shown_path, sizeof shown_path),
+                              why);
     s->hash = hash_fnv1a(s->hash, s->kernel_source, len);
 
     const json_t *options = json_object_get(ks, "CompilerOptions");
@@ -283,7 +288,7 @@ static int read_kernel(t1_kernel *s, const json_t *ks, skytune_error *err)
     uint64_t includes;
     skytune_error include_err = {0};
     if (compiler_includes_digest(s->kernel_source, s->compiler_options, &includes, &include_err) != 0)
-        return t1_kernel_fail(s, err, "KernelSpecification.KernelFile \"%s\": %s", file,
+        return t1_kernel_fail(s, err, "KernelSpecification.KernelFile \"%s\": %s", shown_file,
                               include_err.message);
     if (includes) s->hash = hash_fnv1a(s->hash, &includes, sizeof includes);
     const json_t *shared = json_object_get(ks, "SharedMemory");
@@ -453,9 +458,11 @@ static int read_fill(t1_kernel *s, const char *key, const json_t *a, const t1_ty
         size_t len;
         char why[160];
         char *data = read_whole(fill->data_path, T1_MAX_DATA_BYTES, &len, why, sizeof why);
+        char shown_source[QUOTE_PATH], shown_path[QUOTE_PATH];
         if (!data)
-            return t1_kernel_fail(s, err, "%s: DataSource \"%s\": cannot read %s: %s", key, source,
-                        fill->data_path, why);
+            return t1_kernel_fail(s, err, "%s: DataSource \"%s\": cannot read %s: %s", key,
+                                  quote_text(source, shown_source, sizeof shown_source),
+                                  quote_text(fill->data_path, shown_path, sizeof shown_path), why);
         /* Data is part of the plugin build: new data, new measurements. */
         s->hash = hash_fnv1a(s->hash, data, len);
         free(data);
@@ -733,7 +740,8 @@ int t1_kernel_load(const char *path, t1_kernel **out, skytune_error *err)
     char why[160];
     char *text = read_whole(path, T1_MAX_FILE_BYTES, &len, why, sizeof why);
     if (!text) {
-        int rc = err_set(err, "T1 file %s: %s", path, why);
+        char name[QUOTE_PATH];
+        int rc = err_set(err, "T1 file %s: %s", quote_text(path, name, sizeof name), why);
         t1_kernel_free(s);
         return rc;
     }
