@@ -373,15 +373,20 @@ static void send_request(supervisor *s, const uint16_t *idx, flight *f)
     set_stage(s, STAGE_BUILD);
 }
 
+/* Before any first launch of the campaign was measured, the least a first
+ * launch is allowed for code generation (times the factor): a build loaded
+ * from the cache, or done ahead by a spare worker, says nothing of it. */
+#define UNMEASURED_FIRST_LAUNCH_S 0.5
+
 /* What the configuration's first launch is allowed for the driver's code
  * generation: the most an earlier first launch took beyond its kernels;
  * before any was measured, the configuration's own build (the rest of
- * what a driver that defers code generation does then), which a build done
- * ahead by a spare worker does not tell. */
+ * what a driver that defers code generation does then), at least
+ * UNMEASURED_FIRST_LAUNCH_S. */
 static double first_launch_allowance(const supervisor *s, double own_build_s)
 {
     if (s->first_launch_extra_s >= 0) return s->first_launch_extra_s;
-    return own_build_s > 0 ? own_build_s : 0;
+    return own_build_s > UNMEASURED_FIRST_LAUNCH_S ? own_build_s : UNMEASURED_FIRST_LAUNCH_S;
 }
 
 /* The first time limit: the compiler's, from the request; for a build done
@@ -391,9 +396,10 @@ static void start_limit(supervisor *s, flight *f)
     f->limit_s = s->o.limits.compile_s;
     f->deadline = f->started + f->limit_s;
     if (f->stage != STAGE_PREPARE) return;
+    f->build_end = clock_monotonic_s();
     f->codegen_s = first_launch_allowance(s, 0);
-    f->limit_s = post_build_limit(s, f->codegen_s);
-    f->deadline = clock_monotonic_s() + f->limit_s;
+    f->limit_s = post_build_limit(s, 0);
+    f->deadline = f->build_end + f->limit_s;
     if (!f->lost && give_device(s, &f->io_err) != 0) f->lost = true;
 }
 
@@ -410,13 +416,19 @@ static flight_end check_deadlines(supervisor *s, flight *f)
 }
 
 /* The time limit of the stage the worker went on to from `previous`. The
- * build ends once; no later stage is given the compiler's limit. */
+ * build ends once; no later stage is given the compiler's limit. Only the
+ * verification, whose run is the first launch, is allowed the driver's code
+ * generation on top of the kernel's limit. */
 static void limit_stage(supervisor *s, flight *f, measure_stage previous)
 {
     if (f->stage != STAGE_BUILD && f->build_end == 0) {
         f->build_end = clock_monotonic_s();
         f->codegen_s =
             first_launch_allowance(s, f->build_end - f->started + s->waited_for_build_s);
+        f->limit_s = post_build_limit(s, 0);
+        f->deadline = f->build_end + f->limit_s;
+    }
+    if (f->stage == STAGE_VERIFY && previous != STAGE_VERIFY) {
         f->limit_s = post_build_limit(s, f->codegen_s);
         f->deadline = f->build_end + f->limit_s;
     }
@@ -527,15 +539,15 @@ static void describe_timeout(const supervisor *s, const flight *f, char *text, s
                  "earlier configurations took longer; cap %.3g s); the worker was killed",
                  stage, f->limit_s, l->floor_s, l->factor, s->o.setup.runs + 1, f->verified_s,
                  l->cap_s);
-    else if (s->slowest_ok_s > 0 || f->codegen_s > 0) {
+    else if (s->slowest_ok_s > 0 || (f->stage == STAGE_VERIFY && f->codegen_s > 0)) {
         char codegen[160] = "";
-        if (f->codegen_s > 0)
+        if (f->stage == STAGE_VERIFY && f->codegen_s > 0)
             snprintf(codegen, sizeof codegen,
                      " + %.3g s for the driver's code generation at the first launch (%s)",
                      f->codegen_s,
-                     s->first_launch_extra_s >= 0 ? "the most an earlier first launch took "
-                                                    "beyond its kernels"
-                                                  : "its own build time");
+                     s->first_launch_extra_s >= 0
+                         ? "the most an earlier first launch took beyond its kernels"
+                         : "none measured yet: its own build time, at least 0.5 s");
         snprintf(text, len,
                  "timed out in stage %s: no answer within %.3g s after the build (floor "
                  "%.3g s + %.3g x (the slowest ok configuration's %.3g s%s), cap %.3g s); the "

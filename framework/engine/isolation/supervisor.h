@@ -11,12 +11,13 @@
  * reported degraded and its measurements are flagged until a check passes.
  *
  * The watchdog's limit for a configuration after its build is
- * min(cap, floor + factor × (the slowest ok configuration's verify and
- * timed seconds so far + the first launch's code generation)); the build
- * has its own limit. A driver may generate a kernel's device code at its
- * first launch (measurer.h): that launch is allowed the most an earlier
- * first launch took beyond its kernels or, before any has been measured,
- * the configuration's own build time. Neither depends on when the driver
+ * min(cap, floor + factor × the slowest ok configuration's verify and
+ * timed seconds so far); the build has its own limit. A driver may
+ * generate a kernel's device code at its first launch (measurer.h), the
+ * verification run: that stage is allowed factor × more, the most an
+ * earlier first launch took beyond its kernels or, before any has been
+ * measured, the configuration's own build time (at least 0.5 s). Neither
+ * depends on when the driver
  * calls an event's callbacks, so a kernel that never ends is a timeout in
  * the stage it hangs in within the kernel's limit on every driver, never
  * under the compile limit. While the worker measures,
