@@ -11,6 +11,7 @@
 #include "clock.h"
 #include "compile_pool.h"
 #include "measure_ahead.h"
+#include "quote.h"
 #include "worker_process.h"
 
 /* A measuring worker that dies during its own set-up this many times in a
@@ -738,6 +739,12 @@ static void retire_worker_after(supervisor *s, const measurement *m)
     s->stats.retired++;
 }
 
+/* The length of the first line of text (NULL: 0). */
+static size_t first_line_length(const char *text)
+{
+    return text ? strcspn(text, "\n") : 0;
+}
+
 /* What a failure looks like in a message, for the statuses that are
  * measured again (needs_confirmation); NULL for the others. */
 static const char *failure_words(measurement_status status)
@@ -791,18 +798,16 @@ static int confirm_failure(supervisor *s, const uint16_t *idx, measurement *m,
         return measurement_set_message(m, text) == 0 ? 0 : err_set(err, "out of memory");
     }
     char text[1024];
-    const char *what = failure_words(m->status);
-    if (previous[0])
-        snprintf(text, sizeof text,
-                 "%s in a worker that had measured %u other configuration%s (the last: %s), %s "
-                 "in a fresh one: an earlier configuration damaged what this one reads",
-                 what, before, before == 1 ? "" : "s", previous,
-                 measurement_status_name(again.status));
-    else
-        snprintf(text, sizeof text,
-                 "%s in a worker that had measured other configurations, %s in a fresh one: an "
-                 "earlier configuration damaged what this one reads",
-                 what, measurement_status_name(again.status));
+    char first[320];
+    quote_span(m->message ? m->message : "", first_line_length(m->message), first, sizeof first);
+    char last[sizeof previous + 16] = "";
+    if (previous[0]) snprintf(last, sizeof last, " (the last: %s)", previous);
+    snprintf(text, sizeof text,
+             "%s in a worker that had measured %u other configuration%s%s, %s in a fresh one: "
+             "an earlier configuration damaged what this one reads, or the worker was ended from "
+             "outside; the first measurement said: %s",
+             failure_words(m->status), before, before == 1 ? "" : "s", last,
+             measurement_status_name(again.status), first);
     s->stats.damaged++;
     notice(s, "%s", text);
     /* Both measurements' device time was spent on this configuration. */
