@@ -203,6 +203,12 @@ static int run_or_cross(const cli_args *args, const char *sub, const char *path,
     if (campaign_check_file(&f, &base.search, &err) != 0 ||
         campaign_check_units(&f, &plan, shard, &base, &err) != 0) {
         cli_error("campaign %s: %s", sub, err.message);
+        /* A stop signal while a unit's space was being built for the
+         * check: nothing began. */
+        if (*base.stop_requested) {
+            printf("interrupted before the campaign began: nothing was recorded\n");
+            status = EXIT_INTERRUPTED;
+        }
         goto done;
     }
     size_t mine = 0;
