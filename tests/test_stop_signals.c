@@ -15,9 +15,9 @@
  *    exactly once.
  *
  * Also: a signal while the command is still starting (before the first
- * measurement, while the OpenCL platform opens), and the final notification
- * of a `campaign run` stopped by SIGTERM and of a `run` stopped by SIGUSR1,
- * received by a local HTTP sink.
+ * measurement, while the OpenCL platform opens); a second signal, which
+ * stops at once however long the stop grace; and the final notification of
+ * a stopped `campaign run`, shard and `run`, received by a local HTTP sink.
  *
  * The moments come from PCG32 with a seed that is printed, and can be set
  * with SKYTUNE_STOP_SEED to repeat a run. */
@@ -385,6 +385,57 @@ static void stop_while_starting(command_kind kind)
 
 Test(stop_signals, run_stops_while_starting) { stop_while_starting(RUN); }
 Test(stop_signals, campaign_run_stops_while_starting) { stop_while_starting(CAMPAIGN); }
+
+/* A second stop signal ends the command at once, whichever command and
+ * signals: here a campaign run whose configuration x = 2 hangs in prepare,
+ * with a stop grace of ten minutes, so only the second signal can end it
+ * in time. It exits 128 + the second signal's number; the database is
+ * sound, and the hanging configuration was not recorded. */
+Test(stop_signals, campaign_run_second_signal_stops_at_once)
+{
+    char *db = cli_path(scratch, "hang.db");
+    char text[4096];
+    snprintf(text, sizeof text,
+             "plugin: %s\nproblem:\n  values: 6\n  fault: hang\n  where: prepare\n  bad: 2\n"
+             "strategy: exhaustive\nruns: 1\nseed: 1\ndatabase: %s\n",
+             hostile_plugin_path(), db);
+    char *file = cli_path(scratch, "hang.yaml");
+    cli_write_file(file, text, strlen(text));
+    char *out_path = cli_path(scratch, "hang.out"), *err_path = cli_path(scratch, "hang.err");
+    pid_t pid = cli_start(CLI_ARGS("campaign", "run", file, "--quiet", "--stop-grace", "10m",
+                                   "--timeout-floor", "10m", "--compile-timeout", "60s"),
+                          out_path, err_path);
+    hostile_wait_for_measurements(pid, db, 2, out_path, err_path);
+    hostile_sleep_ms(700);
+    hostile_process workers[64];
+    size_t n_workers = hostile_children(pid, workers, 64);
+    kill(pid, SIGTERM);
+    hostile_sleep_ms(500);
+    int status;
+    cr_assert(!cli_poll_exit(pid, &status),
+              "SIGTERM ended the run (%s) while x = 2 hung and the stop grace was ten minutes",
+              cli_status_text(status));
+    char *said = hostile_read_text(err_path);
+    cr_assert(strstr(said, "skytune: stopping (SIGTERM): the configuration in flight has 10 min "
+                           "to finish (--stop-grace)") &&
+                  strstr(said, "a second stop signal (SIGTERM, SIGINT, SIGUSR1) stops at once"),
+              "SIGTERM did not say what happens now:\n%s", said);
+    free(said);
+    kill(pid, SIGUSR1);
+    status = cli_wait(pid, 60);
+    cr_assert_eq(status, 128 + SIGUSR1, "the second signal (SIGUSR1) ended the run with %s",
+                 cli_status_text(status));
+    cr_assert_eq(hostile_wait_until_gone(workers, n_workers, 10.0), -1,
+                 "a worker of the run stopped at once is still running");
+    hostile_assert_database_sound(db);
+    cr_assert_eq(hostile_rows_of(db, 2), 0, "x = 2 hung when the run was stopped, yet it was "
+                                            "recorded");
+    cr_assert_eq(cli_db_int(db, "SELECT COUNT(*) FROM measurements WHERE status <> 'ok'"), 0);
+    free(db);
+    free(file);
+    free(out_path);
+    free(err_path);
+}
 
 /* ------------------------------------------------------------ notifications */
 
