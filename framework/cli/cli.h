@@ -7,7 +7,9 @@
  *        error (no OpenCL platform, database error); the message says which
  *   2    usage error: unknown option, missing argument
  *   130  interrupted by Ctrl-C after the configuration in flight; the
- *        database is consistent and the same command continues the run */
+ *        database is consistent and the same command continues the run
+ *   143, 138  the same after SIGTERM or SIGUSR1: a command stopped by a
+ *        signal exits 128 + its number (stop_signals.h) */
 #ifndef SKYTUNE_CLI_H
 #define SKYTUNE_CLI_H
 

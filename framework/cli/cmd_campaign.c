@@ -20,6 +20,7 @@
 #include "run_common.h"
 #include "notify_command.h"
 #include "slurm_script.h"
+#include "stop_signals.h"
 #include "store_campaigns.h"
 #include "strategy.h"
 #include "terminal_text.h"
@@ -192,6 +193,11 @@ static int run_or_cross(const cli_args *args, const char *sub, const char *path,
     tuning_request base;
     if ((status = prepare_base(args, sub, &base, &worker_exe)) != EXIT_OK) goto done;
     status = EXIT_FAILED;
+    /* Received from here on (main blocked them before anything started):
+     * checking the units opens the OpenCL platform, and a stop signal then
+     * leaves every unit for the next run. */
+    base.stop_requested = stop_signals_receive("campaign", base.watchdog.stop_grace_s);
+    if (!base.stop_requested) goto done;
     db = cli_get(args, "db")    ? strdup(cli_get(args, "db"))
          : shards > 1           ? campaign_shard_db(f.database, shard, shards)
                                 : strdup(f.database);
@@ -205,6 +211,12 @@ static int run_or_cross(const cli_args *args, const char *sub, const char *path,
     if (campaign_check_file(&f, &base.search, &err) != 0 ||
         campaign_check_units(&f, &plan, shard, &base, &err) != 0) {
         cli_error("campaign %s: %s", sub, err.message);
+        /* A stop signal while a unit's space was being built for the
+         * check: nothing began. */
+        if (*base.stop_requested) {
+            printf("interrupted before the campaign began: nothing was recorded\n");
+            status = EXIT_INTERRUPTED;
+        }
         goto done;
     }
     size_t mine = 0;
@@ -227,9 +239,7 @@ static int run_or_cross(const cli_args *args, const char *sub, const char *path,
     base.event_ctx = &observers;
     base.on_activity = progress_activity;
     base.activity_ctx = &prog;
-    base.stop_requested = run_catch_stop_signals("campaign", base.watchdog.stop_grace_s);
     prog.stop_requested = base.stop_requested;
-    if (!base.stop_requested) goto done;
     sweep_printer printer = {.prog = &prog, .notify = notify.events, .total = mine};
     sweep_events events = {print_unit_started, print_unit_finished, &printer};
     sweep_result result;
@@ -244,14 +254,15 @@ static int run_or_cross(const cli_args *args, const char *sub, const char *path,
     }
     status = finish_status(&result, path);
 done:
-    run_release_stop_signals();
+    /* The final notification goes out (or is given up) before the exit. */
     notify_command_close(&notify);
+    stop_signals_release();
     free(command);
     free(db);
     free(worker_exe);
     campaign_plan_free(&plan);
     campaign_file_free(&f);
-    return status;
+    return status == EXIT_INTERRUPTED ? stop_signals_exit_status() : status;
 }
 
 /* --------------------------------------------------------------- status */
@@ -518,6 +529,7 @@ int cmd_campaign(int argc, char **argv)
     double busy_timeout_s;
     if (cli_busy_timeout(&args, &busy_timeout_s) != 0) return EXIT_USAGE;
     if (strcmp(sub, "status") == 0 && !path) {
+        stop_signals_unblock();
         if (!cli_get(&args, "db")) {
             cli_error("campaign status: give a campaign file, or --db FILE");
             return EXIT_USAGE;
@@ -532,6 +544,10 @@ int cmd_campaign(int argc, char **argv)
         cli_error("campaign %s: --shard belongs to campaign run", sub);
         return EXIT_USAGE;
     }
+    /* main blocked the stop signals for run and cross; status and slurm
+     * run no campaign, have started no thread yet, and stop as any command
+     * does. */
+    if (strcmp(sub, "status") == 0 || strcmp(sub, "slurm") == 0) stop_signals_unblock();
     if (strcmp(sub, "status") == 0) return status_of_file(&args, path, busy_timeout_s);
     if (strcmp(sub, "slurm") == 0) return write_slurm(&args, path);
     return run_or_cross(&args, sub, path, strcmp(sub, "cross") == 0, argc, argv);

@@ -10,6 +10,7 @@
 #include "input_limits.h"
 #include "progress.h"
 #include "run_common.h"
+#include "stop_signals.h"
 #include "notify_command.h"
 #include "quantity.h"
 #include "quote.h"
@@ -113,7 +114,11 @@ static int run_devices(const tuning_request *rq, const char *devices, run_observ
         int one;
         if (outcomes[k].status != 0) {
             cli_error("[%s] %s", outcomes[k].device, outcomes[k].error.message);
-            one = EXIT_FAILED;
+            /* Stopped while its space was being built, as run_one says. */
+            one = *rq->stop_requested ? EXIT_INTERRUPTED : EXIT_FAILED;
+            if (one == EXIT_INTERRUPTED)
+                printf("[%s] interrupted before the campaign began: nothing was recorded\n",
+                       outcomes[k].device);
         } else {
             one = run_print_outcome(&outcomes[k].outcome, outcomes[k].device);
         }
@@ -262,11 +267,19 @@ int cmd_run(int argc, char **argv)
     }
     rq.command = command;
     const char *devices = cli_get(&args, "devices");
+    /* Received from here on; main blocked them before anything started. */
+    rq.stop_requested = stop_signals_receive("run", rq.watchdog.stop_grace_s);
+    if (!rq.stop_requested) {
+        free(command);
+        free(worker_exe);
+        return EXIT_FAILED;
+    }
     notify_command_settings notify_settings;
     notify_command notify;
     if ((rc = notify_command_settings_from_args(&args, NULL, &notify_settings)) != EXIT_OK ||
         (rc = notify_command_open(&notify_settings, command, rq.db_path, devices ? 0 : 1, &notify)) !=
             EXIT_OK) {
+        stop_signals_release();
         free(command);
         free(worker_exe);
         return rc;
@@ -275,15 +288,12 @@ int cmd_run(int argc, char **argv)
     progress_init(&prog, stdout, cli_flag(&args, "quiet"));
     run_observers observers = {.progress = &prog, .notify = notify.events};
     observe(&rq, &prog, &observers);
-    rq.stop_requested = run_catch_stop_signals("run", rq.watchdog.stop_grace_s);
     prog.stop_requested = rq.stop_requested;
-    int status = EXIT_FAILED;
-    if (rq.stop_requested) {
-        status = devices ? run_devices(&rq, devices, &observers) : run_one(&rq, &observers);
-        run_release_stop_signals();
-    }
+    int status = devices ? run_devices(&rq, devices, &observers) : run_one(&rq, &observers);
+    /* The final notification goes out (or is given up) before the exit. */
     notify_command_close(&notify);
+    stop_signals_release();
     free(command);
     free(worker_exe);
-    return status;
+    return status == EXIT_INTERRUPTED ? stop_signals_exit_status() : status;
 }

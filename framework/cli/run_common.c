@@ -1,7 +1,6 @@
 #include "run_common.h"
 
 #include <math.h>
-#include <pthread.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,7 +19,7 @@ const cli_option run_supervision_options[] = {
     {"timeout-factor", "X", false, "watchdog: multiple of the slowest ok configuration's verify and timed runs (default 10)"},
     {"timeout-cap", "DURATION", false, "watchdog: never more than this per configuration, nor for a worker's set-up (default 10m)"},
     {"compile-timeout", "DURATION", false, "watchdog: limit of the build stage (default 5m)"},
-    {"stop-grace", "DURATION", false, "after Ctrl-C, how long the configuration in flight may take before its worker is killed (default 3s)"},
+    {"stop-grace", "DURATION", false, "after Ctrl-C, SIGTERM or SIGUSR1, how long the configuration in flight may take before its worker is killed (default 3s)"},
     {"retry-failed", NULL, false, "measure configurations that failed before again (by default a failure is never retried on the same device, driver and plugin build)"},
     {"compile-jobs", "N", false, "compile worker processes building ahead of the device (default: the cores but two on a GPU, half of them on a CPU device; 0: none)"},
     {"measure-ahead", "N", false, "spare measuring workers that load the next configurations while the device times one (default 4 on a GPU, 0 on a CPU device)"},
@@ -41,68 +40,6 @@ size_t run_options_with_supervision(const cli_option *options, size_t n, cli_opt
     for (size_t j = 0; j < run_supervision_option_count && k < CLI_MAX_OPTIONS; j++)
         out[k++] = run_supervision_options[j];
     return k;
-}
-
-/* Set once SIGINT or SIGTERM arrives; the campaign loop checks it between
- * configurations. The one piece of global state, and it belongs to the CLI,
- * with the thread that sets it. */
-static volatile sig_atomic_t stop_requested;
-static pthread_t receiver;
-static bool receiving;
-/* What the first signal prints, written when the signals are caught: the
- * receiving thread may only write(). */
-static char stop_notice[320];
-static size_t stop_notice_len;
-
-/* Signals are blocked in every thread and received here with sigwait, so no
- * library's own handler runs: an OpenCL compiler that catches SIGINT would
- * otherwise abort the build in flight, and that configuration would be
- * recorded as a false compile failure. A second signal ends the process at
- * once; the store's transactions keep the database consistent either way. */
-static void *receive_stop_signals(void *arg)
-{
-    sigset_t *signals = arg;
-    int signo;
-    if (sigwait(signals, &signo) != 0) return NULL;
-    stop_requested = 1;
-    if (write(STDERR_FILENO, stop_notice, stop_notice_len) < 0) { /* nothing to do */ }
-    if (sigwait(signals, &signo) != 0) return NULL;
-    _exit(EXIT_INTERRUPTED);
-}
-
-volatile sig_atomic_t *run_catch_stop_signals(const char *command, double stop_grace_s)
-{
-    char grace[32];
-    format_wait_s(stop_grace_s, grace, sizeof grace);
-    int n = snprintf(stop_notice, sizeof stop_notice,
-                     "\nskytune: stopping: the configuration in flight has %s to finish "
-                     "(--stop-grace), else it is stopped and measured again next time; Ctrl-C "
-                     "again stops at once\n",
-                     grace);
-    stop_notice_len = n > 0 && (size_t)n < sizeof stop_notice ? (size_t)n : strlen(stop_notice);
-    /* Blocked before any OpenCL thread exists, so every thread inherits it. */
-    static sigset_t stop_signals;
-    sigemptyset(&stop_signals);
-    sigaddset(&stop_signals, SIGINT);
-    sigaddset(&stop_signals, SIGTERM);
-    if (pthread_sigmask(SIG_BLOCK, &stop_signals, NULL) != 0 ||
-        pthread_create(&receiver, NULL, receive_stop_signals, &stop_signals) != 0) {
-        cli_error("%s: cannot set up Ctrl-C handling", command);
-        return NULL;
-    }
-    receiving = true;
-    return &stop_requested;
-}
-
-void run_release_stop_signals(void)
-{
-    if (!receiving) return;
-    /* sigwait is a cancellation point: the receiver ends where it waits, and
-     * joining it frees its stack and thread-local storage, which a leak
-     * checker would otherwise count as lost at exit. */
-    pthread_cancel(receiver);
-    pthread_join(receiver, NULL);
-    receiving = false;
 }
 
 /* A worker is this same executable, started again. */

@@ -1,10 +1,8 @@
-/* What `skytune run` and `skytune campaign run` share: Ctrl-C handling,
- * the isolation and compiling options, and how a run's start and outcome
- * are printed. */
+/* What `skytune run` and `skytune campaign run` share: the isolation and
+ * compiling options, and how a run's start and outcome are printed. Their
+ * stop signals are in stop_signals.h. */
 #ifndef SKYTUNE_CLI_RUN_COMMON_H
 #define SKYTUNE_CLI_RUN_COMMON_H
-
-#include <signal.h>
 
 #include "cli.h"
 #include "tuning_run.h"
@@ -28,15 +26,6 @@ int run_parse_positive_duration(const char *option, const char *text, double *ou
 
 /* The skytune executable, for workers (malloc'd); NULL when unknown. */
 char *run_own_executable(void);
-
-/* Block SIGINT and SIGTERM in every thread and receive them on one of its
- * own: the first sets the returned flag (stop after the configuration in
- * flight, which has stop_grace_s to finish) and says so at once, a second
- * ends the process at once. Returns NULL (message printed) when it
- * cannot. */
-volatile sig_atomic_t *run_catch_stop_signals(const char *command, double stop_grace_s);
-/* At the end of the command: ends and joins the receiving thread. */
-void run_release_stop_signals(void);
 
 /* tuning_run's on_start: ctx is a progress. */
 void run_print_start(void *ctx, const tuning_started *s);

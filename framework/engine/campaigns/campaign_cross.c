@@ -203,5 +203,11 @@ int campaign_cross_run(const campaign_file *f, const campaign_plan *p, const tun
     store_close(st);
     free(seen);
     free(first);
+    /* A stop signal while a space was being built for the step stops it
+     * there, as it stops a unit of the sweep: nothing failed. */
+    if (rc != 0 && base->stop_requested && *base->stop_requested) {
+        out->interrupted = true;
+        rc = 0;
+    }
     return rc;
 }

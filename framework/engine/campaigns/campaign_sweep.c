@@ -50,7 +50,12 @@ int campaign_sweep_run(const campaign_file *f, const campaign_plan *p, unsigned 
             rq.limits.time_limit_s,
             f->campaign_time_limit_s > 0 ? f->campaign_time_limit_s - elapsed : 0);
         rq.label = p->instances[p->units[u].instance].label;
-        if (campaign_unit_run(&rq, p, u, false, events, out)) out->interrupted = true;
+        /* A unit stopped part-way is left for the next run, which
+         * continues it. */
+        if (campaign_unit_run(&rq, p, u, false, events, out)) {
+            out->interrupted = true;
+            out->units_left++;
+        }
     }
     if (out->units_run + out->units_failed == 0 && out->units_left == 0)
         return err_set(err, "shard %u of %u holds no unit of this campaign", shard, p->shards);

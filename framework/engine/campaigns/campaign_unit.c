@@ -44,6 +44,11 @@ bool campaign_unit_run(const tuning_request *rq, const campaign_plan *p, size_t 
         bool failed = false;
         for (size_t k = 0; k < n; k++) {
             if (outcomes[k].status != 0) {
+                /* As below: stopped while its space was being built. */
+                if (rq->stop_requested && *rq->stop_requested) {
+                    stopped = true;
+                    continue;
+                }
                 failed = true;
                 tell_finished(events, p, unit, cross, NULL, &outcomes[k].error);
                 continue;
