@@ -14,6 +14,7 @@
 #include "canonical.h"
 #include "clock.h"
 #include "read_in_place.h"
+#include "sqlite_message.h"
 
 /* db/schema.sql, embedded at build time by tools/embed.py. */
 extern const char store_schema_sql[];
@@ -303,7 +304,7 @@ static int bind_args(sqlite3_stmt *s, const sql_arg *args, int n_args)
  * anything else runs on the connection, which would replace the message. */
 static int fail_sqlite(store *st, skytune_error *err, const char *what)
 {
-    return err_set(err, "%s: %s", what, sqlite3_errmsg(st->db));
+    return err_set(err, "%s: %s", what, db_message(st->db));
 }
 
 /* Bind, step once and reset. A statement that returns no row or whose row is
@@ -638,7 +639,7 @@ static int read_db_state(store *st, db_state *state, skytune_error *err)
                 err_set(err, "%s is not a SQLite database", st->path);
             else
                 err_set(err, "%s: cannot read the database: %s", st->path,
-                        sqlite3_errmsg(st->db));
+                        db_message(st->db));
             sqlite3_finalize(s);
             return -1;
         }
@@ -678,10 +679,9 @@ static int decide_open_action(const store *st, const db_state *state, open_actio
 
 static int exec_script(store *st, const char *sql, skytune_error *err, const char *what)
 {
-    char *message = NULL;
-    if (sqlite3_exec(st->db, sql, NULL, NULL, &message) != SQLITE_OK) {
-        err_set(err, "%s: %s", what, message ? message : sqlite3_errmsg(st->db));
-        sqlite3_free(message);
+    /* sqlite3_exec's own message is sqlite3_errmsg's, as db_message shows it. */
+    if (sqlite3_exec(st->db, sql, NULL, NULL, NULL) != SQLITE_OK) {
+        err_set(err, "%s: %s", what, db_message(st->db));
         return -1;
     }
     return 0;
@@ -872,7 +872,7 @@ int store_open(const char *path, bool create_if_missing, store **out, skytune_er
     if (strncmp(path, "file:", 5) != 0) flags |= SQLITE_OPEN_URI;
     if (sqlite3_open_v2(path, &st->db, flags, NULL) != SQLITE_OK) {
         if (st->db)
-            err_set(err, "%s: cannot open: %s", path, sqlite3_errmsg(st->db));
+            err_set(err, "%s: cannot open: %s", path, db_message(st->db));
         else
             err_set(err, "%s: cannot open: out of memory", path);
         goto fail;
@@ -924,7 +924,7 @@ static int migrate_a_copy(store *st, skytune_error *err)
     sqlite3 *copy = NULL;
     if (sqlite3_open_v2("", &copy, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL) != SQLITE_OK) {
         err_set(err, "%s: cannot make a temporary copy to migrate: %s", st->path,
-                copy ? sqlite3_errmsg(copy) : "out of memory");
+                copy ? db_message(copy) : "out of memory");
         sqlite3_close(copy);
         return -1;
     }
@@ -959,7 +959,7 @@ int store_open_for_reading(const char *path, store **out, skytune_error *err)
                      : SQLITE_NOMEM;
     free(uri);
     if (opened != SQLITE_OK) {
-        err_set(err, "%s: cannot open: %s", path, st->db ? sqlite3_errmsg(st->db) : "out of memory");
+        err_set(err, "%s: cannot open: %s", path, st->db ? db_message(st->db) : "out of memory");
         goto fail;
     }
     sqlite3_extended_result_codes(st->db, 1);

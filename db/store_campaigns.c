@@ -3,6 +3,8 @@
 #include <sqlite3.h>
 #include <stdio.h>
 
+#include "sqlite_message.h"
+
 static const char *text_col(sqlite3_stmt *q, int col)
 {
     return (const char *)sqlite3_column_text(q, col);
@@ -10,7 +12,7 @@ static const char *text_col(sqlite3_stmt *q, int col)
 
 static int fail(sqlite3 *db, skytune_error *err, const char *what)
 {
-    return err_set(err, "database: %s: %s", what, sqlite3_errmsg(db));
+    return err_set(err, "database: %s: %s", what, db_message(db));
 }
 
 int store_campaigns_find(store *st, const char *plugin, const char *problem_text,
@@ -114,11 +116,11 @@ int store_campaign_only(store *st, int64_t *id, int *count, skytune_error *err)
     sqlite3_stmt *q;
     if (sqlite3_prepare_v2(db, "SELECT id FROM campaigns ORDER BY id LIMIT 2", -1, &q, NULL) !=
         SQLITE_OK)
-        return err_set(err, "query does not prepare: %s", sqlite3_errmsg(db));
+        return err_set(err, "query does not prepare: %s", db_message(db));
     int step;
     while ((step = sqlite3_step(q)) == SQLITE_ROW)
         if ((*count)++ == 0) *id = sqlite3_column_int64(q, 0);
-    int rc = step == SQLITE_DONE ? 0 : err_set(err, "query failed: %s", sqlite3_errmsg(db));
+    int rc = step == SQLITE_DONE ? 0 : err_set(err, "query failed: %s", db_message(db));
     sqlite3_finalize(q);
     return rc;
 }

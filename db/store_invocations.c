@@ -4,9 +4,11 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "sqlite_message.h"
+
 static int fail(sqlite3 *db, skytune_error *err, const char *what)
 {
-    return err_set(err, "database: %s: %s", what, sqlite3_errmsg(db));
+    return err_set(err, "database: %s: %s", what, db_message(db));
 }
 
 static void bind_text_or_null(sqlite3_stmt *q, int col, const char *text)

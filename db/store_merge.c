@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "read_in_place.h"
+#include "sqlite_message.h"
 
 /* The source's header: a skytune database of this schema version, or a
  * message saying what it is. Read on a connection of its own, read-only. */
@@ -17,7 +18,7 @@ static int check_source(const char *path, skytune_error *err)
     int opened = sqlite3_open_v2(uri, &db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, NULL);
     free(uri);
     if (opened != SQLITE_OK) {
-        err_set(err, "%s: cannot open: %s", path, db ? sqlite3_errmsg(db) : "out of memory");
+        err_set(err, "%s: cannot open: %s", path, db ? db_message(db) : "out of memory");
         sqlite3_close(db);
         return -1;
     }
@@ -28,7 +29,7 @@ static int check_source(const char *path, skytune_error *err)
         sqlite3_stmt *q;
         if (sqlite3_prepare_v2(db, pragmas[k], -1, &q, NULL) != SQLITE_OK ||
             sqlite3_step(q) != SQLITE_ROW) {
-            rc = err_set(err, "%s is not a SQLite database (%s)", path, sqlite3_errmsg(db));
+            rc = err_set(err, "%s is not a SQLite database (%s)", path, db_message(db));
         } else {
             header[k] = sqlite3_column_int64(q, 0);
         }
@@ -263,11 +264,9 @@ static const char copy_views_sql[] =
 
 static int exec(sqlite3 *db, const char *sql, skytune_error *err, const char *source)
 {
-    char *msg = NULL;
-    if (sqlite3_exec(db, sql, NULL, NULL, &msg) == SQLITE_OK) return 0;
-    err_set(err, "merging %s: %s", source, msg ? msg : sqlite3_errmsg(db));
-    sqlite3_free(msg);
-    return -1;
+    /* sqlite3_exec's own message is sqlite3_errmsg's, as db_message shows it. */
+    if (sqlite3_exec(db, sql, NULL, NULL, NULL) == SQLITE_OK) return 0;
+    return err_set(err, "merging %s: %s", source, db_message(db));
 }
 
 static int copy_views(sqlite3 *db, skytune_error *err, const char *source)
@@ -312,12 +311,12 @@ int store_merge(store *st, const char *source_path, store_merge_counts *counts,
     sqlite3_stmt *attach;
     int rc = 0;
     if (sqlite3_prepare_v2(db, "ATTACH DATABASE ?1 AS src", -1, &attach, NULL) != SQLITE_OK) {
-        rc = err_set(err, "merging %s: %s", source_path, sqlite3_errmsg(db));
+        rc = err_set(err, "merging %s: %s", source_path, db_message(db));
     } else {
         sqlite3_bind_text(attach, 1, uri, -1, SQLITE_STATIC);
         if (sqlite3_step(attach) != SQLITE_DONE)
             rc = err_set(err, "merging %s: cannot open it read-only: %s", source_path,
-                         sqlite3_errmsg(db));
+                         db_message(db));
         sqlite3_finalize(attach);
     }
     free(uri);
@@ -329,18 +328,18 @@ int store_merge(store *st, const char *source_path, store_merge_counts *counts,
         sqlite3_stmt *q;
         if (sqlite3_prepare_v2(db, "INSERT INTO temp.merge_source VALUES (?1)", -1, &q, NULL) !=
             SQLITE_OK) {
-            rc = err_set(err, "merging %s: %s", source_path, sqlite3_errmsg(db));
+            rc = err_set(err, "merging %s: %s", source_path, db_message(db));
         } else {
             sqlite3_bind_text(q, 1, source_path, -1, SQLITE_STATIC);
             if (sqlite3_step(q) != SQLITE_DONE)
-                rc = err_set(err, "merging %s: %s", source_path, sqlite3_errmsg(db));
+                rc = err_set(err, "merging %s: %s", source_path, db_message(db));
             sqlite3_finalize(q);
         }
     }
     for (size_t k = 0; rc == 0 && merge_sql[k]; k++) rc = exec(db, merge_sql[k], err, source_path);
     if (rc == 0) rc = copy_views(db, err, source_path);
     if (rc == 0) rc = read_counts(db, counts) == 0 ? 0 : err_set(err, "merging %s: %s",
-                                                                 source_path, sqlite3_errmsg(db));
+                                                                 source_path, db_message(db));
     if (rc == 0) rc = exec(db, "COMMIT", err, source_path);
     if (rc != 0) sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
     /* The temp tables go with the transaction only where it committed. */

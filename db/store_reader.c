@@ -7,6 +7,7 @@
 #include <sqlite3.h>
 
 #include "read_in_place.h"
+#include "sqlite_message.h"
 #include "store.h"
 
 struct store_reader {
@@ -16,7 +17,7 @@ struct store_reader {
 
 static int fail(const store_reader *r, skytune_error *err, const char *what)
 {
-    return err_set(err, "%s: %s: %s", r->name, what, sqlite3_errmsg(r->db));
+    return err_set(err, "%s: %s: %s", r->name, what, db_message(r->db));
 }
 
 /* One integer from a statement without parameters, or `fallback` when it

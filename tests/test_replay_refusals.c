@@ -244,8 +244,8 @@ Test(replay_refusals, kernel_tuner_phase_times_that_are_not_times)
 
 /* ------------------------------------------------------------ times: skytune database */
 
-/* A copy of the existing database with one row changed by `sql` (an
- * UPDATE), through the sqlite3 library. */
+/* A copy of the existing database with one row changed by `sql` (its last
+ * statement an UPDATE or INSERT), through the sqlite3 library. */
 static char *changed_database(const char *name, const char *sql)
 {
     char *path = cli_path(scratch, name);
@@ -440,5 +440,15 @@ Test(replay_refusals, control_characters_are_escaped_with_the_right_reason)
                                 "evaluations e JOIN measurements m ON m.id = e.measurement_id "
                                 "ORDER BY e.seq LIMIT 1)");
     assert_replay_refused(db, NULL, CLI_ARGS(db, "parameter 2 is not 'm\\x1b[2Jode'"));
+    free(db);
+    /* In SQLite's own message, which quotes a malformed schema's names and
+     * text (found by fuzz_database). */
+    db = changed_database("schema.db",
+                          "PRAGMA writable_schema = ON; INSERT INTO sqlite_master VALUES ('view', "
+                          "'v' || char(27) || '[2J', 'v' || char(27) || '[2J', 0, "
+                          "'CREATE VIEW x AS SELECT ' || char(1))");
+    assert_replay_refused(db, NULL,
+                          CLI_ARGS(db, "malformed database schema (v\\x1b[2J)",
+                                   "unrecognized token: \"\\x01\""));
     free(db);
 }
