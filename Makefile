@@ -63,9 +63,11 @@ bench: build
 	sh bench/run.sh $(BUILD)
 
 # libFuzzer harnesses (fuzz/) built with clang, AddressSanitizer and
-# UndefinedBehaviorSanitizer, each run for FUZZ_SECONDS on its corpus; the
-# figures they print are in docs/benchmarks.md. Installs clang and its
-# fuzzer runtime when missing. `make test` runs the corpora without libFuzzer.
+# UndefinedBehaviorSanitizer, every finding fatal (-Dfuzz=true adds
+# -fno-sanitize-recover=all, see meson.build), each run for FUZZ_SECONDS on
+# its corpus; the figures they print are in docs/benchmarks.md. Installs
+# clang and its fuzzer runtime when missing. `make test` runs the corpora
+# without libFuzzer.
 FUZZ_SECONDS ?= 60
 fuzz:
 	@sh tools/install-deps.sh fuzz

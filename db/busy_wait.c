@@ -6,6 +6,7 @@
 #include <sqlite3.h>
 
 #include "lock_holder.h"
+#include "quote.h"
 
 void db_busy_wait_set(sqlite3 *db, double seconds)
 {
@@ -30,10 +31,8 @@ const char *db_error_text(sqlite3 *db, char *buf, size_t len)
     int code = sqlite3_extended_errcode(db);
     /* SQLITE_BUSY_SNAPSHOT is a read transaction that cannot become a
      * write one, which no wait would mend: SQLite's words say it. */
-    if ((code & 0xff) != SQLITE_BUSY || code == SQLITE_BUSY_SNAPSHOT) {
-        snprintf(buf, len, "%s", sqlite3_errmsg(db));
-        return buf;
-    }
+    if ((code & 0xff) != SQLITE_BUSY || code == SQLITE_BUSY_SNAPSHOT)
+        return quote_text(sqlite3_errmsg(db), buf, len);
     char holders[512];
     size_t n_holders = lock_holder_text(sqlite3_db_filename(db, "main"), holders, sizeof holders);
     snprintf(buf, len,

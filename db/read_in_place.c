@@ -8,6 +8,8 @@
 
 #include <sqlite3.h>
 
+#include "sqlite_message.h"
+
 /* stat() of PATH-suffix: 0, or -1 with errno. */
 static int stat_beside(const char *path, const char *suffix, struct stat *info)
 {
@@ -66,7 +68,7 @@ int db_open_in_place(const char *path, const char *name, sqlite3 **out, skytune_
     }
     if (sqlite3_open_v2(path, out, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK) return 0;
     int rc = err_set(err, "%s: cannot open: %s", name,
-                     *out ? sqlite3_errmsg(*out) : "out of memory");
+                     *out ? db_message(*out) : "out of memory");
     sqlite3_close(*out);
     *out = NULL;
     return rc;

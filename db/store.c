@@ -16,6 +16,7 @@
 #include "busy_wait.h"
 #include "quote.h"
 #include "read_in_place.h"
+#include "sqlite_message.h"
 
 /* db/schema.sql, embedded at build time by tools/embed.py. */
 extern const char store_schema_sql[];

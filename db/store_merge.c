@@ -9,6 +9,7 @@
 #include "busy_wait.h"
 #include "quote.h"
 #include "read_in_place.h"
+#include "sqlite_message.h"
 
 /* "merging SOURCE: <the connection's last error>"; source as messages
  * name it (quoted). */

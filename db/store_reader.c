@@ -8,6 +8,7 @@
 
 #include "busy_wait.h"
 #include "read_in_place.h"
+#include "sqlite_message.h"
 #include "store.h"
 
 struct store_reader {

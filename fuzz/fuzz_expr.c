@@ -5,13 +5,14 @@
  * slot values at the edges of what the evaluator must handle: the extremes
  * of int64 (overflow, INT64_MIN // -1), NaN, infinities, negative zero and
  * strings. Quoting the input must leave no control character and fit its
- * buffer. */
+ * buffer, and so must every message about the input. */
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "expr.h"
+#include "fuzz_support.h"
 #include "quote.h"
 
 static const char *const names[] = {"a", "b", "c", "s", "device.max_work_group_size"};
@@ -73,10 +74,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         for (size_t v = 0; v < sizeof values / sizeof values[0]; v++) {
             expr_value result;
             expr_eval_bool(e, values[v]);
-            expr_eval(e, values[v], &result, &err);
+            if (expr_eval(e, values[v], &result, &err) != 0) fuzz_check_message(&err);
         }
         if (strcmp(expr_text(e), text) != 0) abort();
         expr_free(e);
+    } else {
+        fuzz_check_message(&err);
     }
     free(text);
     return 0;

@@ -54,6 +54,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (t1_load_definition(path, FUZZ_MAX_JSON_BYTES, &definition, &err) == 0 &&
         space_from_definition(definition, &control, &sp, &err) == 0)
         check_space(sp);
+    fuzz_check_message(&err);
     space_free(sp);
     space_free(definition);
     return 0;

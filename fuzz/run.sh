@@ -4,7 +4,7 @@
 # they are), and prints per harness libFuzzer's closing figures: executions,
 # edges covered (cov), features (ft) and corpus size. An input that crashes
 # a harness is kept as BUILD/fuzz-artifacts/NAME-crash-* and makes the run
-# fail.
+# fail, as does any sanitizer report in a harness's log.
 #   usage: fuzz/run.sh BUILD_DIR SECONDS
 set -u
 build=$1
@@ -23,6 +23,11 @@ for name in expr t1 kernel_tuner t4 database; do
         -artifact_prefix="$artifacts/$name-" -timeout=10 -rss_limit_mb=2048 \
         "$work/$name" "$here/corpus/$name" >"$log" 2>&1
     rc=$?
+    # A sanitizer report that let the run go on (a build whose
+    # UndefinedBehaviorSanitizer recovers) fails it all the same.
+    if [ "$rc" -eq 0 ] && grep -q -E 'runtime error:|^SUMMARY: [A-Za-z]+Sanitizer' "$log"; then
+        rc=1
+    fi
     done_line=$(grep -E '^#[0-9]+[[:space:]]+DONE' "$log" | tail -n 1)
     execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log")
     if [ "$rc" -ne 0 ]; then

@@ -543,6 +543,28 @@ Test(expr, unknown_names_without_a_resolver)
     expr_free(e);
 }
 
+/* A string literal may hold any byte; a message that shows it as a token
+ * shows it escaped (found by fuzz_expr: a carriage return in a string after
+ * the end of an expression reached the message as it was). */
+Test(expr, tokens_in_messages_are_escaped)
+{
+    expect_parse_error("s != 'x' 'a\r\x1b[31m\x01'", "unexpected trailing input ''a\\r\\x1b[31m\\x01''",
+                       NULL);
+    expect_parse_error("(a 'x\x1b\x7f'", "but found ''x\\x1b\\x7f''", NULL);
+    /* A long token is cut at a character, never inside one. */
+    char text[256] = "a 'xx";
+    for (int k = 0; k < 40; k++) strcat(text, "\xc3\xa9");
+    strcat(text, "'");
+    expr *e = NULL;
+    skytune_error err = {0};
+    cr_assert_eq(expr_parse(text, resolve, NULL, &e, &err), -1);
+    const char *cut = strstr(err.message, "...'");
+    cr_assert_not_null(cut, "%s", err.message);
+    cr_expect_neq((unsigned char)cut[-1], 0xc3, "%s", err.message);
+    for (const unsigned char *c = (const unsigned char *)err.message; *c; c++)
+        cr_expect(*c >= 0x20 && *c != 0x7f, "%s", err.message);
+}
+
 Test(expr, null_error_is_accepted)
 {
     expr *e = NULL;

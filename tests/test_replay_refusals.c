@@ -244,9 +244,9 @@ Test(replay_refusals, kernel_tuner_phase_times_that_are_not_times)
 
 /* ------------------------------------------------------------ times: skytune database */
 
-/* A copy of the existing database with one measurement's column set by
- * `assignment` (SQL), through the sqlite3 library. */
-static char *tampered_database(const char *name, const char *assignment)
+/* A copy of the existing database with one row changed by `sql` (its last
+ * statement an UPDATE or INSERT), through the sqlite3 library. */
+static char *changed_database(const char *name, const char *sql)
 {
     char *path = cli_path(scratch, name);
     size_t len = 0;
@@ -254,11 +254,7 @@ static char *tampered_database(const char *name, const char *assignment)
     cr_assert_not_null(bytes);
     cli_write_file(path, bytes, len);
     free(bytes);
-    char sql[512], error[256];
-    snprintf(sql, sizeof sql,
-             "UPDATE measurements SET %s WHERE id = (SELECT m.id FROM measurements m JOIN "
-             "configurations c ON c.id = m.configuration_id WHERE c.text = 'wg=32,mode=naive')",
-             assignment);
+    char error[256];
     sqlite3 *db = NULL;
     cr_assert_eq(sqlite3_open(path, &db), SQLITE_OK);
     char *message = NULL;
@@ -269,6 +265,18 @@ static char *tampered_database(const char *name, const char *assignment)
     sqlite3_close(db);
     cr_assert_eq(rc, SQLITE_OK, "%s: %s", sql, error);
     return path;
+}
+
+/* A copy of the existing database with one measurement's column set by
+ * `assignment` (SQL). */
+static char *tampered_database(const char *name, const char *assignment)
+{
+    char sql[512];
+    snprintf(sql, sizeof sql,
+             "UPDATE measurements SET %s WHERE id = (SELECT m.id FROM measurements m JOIN "
+             "configurations c ON c.id = m.configuration_id WHERE c.text = 'wg=32,mode=naive')",
+             assignment);
+    return changed_database(name, sql);
 }
 
 Test(replay_refusals, database_times_that_are_not_positive_finite_numbers)
@@ -424,4 +432,23 @@ Test(replay_refusals, control_characters_are_escaped_with_the_right_reason)
                 "[{\"name\": \"time\", \"value\": 1, \"unit\": \"\\u001b[31mms\"}]");
     assert_replay_refused(f, NULL, CLI_ARGS(f, "unknown time unit \"\\x1b[31mms\""));
     free(f);
+    /* In a parameter name of a database's first configuration, which the
+     * next configuration does not have (found by fuzz_database). */
+    char *db = changed_database("name.db",
+                                "UPDATE configurations SET text = 'wg=16,m' || char(27) || "
+                                "'[2Jode=naive' WHERE id = (SELECT m.configuration_id FROM "
+                                "evaluations e JOIN measurements m ON m.id = e.measurement_id "
+                                "ORDER BY e.seq LIMIT 1)");
+    assert_replay_refused(db, NULL, CLI_ARGS(db, "parameter 2 is not 'm\\x1b[2Jode'"));
+    free(db);
+    /* In SQLite's own message, which quotes a malformed schema's names and
+     * text (found by fuzz_database). */
+    db = changed_database("schema.db",
+                          "PRAGMA writable_schema = ON; INSERT INTO sqlite_master VALUES ('view', "
+                          "'v' || char(27) || '[2J', 'v' || char(27) || '[2J', 0, "
+                          "'CREATE VIEW x AS SELECT ' || char(1))");
+    assert_replay_refused(db, NULL,
+                          CLI_ARGS(db, "malformed database schema (v\\x1b[2J)",
+                                   "unrecognized token: \"\\x01\""));
+    free(db);
 }

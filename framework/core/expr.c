@@ -41,13 +41,15 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "quote.h"
+
 /* Nesting is bounded so that the recursive parser cannot exhaust the C
  * stack on hostile input, and so that the value stack can be a fixed array:
  * each nesting level costs at most one stack cell. */
 #define EXPR_MAX_NESTING 200
 #define EXPR_MAX_STACK 256
 
-/* Tokens quoted in messages are cut to this many bytes. */
+/* Tokens quoted in messages are cut to this many bytes (escaped), then "...". */
 #define QUOTED_MAX 40
 
 /* ------------------------------------------------------------ machine */
@@ -1008,15 +1010,16 @@ static int advance(parser *p)
     return 0;
 }
 
-/* "'text'" for messages, or "end of input". */
+/* "'text'" for messages, or "end of input". A string literal may hold any
+ * byte, so the token is quoted escaped (quote.h), cut at a character. */
 static void describe_token(const parser *p, const token *t, char *buf, size_t len)
 {
     if (t->type == TOK_END) {
         snprintf(buf, len, "end of input");
         return;
     }
-    int shown = (int)(t->len < QUOTED_MAX ? t->len : QUOTED_MAX);
-    snprintf(buf, len, "'%.*s%s'", shown, p->text + t->start, t->len > QUOTED_MAX ? "..." : "");
+    char shown[QUOTED_MAX + sizeof "..."];
+    snprintf(buf, len, "'%s'", quote_span(p->text + t->start, t->len, shown, sizeof shown));
 }
 
 /* ----------------------------------------------------------- emitter */

@@ -256,9 +256,12 @@ static int read_row(void *ctx, const store_evaluation *row)
         /* The store writes parameters in declaration order, so each name is
          * where the first configuration had it. */
         if (names[k].length != strlen(d->params[k].name) ||
-            memcmp(names[k].begin, d->params[k].name, names[k].length) != 0)
+            memcmp(names[k].begin, d->params[k].name, names[k].length) != 0) {
+            /* The name is the first configuration's text, as the file has it. */
+            char name_shown[QUOTE_TEXT];
             return err_set(err, "%s: configuration \"%s\": parameter %zu is not '%s'", path, shown,
-                           k + 1, d->params[k].name);
+                           k + 1, quote_text(d->params[k].name, name_shown, sizeof name_shown));
+        }
         e->values[k].type = SKYTUNE_STRING;
         if (!(e->values[k].s = span_copy(values[k])))
             return err_set(err, "%s: out of memory", path);
