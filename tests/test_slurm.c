@@ -262,7 +262,7 @@ static void wait_task_running(const char *jobs, const char *array, int task, con
         free(text);
         if (started &&
             cli_shell("squeue -h -t R -o %%i | grep -qx '%s_%d'", array, task) == 0) {
-            usleep(3000000);
+            usleep(1500000);
             return;
         }
         usleep(100000);
@@ -271,15 +271,15 @@ static void wait_task_running(const char *jobs, const char *array, int task, con
                    (cli_shell("squeue > %s/squeue.txt 2>&1", slurm_dir), file_text("squeue.txt")));
 }
 
-static char *write_campaign(const char *name, const char *problem)
+static char *write_campaign(const char *name, const char *problem, unsigned runs)
 {
     char text[2048];
     snprintf(text, sizeof text,
              "plugin: %s\n"
              "problem:\n%s"
-             "strategy: exhaustive\nruns: 2\n"
+             "strategy: exhaustive\nruns: %u\n"
              "slurm:\n  gres: none\n",
-             hostile_plugin_path(), problem);
+             hostile_plugin_path(), problem, runs);
     char *file = cli_path(scratch, name);
     cli_write_file(file, text, strlen(text));
     return file;
@@ -288,7 +288,7 @@ static char *write_campaign(const char *name, const char *problem)
 Test(slurm, a_failed_shard_is_named_by_the_merge_which_does_not_stay_pending)
 {
     start_cluster();
-    char *file = write_campaign("broken.yaml", "  values: [4, 6]\n  n: [1024]\n");
+    char *file = write_campaign("broken.yaml", "  values: [4, 6]\n  n: [1024]\n", 2);
     char *jobs = cli_path(scratch, "broken-jobs");
     cli_result r = cli_run(CLI_ARGS("campaign", "slurm", file, "--shards", "2", "--out", jobs));
     cr_assert_eq(r.status, 0, "%s", r.err);
@@ -329,7 +329,9 @@ Test(slurm, a_failed_shard_is_named_by_the_merge_which_does_not_stay_pending)
 Test(slurm, a_requeued_shard_and_a_cancelled_then_resubmitted_shard_complete)
 {
     start_cluster();
-    char *file = write_campaign("requeue.yaml", "  values: [4, 6]\n  n: [1024, 2048]\n");
+    /* Larger problems and more runs: a shard takes long enough (some 10 to
+     * 30 s on two cores) to be caught mid-run. */
+    char *file = write_campaign("requeue.yaml", "  values: [4, 6]\n  n: [1048576, 2097152]\n", 20);
     char *jobs = cli_path(scratch, "requeue-jobs");
     cli_result r = cli_run(CLI_ARGS("campaign", "slurm", file, "--shards", "3", "--out", jobs));
     cr_assert_eq(r.status, 0, "%s", r.err);
