@@ -502,7 +502,9 @@ typedef struct shard_check {
     uint64_t seed;
     char **problems;           /* the instances' canonical problem texts */
     size_t n_problems;
+    size_t *by_text;           /* instance indices in the order of their problem texts */
     int *campaigns, *done;     /* per instance: search campaigns, and those done */
+    int *needed;               /* per instance: the shard's units of it */
     char foreign[1024];        /* the first campaign not of the file; "" when none */
     int64_t rows;
 } shard_check;
@@ -513,9 +515,21 @@ static int check_shard_row(void *ctx, const store_campaign_row *row)
     c->rows++;
     size_t i = c->n_problems;
     if (strcmp(row->plugin, c->plugin) == 0 && strcmp(row->strategy, c->strategy) == 0 &&
-        row->seed == c->seed)
-        for (i = 0; i < c->n_problems && strcmp(c->problems[i], row->problem) != 0; i++) {
+        row->seed == c->seed) {
+        size_t lo = 0, hi = c->n_problems; /* binary search of by_text */
+        while (lo < hi) {
+            size_t mid = lo + (hi - lo) / 2;
+            int cmp = strcmp(c->problems[c->by_text[mid]], row->problem);
+            if (cmp == 0) {
+                i = c->by_text[mid];
+                break;
+            }
+            if (cmp < 0)
+                lo = mid + 1;
+            else
+                hi = mid;
         }
+    }
     if (i == c->n_problems) {
         snprintf(c->foreign, sizeof c->foreign,
                  "campaign %lld (plugin %s, %s, seed %llu, problem %s)", (long long)row->id,
@@ -528,7 +542,14 @@ static int check_shard_row(void *ctx, const store_campaign_row *row)
     return 0;
 }
 
-/* Appends "; " and the text to the report. */
+static const shard_check *sorting; /* for by_problem_text */
+
+static int by_problem_text(const void *a, const void *b)
+{
+    return strcmp(sorting->problems[*(const size_t *)a], sorting->problems[*(const size_t *)b]);
+}
+
+/* Appends a new line and the text to the report. */
 static void report_add(char *report, size_t len, const char *fmt, ...) SKYTUNE_PRINTF(3, 4);
 static void report_add(char *report, size_t len, const char *fmt, ...)
 {
@@ -575,12 +596,15 @@ static int check_shard(const campaign_file *f, const campaign_plan *plan, shard_
                    shard, path, f->path, c->foreign);
         return 1;
     }
+    /* Shard i runs the units u with u mod N = i: how many of each instance. */
+    for (size_t u = shard; u < plan->n_units; u += plan->shards)
+        c->needed[plan->units[u].instance]++;
     int bad = 0;
-    for (size_t i = 0; i < plan->n_instances; i++) {
-        int needed = 0;
-        for (size_t u = 0; u < plan->n_units; u++)
-            needed += plan->units[u].instance == i && campaign_plan_in_shard(plan, u, shard);
-        if (!needed) continue;
+    for (size_t u = shard; u < plan->n_units; u += plan->shards) {
+        size_t i = plan->units[u].instance;
+        int needed = c->needed[i];
+        if (!needed) continue; /* reported with its first unit */
+        c->needed[i] = 0;
         const char *label = *plan->instances[i].label ? plan->instances[i].label : "(the one)";
         if (c->campaigns[i] == 0) {
             report_add(problems, len, "shard %u: instance %s not started", shard, label);
@@ -649,8 +673,11 @@ static int merge_shards(const cli_args *args, const char *path, int argc, char *
     check.problems = calloc(plan.n_instances, sizeof *check.problems);
     check.campaigns = calloc(plan.n_instances, sizeof *check.campaigns);
     check.done = calloc(plan.n_instances, sizeof *check.done);
+    check.needed = calloc(plan.n_instances, sizeof *check.needed);
+    check.by_text = calloc(plan.n_instances, sizeof *check.by_text);
     shard_dbs = calloc(shards, sizeof *shard_dbs);
-    if (!check.problems || !check.campaigns || !check.done || !shard_dbs) {
+    if (!check.problems || !check.campaigns || !check.done || !check.needed || !check.by_text ||
+        !shard_dbs) {
         cli_error("campaign merge: out of memory");
         goto done;
     }
@@ -670,6 +697,9 @@ static int merge_shards(const cli_args *args, const char *path, int argc, char *
             goto done;
         }
     }
+    for (size_t i = 0; i < check.n_problems; i++) check.by_text[i] = i;
+    sorting = &check;
+    qsort(check.by_text, check.n_problems, sizeof *check.by_text, by_problem_text);
     unsigned bad = 0;
     for (unsigned i = 0; i < shards; i++) {
         shard_dbs[i] = shards > 1 ? campaign_shard_db(f.database, i, (unsigned)shards)
@@ -741,6 +771,8 @@ done:
     free(check.problems);
     free(check.campaigns);
     free(check.done);
+    free(check.needed);
+    free(check.by_text);
     for (unsigned i = 0; shard_dbs && i < shards; i++) free(shard_dbs[i]);
     free(shard_dbs);
     free(command);
