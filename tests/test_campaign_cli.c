@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "hostile_harness.h"
 
@@ -440,6 +441,43 @@ Test(campaign_cli, cross_measurement_measures_each_best_in_every_other_instance)
     free(db);
 }
 
+Test(campaign_cli, slurm_placement_of_device_entries_makes_one_array_each)
+{
+    char *file = write_sweep("placed.yaml",
+                             "devices:\n"
+                             "  - {device: pthread, slurm: {constraint: cpu-a, gres: none}}\n"
+                             "  - {device: Portable, slurm: {constraint: cpu-b, partition: b}}\n"
+                             "slurm: {partition: main}\n");
+    char *out_dir = cli_path(scratch, "placed");
+    cli_result r = campaign(CLI_ARGS("campaign", "slurm", file, "--shards", "3", "--out", out_dir));
+    cr_expect_eq(r.status, 1, "a shard across two placements is refused:\n%s", r.out);
+    cr_expect(strstr(r.err, "key 'devices': with 3 shards, shard 0 runs on device entries "
+                            "'pthread' and 'Portable'") &&
+                  strstr(r.err, "give --shards a multiple of the 2 device entries"),
+              "%s", r.err);
+    cli_result_free(&r);
+    r = campaign(CLI_ARGS("campaign", "slurm", file, "--shards", "4", "--out", out_dir));
+    expect_ok(&r, "one array per placement");
+    cli_result_free(&r);
+    char *paths[3] = {cli_path(out_dir, "array-1.sbatch"), cli_path(out_dir, "array-2.sbatch"),
+                      cli_path(out_dir, "submit.sh")};
+    char *a1 = hostile_read_text(paths[0]), *a2 = hostile_read_text(paths[1]),
+         *submit = hostile_read_text(paths[2]);
+    cr_expect(strstr(a1, "#SBATCH --array=0,2\n") && strstr(a1, "--constraint=cpu-a") &&
+                  strstr(a1, "--partition=main") && !strstr(a1, "--gres"),
+              "%s", a1);
+    cr_expect(strstr(a2, "#SBATCH --array=1,3\n") && strstr(a2, "--constraint=cpu-b") &&
+                  strstr(a2, "--partition=b") && strstr(a2, "--gres=gpu:1"),
+              "%s", a2);
+    cr_expect(strstr(submit, "array-1.sbatch") && strstr(submit, "array-2.sbatch"), "%s", submit);
+    for (int k = 0; k < 3; k++) free(paths[k]);
+    free(a1);
+    free(a2);
+    free(submit);
+    free(out_dir);
+    free(file);
+}
+
 Test(campaign_cli, slurm_scripts_hold_the_array_the_shards_and_the_merge)
 {
     char *file = write_sweep("sweep.yaml",
@@ -460,17 +498,18 @@ Test(campaign_cli, slurm_scripts_hold_the_array_the_shards_and_the_merge)
     const char *in_array[] = {"#SBATCH --array=0-2", "#SBATCH --gres=gpu:h100:1",
                               "#SBATCH --partition=gpu", "#SBATCH --time=02:00:00",
                               "#SBATCH --exclusive", "campaign run",
-                              "--shard \"$SLURM_ARRAY_TASK_ID/3\""};
+                              "--shard \"$SLURM_ARRAY_TASK_ID/3\"", "#SBATCH --requeue",
+                              "#SBATCH --signal=B:USR1@", "#SBATCH --open-mode=append",
+                              "exec "};
     for (size_t k = 0; k < sizeof in_array / sizeof in_array[0]; k++)
         cr_expect(strstr(array, in_array[k]), "'%s' not in array.sbatch:\n%s", in_array[k], array);
     cr_expect(strstr(array, cli_exe()), "the job runs this skytune:\n%s", array);
-    const char *in_merge[] = {" merge ", "sweep.shard-0-of-3.db", "sweep.shard-1-of-3.db",
-                              "sweep.shard-2-of-3.db", "campaign cross",
+    const char *in_merge[] = {" campaign merge ", "sweep.yaml", "--shards 3", "campaign cross",
                               "#SBATCH --gres=gpu:h100:1"};
     for (size_t k = 0; k < sizeof in_merge / sizeof in_merge[0]; k++)
         cr_expect(strstr(merge, in_merge[k]), "'%s' not in merge.sbatch:\n%s", in_merge[k], merge);
-    cr_expect(strstr(submit, "--dependency=afterok:") && strstr(submit, "sbatch --parsable"),
-              "%s", submit);
+    cr_expect(strstr(submit, "--dependency=afterany$arrays") && strstr(submit, "sbatch --parsable"),
+              "the merge runs however the shards ended, to say which failed:\n%s", submit);
     /* The shard databases the merge names are those `campaign run --shard`
      * writes. */
     r = campaign(CLI_ARGS("campaign", "run", file, "--shard", "1/3", "--compile-jobs", "0",
@@ -479,6 +518,36 @@ Test(campaign_cli, slurm_scripts_hold_the_array_the_shards_and_the_merge)
     cli_result_free(&r);
     char *shard1 = cli_path(scratch, "sweep.shard-1-of-3.db");
     cr_expect(cli_file_exists(shard1));
+    /* The campaign-aware merge refuses missing shards, naming them, and
+     * merges nothing. */
+    char *merged = cli_path(scratch, "merged.db");
+    r = campaign(CLI_ARGS("campaign", "merge", file, "--shards", "3", "--db", merged));
+    cr_expect_eq(r.status, 1, "%s", r.err);
+    cr_expect(strstr(r.err, "2 of 3 shards missing") && strstr(r.err, "shard 0: no database") &&
+                  strstr(r.err, "shard 2: no database") && !strstr(r.err, "shard 1:"),
+              "%s", r.err);
+    cr_expect(!cli_file_exists(merged), "an incomplete merge writes nothing");
+    cli_result_free(&r);
+    /* A shard's database that holds none of the shard's work is unfinished. */
+    char *shard0 = cli_path(scratch, "sweep.shard-0-of-3.db");
+    cr_assert_eq(cli_shell("cp %s %s", shard1, shard0), 0);
+    r = campaign(CLI_ARGS("campaign", "merge", file, "--shards", "3", "--db", merged));
+    cr_expect_eq(r.status, 1, "%s", r.err);
+    cr_expect(strstr(r.err, "shard 0: instance values=4,n=1024 not started"), "%s", r.err);
+    cli_result_free(&r);
+    /* A database of another campaign (another seed) does not belong. */
+    char *other = write_sweep("sweep-seed.yaml", "seed: 9\ndatabase: sweep.db\n");
+    r = campaign(CLI_ARGS("campaign", "merge", other, "--shards", "3", "--db", merged));
+    cr_expect_eq(r.status, 1, "%s", r.err);
+    cr_expect(strstr(r.err, "shard 1: ") && strstr(r.err, "does not belong to") &&
+                  strstr(r.err, "seed 1"),
+              "%s", r.err);
+    cr_expect(!cli_file_exists(merged));
+    cli_result_free(&r);
+    unlink(shard0);
+    free(shard0);
+    free(other);
+    free(merged);
     /* A shard count that cannot be met is refused. */
     char *random_file = cli_path(scratch, "random.yaml");
     char text[1024];

@@ -122,6 +122,36 @@ Test(campaign_file, reads_every_key)
     free(path);
 }
 
+Test(campaign_file, a_device_entry_carries_its_slurm_placement)
+{
+    char *path = write_campaign("placed.yaml",
+                                "plugin: p\n"
+                                "devices:\n"
+                                "  - {device: NVIDIA, slurm: {constraint: h100, gres: 'gpu:1'}}\n"
+                                "  - device: AMD\n"
+                                "    slurm:\n"
+                                "      partition: mi\n"
+                                "  - pthread\n");
+    campaign_file f;
+    skytune_error err = {0};
+    cr_assert_eq(campaign_file_read(path, &f, &err), 0, "%s", err.message);
+    cr_assert_eq(f.n_devices, 3);
+    cr_expect_str_eq(f.devices[0].text, "NVIDIA");
+    cr_expect_str_eq(f.placements[0].constraint, "h100");
+    cr_expect_str_eq(f.placements[0].gres, "gpu:1");
+    cr_expect_null(f.placements[0].partition);
+    cr_expect_eq(f.placements[0].line, 3);
+    cr_expect_str_eq(f.devices[1].text, "AMD");
+    cr_expect_str_eq(f.placements[1].partition, "mi");
+    cr_expect_eq(f.placements[1].line, 6);
+    cr_expect_str_eq(f.devices[2].text, "pthread");
+    cr_expect_eq(f.placements[2].line, 0, "a plain selector: the file's slurm settings");
+    cr_expect(!slurm_placement_same(&f.placements[0], &f.placements[1]));
+    cr_expect(slurm_placement_same(&f.placements[2], &(slurm_placement){0}));
+    campaign_file_free(&f);
+    free(path);
+}
+
 Test(campaign_file, defaults_and_the_database_beside_the_file)
 {
     char *path = write_campaign("night.yaml", "plugin: vector_add\n");
@@ -193,6 +223,19 @@ Test(campaign_file, bad_values_and_shapes_are_refused)
         {"plugin: p\ndevices: all\ncross: {top: 2}\n", "key 'cross': the cross-measurement"},
         {"plugin: p\nslurm: {time: \"1:00\\n#SBATCH --x\"}\n", "one line of printable text"},
         {"plugin: p\nslurm: {sbatch: [exclusive]}\n", "is not an sbatch option"},
+        {"plugin: p\ndevices: [{slurm: {gres: 'gpu:1'}}]\n",
+         ":2: key 'devices': an entry written as a mapping needs its 'device'"},
+        {"plugin: p\ndevices: [{device: A, slurm: {node: x}}]\n",
+         "key 'devices.slurm.node': unknown key; valid keys of devices.slurm are constraint, "
+         "partition, gres"},
+        {"plugin: p\ndevices: [{device: A, place: x}]\n",
+         "key 'devices.place': unknown key; valid keys of devices are device, slurm"},
+        {"plugin: p\ndevices: [{device: A, slurm: {}}]\n",
+         "key 'devices.slurm': is empty: give constraint, partition or gres"},
+        {"plugin: p\ndevices: [{device: A, slurm: {constraint: \"a\\n#SBATCH --x\"}}]\n",
+         "key 'devices.slurm.constraint': must be one line of printable text"},
+        {"plugin: p\ndevices: [[A]]\n", "key 'devices': each entry is a device selector or a "
+                                          "mapping {device: SELECTOR, slurm:"},
         {"plugin: p\n---\nplugin: q\n", "a second YAML document"},
         {"plugin: p\n  bad indent: [\n", "not valid YAML"},
         {"- plugin\n", "expected a mapping"},

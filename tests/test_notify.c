@@ -886,3 +886,33 @@ Test(notify, run_refuses_bad_notify_options)
               "%s", r.out);
     cli_result_free(&r);
 }
+
+/* `skytune campaign merge` of a campaign file with notify: an incomplete
+ * campaign (no shard ran) is refused and campaign_failed names the
+ * missing shards. */
+Test(notify, an_incomplete_campaign_merge_sends_campaign_failed_naming_the_shards)
+{
+    http_sink sink;
+    http_sink_start(&sink, scratch, "ok", NULL, NULL);
+    char text[1024];
+    snprintf(text, sizeof text,
+             "plugin: vector_add\npreset: small\nstrategy: exhaustive\nnotify: %s\n", sink.url);
+    char *file = cli_path(scratch, "merged.yaml");
+    cli_write_file(file, text, strlen(text));
+    cli_result r = cli_run(CLI_ARGS("campaign", "merge", file, "--shards", "2", "--plugin-dir",
+                                    cli_plugin_dir()));
+    cr_expect_eq(r.status, 1, "%s%s", r.out, r.err);
+    cr_expect(strstr(r.err, "shard 0: no database") && strstr(r.err, "shard 1: no database"),
+              "%s", r.err);
+    cli_result_free(&r);
+    cr_assert(http_sink_wait_for(&sink, 1), "no notification");
+    json_t *doc = request_document(&sink, 1);
+    http_sink_stop(&sink);
+    cr_expect_str_eq(json_string_value(json_object_get(doc, "event")), "campaign_failed");
+    const char *error = json_string_value(json_object_get(doc, "error"));
+    cr_expect(error && strstr(error, "merge incomplete: 2 of 2 shards") &&
+                  strstr(error, "shard 1: no database"),
+              "%s", error ? error : "(no error)");
+    json_decref(doc);
+    free(file);
+}

@@ -1,9 +1,13 @@
-/* A real SLURM on localhost: the test starts munge, a SLURM controller and
+/* A real SLURM on localhost: each test starts munge, a SLURM controller and
  * one node of its own (in a scratch folder, on free ports, as root, with a
  * configuration of its own: nothing of the machine's is used or changed),
  * writes a campaign's job array with `skytune campaign slurm`, submits it
  * with the generated submit.sh, waits for the array and the dependent merge
- * job, checks the merged database, and stops every daemon it started.
+ * job (afterany), checks what the merge did, and stops every daemon it
+ * started. Beyond the plain run: a shard that fails (the merge still runs,
+ * fails and names it), a shard requeued mid-run (it runs again and
+ * resumes) and a shard cancelled mid-run (the merge names it; resubmitted,
+ * it completes and the merge succeeds).
  *
  * Skipped, saying why, where SLURM or munge is not installed
  * (tools/install-deps.sh installs them) or the test does not run as root
@@ -183,21 +187,211 @@ static bool queue_empty(void)
     return cli_shell("test -z \"$(squeue -h 2>/dev/null)\" && squeue >/dev/null 2>&1") == 0;
 }
 
-Test(slurm, generated_job_array_runs_the_shards_and_merges_them)
+/* Checks what the test needs, or skips saying loudly why; then munge, the
+ * controller and the node, idle. */
+static void start_cluster(void)
 {
-    const char *needed[] = {"munged", "slurmctld", "slurmd", "sbatch", "squeue", "scontrol"};
+    const char *needed[] = {"munged", "slurmctld", "slurmd", "sbatch", "squeue", "scontrol",
+                            "scancel"};
     for (size_t k = 0; k < sizeof needed / sizeof needed[0]; k++)
-        if (!on_path(needed[k]))
+        if (!on_path(needed[k])) {
+            fprintf(stderr, "SKIPPED: the real SLURM test: %s is not installed\n", needed[k]);
             cr_skip_test("%s is not installed (tools/install-deps.sh installs slurm-wlm and "
                          "munge): the real SLURM test cannot run here",
                          needed[k]);
-    if (geteuid() != 0)
+        }
+    if (geteuid() != 0) {
+        fprintf(stderr, "SKIPPED: the real SLURM test: not root\n");
         cr_skip_test("not root: slurmd must run as root to start jobs, so the real SLURM test "
                      "cannot run here");
-
+    }
     start_munge();
     write_config();
     start_slurm();
+}
+
+/* A file's text, or "" when it is not there (yet). */
+static char *maybe_text(const char *dir, const char *name)
+{
+    char *path = cli_path(dir, name);
+    size_t len;
+    char *text = (char *)cli_read_file(path, &len);
+    free(path);
+    return text ? text : strdup("");
+}
+
+/* Waits up to `seconds` for an empty queue; false if it never empties. */
+static bool wait_queue_empty(int seconds)
+{
+    for (int k = 0; k < seconds * 10; k++) {
+        if (queue_empty()) return true;
+        usleep(100000);
+    }
+    return false;
+}
+
+/* The job's state ("COMPLETED", "FAILED", ...) and exit code from
+ * scontrol, which keeps finished jobs for MinJobAge (300 s). */
+static char *job_field(const char *job, const char *field)
+{
+    cli_shell("scontrol -o show job %s 2>&1 | tr ' ' '\\n' | sed -n 's/^%s=//p' | head -1 "
+              "> %s/field.txt",
+              job, field, slurm_dir);
+    char *text = file_text("field.txt");
+    text[strcspn(text, "\n")] = '\0';
+    return text;
+}
+
+/* "array job A, merge job M" from submit.sh's output. */
+static void submitted_ids(const char *submitted, char *array, char *merge)
+{
+    cr_assert_eq(sscanf(submitted, "array job %31[0-9], merge job %31[0-9]", array, merge), 2,
+                 "%s", submitted);
+}
+
+/* Waits until shard `task` of the array runs and has started skytune
+ * (its log's first line), then a little longer: mid-run. */
+static void wait_task_running(const char *jobs, const char *array, int task, const char *restart)
+{
+    char log[64], line[64];
+    snprintf(log, sizeof log, "logs/shard-%d.out", task);
+    snprintf(line, sizeof line, "== shard %d on", task);
+    for (int k = 0; k < 2400; k++) {
+        char *text = maybe_text(jobs, log);
+        bool started = strstr(text, line) && strstr(text, restart);
+        free(text);
+        if (started &&
+            cli_shell("squeue -h -t R -o %%i | grep -qx '%s_%d'", array, task) == 0) {
+            usleep(1500000);
+            return;
+        }
+        usleep(100000);
+    }
+    cr_assert_fail("shard %d never ran\nsqueue:\n%s", task,
+                   (cli_shell("squeue > %s/squeue.txt 2>&1", slurm_dir), file_text("squeue.txt")));
+}
+
+static char *write_campaign(const char *name, const char *problem, unsigned runs)
+{
+    char text[2048];
+    snprintf(text, sizeof text,
+             "plugin: %s\n"
+             "problem:\n%s"
+             "strategy: exhaustive\nruns: %u\n"
+             "slurm:\n  gres: none\n",
+             hostile_plugin_path(), problem, runs);
+    char *file = cli_path(scratch, name);
+    cli_write_file(file, text, strlen(text));
+    return file;
+}
+
+Test(slurm, a_failed_shard_is_named_by_the_merge_which_does_not_stay_pending)
+{
+    start_cluster();
+    char *file = write_campaign("broken.yaml", "  values: [4, 6]\n  n: [1024]\n", 2);
+    char *jobs = cli_path(scratch, "broken-jobs");
+    cli_result r = cli_run(CLI_ARGS("campaign", "slurm", file, "--shards", "2", "--out", jobs));
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    cli_result_free(&r);
+    /* Shard 1 cannot write its database: a folder stands where it goes. */
+    char *blocked = cli_path(scratch, "broken.shard-1-of-2.db");
+    cr_assert_eq(mkdir(blocked, 0700), 0);
+    cr_assert_eq(cli_shell("sh %s/submit.sh > %s/submitted.txt 2>&1", jobs, slurm_dir), 0,
+                 "submit.sh failed:\n%s", file_text("submitted.txt"));
+    char *submitted = file_text("submitted.txt"), array[32], merge[32];
+    submitted_ids(submitted, array, merge);
+    /* afterany: the merge runs although a shard failed, and ends. */
+    bool done = wait_queue_empty(300);
+    char *merge_log = maybe_text(jobs, "logs/merge.out");
+    char *shard_log = maybe_text(jobs, "logs/shard-1.out");
+    cr_assert(done, "the jobs did not end in 300 s (the merge left pending?)\nsqueue:\n%s",
+              (cli_shell("squeue > %s/squeue.txt 2>&1", slurm_dir), file_text("squeue.txt")));
+    char *state = job_field(merge, "JobState"), *exit_code = job_field(merge, "ExitCode");
+    cr_expect_str_eq(state, "FAILED", "the merge job must fail: %s\n%s", exit_code, merge_log);
+    cr_expect_str_neq(exit_code, "0:0");
+    cr_expect(strstr(merge_log, "1 of 2 shards missing, unfinished") &&
+                  strstr(merge_log, "shard 1: ") && !strstr(merge_log, "shard 0: "),
+              "the merge names the failed shard, and only it:\n%s\nshard 1:\n%s", merge_log,
+              shard_log);
+    char *db = cli_path(scratch, "broken.db");
+    cr_expect(!cli_file_exists(db), "an incomplete merge merges nothing");
+    free(db);
+    free(state);
+    free(exit_code);
+    free(merge_log);
+    free(shard_log);
+    free(submitted);
+    free(blocked);
+    free(jobs);
+    free(file);
+}
+
+Test(slurm, a_requeued_shard_and_a_cancelled_then_resubmitted_shard_complete)
+{
+    start_cluster();
+    /* Larger problems and more runs: a shard takes long enough (some 10 to
+     * 30 s on two cores) to be caught mid-run. */
+    char *file = write_campaign("requeue.yaml", "  values: [4, 6]\n  n: [1048576, 2097152]\n", 20);
+    char *jobs = cli_path(scratch, "requeue-jobs");
+    cli_result r = cli_run(CLI_ARGS("campaign", "slurm", file, "--shards", "3", "--out", jobs));
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    cli_result_free(&r);
+    cr_assert_eq(cli_shell("sh %s/submit.sh > %s/submitted.txt 2>&1", jobs, slurm_dir), 0,
+                 "submit.sh failed:\n%s", file_text("submitted.txt"));
+    char *submitted = file_text("submitted.txt"), array[32], merge[32];
+    submitted_ids(submitted, array, merge);
+    /* Shard 0 requeued mid-run (as on preemption): it starts again and
+     * resumes from its database. */
+    wait_task_running(jobs, array, 0, "restart 0");
+    cr_assert_eq(cli_shell("scontrol requeue %s_0", array), 0);
+    /* Shard 2 cancelled mid-run. */
+    wait_task_running(jobs, array, 2, "restart 0");
+    cr_assert_eq(cli_shell("scancel %s_2", array), 0);
+    bool done = wait_queue_empty(400);
+    char *merge_log = maybe_text(jobs, "logs/merge.out");
+    char *shard0_log = maybe_text(jobs, "logs/shard-0.out");
+    char *shard2_log = maybe_text(jobs, "logs/shard-2.out");
+    cr_assert(done, "the jobs did not end in 400 s\nsqueue:\n%s\nshard 0:\n%s",
+              (cli_shell("squeue > %s/squeue.txt 2>&1", slurm_dir), file_text("squeue.txt")),
+              shard0_log);
+    cr_expect(strstr(shard0_log, "== shard 0 on") && strstr(shard0_log, "restart 1"),
+              "the requeued shard ran again:\n%s", shard0_log);
+    char *state = job_field(merge, "JobState");
+    cr_expect_str_eq(state, "FAILED", "the cancelled shard is missing:\n%s", merge_log);
+    cr_expect(strstr(merge_log, "shard 2: ") && !strstr(merge_log, "shard 0: ") &&
+                  !strstr(merge_log, "shard 1: "),
+              "only the cancelled shard is named:\n%s\nshard 0:\n%s\nshard 2:\n%s", merge_log,
+              shard0_log, shard2_log);
+    /* Shard 2 again, and the merge after it: it resumes and completes. */
+    cr_assert_eq(cli_shell("cd %s && a=$(sbatch --parsable --array=2 array.sbatch) && "
+                           "sbatch --parsable --dependency=afterany:${a%%%%;*} merge.sbatch "
+                           "> %s/resubmitted.txt 2>&1",
+                           jobs, slurm_dir),
+                 0, "%s", file_text("resubmitted.txt"));
+    done = wait_queue_empty(300);
+    free(merge_log);
+    merge_log = maybe_text(jobs, "logs/merge.out");
+    cr_assert(done, "the resubmitted shard did not end in 300 s");
+    char *db = cli_path(scratch, "requeue.db");
+    cr_assert(cli_file_exists(db), "the second merge wrote no database:\n%s", merge_log);
+    cr_expect(strstr(merge_log, "3 shards complete"), "%s", merge_log);
+    cr_expect_eq(cli_db_int(db, "SELECT COUNT(*) FROM measurements"), 20, "%s", merge_log);
+    cr_expect_eq(cli_db_int(db, "SELECT COUNT(*) FROM measurements WHERE status <> 'ok'"), 0);
+    cr_expect_eq(cli_db_int(db, "SELECT COUNT(*) FROM campaigns WHERE status <> 'done'"), 0);
+    hostile_assert_database_sound(db);
+    free(db);
+    free(state);
+    free(merge_log);
+    free(shard0_log);
+    free(shard2_log);
+    free(submitted);
+    free(jobs);
+    free(file);
+}
+
+Test(slurm, generated_job_array_runs_the_shards_and_merges_them)
+{
+    start_cluster();
 
     char text[2048];
     snprintf(text, sizeof text,
@@ -233,7 +427,8 @@ Test(slurm, generated_job_array_runs_the_shards_and_merges_them)
               (cli_shell("squeue > %s/squeue.txt 2>&1", slurm_dir), file_text("squeue.txt")));
     cr_assert(cli_file_exists(db), "the merge job wrote no database\nmerge log:\n%s\nshard 0:\n%s",
               merge_log, shard_log);
-    cr_expect(strstr(merge_log, "campaign"), "the merge job says what it merged:\n%s", merge_log);
+    cr_expect(strstr(merge_log, "3 shards complete, merged into"),
+              "the merge job says what it merged:\n%s", merge_log);
     /* Every configuration of every instance, once, from three shards. */
     cr_expect_eq(cli_db_int(db, "SELECT COUNT(*) FROM measurements"), 20, "%s\n%s", merge_log,
                  shard_log);

@@ -1,4 +1,5 @@
 #include <limits.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,13 +23,14 @@
 #include "slurm_script.h"
 #include "stop_signals.h"
 #include "store_campaigns.h"
+#include "store_merge.h"
 #include "strategy.h"
 #include "terminal_text.h"
 
 static const cli_option options[] = {
     {"shard", "I/N", false, "run: only shard I of N (0 <= I < N), into its own database (FILE's database with .shard-I-of-N before the extension, unless --db)"},
     {"db", "FILE", false, "the result database (default: the file's `database`, else the file's name with .db)"},
-    {"shards", "N", false, "slurm: how many array tasks (shards) to split the campaign into"},
+    {"shards", "N", false, "slurm: how many array tasks (shards) to split the campaign into; merge: how many shards the campaign ran as"},
     {"out", "DIR", false, "slurm: the folder for the scripts and their logs (default: slurm-<file's name> beside the file)"},
     {"plugin-dir", "DIR", true, "search DIR for plugins first"},
     {"quiet", NULL, false, "no progress output"},
@@ -40,8 +42,10 @@ static const char summary[] =
     "Campaign files (docs/campaigns.md): `run FILE` runs every instance of the file's sweep on "
     "its devices (running it again resumes), `status FILE` (or `status --db DB`) shows each "
     "instance: done, running or remaining, with its best so far, `cross FILE` runs the "
-    "cross-measurement step alone (after merging shards), and `slurm FILE --shards N` writes a "
-    "SLURM job array that runs the shards and merges them.";
+    "cross-measurement step alone (after merging shards), `merge FILE --shards N` checks that "
+    "every shard's database is there, belongs to the file and finished, then merges them into "
+    "the file's database (or --db), and `slurm FILE --shards N` writes a SLURM job array that "
+    "runs the shards and merges them.";
 
 /* ------------------------------------------------------------- printing */
 
@@ -485,18 +489,22 @@ static int write_slurm(const cli_args *args, const char *path)
         goto done;
     }
     slurm_job job = {.skytune = exe, .campaign = campaign, .database = db, .out_dir = abs_out,
-                     .shards = (unsigned)shards};
-    int rc = slurm_write_scripts(&f, &job, &err);
-    if (rc != 0) {
+                     .shards = (unsigned)shards, .plan = &plan};
+    int arrays = slurm_write_scripts(&f, &job, &err);
+    if (arrays < 0) {
         cli_error("campaign slurm: %s", err.message);
         free(abs_out);
         goto done;
     }
-    terminal_printf(
-        "wrote %s/array.sbatch (%llu tasks), %s/merge.sbatch and %s/submit.sh\n"
-        "%zu unit%s of work over %llu shard%s; read them, then submit with:\n  sh %s/submit.sh\n",
-        abs_out, shards, abs_out, abs_out, plan.n_units, plan.n_units == 1 ? "" : "s", shards,
-        shards == 1 ? "" : "s", abs_out);
+    if (arrays == 1)
+        terminal_printf("wrote %s/array.sbatch (%llu tasks), %s/merge.sbatch and %s/submit.sh\n", abs_out,
+               shards, abs_out, abs_out);
+    else
+        terminal_printf("wrote %s/array-1.sbatch to array-%d.sbatch (%llu tasks, one array per SLURM "
+               "placement of the file's devices), %s/merge.sbatch and %s/submit.sh\n",
+               abs_out, arrays, shards, abs_out, abs_out);
+    terminal_printf("%zu unit%s of work over %llu shard%s; read them, then submit with:\n  sh %s/submit.sh\n",
+           plan.n_units, plan.n_units == 1 ? "" : "s", shards, shards == 1 ? "" : "s", abs_out);
     free(abs_out);
     status = EXIT_OK;
 done:
@@ -509,6 +517,294 @@ done:
     return status;
 }
 
+/* ---------------------------------------------------------------- merge */
+
+/* What one shard's database holds, against the file's sweep. */
+typedef struct shard_check {
+    const char *plugin, *strategy;
+    uint64_t seed;
+    char **problems;           /* the instances' canonical problem texts */
+    size_t n_problems;
+    size_t *by_text;           /* instance indices in the order of their problem texts */
+    int *campaigns, *done;     /* per instance: search campaigns, and those done */
+    int *needed;               /* per instance: the shard's units of it */
+    char foreign[1024];        /* the first campaign not of the file; "" when none */
+    int64_t rows;
+} shard_check;
+
+static int check_shard_row(void *ctx, const store_campaign_row *row)
+{
+    shard_check *c = ctx;
+    c->rows++;
+    size_t i = c->n_problems;
+    if (strcmp(row->plugin, c->plugin) == 0 && strcmp(row->strategy, c->strategy) == 0 &&
+        row->seed == c->seed) {
+        size_t lo = 0, hi = c->n_problems; /* binary search of by_text */
+        while (lo < hi) {
+            size_t mid = lo + (hi - lo) / 2;
+            int cmp = strcmp(c->problems[c->by_text[mid]], row->problem);
+            if (cmp == 0) {
+                i = c->by_text[mid];
+                break;
+            }
+            if (cmp < 0)
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+    }
+    if (i == c->n_problems) {
+        snprintf(c->foreign, sizeof c->foreign,
+                 "campaign %lld (plugin %s, %s, seed %llu, problem %s)", (long long)row->id,
+                 row->plugin, row->strategy, (unsigned long long)row->seed, row->problem);
+        return 1;
+    }
+    if (strstr(row->settings, ";configs=")) return 0; /* a cross-measurement */
+    c->campaigns[i]++;
+    c->done[i] += strcmp(row->status, "done") == 0;
+    return 0;
+}
+
+static const shard_check *sorting; /* for by_problem_text */
+
+static int by_problem_text(const void *a, const void *b)
+{
+    return strcmp(sorting->problems[*(const size_t *)a], sorting->problems[*(const size_t *)b]);
+}
+
+/* Appends a new line and the text to the report. */
+static void report_add(char *report, size_t len, const char *fmt, ...) SKYTUNE_PRINTF(3, 4);
+static void report_add(char *report, size_t len, const char *fmt, ...)
+{
+    size_t used = strlen(report);
+    if (used + 8 >= len) return;
+    if (used) used += (size_t)snprintf(report + used, len - used, "\n  ");
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(report + used, len - used, fmt, ap);
+    va_end(ap);
+}
+
+/* Checks shard i's database: present, of the file's sweep, every unit of
+ * the shard finished. Appends what is wrong to problems (and returns 1),
+ * or 0 when it may be merged; -1 on an error (printed). */
+static int check_shard(const campaign_file *f, const campaign_plan *plan, shard_check *c,
+                       unsigned shard, const char *path, char *problems, size_t len)
+{
+    if (access(path, F_OK) != 0) {
+        report_add(problems, len, "shard %u: no database (%s): it never ran or failed early",
+                   shard, path);
+        return 1;
+    }
+    store *st = NULL;
+    skytune_error err;
+    if (store_open_for_reading(path, &st, &err) != 0) {
+        report_add(problems, len, "shard %u: %s", shard, err.message);
+        return 1;
+    }
+    memset(c->campaigns, 0, plan->n_instances * sizeof *c->campaigns);
+    memset(c->done, 0, plan->n_instances * sizeof *c->done);
+    c->foreign[0] = '\0';
+    c->rows = 0;
+    int rc = store_campaigns_find(st, NULL, NULL, check_shard_row, c, &err);
+    store_close(st);
+    if (rc < 0 && !*c->foreign) {
+        report_add(problems, len, "shard %u: %s: %s", shard, path, err.message);
+        return 1;
+    }
+    if (*c->foreign) {
+        report_add(problems, len,
+                   "shard %u: %s does not belong to %s: it holds %s, which is not one of the "
+                   "file's instances with its plugin, strategy and seed",
+                   shard, path, f->path, c->foreign);
+        return 1;
+    }
+    /* Shard i runs the units u with u mod N = i: how many of each instance. */
+    for (size_t u = shard; u < plan->n_units; u += plan->shards)
+        c->needed[plan->units[u].instance]++;
+    int bad = 0;
+    for (size_t u = shard; u < plan->n_units; u += plan->shards) {
+        size_t i = plan->units[u].instance;
+        int needed = c->needed[i];
+        if (!needed) continue; /* reported with its first unit */
+        c->needed[i] = 0;
+        const char *label = *plan->instances[i].label ? plan->instances[i].label : "(the one)";
+        if (c->campaigns[i] == 0) {
+            report_add(problems, len, "shard %u: instance %s not started", shard, label);
+            bad = 1;
+        } else if (c->campaigns[i] < needed || c->done[i] < c->campaigns[i]) {
+            report_add(problems, len,
+                       "shard %u: instance %s unfinished (%d of %d campaign%s done: running, "
+                       "stopped or failed)",
+                       shard, label, c->done[i], needed > c->campaigns[i] ? needed : c->campaigns[i],
+                       needed == 1 ? "" : "s");
+            bad = 1;
+        }
+    }
+    return bad;
+}
+
+static int merge_shards(const cli_args *args, const char *path, int argc, char **argv)
+{
+    const char *shards_text = cli_get(args, "shards");
+    if (!shards_text) {
+        cli_error("campaign merge: --shards N is required (how many shards the campaign ran as)");
+        return EXIT_USAGE;
+    }
+    unsigned long long shards;
+    if (cli_parse_u64("shards", shards_text, &shards) != 0) return EXIT_USAGE;
+    if (shards < 1 || shards > 100000) {
+        cli_error("campaign merge: --shards must be between 1 and 100000, got %llu", shards);
+        return EXIT_USAGE;
+    }
+    campaign_file f;
+    if (load_file(path, &f) != 0) return EXIT_FAILED;
+    campaign_plan plan = {0};
+    skytune_error err;
+    int status = EXIT_FAILED;
+    loaded_plugin plugin = {0};
+    plugin_search search = {0};
+    search.n_dirs = cli_all(args, "plugin-dir", &search.dirs);
+    shard_check check = {.seed = f.seed};
+    char *command = run_join_command("campaign", argc, argv);
+    const char *target = cli_get(args, "db") ? cli_get(args, "db") : f.database;
+    notify_command notify = {0};
+    char **shard_dbs = NULL;
+    static char problems[16384];
+    problems[0] = '\0';
+    if (!command) {
+        cli_error("campaign merge: out of memory");
+        goto done;
+    }
+    if (campaign_plan_build(&f, (unsigned)shards, &plan, &err) != 0) {
+        cli_error("campaign merge: %s", err.message);
+        goto done;
+    }
+    if (plugin_load(f.plugin.text, &search, &plugin, &err) != 0) {
+        cli_error("campaign merge: %s:%d: key 'plugin': %s", f.path, f.plugin.line, err.message);
+        goto done;
+    }
+    char origin[4200], ca_origin[4200];
+    notify_command_settings notifying;
+    if ((status = notify_settings(args, &f, origin, sizeof origin, ca_origin, sizeof ca_origin,
+                                  &notifying)) != EXIT_OK ||
+        (status = notify_command_open(&notifying, command, target, 0, &notify)) != EXIT_OK)
+        goto done;
+    status = EXIT_FAILED;
+    check.plugin = plugin.desc->name;
+    check.strategy = f.strategy.text ? f.strategy.text : strategy_default_name();
+    check.problems = calloc(plan.n_instances, sizeof *check.problems);
+    check.campaigns = calloc(plan.n_instances, sizeof *check.campaigns);
+    check.done = calloc(plan.n_instances, sizeof *check.done);
+    check.needed = calloc(plan.n_instances, sizeof *check.needed);
+    check.by_text = calloc(plan.n_instances, sizeof *check.by_text);
+    shard_dbs = calloc(shards, sizeof *shard_dbs);
+    if (!check.problems || !check.campaigns || !check.done || !check.needed || !check.by_text ||
+        !shard_dbs) {
+        cli_error("campaign merge: out of memory");
+        goto done;
+    }
+    for (size_t i = 0; i < plan.n_instances; i++, check.n_problems++) {
+        const campaign_instance *in = &plan.instances[i];
+        problem prob;
+        if (problem_resolve(plugin.desc, f.preset.text, (const char *const *)in->sets,
+                            in->n_sets, &prob, &err) != 0) {
+            cli_error("campaign merge: %s:%d: key 'problem': instance %s: %s", f.path,
+                      f.problem_line, in->label, err.message);
+            goto done;
+        }
+        check.problems[i] = strdup(prob.text);
+        problem_free(&prob);
+        if (!check.problems[i]) {
+            cli_error("campaign merge: out of memory");
+            goto done;
+        }
+    }
+    for (size_t i = 0; i < check.n_problems; i++) check.by_text[i] = i;
+    sorting = &check;
+    qsort(check.by_text, check.n_problems, sizeof *check.by_text, by_problem_text);
+    unsigned bad = 0;
+    for (unsigned i = 0; i < shards; i++) {
+        shard_dbs[i] = shards > 1 ? campaign_shard_db(f.database, i, (unsigned)shards)
+                                  : strdup(f.database);
+        if (!shard_dbs[i]) {
+            cli_error("campaign merge: out of memory");
+            goto done;
+        }
+        struct stat a, b;
+        if (stat(shard_dbs[i], &a) == 0 && stat(target, &b) == 0 && a.st_dev == b.st_dev &&
+            a.st_ino == b.st_ino) {
+            cli_error("campaign merge: shard %u's database %s is the database merged into: give "
+                      "--db another file",
+                      i, shard_dbs[i]);
+            goto done;
+        }
+        bad += check_shard(&f, &plan, &check, i, shard_dbs[i], problems, sizeof problems) != 0;
+    }
+    if (bad) {
+        cli_error("campaign merge: %s: %u of %llu shard%s missing, unfinished or not of this "
+                  "file; nothing merged (run them again, then merge again):\n  %s",
+                  path, bad, shards, shards == 1 ? "" : "s", problems);
+        if (notify.events) {
+            char why[1200];
+            snprintf(why, sizeof why, "merge incomplete: %u of %llu shards missing, "
+                     "unfinished or not of the file:\n  %s", bad, shards, problems);
+            notify_run_finish(notify.events, NULL, why);
+        }
+        goto done;
+    }
+    store *st;
+    if (store_open(target, true, &st, &err) != 0) {
+        cli_error("campaign merge: %s", err.message);
+        goto done;
+    }
+    status = EXIT_OK;
+    store_merge_counts total = {0};
+    for (unsigned i = 0; i < shards; i++) {
+        store_merge_counts c;
+        if (store_merge(st, shard_dbs[i], &c, &err) != 0) {
+            cli_error("campaign merge: %s", err.message);
+            status = EXIT_FAILED;
+            continue;
+        }
+        total.campaigns += c.campaigns;
+        total.measurements += c.measurements;
+        total.duplicates += c.duplicates;
+        if (!cli_flag(args, "quiet"))
+            terminal_printf("%s: %lld campaign%s, %lld measurement%s, %lld duplicate%s added\n",
+                   shard_dbs[i], (long long)c.campaigns, c.campaigns == 1 ? "" : "s",
+                   (long long)c.measurements, c.measurements == 1 ? "" : "s",
+                   (long long)c.duplicates, c.duplicates == 1 ? "" : "s");
+    }
+    store_close(st);
+    if (status == EXIT_OK)
+        terminal_printf("campaign %s: %llu shard%s complete, merged into %s (%lld campaigns, %lld "
+               "measurements new)\n",
+               path, shards, shards == 1 ? "" : "s", target, (long long)total.campaigns,
+               (long long)total.measurements);
+    if (notify.events) {
+        char stop[200];
+        snprintf(stop, sizeof stop, "merged: all %llu shards complete", shards);
+        notify_run_finish(notify.events, status == EXIT_OK ? stop : NULL,
+                          status == EXIT_OK ? NULL : err.message);
+    }
+done:
+    notify_command_close(&notify);
+    for (size_t i = 0; check.problems && i < check.n_problems; i++) free(check.problems[i]);
+    free(check.problems);
+    free(check.campaigns);
+    free(check.done);
+    free(check.needed);
+    free(check.by_text);
+    for (unsigned i = 0; shard_dbs && i < shards; i++) free(shard_dbs[i]);
+    free(shard_dbs);
+    free(command);
+    plugin_unload(&plugin);
+    campaign_plan_free(&plan);
+    campaign_file_free(&f);
+    return status;
+}
+
 int cmd_campaign(int argc, char **argv)
 {
     cli_args args;
@@ -516,13 +812,13 @@ int cmd_campaign(int argc, char **argv)
     size_t n_options = run_options_with_supervision(options, sizeof options / sizeof options[0],
                                                     all_options);
     int rc = cli_parse("campaign", summary, all_options, n_options, 2,
-                       "run|status|cross|slurm FILE", argc, argv, &args);
+                       "run|status|cross|merge|slurm FILE", argc, argv, &args);
     if (rc) return rc < 0 ? EXIT_OK : rc;
     const char *sub = args.n_positional ? args.positional[0] : NULL;
     const char *path = args.n_positional > 1 ? args.positional[1] : NULL;
     if (!sub || (strcmp(sub, "run") && strcmp(sub, "status") && strcmp(sub, "cross") &&
-                 strcmp(sub, "slurm"))) {
-        cli_error("campaign: give one of run, status, cross, slurm and a campaign file, e.g. "
+                 strcmp(sub, "slurm") && strcmp(sub, "merge"))) {
+        cli_error("campaign: give one of run, status, cross, merge, slurm and a campaign file, e.g. "
                   "skytune campaign run sweep.yaml (see skytune campaign --help)");
         return EXIT_USAGE;
     }
@@ -550,5 +846,6 @@ int cmd_campaign(int argc, char **argv)
     if (strcmp(sub, "status") == 0 || strcmp(sub, "slurm") == 0) stop_signals_unblock();
     if (strcmp(sub, "status") == 0) return status_of_file(&args, path, busy_timeout_s);
     if (strcmp(sub, "slurm") == 0) return write_slurm(&args, path);
+    if (strcmp(sub, "merge") == 0) return merge_shards(&args, path, argc, argv);
     return run_or_cross(&args, sub, path, strcmp(sub, "cross") == 0, argc, argv);
 }

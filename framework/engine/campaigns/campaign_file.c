@@ -18,6 +18,7 @@ typedef struct reader {
     campaign_file *f;
     yaml_document_t doc;
     skytune_error *err;
+    size_t device;             /* the device entry being read */
 } reader;
 
 typedef int (*key_handler)(reader *r, const char *key, yaml_node_t *value);
@@ -430,14 +431,109 @@ static int on_campaign_time_limit(reader *r, const char *key, yaml_node_t *v)
     return take_duration(r, v, key, &r->f->campaign_time_limit_s);
 }
 
+/* SLURM's own spellings are checked by sbatch; here only that each is one
+ * line of printable text, so it cannot break out of its #SBATCH line. */
+static int take_sbatch_text(reader *r, yaml_node_t *v, const char *key, char **out)
+{
+    const char *text = scalar(r, v, key, "a text");
+    if (!text) return -1;
+    for (const char *c = text; *c; c++)
+        if ((unsigned char)*c < 0x20 || *c == 0x7f)
+            return fail_at(r, v, key, "must be one line of printable text");
+    if (!*text) return fail_at(r, v, key, "must not be empty");
+    free(*out);
+    *out = strdup(text);
+    return *out ? 0 : fail_at(r, v, key, "out of memory");
+}
+
+static int on_device_constraint(reader *r, const char *key, yaml_node_t *v)
+{
+    return take_sbatch_text(r, v, "devices.slurm.constraint",
+                            &r->f->placements[r->device].constraint);
+}
+
+static int on_device_partition(reader *r, const char *key, yaml_node_t *v)
+{
+    return take_sbatch_text(r, v, "devices.slurm.partition",
+                            &r->f->placements[r->device].partition);
+}
+
+static int on_device_gres(reader *r, const char *key, yaml_node_t *v)
+{
+    return take_sbatch_text(r, v, "devices.slurm.gres", &r->f->placements[r->device].gres);
+}
+
+static int on_device_slurm(reader *r, const char *key, yaml_node_t *v)
+{
+    static const key_entry keys[] = {{"constraint", on_device_constraint},
+                                     {"partition", on_device_partition},
+                                     {"gres", on_device_gres}};
+    r->f->placements[r->device].line = line_of(v);
+    if (read_mapping(r, v, "devices.slurm", keys, sizeof keys / sizeof keys[0]) != 0) return -1;
+    if (v->data.mapping.pairs.start == v->data.mapping.pairs.top)
+        return fail_at(r, v, "devices.slurm", "is empty: give constraint, partition or gres");
+    return 0;
+}
+
+static int on_device_selector(reader *r, const char *key, yaml_node_t *v)
+{
+    return take_text(r, v, "devices.device", &r->f->devices[r->device]);
+}
+
+/* A device entry: a selector, or {device: SELECTOR, slurm: {constraint,
+ * partition, gres}} for its shards' placement on a cluster. */
+static int read_device(reader *r, yaml_node_t *item)
+{
+    if (item->type == YAML_SCALAR_NODE)
+        return take_text(r, item, "devices", &r->f->devices[r->device]);
+    if (item->type != YAML_MAPPING_NODE)
+        return fail_at(r, item, "devices", "each entry is a device selector or a mapping "
+                                           "{device: SELECTOR, slurm: {constraint, partition, "
+                                           "gres}}, got %s",
+                       node_kind(item));
+    static const key_entry keys[] = {{"device", on_device_selector}, {"slurm", on_device_slurm}};
+    if (read_mapping(r, item, "devices", keys, sizeof keys / sizeof keys[0]) != 0) return -1;
+    if (!r->f->devices[r->device].text)
+        return fail_at(r, item, "devices", "an entry written as a mapping needs its 'device' "
+                                           "(a device selector, as `skytune devices` lists)");
+    return 0;
+}
+
 static int on_devices(reader *r, const char *key, yaml_node_t *v)
 {
-    if (take_texts(r, v, key, &r->f->devices, &r->f->n_devices) != 0) return -1;
-    for (size_t k = 0; k < r->f->n_devices; k++)
-        if (strcmp(r->f->devices[k].text, "all") == 0 && r->f->n_devices > 1)
+    campaign_file *f = r->f;
+    size_t n = v->type == YAML_SEQUENCE_NODE
+                   ? (size_t)(v->data.sequence.items.top - v->data.sequence.items.start)
+                   : 1;
+    if (v->type != YAML_SEQUENCE_NODE && v->type != YAML_SCALAR_NODE)
+        return fail_at(r, v, key, "expected a device selector or a list of them, got %s",
+                       node_kind(v));
+    if (n == 0) return 0; /* no entry: the default device */
+    f->devices = calloc(n + 1, sizeof *f->devices);
+    f->placements = calloc(n + 1, sizeof *f->placements);
+    if (!f->devices || !f->placements) return fail_at(r, v, key, "out of memory");
+    f->n_devices = n;
+    for (size_t k = 0; k < n; k++) {
+        r->device = k;
+        yaml_node_t *item = v->type == YAML_SEQUENCE_NODE
+                                ? node(r, v->data.sequence.items.start[k])
+                                : v;
+        if (read_device(r, item) != 0) return -1;
+    }
+    for (size_t k = 0; k < n; k++)
+        if (strcmp(f->devices[k].text, "all") == 0 && n > 1)
             return fail_at(r, v, key, "'all' already names every device: give it alone, or a "
                                       "list of device selectors");
     return 0;
+}
+
+bool slurm_placement_same(const slurm_placement *a, const slurm_placement *b)
+{
+    const char *x[] = {a->constraint, a->partition, a->gres};
+    const char *y[] = {b->constraint, b->partition, b->gres};
+    for (size_t k = 0; k < 3; k++)
+        if ((x[k] == NULL) != (y[k] == NULL) || (x[k] && strcmp(x[k], y[k]) != 0)) return false;
+    return true;
 }
 
 /* A path written in the file, relative to the file's directory. */
@@ -515,21 +611,6 @@ static int on_cross(reader *r, const char *key, yaml_node_t *v)
     if (read_mapping(r, v, "cross", keys, sizeof keys / sizeof keys[0]) != 0) return -1;
     if (!r->f->cross_top) r->f->cross_top = 1;
     return 0;
-}
-
-/* SLURM's own spellings are checked by sbatch; here only that each is one
- * line of printable text, so it cannot break out of its #SBATCH line. */
-static int take_sbatch_text(reader *r, yaml_node_t *v, const char *key, char **out)
-{
-    const char *text = scalar(r, v, key, "a text");
-    if (!text) return -1;
-    for (const char *c = text; *c; c++)
-        if ((unsigned char)*c < 0x20 || *c == 0x7f)
-            return fail_at(r, v, key, "must be one line of printable text");
-    if (!*text) return fail_at(r, v, key, "must not be empty");
-    free(*out);
-    *out = strdup(text);
-    return *out ? 0 : fail_at(r, v, key, "out of memory");
 }
 
 static int on_slurm_partition(reader *r, const char *key, yaml_node_t *v)
@@ -732,6 +813,12 @@ void campaign_file_free(campaign_file *f)
     }
     free(f->only);
     free_texts(f->devices, f->n_devices);
+    for (size_t k = 0; f->placements && k < f->n_devices; k++) {
+        free(f->placements[k].constraint);
+        free(f->placements[k].partition);
+        free(f->placements[k].gres);
+    }
+    free(f->placements);
     free(f->database);
     free(f->notify_url.text);
     free(f->notify_format);

@@ -47,6 +47,15 @@ typedef struct slurm_settings {
     size_t n_sbatch_options;
 } slurm_settings;
 
+/* Where a device entry's shards run on a cluster: its own #SBATCH
+ * placement lines, over the file's `slurm` settings. NULL: the file's. */
+typedef struct slurm_placement {
+    char *constraint;          /* --constraint: node features, e.g. "h100" */
+    char *partition;           /* --partition */
+    char *gres;                /* --gres; "none": no --gres line */
+    int line;                  /* of the entry's `slurm` key; 0: none given */
+} slurm_placement;
+
 typedef struct campaign_file {
     char *path;                /* as given */
     char *name;                /* as messages name it: quoted (quote.h) */
@@ -74,6 +83,7 @@ typedef struct campaign_file {
     double campaign_time_limit_s;
     located_text *devices;     /* selectors, or one "all"; none: the default device */
     size_t n_devices;
+    slurm_placement *placements; /* n_devices: each entry's SLURM placement */
     char *database;            /* resolved against dir; default: the file's name with .db */
     int database_line;
     located_text notify_url;   /* text NULL: no notifications */
@@ -89,6 +99,9 @@ int campaign_file_read(const char *path, campaign_file *out, skytune_error *err)
 void campaign_file_free(campaign_file *f);
 
 /* "FILE:LINE: " in front of an error about the value at that line. */
+/* Whether two placements ask for the same nodes (the same three lines). */
+bool slurm_placement_same(const slurm_placement *a, const slurm_placement *b);
+
 int campaign_file_err(const campaign_file *f, int line, skytune_error *err, const char *fmt, ...)
     SKYTUNE_PRINTF(4, 5);
 

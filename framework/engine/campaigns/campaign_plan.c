@@ -112,6 +112,7 @@ int campaign_plan_build(const campaign_file *f, unsigned shards, campaign_plan *
                 out->units[u++] = (campaign_unit){
                     .instance = i,
                     .device = f->n_devices ? f->devices[d].text : NULL,
+                    .device_entry = d,
                     .part = part,
                     .parts = parts,
                 };

@@ -32,6 +32,7 @@ typedef struct campaign_instance {
 typedef struct campaign_unit {
     size_t instance;
     const char *device;        /* the file's selector or "all"; NULL: the default device */
+    size_t device_entry;       /* its index in the file's devices (0 when none) */
     unsigned part, parts;      /* parts 1: the whole space */
 } campaign_unit;
 
