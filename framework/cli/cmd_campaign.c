@@ -589,7 +589,8 @@ static void report_add(char *report, size_t len, const char *fmt, ...)
  * the shard finished. Appends what is wrong to problems (and returns 1),
  * or 0 when it may be merged; -1 on an error (printed). */
 static int check_shard(const campaign_file *f, const campaign_plan *plan, shard_check *c,
-                       unsigned shard, const char *path, char *problems, size_t len)
+                       unsigned shard, const char *path, double busy_timeout_s, char *problems,
+                       size_t len)
 {
     if (access(path, F_OK) != 0) {
         report_add(problems, len, "shard %u: no database (%s): it never ran or failed early",
@@ -598,7 +599,7 @@ static int check_shard(const campaign_file *f, const campaign_plan *plan, shard_
     }
     store *st = NULL;
     skytune_error err;
-    if (store_open_for_reading(path, &st, &err) != 0) {
+    if (store_open_for_reading(path, busy_timeout_s, &st, &err) != 0) {
         report_add(problems, len, "shard %u: %s", shard, err.message);
         return 1;
     }
@@ -644,7 +645,8 @@ static int check_shard(const campaign_file *f, const campaign_plan *plan, shard_
     return bad;
 }
 
-static int merge_shards(const cli_args *args, const char *path, int argc, char **argv)
+static int merge_shards(const cli_args *args, const char *path, double busy_timeout_s, int argc,
+                        char **argv)
 {
     const char *shards_text = cli_get(args, "shards");
     if (!shards_text) {
@@ -739,7 +741,8 @@ static int merge_shards(const cli_args *args, const char *path, int argc, char *
                       i, shard_dbs[i]);
             goto done;
         }
-        bad += check_shard(&f, &plan, &check, i, shard_dbs[i], problems, sizeof problems) != 0;
+        bad += check_shard(&f, &plan, &check, i, shard_dbs[i], busy_timeout_s, problems,
+                           sizeof problems) != 0;
     }
     if (bad) {
         cli_error("campaign merge: %s: %u of %llu shard%s missing, unfinished or not of this "
@@ -754,7 +757,7 @@ static int merge_shards(const cli_args *args, const char *path, int argc, char *
         goto done;
     }
     store *st;
-    if (store_open(target, true, &st, &err) != 0) {
+    if (store_open(target, true, busy_timeout_s, &st, &err) != 0) {
         cli_error("campaign merge: %s", err.message);
         goto done;
     }
@@ -840,12 +843,14 @@ int cmd_campaign(int argc, char **argv)
         cli_error("campaign %s: --shard belongs to campaign run", sub);
         return EXIT_USAGE;
     }
-    /* main blocked the stop signals for run and cross; status and slurm
-     * run no campaign, have started no thread yet, and stop as any command
-     * does. */
-    if (strcmp(sub, "status") == 0 || strcmp(sub, "slurm") == 0) stop_signals_unblock();
+    /* main blocked the stop signals for run and cross; status, slurm and
+     * merge run no campaign, have started no thread yet, and stop as any
+     * command does (each shard is merged in one transaction: stopped, a shard
+     * is added whole or not at all). */
+    if (strcmp(sub, "status") == 0 || strcmp(sub, "slurm") == 0 || strcmp(sub, "merge") == 0)
+        stop_signals_unblock();
     if (strcmp(sub, "status") == 0) return status_of_file(&args, path, busy_timeout_s);
     if (strcmp(sub, "slurm") == 0) return write_slurm(&args, path);
-    if (strcmp(sub, "merge") == 0) return merge_shards(&args, path, argc, argv);
+    if (strcmp(sub, "merge") == 0) return merge_shards(&args, path, busy_timeout_s, argc, argv);
     return run_or_cross(&args, sub, path, strcmp(sub, "cross") == 0, argc, argv);
 }
