@@ -67,9 +67,9 @@ typedef struct recorded_campaign {
     const char *cache_dir;
     const char *verification;
     /* Measurements are claimed before they are made, so that runs sharing
-     * the database never make one twice; a claim older than this is a
-     * dead run's. 0: no claims (a replay measures nothing). */
-    double claim_stale_after_s;
+     * the database never make one twice (loop/claims.h). false: no claims
+     * (a replay measures nothing). */
+    bool claims;
 } recorded_campaign;
 
 /* The ranks of the given configurations that lie in the space, in the
@@ -278,10 +278,12 @@ static int begin_invocation(recorded_run *r, skytune_error *err)
         return -1;
     r->invocation_open = true;
     store_set_retry_failed(r->st, rq->retry_failed);
-    if (r->rc->claim_stale_after_s > 0) {
+    if (r->rc->claims) {
         if (store_open(rq->db_path, false, &r->claim_store, err) != 0) return -1;
         store_set_retry_failed(r->claim_store, rq->retry_failed);
-        claimant_init(&r->claims, r->claim_store, r->rc->claim_stale_after_s, rq->stop_requested);
+        if (claimant_init(&r->claims, r->claim_store, rq->stop_requested, rq->on_notice,
+                          rq->notice_ctx, err) != 0)
+            return -1;
     }
     r->out->campaign_id = r->campaign_id;
     return 0;
@@ -377,6 +379,7 @@ static int end_run(recorded_run *r, int status, skytune_error *err)
         skytune_error close_err;
         store_campaign_close(r->st, r->campaign_id, state, status != 0 ? &close_err : err);
     }
+    if (r->claim_store) claimant_close(&r->claims);
     store_close(r->claim_store);
     store_close(r->st);
     strategy_free(r->strat);
@@ -748,7 +751,7 @@ static int run_on_device(const tuning_request *rq,
     spec.isolated = rq->worker_exe != NULL;
     spec.cache_dir = d.cache ? binary_cache_dir(d.cache) : NULL;
     spec.verification = d.plugin.checked_against;
-    spec.claim_stale_after_s = rq->watchdog.compile_s + rq->watchdog.cap_s + 60;
+    spec.claims = true;
     int opened = rq->worker_exe ? open_supervisor(rq, &d, &spec, err)
                                 : open_measurer(rq, &d, &spec, err);
     if (opened != 0) goto done;
