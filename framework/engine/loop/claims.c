@@ -131,7 +131,9 @@ int claim_configuration(claimant *c, int64_t campaign_id, const char *config_tex
                         skytune_error *err)
 {
     double waiting_since = -1, told_at = -1;
+    c->last_wait_s = 0;
     for (;;) {
+        if (waiting_since >= 0) c->last_wait_s = clock_monotonic_s() - waiting_since;
         store_claim_result r;
         pthread_mutex_lock(&c->lock);
         int rc = store_claim(c->store, campaign_id, config_text, config_hash, c->pid, c->host,

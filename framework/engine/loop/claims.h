@@ -42,6 +42,7 @@ typedef struct claimant {
     pthread_t thread;
     bool beating, quit;
     long beats;                           /* heartbeats written */
+    double last_wait_s;                   /* how long the last claim waited on another run */
 } claimant;
 
 /* The bound after which a silent claim is taken over: SKYTUNE_CLAIM_STALE_S
@@ -61,8 +62,9 @@ typedef enum claim_outcome {
 } claim_outcome;
 
 /* Claim the configuration (config_text, config_hash) for the campaign,
- * waiting while another live run measures it. *known is filled for
- * CLAIM_REUSE (its config_text is not). */
+ * waiting while another live run measures it (for c->last_wait_s: no part
+ * of this run's own work). *known is filled for CLAIM_REUSE (its
+ * config_text is not). */
 int claim_configuration(claimant *c, int64_t campaign_id, const char *config_text,
                         uint64_t config_hash, claim_outcome *outcome, store_known *known,
                         skytune_error *err);
