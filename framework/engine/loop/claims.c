@@ -121,7 +121,7 @@ static void tell_takeover(const claimant *c, const char *config_text, const stor
     else if (r->taken_over == STORE_HOLDER_SILENT)
         notice(c,
                "configuration %s was claimed by process %lld on host %s, last seen %.0f s ago "
-               "(a live run renews its claims every %.0f s); taking it over",
+               "(a live run renews its claims every %.3g s); taking it over",
                config_text, (long long)r->holder_pid, r->holder_host, r->last_seen_s,
                c->heartbeat_s);
 }
@@ -131,6 +131,8 @@ int claim_configuration(claimant *c, int64_t campaign_id, const char *config_tex
                         skytune_error *err)
 {
     double waiting_since = -1, told_at = -1;
+    int64_t waited_pid = 0;    /* whose claim this run waits on */
+    char waited_host[256] = "";
     c->last_wait_s = 0;
     for (;;) {
         if (waiting_since >= 0) c->last_wait_s = clock_monotonic_s() - waiting_since;
@@ -148,7 +150,7 @@ int claim_configuration(claimant *c, int64_t campaign_id, const char *config_tex
         if (r.kind == STORE_CLAIM_MEASURED) {
             if (waiting_since >= 0)
                 notice(c, "configuration %s: measured by process %lld on host %s; reusing it",
-                       config_text, (long long)r.holder_pid, r.holder_host);
+                       config_text, (long long)waited_pid, waited_host);
             *known = r.known;
             known->config_text = NULL;
             *outcome = CLAIM_REUSE;
@@ -160,6 +162,8 @@ int claim_configuration(claimant *c, int64_t campaign_id, const char *config_tex
         }
         double now = clock_monotonic_s();
         if (waiting_since < 0) waiting_since = now;
+        waited_pid = r.holder_pid;
+        snprintf(waited_host, sizeof waited_host, "%s", r.holder_host);
         if (told_at < 0 || now - told_at >= CLAIM_WAIT_NOTICE_S) {
             bool first = told_at < 0;
             told_at = now;
@@ -167,7 +171,7 @@ int claim_configuration(claimant *c, int64_t campaign_id, const char *config_tex
                 notice(c,
                        "configuration %s is being measured by process %lld on host %s "
                        "(last seen %.0f s ago); waiting for its measurement (its claim is "
-                       "taken over after %.0f s without a heartbeat)",
+                       "taken over after %.3g s without a heartbeat)",
                        config_text, (long long)r.holder_pid, r.holder_host, r.last_seen_s,
                        c->stale_after_s);
             else
