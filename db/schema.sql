@@ -1,8 +1,8 @@
--- skytune result database, schema version 5.
+-- skytune result database, schema version 6.
 --
 -- This script creates a fresh database. The store runs it in one transaction
 -- together with PRAGMA application_id = 0x534B5954 ("SKYT") and
--- PRAGMA user_version = 5; a database made by an older skytune is brought
+-- PRAGMA user_version = 6; a database made by an older skytune is brought
 -- forward by the migration steps in db/store.c instead. docs/schema.md
 -- describes every column and has example queries.
 --
@@ -236,7 +236,9 @@ CREATE TABLE derived_values (
 -- never measure one twice: a run claims a configuration before measuring
 -- it, another run that meets the claim waits for the measurement, and the
 -- claim goes in the transaction that records the measurement. pid and host
--- say whose claim it is; a claim whose process is gone is taken over.
+-- say whose claim it is; the run renews heartbeat_at while it lives. A
+-- claim whose process is gone, or whose run stopped renewing it, is taken
+-- over.
 CREATE TABLE claims (
     plugin_id   INTEGER NOT NULL REFERENCES plugins (id),
     device_id   INTEGER NOT NULL REFERENCES devices (id),
@@ -246,6 +248,7 @@ CREATE TABLE claims (
     pid         INTEGER NOT NULL,
     host        TEXT    NOT NULL,
     claimed_at  REAL    NOT NULL,  -- Unix time, seconds
+    heartbeat_at REAL,             -- last renewed, Unix time, seconds
     PRIMARY KEY (plugin_id, device_id, problem_id, config_text)
 ) WITHOUT ROWID;
 

@@ -111,6 +111,9 @@ static const store_migration store_migrations[] = {
          " name TEXT NOT NULL, value REAL NOT NULL,"
          " PRIMARY KEY (measurement_id, name)) WITHOUT ROWID;",
       NULL },
+    /* 6: a claim's heartbeat, renewed by the run that holds it; a claim
+     * whose run stopped renewing it is taken over. */
+    { 5, "ALTER TABLE claims ADD COLUMN heartbeat_at REAL;", NULL },
     { 0, NULL, NULL } /* end */
 };
 
@@ -216,11 +219,13 @@ static const char *const hot_sql[HOT_COUNT] = {
         " AND m.plugin_id = ?2 AND m.device_id = ?3 AND m.problem_id = ?4"
         " WHERE c.plugin_name = ?1 AND c.text = ?6",
     [HOT_CLAIM_FIND] =
-        "SELECT pid, host, claimed_at FROM claims WHERE plugin_id = ?1 AND device_id = ?2"
+        "SELECT pid, host, MAX(claimed_at, COALESCE(heartbeat_at, claimed_at)) FROM claims"
+        " WHERE plugin_id = ?1 AND device_id = ?2"
         " AND problem_id = ?3 AND config_text = ?4",
     [HOT_CLAIM_PUT] =
         "INSERT OR REPLACE INTO claims (plugin_id, device_id, problem_id, config_text,"
-        " campaign_id, pid, host, claimed_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+        " campaign_id, pid, host, claimed_at, heartbeat_at)"
+        " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?8)",
     [HOT_CLAIM_DELETE] =
         "DELETE FROM claims WHERE plugin_id = ?1 AND device_id = ?2 AND problem_id = ?3"
         " AND config_text = ?4",
@@ -1837,18 +1842,20 @@ int store_claim(store *st, int64_t campaign_id, const char *config_text, uint64_
     if (rc == SQLITE_ROW) {
         int64_t pid = sqlite3_column_int64(s, 0);
         const char *host = (const char *)sqlite3_column_text(s, 1);
-        double claimed_at = sqlite3_column_double(s, 2);
+        double seen_at = sqlite3_column_double(s, 2);
         snprintf(out->holder_host, sizeof out->holder_host, "%s", host ? host : "");
         out->holder_pid = pid;
+        out->last_seen_s = now - seen_at;
         bool ours = pid == my_pid && strcmp(out->holder_host, my_host) == 0;
-        bool live = !ours && now - claimed_at < stale_after_s &&
-                    (!holder_alive || holder_alive(alive_ctx, pid, out->holder_host));
+        bool gone = !ours && holder_alive && !holder_alive(alive_ctx, pid, out->holder_host);
+        bool live = !ours && !gone && out->last_seen_s < stale_after_s;
         sqlite3_reset(s);
         if (live) {
             out->kind = STORE_CLAIM_BUSY;
             if (commit(st, err) != 0) goto fail;
             return 0;
         }
+        if (!ours) out->taken_over = gone ? STORE_HOLDER_GONE : STORE_HOLDER_SILENT;
     } else {
         sqlite3_reset(s);
     }
@@ -1864,6 +1871,16 @@ fail:
 fail_outside:
     return err_prefix(err, "%s: cannot claim configuration '%s' for campaign %lld", st->name,
                       config_text, (long long)campaign_id);
+}
+
+int store_renew_claims(store *st, int64_t my_pid, const char *my_host, double now,
+                       skytune_error *err)
+{
+    const sql_arg args[] = { ARG_INT(my_pid), ARG_TEXT(my_host), ARG_REAL(now) };
+    if (sql_exec(st, "UPDATE claims SET heartbeat_at = ?3 WHERE pid = ?1 AND host = ?2", args,
+                 N_ARGS(args), err, "renewing claims") != 0)
+        return err_prefix(err, "%s: cannot renew this run's claims", st->name);
+    return 0;
 }
 
 int store_release_claims(store *st, int64_t my_pid, const char *my_host, skytune_error *err)

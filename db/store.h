@@ -22,7 +22,7 @@
 #include "measurement.h"
 
 #define STORE_APPLICATION_ID 0x534B5954 /* "SKYT" */
-#define STORE_SCHEMA_VERSION 5
+#define STORE_SCHEMA_VERSION 6
 
 /* How long a statement waits by default for a lock another process holds
  * on the database (busy_wait.h) before it fails, naming the holder: runs
@@ -154,22 +154,37 @@ typedef enum store_claim_kind {
     STORE_CLAIM_BUSY = 2       /* another live run is measuring it */
 } store_claim_kind;
 
+/* Whose claim an OURS answer took over, if anyone's. */
+typedef enum store_claim_takeover {
+    STORE_HOLDER_NONE = 0,     /* nobody's: the configuration was free */
+    STORE_HOLDER_GONE = 1,     /* a process that holder_alive found gone */
+    STORE_HOLDER_SILENT = 2    /* a run that renewed no claim for stale_after_s */
+} store_claim_takeover;
+
 typedef struct store_claim_result {
     store_claim_kind kind;
     store_known known;         /* MEASURED (config_text NULL, seq unset) */
-    int64_t holder_pid;        /* BUSY: whose claim */
+    int64_t holder_pid;        /* BUSY, or OURS taken over: whose claim */
     char holder_host[256];
+    double last_seen_s;        /* how long ago the holder claimed or renewed it */
+    store_claim_takeover taken_over; /* OURS: whose claim it was */
 } store_claim_result;
 
 /* In one IMMEDIATE transaction: MEASURED if the campaign's key has a
  * measurement of config_text; BUSY if another process's claim holds it and
  * that process is alive (holder_alive, given pid and host; NULL: assume so)
- * and claimed it less than stale_after_s ago; otherwise the claim becomes
- * this process's (my_pid on my_host) and the answer is OURS. */
+ * and claimed it or renewed its claims (its heartbeat) less than
+ * stale_after_s ago; otherwise the claim becomes this process's (my_pid on
+ * my_host) and the answer is OURS. */
 int store_claim(store *st, int64_t campaign_id, const char *config_text, uint64_t config_hash,
                 int64_t my_pid, const char *my_host, double stale_after_s,
                 bool (*holder_alive)(void *ctx, int64_t pid, const char *host), void *alive_ctx,
                 store_claim_result *out, skytune_error *err);
+
+/* The heartbeat: every claim of this process (my_pid on my_host) renewed
+ * at now (Unix seconds), so that other runs see it is alive. */
+int store_renew_claims(store *st, int64_t my_pid, const char *my_host, double now,
+                       skytune_error *err);
 
 /* Remove every claim of this process (my_pid on my_host): configurations
  * it claimed and did not record, on a stop or an error. */

@@ -569,3 +569,59 @@ Test(campaign_cli, slurm_scripts_hold_the_array_the_shards_and_the_merge)
     free(out_dir);
     free(file);
 }
+
+/* An exhaustive campaign of one instance split between two shards: with
+ * only shard 0 run and merged, the merged database's status says the
+ * instance is incomplete, names shard 1/2 as missing and counts what of the
+ * space is measured; once shard 1 is merged too, it is done. */
+Test(campaign_cli, status_tells_a_split_instance_missing_a_shard_from_a_done_one)
+{
+    char text[1024];
+    snprintf(text, sizeof text,
+             "plugin: %s\nproblem:\n  values: 6\nstrategy: exhaustive\nruns: 2\n",
+             hostile_plugin_path());
+    char *file = cli_path(scratch, "split.yaml");
+    cli_write_file(file, text, strlen(text));
+    char *merged = cli_path(scratch, "split-merged.db");
+    char *shard_db[2];
+    for (int i = 0; i < 2; i++) {
+        char name[64];
+        snprintf(name, sizeof name, "split.shard-%d-of-2.db", i);
+        shard_db[i] = cli_path(scratch, name);
+    }
+
+    cli_result r = campaign(CLI_ARGS("campaign", "run", file, "--shard", "0/2", "--compile-jobs",
+                                     "0", "--quiet"));
+    expect_ok(&r, "shard 0 of 2");
+    cli_result_free(&r);
+    r = campaign(CLI_ARGS("merge", merged, shard_db[0]));
+    expect_ok(&r, "merging shard 0");
+    cli_result_free(&r);
+    r = campaign(CLI_ARGS("campaign", "status", file, "--db", merged));
+    expect_ok(&r, "the status with one shard merged");
+    cr_expect(strstr(r.out, "  incomplete (the one instance)"), "%s", r.out);
+    cr_expect(strstr(r.out, "3 of the space's 6 configurations measured"), "%s", r.out);
+    cr_expect(strstr(r.out, "missing (never ran, or not merged): shard 1/2\n"), "%s", r.out);
+    cr_expect(strstr(r.out, "0 done, 0 running or stopped, 0 remaining, 1 incomplete"), "%s",
+              r.out);
+    cr_expect_null(strstr(r.out, "  done "), "%s", r.out);
+    cli_result_free(&r);
+
+    r = campaign(CLI_ARGS("campaign", "run", file, "--shard", "1/2", "--compile-jobs", "0",
+                          "--quiet"));
+    expect_ok(&r, "shard 1 of 2");
+    cli_result_free(&r);
+    r = campaign(CLI_ARGS("merge", merged, shard_db[1]));
+    expect_ok(&r, "merging shard 1");
+    cli_result_free(&r);
+    r = campaign(CLI_ARGS("campaign", "status", file, "--db", merged));
+    expect_ok(&r, "the status with both shards merged");
+    cr_expect(strstr(r.out, "  done      (the one instance)"), "%s", r.out);
+    cr_expect(strstr(r.out, "6 of the space's 6 configurations measured"), "%s", r.out);
+    cr_expect_null(strstr(r.out, "missing"), "%s", r.out);
+    cr_expect(strstr(r.out, "1 done, 0 running or stopped, 0 remaining\n"), "%s", r.out);
+    cli_result_free(&r);
+    for (int i = 0; i < 2; i++) free(shard_db[i]);
+    free(merged);
+    free(file);
+}

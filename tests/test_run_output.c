@@ -5,10 +5,14 @@
  * terminal the bar counts by status and shows the configuration in flight
  * with its stage and time, redrawn while a long one runs; a log says a long
  * configuration is still being measured; after the first configuration
- * both give an estimate of the whole run; and a replayed dataset with no
- * work model shows no GFLOP/s. */
+ * both give an estimate of the whole run; a replayed dataset with no
+ * work model shows no GFLOP/s; and a run on one CPU starts workers for one. */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
 #include <criterion/criterion.h>
 
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -319,4 +323,30 @@ Test(run_output, a_replay_without_a_work_model_shows_no_gflops)
     cli_result_free(&r);
     free(db);
     free(dataset);
+}
+
+/* ------------------------------------------------------------ workers and CPUs */
+
+/* Run as `taskset -c 0` would (the affinity of this test's process, which
+ * the run inherits), the run counts one usable CPU and starts workers for
+ * one: the measuring worker alone, no spare and no compile worker. */
+Test(run_output, workers_follow_the_cpus_the_process_may_use)
+{
+    cpu_set_t one;
+    CPU_ZERO(&one);
+    cpu_set_t mine;
+    cr_assert_eq(sched_getaffinity(0, sizeof mine, &mine), 0);
+    int first = 0;
+    while (!CPU_ISSET(first, &mine)) first++;
+    CPU_SET(first, &one);
+    cr_assert_eq(sched_setaffinity(0, sizeof one, &one), 0);
+    char *db = cli_path(hostile_suite_scratch, "one_cpu.db");
+    hostile_args a = hostile_run_args("exhaustive", db);
+    hostile_args_add(&a, CLI_ARGS("--runs", "2", "--set", "values=3"));
+    drop_quiet(&a);
+    cli_result r = hostile_run_ok(&a, "a run on one CPU");
+    cr_expect(strstr(r.out, "(0 spares); 0 compile workers (CPUs usable: 1)"),
+              "the run did not count one CPU:\n%s", r.out);
+    cli_result_free(&r);
+    free(db);
 }

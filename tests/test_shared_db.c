@@ -6,7 +6,11 @@
  * (exhaustive over part of the space, random over all of it): two
  * campaigns, both done, every configuration either evaluated measured
  * exactly once, whichever campaign met it first. Either way the database
- * passes SQLite's own checks. */
+ * passes SQLite's own checks.
+ *
+ * A claim another host left: taken over at once when its run renewed
+ * nothing for the bound, waited on (saying so) while it is fresh, and a
+ * live run's heartbeat moves on while it measures. */
 #include <criterion/criterion.h>
 
 #include <signal.h>
@@ -183,5 +187,144 @@ Test(shared_db, two_strategies_at_once_measure_the_union_once)
     assert_measured_once(db);
     hostile_assert_database_sound(db);
     for (int k = 0; k < 2; k++) finished_run_free(&runs[k]);
+    free(db);
+}
+
+/* ------------------------------------------------------------ claims */
+
+/* Unix time in seconds, with its fraction. */
+#define NOW_SQL "((julianday('now') - 2440587.5) * 86400.0)"
+
+/* A database whose campaign measured x = 0 of four configurations, and a
+ * claim on x = 1 as process 4242 of host other-node would have left it,
+ * last renewed heartbeat_age_s ago. */
+static char *db_with_foreign_claim(const char *name, double heartbeat_age_s)
+{
+    char *db = cli_path(scratch, name);
+    hostile_args first = hostile_run_args("exhaustive", db);
+    hostile_args_add(&first, CLI_ARGS("--runs", "3", "--set", "values=4", "--budget", "1"));
+    cli_result r = hostile_run_ok(&first, "the first run");
+    cli_result_free(&r);
+    cr_assert_eq(cli_db_int(db, "SELECT COUNT(*) FROM measurements"), 1);
+    char *x0 = cli_db_text(db, "SELECT text FROM configurations");
+    cr_assert_str_eq(x0, "x=0", "the configuration texts changed: %s", x0);
+    free(x0);
+    cr_assert_eq(cli_shell("sqlite3 '%s' \"INSERT INTO claims (plugin_id, device_id, problem_id,"
+                           " config_text, campaign_id, pid, host, claimed_at, heartbeat_at)"
+                           " SELECT plugin_id, device_id, problem_id, 'x=1', id, 4242,"
+                           " 'other-node', %s - 2000, %s - %g"
+                           " FROM campaigns\"",
+                           db, NOW_SQL, NOW_SQL, heartbeat_age_s),
+                 0, "cannot insert the claim");
+    return db;
+}
+
+static cli_result run_after_claim(const char *db, const char *stale_s, double *took_s)
+{
+    hostile_args second = hostile_run_args("exhaustive", db);
+    hostile_args_add(&second, CLI_ARGS("--runs", "3", "--set", "values=4"));
+    char env[64];
+    snprintf(env, sizeof env, "SKYTUNE_CLAIM_STALE_S=%s", stale_s);
+    double start = hostile_now_s();
+    cli_result r = cli_run_env(CLI_ARGS(env), second.items);
+    *took_s = hostile_now_s() - start;
+    cr_assert_eq(r.status, 0, "the second run ended with %s\nstdout:\n%s\nstderr:\n%s",
+                 cli_status_text(r.status), r.out, r.err);
+    /* It measured the claimed configuration and the rest, once each. */
+    cr_assert_eq(cli_db_int(db, "SELECT COUNT(*) FROM measurements"), 4, "%s", r.out);
+    cr_assert_eq(cli_db_int(db, "SELECT COUNT(*) FROM claims"), 0, "claims were left behind");
+    assert_measured_once(db);
+    return r;
+}
+
+/* A claim whose run has renewed nothing for longer than the bound (another
+ * host's: its process cannot be looked at) is taken over at once, and the
+ * run says whose it was and when that run was last seen. The default bound
+ * (90 s) holds: the claim is some 1000 s silent. */
+Test(shared_db, a_silent_claim_of_another_host_is_taken_over_naming_it)
+{
+    char *db = db_with_foreign_claim("silent.db", 1000);
+    double took;
+    cli_result r = run_after_claim(db, "", &took);
+    cr_expect(strstr(r.err, "configuration x=1 was claimed by process 4242 on host other-node, "
+                            "last seen 10"),
+              "no notice of the takeover:\n%s", r.err);
+    cr_expect(strstr(r.err, "taking it over"), "%s", r.err);
+    cr_expect_null(strstr(r.err, "waiting"), "it waited on a dead run's claim:\n%s", r.err);
+    cr_expect_lt(took, 60, "the run took %.1f s", took);
+    cli_result_free(&r);
+    free(db);
+}
+
+/* A claim another host renewed a moment ago is waited on, with a notice
+ * naming that host and process, until its heartbeat is older than the bound
+ * (SKYTUNE_CLAIM_STALE_S, 3 s here); then it is taken over, and the
+ * wait is not counted as the configuration's time. */
+Test(shared_db, a_live_claim_of_another_host_is_waited_on_then_taken_over)
+{
+    char *db = db_with_foreign_claim("live.db", 0);
+    double took;
+    cli_result r = run_after_claim(db, "3", &took);
+    const char *wait = strstr(r.err, "configuration x=1 is being measured by process 4242 on "
+                                     "host other-node");
+    cr_expect(wait, "no notice of the wait:\n%s", r.err);
+    const char *takeover = strstr(r.err, "configuration x=1 was claimed by process 4242 on host "
+                                         "other-node, last seen 3 s ago");
+    cr_expect(takeover, "no notice of the takeover:\n%s", r.err);
+    cr_expect(!wait || !takeover || wait < takeover, "%s", r.err);
+    cr_expect_geq(took, 2.5, "the claim was taken over after %.1f s, not the bound's 3 s", took);
+    /* The wait is not the configuration's time: its engine overhead (and
+     * so the estimate the first configuration makes) leaves it out. */
+    long long overhead_ms = cli_db_int(db, "SELECT CAST(m.overhead_s * 1000 AS INTEGER) FROM"
+                                           " measurements m JOIN configurations c ON c.id ="
+                                           " m.configuration_id WHERE c.text = 'x=1'");
+    cr_expect_lt(overhead_ms, 1500, "x=1's overhead of %lld ms holds the wait on the claim",
+                 overhead_ms);
+    cli_result_free(&r);
+    free(db);
+}
+
+/* A live run renews its claims: while the configuration it measures hangs
+ * (until the watchdog), its claim's heartbeat moves on every third of the
+ * bound (1.2 s here, so every 0.4 s). */
+Test(shared_db, a_live_run_renews_its_claim)
+{
+    char *db = cli_path(scratch, "beat.db");
+    hostile_args a = hostile_run_args("exhaustive", db);
+    hostile_args_add(&a, CLI_ARGS("--runs", "3", "--set", "values=2", "--set", "fault=hang",
+                                  "--set", "where=prepare", "--set", "bad=0", "--timeout-floor",
+                                  "20s", "--timeout-cap", "20s"));
+    setenv("SKYTUNE_CLAIM_STALE_S", "1.2", 1);
+    char *out = cli_path(scratch, "beat.out"), *err = cli_path(scratch, "beat.err");
+    pid_t pid = cli_start(a.items, out, err);
+    unsetenv("SKYTUNE_CLAIM_STALE_S");
+    double start = hostile_now_s(), first_seen = -1, first_beat = 0, last_beat = 0;
+    while (hostile_now_s() - start < 15) {
+        hostile_sleep_ms(100);
+        char *row = NULL;
+        char msg[256];
+        if (cli_db_query(db, "SELECT claimed_at || ' ' || heartbeat_at FROM claims", &row, msg,
+                         sizeof msg) != 0 || !row || !*row) {
+            free(row);
+            continue;
+        }
+        double claimed = 0, beat = 0;
+        sscanf(row, "%lf %lf", &claimed, &beat);
+        free(row);
+        if (first_seen < 0) {
+            first_seen = hostile_now_s();
+            first_beat = beat;
+        }
+        last_beat = beat;
+        if (last_beat - first_beat >= 1.0) break;
+    }
+    kill(pid, SIGINT);
+    cli_wait(pid, CLI_TIMEOUT_S);
+    cr_assert_geq(first_seen, 0, "no claim appeared in 15 s:\n%s", hostile_read_text(err));
+    cr_expect_geq(last_beat - first_beat, 1.0,
+                  "the claim's heartbeat moved %.2f s in %.1f s of measuring",
+                  last_beat - first_beat, hostile_now_s() - first_seen);
+    free(out);
+    free(err);
     free(db);
 }

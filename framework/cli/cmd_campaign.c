@@ -16,6 +16,7 @@
 #include "input_limits.h"
 #include "plugin_loader.h"
 #include "plugin_problem.h"
+#include "plugin_space.h"
 #include "progress.h"
 #include "quote.h"
 #include "run_common.h"
@@ -30,7 +31,7 @@
 static const cli_option options[] = {
     {"shard", "I/N", false, "run: only shard I of N (0 <= I < N), into its own database (FILE's database with .shard-I-of-N before the extension, unless --db)"},
     {"db", "FILE", false, "the result database (default: the file's `database`, else the file's name with .db)"},
-    {"shards", "N", false, "slurm: how many array tasks (shards) to split the campaign into; merge: how many shards the campaign ran as"},
+    {"shards", "N", false, "slurm: how many array tasks (shards) to split the campaign into; merge: how many shards the campaign ran as; status: how many it was split into, to name the shards of parts missing"},
     {"out", "DIR", false, "slurm: the folder for the scripts and their logs (default: slurm-<file's name> beside the file)"},
     {"plugin-dir", "DIR", true, "search DIR for plugins first"},
     {"quiet", NULL, false, "no progress output"},
@@ -271,6 +272,10 @@ done:
 
 /* --------------------------------------------------------------- status */
 
+/* Where a shard's part of an instance's space stands: never seen in the
+ * database, seen but not finished, finished. */
+enum { PART_MISSING = 0, PART_UNFINISHED = 1, PART_DONE = 2 };
+
 typedef struct instance_status {
     const char *strategy;
     uint64_t seed;
@@ -279,7 +284,19 @@ typedef struct instance_status {
     char best[1024];
     double best_ns;
     char devices[512];
+    /* An exhaustive instance split between shards: its campaigns are the
+     * parts ("part=k/n" in their settings), each part's state here. */
+    unsigned parts;
+    unsigned char *part_state;
+    bool out_of_memory;
 } instance_status;
+
+/* The part k of n a campaign's settings name; false when it is whole. */
+static bool part_of(const char *settings, unsigned *k, unsigned *n)
+{
+    const char *at = strstr(settings, ";part=");
+    return at && sscanf(at, ";part=%u/%u", k, n) == 2 && *n > 1 && *k < *n;
+}
 
 static int gather_instance(void *ctx, const store_campaign_row *row)
 {
@@ -287,6 +304,23 @@ static int gather_instance(void *ctx, const store_campaign_row *row)
     if (strcmp(row->strategy, is->strategy) != 0 || row->seed != is->seed ||
         strstr(row->settings, ";configs="))
         return 0;
+    unsigned k, n;
+    if (part_of(row->settings, &k, &n)) {
+        if (!is->parts) {
+            is->part_state = calloc(n, 1);
+            if (!is->part_state) {
+                is->out_of_memory = true;
+                return 0;
+            }
+            is->parts = n;
+        }
+        /* Parts of another split (the campaign was sharded twice, in
+         * other numbers) count below but say nothing of this one's. */
+        if (n == is->parts) {
+            unsigned char state = strcmp(row->status, "done") == 0 ? PART_DONE : PART_UNFINISHED;
+            if (state > is->part_state[k]) is->part_state[k] = state;
+        }
+    }
     is->campaigns++;
     is->done += strcmp(row->status, "done") == 0;
     is->running += strcmp(row->status, "running") == 0;
@@ -304,6 +338,74 @@ static int gather_instance(void *ctx, const store_campaign_row *row)
     return 0;
 }
 
+/* The configurations of an instance's space, as a run builds it but for
+ * the device's limits; 0 when it cannot be built without a device. */
+static uint64_t instance_space_size(const campaign_file *f, const campaign_plan *plan,
+                                    const skytune_plugin *desc, const problem *prob)
+{
+    plugin_space_request rq = {
+        .plugin = desc,
+        .problem = &prob->values,
+        .restricts = plan->restricts,
+        .n_restricts = f->n_restricts,
+        .only = plan->only,
+        .n_only = f->n_only,
+    };
+    space *sp = NULL;
+    skytune_error err;
+    if (plugin_space_build(&rq, &sp, &err) != 0) return 0;
+    uint64_t n = space_count(sp);
+    space_free(sp);
+    return n;
+}
+
+/* The shard of N that runs part k of the instance (on the file's first
+ * device entry), as campaign_plan numbers units. */
+static unsigned shard_of_part(const campaign_plan *plan, size_t n_devices, size_t instance,
+                              unsigned parts, unsigned k, unsigned shards)
+{
+    uint64_t unit = ((uint64_t)instance * n_devices) * parts + k;
+    return (unsigned)(unit % shards);
+}
+
+/* A split instance's parts: how much of its space is measured, and the
+ * parts that never ran or did not finish here, by the shard that runs each
+ * when the number of shards is known (--shards, or one instance on one
+ * device: one part a shard). */
+static void print_parts(const campaign_file *f, const campaign_plan *plan, size_t instance,
+                        const instance_status *is, unsigned parts_done, unsigned shards,
+                        uint64_t space_size)
+{
+    size_t n_devices = f->n_devices ? f->n_devices : 1;
+    uint64_t pairs = (uint64_t)plan->n_instances * n_devices;
+    if (!shards && pairs == 1) shards = is->parts;
+    /* --shards N that did not make these parts is no help. */
+    if (shards && (shards + pairs - 1) / pairs != is->parts) shards = 0;
+    printf("            split in %u parts between shards: %u finished", is->parts, parts_done);
+    if (space_size)
+        printf("; %lld of the space's %llu configurations measured", (long long)is->evaluated,
+               (unsigned long long)space_size);
+    printf("\n");
+    for (int want = PART_MISSING; want <= PART_UNFINISHED; want++) {
+        unsigned listed = 0, count = 0;
+        for (unsigned k = 0; k < is->parts; k++) count += is->part_state[k] == want;
+        if (!count) continue;
+        printf("            %s:", want == PART_MISSING ? "missing (never ran, or not merged)"
+                                                       : "not finished");
+        for (unsigned k = 0; k < is->parts && listed < 16; k++) {
+            if (is->part_state[k] != want) continue;
+            if (shards && n_devices == 1)
+                printf(" shard %u/%u", shard_of_part(plan, n_devices, instance, is->parts, k,
+                                                     shards), shards);
+            else
+                printf(" part %u/%u", k, is->parts);
+            listed++;
+        }
+        if (count > listed) printf(" and %u more", count - listed);
+        printf("\n");
+    }
+}
+
 static int status_of_file(const cli_args *args, const char *path, double busy_timeout_s)
 {
     campaign_file f;
@@ -315,6 +417,20 @@ static int status_of_file(const cli_args *args, const char *path, double busy_ti
     store *st = NULL;
     plugin_search search = {0};
     search.n_dirs = cli_all(args, "plugin-dir", &search.dirs);
+    unsigned shards = 0;
+    if (cli_get(args, "shards")) {
+        unsigned long long n = 0;
+        if (cli_parse_u64("shards", cli_get(args, "shards"), &n) != 0) {
+            campaign_file_free(&f);
+            return EXIT_USAGE;
+        }
+        if (n < 1 || n > 100000) {
+            cli_error("campaign status: --shards must be between 1 and 100000, got %llu", n);
+            campaign_file_free(&f);
+            return EXIT_USAGE;
+        }
+        shards = (unsigned)n;
+    }
     if (campaign_plan_build(&f, 1, &plan, &err) != 0) {
         cli_error("campaign status: %s", err.message);
         campaign_file_free(&f);
@@ -329,7 +445,7 @@ static int status_of_file(const cli_args *args, const char *path, double busy_ti
     terminal_printf("campaign %s: plugin %s, %zu instance%s, database %s%s\n", path,
                     plugin.desc->name, plan.n_instances, plan.n_instances == 1 ? "" : "s", db,
                     st ? "" : " (not created yet)");
-    size_t counts[3] = {0, 0, 0}; /* done, running, remaining */
+    size_t counts[4] = {0, 0, 0, 0}; /* done, running, remaining, incomplete */
     for (size_t i = 0; i < plan.n_instances; i++) {
         const campaign_instance *in = &plan.instances[i];
         problem prob;
@@ -346,29 +462,47 @@ static int status_of_file(const cli_args *args, const char *path, double busy_ti
         int rc = st ? store_campaigns_find(st, plugin.desc->name, prob.text, gather_instance,
                                            &is, &err)
                     : 0;
+        /* The size of a split instance's space, to set what its parts
+         * measured against (0: unknown; the device's limits are not). */
+        uint64_t space_size = 0;
+        if (rc == 0 && is.parts) space_size = instance_space_size(&f, &plan, plugin.desc, &prob);
         problem_free(&prob);
-        if (rc != 0) {
-            cli_error("campaign status: %s", err.message);
+        if (rc != 0 || is.out_of_memory) {
+            cli_error("campaign status: %s", rc != 0 ? err.message : "out of memory");
+            free(is.part_state);
             goto done;
         }
+        unsigned parts_done = 0;
+        for (unsigned k = 0; k < is.parts; k++) parts_done += is.part_state[k] == PART_DONE;
+        bool incomplete = is.parts && parts_done < is.parts && !is.running;
         const char *state = is.campaigns == 0  ? "remaining"
                             : is.running       ? "running"
+                            : incomplete       ? "incomplete"
                             : is.done == is.campaigns ? "done"
                                                       : "stopped";
-        counts[is.campaigns == 0 ? 2 : is.running || is.done < is.campaigns ? 1 : 0]++;
+        counts[is.campaigns == 0 ? 2
+               : incomplete      ? 3
+               : is.running || is.done < is.campaigns ? 1
+                                                      : 0]++;
         terminal_printf("  %-9s %s\n", state, *in->label ? in->label : "(the one instance)");
         if (is.campaigns) {
             terminal_printf("            %lld evaluated (%lld ok, %lld failed) on %s\n",
                             (long long)is.evaluated, (long long)is.ok, (long long)is.failed,
                             is.devices);
+            if (is.parts) print_parts(&f, &plan, i, &is, parts_done, shards, space_size);
             if (*is.best) {
                 char time[32];
                 format_duration_ns(is.best_ns, time, sizeof time);
                 terminal_printf("            best so far %s  (%s)\n", is.best, time);
             }
         }
+        free(is.part_state);
     }
-    printf("%zu done, %zu running or stopped, %zu remaining\n", counts[0], counts[1], counts[2]);
+    printf("%zu done, %zu running or stopped, %zu remaining", counts[0], counts[1], counts[2]);
+    if (counts[3])
+        printf(", %zu incomplete (split between shards, not all of them finished here)",
+               counts[3]);
+    printf("\n");
     status = EXIT_OK;
 done:
     store_close(st);

@@ -21,8 +21,8 @@ const cli_option run_supervision_options[] = {
     {"compile-timeout", "DURATION", false, "watchdog: limit of the build stage (default 5m)"},
     {"stop-grace", "DURATION", false, "after Ctrl-C, SIGTERM or SIGUSR1, how long the configuration in flight may take before its worker is killed (default 3s)"},
     {"retry-failed", NULL, false, "measure configurations that failed before again (by default a failure is never retried on the same device, driver and plugin build)"},
-    {"compile-jobs", "N", false, "compile worker processes building ahead of the device (default: the cores but two on a GPU, half of them on a CPU device; 0: none)"},
-    {"measure-ahead", "N", false, "spare measuring workers that load the next configurations while the device times one (default 4 on a GPU, 0 on a CPU device)"},
+    {"compile-jobs", "N", false, "compile worker processes building ahead of the device (default, of the CPUs this process may use: all but two and the spares on a GPU, half of them on a CPU device; 0: none)"},
+    {"measure-ahead", "N", false, "spare measuring workers that load the next configurations while the device times one (default 4 on a GPU, at most half the CPUs this process may use but one; 0 on a CPU device)"},
     {"cache-dir", "DIR", false, "binary cache directory (default $SKYTUNE_CACHE_DIR, else ~/.cache/skytune/binaries)"},
     {"cache-limit", "SIZE", false, "binary cache size limit, least recently used entries go first, e.g. 500M, 4G (default 1G)"},
     {"no-cache", NULL, false, "compile every configuration from source, keep no binaries (also no compile workers)"},
@@ -211,10 +211,13 @@ void run_print_start(void *ctx, const tuning_started *s)
         return;
     }
     if (s->verification) terminal_printf("  outputs verified against %s\n", s->verification);
-    terminal_printf("  measured %s (%u spare%s); %u compile worker%s; binary cache %s\n",
+    char cpus[48] = "";
+    if (s->usable_cpus)
+        snprintf(cpus, sizeof cpus, " (CPUs usable: %u)", s->usable_cpus);
+    terminal_printf("  measured %s (%u spare%s); %u compile worker%s%s; binary cache %s\n",
                     s->isolated ? "in a supervised worker" : "in this process (--no-isolation)",
                     s->measure_ahead, s->measure_ahead == 1 ? "" : "s", s->compile_jobs,
-                    s->compile_jobs == 1 ? "" : "s", s->cache_dir ? s->cache_dir : "off");
+                    s->compile_jobs == 1 ? "" : "s", cpus, s->cache_dir ? s->cache_dir : "off");
     fflush(stdout);
 }
 

@@ -19,6 +19,7 @@
 #include "store.h"
 #include "store_invocations.h"
 #include "t1.h"
+#include "usable_cpus.h"
 
 /* Everything that shapes the sequence of configurations tried, so that the
  * same command finds its campaign again. Stopping rules (budget, time
@@ -64,12 +65,13 @@ typedef struct recorded_campaign {
     bool isolated;
     unsigned compile_jobs;
     unsigned measure_ahead;
+    unsigned usable_cpus;                 /* the CPUs this process may use (usable_cpus.h) */
     const char *cache_dir;
     const char *verification;
     /* Measurements are claimed before they are made, so that runs sharing
-     * the database never make one twice; a claim older than this is a
-     * dead run's. 0: no claims (a replay measures nothing). */
-    double claim_stale_after_s;
+     * the database never make one twice (loop/claims.h). false: no claims
+     * (a replay measures nothing). */
+    bool claims;
 } recorded_campaign;
 
 /* The ranks of the given configurations that lie in the space, in the
@@ -284,12 +286,14 @@ static int begin_invocation(recorded_run *r, skytune_error *err)
         return -1;
     r->invocation_open = true;
     store_set_retry_failed(r->st, rq->retry_failed);
-    if (r->rc->claim_stale_after_s > 0) {
+    if (r->rc->claims) {
         if (store_open(rq->db_path, false, tuning_request_busy_timeout_s(rq), &r->claim_store,
                        err) != 0)
             return -1;
         store_set_retry_failed(r->claim_store, rq->retry_failed);
-        claimant_init(&r->claims, r->claim_store, r->rc->claim_stale_after_s, rq->stop_requested);
+        if (claimant_init(&r->claims, r->claim_store, rq->stop_requested, rq->on_notice,
+                          rq->notice_ctx, err) != 0)
+            return -1;
     }
     r->out->campaign_id = r->campaign_id;
     return 0;
@@ -315,6 +319,7 @@ static void announce_start(const recorded_run *r,
         .isolated = rc->isolated,
         .compile_jobs = rc->compile_jobs,
         .measure_ahead = rc->measure_ahead,
+        .usable_cpus = rc->usable_cpus,
         .cache_dir = rc->cache_dir,
         .verification = rc->verification,
         .evaluated_before = (uint64_t)r->before.evaluations,
@@ -385,6 +390,7 @@ static int end_run(recorded_run *r, int status, skytune_error *err)
         skytune_error close_err;
         store_campaign_close(r->st, r->campaign_id, state, status != 0 ? &close_err : err);
     }
+    if (r->claim_store) claimant_close(&r->claims);
     store_close(r->claim_store);
     store_close(r->st);
     strategy_free(r->strat);
@@ -521,25 +527,32 @@ static int narrowing_of(const tuning_request *rq, narrowing *n, skytune_error *e
 
 /* Spare measuring workers when none were asked for: on a GPU four, so that
  * loading a program (NVIDIA's PTX is compiled again by every process) is
- * done ahead while the device times; on a CPU device none, since a worker
- * building there would share the cores with the kernels being timed. */
-static unsigned default_measure_ahead(const skytune_device_info *dev, uint64_t space_count)
+ * done ahead while the device times, but no more than half the CPUs this
+ * process may use after the measuring worker's; on a CPU device none, since
+ * a worker building there would share the cores with the kernels being
+ * timed. */
+static unsigned default_measure_ahead(const skytune_device_info *dev, uint64_t space_count,
+                                      unsigned cpus)
 {
     unsigned ahead = dev->is_gpu ? 4 : 0;
+    if (ahead > (cpus - 1) / 2) ahead = (cpus - 1) / 2;
     return space_count < 2 ? 0 : space_count - 1 < ahead ? (unsigned)(space_count - 1) : ahead;
 }
 
-/* Compile workers when none were asked for: on a GPU every core but the
- * engine's, the measuring worker's and the spares', since the device
- * measures meanwhile; on a CPU device compiling pauses while kernels run,
- * so half the cores. Never more than there are configurations. */
+/* Compile workers when none were asked for, from the CPUs this process may
+ * use (usable_cpus.h): on a GPU every one but the engine's, the measuring
+ * worker's and the spares', since the device measures meanwhile, and one
+ * when that leaves none but there are two CPUs; on a CPU device compiling
+ * pauses while kernels run, so half of them. The measuring worker, the
+ * spares and the compile workers are never more than the CPUs; with one
+ * CPU there is no compile worker (the measuring worker builds). Never more
+ * than there are configurations. */
 static unsigned default_compile_jobs(const skytune_device_info *dev, uint64_t space_count,
-                                     unsigned ahead)
+                                     unsigned ahead, unsigned cpus)
 {
-    long cores = sysconf(_SC_NPROCESSORS_ONLN);
-    if (cores < 1) cores = 1;
-    long jobs = dev->is_gpu ? cores - 2 - (long)ahead : cores / 2;
-    if (jobs < 1) jobs = 1;
+    long n = (long)cpus;
+    long jobs = dev->is_gpu ? n - 2 - (long)ahead : n / 2;
+    if (jobs < 1) jobs = n >= 2 + (long)ahead ? 1 : 0;
     if (jobs > 32) jobs = 32;
     if ((uint64_t)jobs > space_count) jobs = (long)space_count;
     return (unsigned)jobs;
@@ -661,11 +674,12 @@ static int open_supervisor(const tuning_request *rq, device_run *d, recorded_cam
 {
     const cl_device_entry *dev = d->dev;
     uint64_t count = space_count(d->sp);
+    unsigned cpus = usable_cpus();
     unsigned ahead = rq->measure_ahead >= 0 ? (unsigned)rq->measure_ahead
-                                            : default_measure_ahead(&dev->info, count);
+                                            : default_measure_ahead(&dev->info, count, cpus);
     unsigned jobs = !d->cache               ? 0
                     : rq->compile_jobs >= 0 ? (unsigned)rq->compile_jobs
-                                            : default_compile_jobs(&dev->info, count, ahead);
+                                            : default_compile_jobs(&dev->info, count, ahead, cpus);
     supervisor_options so = {
         .worker_exe = rq->worker_exe,
         .setup = {
@@ -693,6 +707,7 @@ static int open_supervisor(const tuning_request *rq, device_run *d, recorded_cam
     spec->eval = supervisor_evaluator(d->sup);
     spec->compile_jobs = jobs;
     spec->measure_ahead = ahead;
+    spec->usable_cpus = cpus;
     return 0;
 }
 
@@ -756,7 +771,7 @@ static int run_on_device(const tuning_request *rq,
     spec.isolated = rq->worker_exe != NULL;
     spec.cache_dir = d.cache ? binary_cache_dir(d.cache) : NULL;
     spec.verification = d.plugin.checked_against;
-    spec.claim_stale_after_s = rq->watchdog.compile_s + rq->watchdog.cap_s + 60;
+    spec.claims = true;
     int opened = rq->worker_exe ? open_supervisor(rq, &d, &spec, err)
                                 : open_measurer(rq, &d, &spec, err);
     if (opened != 0) goto done;

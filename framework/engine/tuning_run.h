@@ -83,6 +83,7 @@ typedef struct tuning_started {
     bool isolated;                       /* measured in a supervised worker */
     unsigned compile_jobs;               /* compile workers building ahead */
     unsigned measure_ahead;              /* spare measuring workers */
+    unsigned usable_cpus;                /* the CPUs this process may use; 0: not counted */
     const char *cache_dir;               /* NULL: no binary cache */
     const char *verification;            /* a T1 plugin's: what outputs are checked against */
     uint64_t space_count;

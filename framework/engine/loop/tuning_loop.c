@@ -531,6 +531,9 @@ static turn_end evaluate_proposal(campaign_state *c, uint64_t rank, double turn_
     known_entry from_other, *k;
     turn_end end = find_reusable(c, rank, &from_other, &k, err);
     if (end != TURN_NEXT) return end;
+    /* A wait on another run's claim is not this configuration's time (nor
+     * the estimate's that the first configuration's time makes). */
+    if (c->cfg->claims) turn_start += c->cfg->claims->last_wait_s;
     measurement m;
     measurement_init(&m);
     double spent = 0;          /* the turn's wall-clock seconds; 0 when reused */

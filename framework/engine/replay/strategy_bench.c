@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "tuning_loop.h"
+#include "usable_cpus.h"
 #include "strategy.h"
 
 static int compare_doubles(const void *a, const void *b)
@@ -205,8 +206,7 @@ static void *work(void *arg)
 
 static unsigned online_cpus(void)
 {
-    long n = sysconf(_SC_NPROCESSORS_ONLN);
-    return n > 0 ? (unsigned)n : 1;
+    return usable_cpus();
 }
 
 /* Runs every job; the calling thread works too. A thread that cannot be
