@@ -31,8 +31,10 @@ test: build
 # is new/delete size checking: libclFFT.so.2 deletes the FFT action objects
 # it allocates (selectAction) with another size than it allocated them with,
 # inside the library, which ASan reports as new-delete-type-mismatch.
+# Every UBSan finding ends the program (-fno-sanitize-recover), whatever
+# UBSAN_OPTIONS says.
 test-sanitize: deps
-	[ -f $(BUILD)-sanitize/build.ninja ] || meson setup $(BUILD)-sanitize -Db_sanitize=address,undefined -Db_lundef=false
+	[ -f $(BUILD)-sanitize/build.ninja ] || meson setup $(BUILD)-sanitize -Db_sanitize=address,undefined -Db_lundef=false -Dc_args=-fno-sanitize-recover=all
 	ninja -C $(BUILD)-sanitize
 	ASAN_OPTIONS=detect_leaks=1:new_delete_type_mismatch=0 \
 	    LSAN_OPTIONS=suppressions=$(CURDIR)/tools/lsan-opencl.supp \

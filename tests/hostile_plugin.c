@@ -10,7 +10,8 @@
  *
  * Problem parameters choose the misbehaviour:
  *   fault   none | segv | abort | exit | stack | oob | near | loop | corrupt | wrong |
- *           compile | biglog | kprintf | hang | print | print_segv | damage
+ *           compile | biglog | kprintf | hang | print | print_segv | damage |
+ *           device_fault
  *   where   the callback that misbehaves (host faults): defines, prepare,
  *           clear_outputs, enqueue, verify, release, flops
  *   bad     the value of x that misbehaves
@@ -50,6 +51,9 @@
  *   wrong   every work-item writes three times its input: the
  *           configuration's own wrong result
  *   kprintf work-item 0 calls printf, then writes its output right
+ *   device_fault  the run's event reports that the kernel failed on the
+ *           device (CL_OUT_OF_RESOURCES), as NVIDIA's events do after an
+ *           illegal address: a user event in place of the kernel's
  * and two faults of the build, for bad configurations on every run:
  *   compile the kernel does not compile (a syntax error)
  *   biglog  the compiler writes a log of some megabytes (thousands of
@@ -154,7 +158,8 @@ typedef enum hostile_fault {
     FAULT_KPRINTF,
     FAULT_COMPILE,
     FAULT_BIGLOG,
-    FAULT_DAMAGE
+    FAULT_DAMAGE,
+    FAULT_DEVICE_FAULT
 } hostile_fault;
 
 typedef enum hostile_callback {
@@ -169,7 +174,7 @@ typedef enum hostile_callback {
 
 static const char *const fault_names[] = {
     "none", "segv",    "abort", "exit",  "stack",   "oob",     "loop",  "hang",
-    "print", "print_segv", "corrupt", "near", "wrong", "kprintf", "compile", "biglog", "damage"};
+    "print", "print_segv", "corrupt", "near", "wrong", "kprintf", "compile", "biglog", "damage", "device_fault"};
 static const char *const callback_names[] = {"defines", "prepare", "clear_outputs", "enqueue",
                                              "verify",  "release", "flops"};
 
@@ -391,6 +396,17 @@ static int hostile_enqueue(void *opaque, cl_command_queue queue, skytune_events 
     if (status != CL_SUCCESS)
         return skytune_opencl_failure(err, SKYTUNE_ERR_LAUNCH, status, "clSetKernelArg (call)");
     cl_event done = NULL;
+    if (plan->fault == FAULT_DEVICE_FAULT && l->is_bad && l->enqueues == (cl_uint)plan->nth) {
+        cl_context context = NULL;
+        status = clGetCommandQueueInfo(queue, CL_QUEUE_CONTEXT, sizeof context, &context, NULL);
+        if (status == CL_SUCCESS) done = clCreateUserEvent(context, &status);
+        if (status == CL_SUCCESS) status = clSetUserEventStatus(done, CL_OUT_OF_RESOURCES);
+        if (status != CL_SUCCESS)
+            return skytune_opencl_failure(err, SKYTUNE_ERR_LAUNCH, status, "clCreateUserEvent");
+        if (skytune_events_add(events, done, "twice") != 0)
+            return skytune_error_set(err, SKYTUNE_ERR_LAUNCH, "too many events in one run");
+        return SKYTUNE_OK;
+    }
     /* The implementation picks the work-group size: x changes nothing but
      * the configuration's identity. */
     status = clEnqueueNDRangeKernel(queue, l->kernel, 1, NULL, &l->global_size, NULL, 0, NULL,
@@ -478,9 +494,10 @@ static const skytune_problem_check hostile_problem_checks[] = {
     {"fault == 'none' or fault == 'segv' or fault == 'abort' or fault == 'exit' or "
      "fault == 'stack' or fault == 'oob' or fault == 'loop' or fault == 'hang' or "
      "fault == 'print' or fault == 'print_segv' or fault == 'corrupt' or fault == 'near' or "
-     "fault == 'wrong' or fault == 'kprintf' or fault == 'compile' or fault == 'biglog' or fault == 'damage'",
+     "fault == 'wrong' or fault == 'kprintf' or fault == 'compile' or fault == 'biglog' or fault == 'damage' or "
+     "fault == 'device_fault'",
      "fault must be one of none, segv, abort, exit, stack, oob, loop, hang, print, print_segv, "
-     "corrupt, near, wrong, kprintf, compile, biglog, damage"},
+     "corrupt, near, wrong, kprintf, compile, biglog, damage, device_fault"},
     {"where == 'defines' or where == 'prepare' or where == 'clear_outputs' or "
      "where == 'enqueue' or where == 'verify' or where == 'release' or where == 'flops'",
      "where must be one of defines, prepare, clear_outputs, enqueue, verify, release, flops"},

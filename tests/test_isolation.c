@@ -321,6 +321,25 @@ Test(isolation, kernel_write_far_out_of_bounds_in_a_timed_run_is_a_crash_in_time
                               .message = SEGV_MESSAGE});
 }
 
+/* A kernel that fails on the device after its launch (NVIDIA's events
+ * report an illegal address so, and the context is gone) is a crash in the
+ * stage it ran in, as a kernel that kills a CPU device's worker is: the
+ * same fault gives the same status on every device. */
+Test(isolation, a_kernel_that_fails_on_the_device_is_a_crash_in_verify)
+{
+    check_fault(&(fault_case){.fault = "device_fault", .status = "crash", .stage = "verify",
+                              .message = {"the kernel failed on the device in the verification run",
+                                          "CL_OUT_OF_RESOURCES", NULL}});
+}
+
+Test(isolation, a_kernel_that_fails_on_the_device_in_a_timed_run_is_a_crash_in_timed)
+{
+    check_fault(&(fault_case){.fault = "device_fault", .nth = "4", .status = "crash",
+                              .stage = "timed",
+                              .message = {"the kernel failed on the device in timed run 2", NULL,
+                                          NULL}});
+}
+
 /* ------------------------------------------------------------ never ending */
 
 Test(isolation, kernel_infinite_loop_is_a_timeout_in_verify)

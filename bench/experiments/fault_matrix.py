@@ -50,6 +50,7 @@ CASES = [
     ("compile", None, None, "kernel does not compile"),
     ("biglog", None, None, "compile failure after thousands of warnings"),
     ("kprintf", None, None, "kernel printf"),
+    ("device_fault", None, "1", "the kernel's event reports a failure on the device"),
     ("print", "prepare", None, "host prints to stdout and stderr"),
     ("damage", None, None, "a configuration leaves its worker damaged (the next prepare segfaults)"),
 ]

@@ -10,10 +10,11 @@
 typedef enum measurement_status {
     MEAS_OK = 0,
     MEAS_COMPILE = 1,       /* the OpenCL build failed; message holds the build log */
-    MEAS_LAUNCH = 2,        /* an OpenCL call failed preparing or running the kernel */
+    MEAS_LAUNCH = 2,        /* an OpenCL call failed preparing or launching the kernel */
     MEAS_WRONG_RESULT = 3,  /* output differs from the CPU reference */
     MEAS_TIMEOUT = 4,       /* the worker ran past its time limit */
-    MEAS_CRASH = 5,         /* the worker died */
+    MEAS_CRASH = 5,         /* the worker died, or the kernel failed on the device after
+                               its launch (an illegal address on a GPU) */
     MEAS_STATUS_COUNT = 6
 } measurement_status;
 

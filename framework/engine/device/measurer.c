@@ -35,10 +35,12 @@ struct measurer {
      * stored when it was not. */
     cache_entry_outcome entry;
     char entry_reason[CACHE_ENTRY_REASON_LEN];
+    measure_stage stage;      /* the stage the measurement is in */
 };
 
 static bool enter_stage(measurer *ms, measure_stage stage)
 {
+    ms->stage = stage;
     return ms->opts.on_stage ? ms->opts.on_stage(ms->opts.stage_ctx, stage) : true;
 }
 
@@ -338,6 +340,18 @@ static int build_program(measurer *ms, const skytune_values *config, bool need_p
     return rc;
 }
 
+/* A kernel that was launched and then failed on the device (an illegal
+ * address on a GPU ends its context; clFinish or its event reports it): a
+ * crash of the configuration in the stage it ran in, as a kernel that
+ * kills a CPU device's worker is, not a launch that could not be made. */
+static void kernel_crashed(measurer *ms, measurement *m, const char *run, const char *what,
+                           cl_int code)
+{
+    fail(m, MEAS_CRASH, "crash in stage %s: the kernel failed on the device in %s: %s: %s",
+         measure_stage_name(ms->stage), run, what, cl_error_name(code));
+    m->stage = ms->stage;
+}
+
 /* The times of one run: every event's duration and their sum. */
 typedef struct run_times {
     size_t count;
@@ -363,7 +377,7 @@ static int run_once(measurer *ms, void *launch, const char *run, run_times *t, m
              perr.cl_error ? cl_error_name(perr.cl_error) : "no OpenCL error code");
     } else if (finish != CL_SUCCESS) {
         rc = -1;
-        fail(m, MEAS_LAUNCH, "%s: clFinish: %s", run, cl_error_name(finish));
+        kernel_crashed(ms, m, run, "clFinish", finish);
     } else if (ev.count == 0) {
         rc = -1;
         fail(m, MEAS_LAUNCH, "%s: the plugin's enqueue returned no event to time", run);
@@ -377,7 +391,9 @@ static int run_once(measurer *ms, void *launch, const char *run, run_times *t, m
         clGetEventInfo(ev.events[k], CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof exec, &exec, NULL);
         if (rc == 0 && exec < 0) {
             rc = -1;
-            fail(m, MEAS_LAUNCH, "%s: kernel '%s' failed: %s", run, label, cl_error_name(exec));
+            char what[96];
+            snprintf(what, sizeof what, "kernel '%s'", label);
+            kernel_crashed(ms, m, run, what, exec);
         }
         if (rc == 0 &&
             (clGetEventProfilingInfo(ev.events[k], CL_PROFILING_COMMAND_START, sizeof start,

@@ -729,11 +729,13 @@ static int check_health(supervisor *s, skytune_error *err)
  * that wrote out of bounds or over its inputs, or left the context in a
  * bad state, would have the configurations after it charged with its
  * damage. Its successor starts from the plugin's set-up. A failed build
- * ran nothing on the device and keeps its worker; a crash or a timeout
- * has ended it already. */
+ * ran nothing on the device and keeps its worker; a timeout, and a crash
+ * that killed the worker, have ended it already (a kernel that failed on
+ * the device is a crash in a live worker). */
 static void retire_worker_after(supervisor *s, const measurement *m)
 {
-    if (m->status != MEAS_WRONG_RESULT && m->status != MEAS_LAUNCH) return;
+    if (m->status != MEAS_WRONG_RESULT && m->status != MEAS_LAUNCH && m->status != MEAS_CRASH)
+        return;
     if (s->worker.pid <= 0) return;
     end_worker(s, 1.0, NULL, 0, NULL);
     s->stats.retired++;

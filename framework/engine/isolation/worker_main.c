@@ -162,9 +162,11 @@ static int serve(worker_state *ws, worker_message *request, skytune_error *err)
         measurement_clear(&r.m);
         return -1;
     }
-    /* A launch failure may have taken the context with it: then this worker
-     * is of no more use, and the engine starts another. */
-    r.context_lost = r.m.status == MEAS_LAUNCH && !measurer_device_usable(ws->measurer);
+    /* A launch failure, or a kernel that failed on the device, may have
+     * taken the context with it: then this worker is of no more use, and the
+     * engine starts another. */
+    r.context_lost = (r.m.status == MEAS_LAUNCH || r.m.status == MEAS_CRASH) &&
+                     !measurer_device_usable(ws->measurer);
     const char *reason;
     r.entry = measurer_cache_entry(ws->measurer, &reason);
     snprintf(r.entry_reason, sizeof r.entry_reason, "%s", reason);
