@@ -687,6 +687,12 @@ static int check_health(supervisor *s, skytune_error *err)
         int rc = run_request(s, s->reference_idx, &m, err);
         s->checking_health = false;
         if (rc != 0) return -1;
+        /* The check measured in this worker too: what it damaged is charged
+         * to the configuration after it unless the worker's history says
+         * so (confirm_failure). */
+        s->worker_measured++;
+        snprintf(s->worker_last, sizeof s->worker_last, "%.200s, the health check's reference",
+                 text);
         s->stats.health_checks++;
         double drift = m.status == MEAS_OK ? m.median_ns / s->reference_ns - 1.0 : INFINITY;
         /* Within the threshold, or within the spread of the reference's own
