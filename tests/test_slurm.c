@@ -6,8 +6,10 @@
  * job (afterany), checks what the merge did, and stops every daemon it
  * started. Beyond the plain run: a shard that fails (the merge still runs,
  * fails and names it), a shard requeued mid-run (it runs again and
- * resumes) and a shard cancelled mid-run (the merge names it; resubmitted,
- * it completes and the merge succeeds).
+ * resumes), a shard cancelled mid-run (the merge names it; resubmitted,
+ * it completes and the merge succeeds) and shards stopped by SLURM at their
+ * time limit (they stop cleanly; resubmitted with a longer limit, they
+ * complete).
  *
  * Skipped, saying why, where SLURM or munge is not installed
  * (tools/install-deps.sh installs them) or the test does not run as root
@@ -449,6 +451,148 @@ Test(slurm, generated_job_array_runs_the_shards_and_merges_them)
     free(shard_log);
     free(submitted);
     free(db);
+    free(jobs);
+    free(file);
+}
+
+/* What a stopped shard leaves: its task ended with skytune's own exit
+ * status for the signal (138 for USR1, 143 for TERM) after saying it stops;
+ * its database has no campaign left running, no claim, and every
+ * configuration it measured whole (ok, with all its runs). Returns how many
+ * configurations it measured. */
+static long long assert_shard_stopped(const char *jobs, const char *array, int task,
+                                      unsigned runs)
+{
+    char job[64], log[64];
+    snprintf(job, sizeof job, "%s_%d", array, task);
+    snprintf(log, sizeof log, "logs/shard-%d.out", task);
+    char *text = maybe_text(jobs, log);
+    char *exit_code = job_field(job, "ExitCode"), *state = job_field(job, "JobState");
+    cr_expect(strcmp(exit_code, "138:0") == 0 || strcmp(exit_code, "143:0") == 0,
+              "shard %d did not end with skytune's stop status (138 USR1, 143 TERM): %s %s\n%s",
+              task, state, exit_code, text);
+    cr_expect(strstr(text, "skytune: stopping (SIGUSR1)") ||
+                  strstr(text, "skytune: stopping (SIGTERM)"),
+              "shard %d never said it stops (%s %s):\n%s", task, state, exit_code, text);
+    char name[64];
+    snprintf(name, sizeof name, "limit.shard-%d-of-2.db", task);
+    char *db = cli_path(scratch, name);
+    long long measured = 0;
+    if (cli_file_exists(db)) {
+        hostile_assert_database_sound(db);
+        cr_expect_eq(cli_db_int(db, "SELECT COUNT(*) FROM campaigns WHERE status = 'running'"),
+                     0, "shard %d left its campaign running: %s", task,
+                     cli_db_text(db, "SELECT group_concat(status) FROM campaigns"));
+        /* Interrupted, unless the signal came while skytune was starting
+         * (before its campaign began: nothing is begun then). */
+        cr_expect_eq(cli_db_int(db, "SELECT COUNT(*) FROM campaigns WHERE status <> "
+                                    "'interrupted'"),
+                     0, "shard %d's campaign is not marked interrupted: %s", task,
+                     cli_db_text(db, "SELECT group_concat(status) FROM campaigns"));
+        cr_expect_eq(cli_db_int(db, "SELECT COUNT(*) FROM claims"), 0,
+                     "shard %d left claims", task);
+        measured = cli_db_int(db, "SELECT COUNT(*) FROM measurements");
+        cr_expect_eq(cli_db_int(db, "SELECT COUNT(*) FROM measurements WHERE status <> 'ok'"),
+                     0, "the stop made a measurement of shard %d fail", task);
+        char query[256];
+        snprintf(query, sizeof query,
+                 "SELECT COUNT(*) FROM measurements m WHERE n_samples <> %u OR "
+                 "(SELECT COUNT(*) FROM samples s WHERE s.measurement_id = m.id) <> %u",
+                 runs, runs);
+        cr_expect_eq(cli_db_int(db, query), 0, "shard %d holds a measurement without its %u runs",
+                     task, runs);
+        cr_expect_eq(cli_db_int(db, "SELECT COUNT(*) FROM (SELECT DISTINCT problem_id, "
+                                    "configuration_id FROM measurements)"),
+                     measured, "shard %d measured a configuration twice", task);
+    }
+    fprintf(stderr, "time limit: shard %d ended %s, exit %s, by %s, after %lld configurations\n",
+            task, state, exit_code,
+            strstr(text, "stopping (SIGUSR1)")   ? "USR1"
+            : strstr(text, "stopping (SIGTERM)") ? "TERM"
+                                                 : "?",
+            measured);
+    free(db);
+    free(text);
+    free(exit_code);
+    free(state);
+    return measured;
+}
+
+Test(slurm, a_shard_killed_at_its_time_limit_stops_cleanly_and_completes_when_resubmitted)
+{
+    start_cluster();
+    /* A time limit of one minute: the USR1 that array.sbatch asks for 120 s
+     * before the limit is due at once, and slurmctld sends it at its next
+     * time-limit check (every 30 s); SIGTERM at the limit itself if not.
+     * Each shard (one instance of 64 configurations, 20 runs each) takes
+     * longer than that: some 50 s alone on two cores. */
+    const unsigned runs = 20, per_shard = 64;
+    char text[2048];
+    snprintf(text, sizeof text,
+             "plugin: %s\n"
+             "problem:\n  values: [%u]\n  n: [2097152, 2097153]\n"
+             "strategy: exhaustive\nruns: %u\n"
+             "slurm:\n  gres: none\n  time: \"1\"\n",
+             hostile_plugin_path(), per_shard, runs);
+    char *file = cli_path(scratch, "limit.yaml");
+    cli_write_file(file, text, strlen(text));
+    char *jobs = cli_path(scratch, "limit-jobs");
+    cli_result r = cli_run(CLI_ARGS("campaign", "slurm", file, "--shards", "2", "--out", jobs));
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    cli_result_free(&r);
+    char *script = maybe_text(jobs, "array.sbatch");
+    cr_assert(strstr(script, "#SBATCH --time=1\n") && strstr(script, "--signal=B:USR1@120"),
+              "%s", script);
+    free(script);
+    cr_assert_eq(cli_shell("sh %s/submit.sh > %s/submitted.txt 2>&1", jobs, slurm_dir), 0,
+                 "submit.sh failed:\n%s", file_text("submitted.txt"));
+    char *submitted = file_text("submitted.txt"), array[32], merge[32];
+    submitted_ids(submitted, array, merge);
+    bool done = wait_queue_empty(300);
+    char *merge_log = maybe_text(jobs, "logs/merge.out");
+    cr_assert(done, "the jobs did not end in 300 s\nsqueue:\n%s",
+              (cli_shell("squeue > %s/squeue.txt 2>&1", slurm_dir), file_text("squeue.txt")));
+    long long before[2];
+    for (int task = 0; task < 2; task++) {
+        before[task] = assert_shard_stopped(jobs, array, task, runs);
+        cr_expect_lt(before[task], per_shard, "shard %d finished within its time limit", task);
+    }
+    /* afterany: the merge runs, fails and names both shards as unfinished. */
+    char *state = job_field(merge, "JobState");
+    cr_expect_str_eq(state, "FAILED", "the merge must fail:\n%s", merge_log);
+    cr_expect(strstr(merge_log, "2 of 2 shards missing, unfinished") &&
+                  strstr(merge_log, "shard 0: ") && strstr(merge_log, "shard 1: "),
+              "the merge names both stopped shards:\n%s", merge_log);
+    char *db = cli_path(scratch, "limit.db");
+    cr_expect(!cli_file_exists(db), "an incomplete merge merges nothing");
+    /* Both shards again, with a longer limit (sbatch's own option wins over
+     * the script's), and the merge after them: they resume and complete. */
+    cr_assert_eq(cli_shell("cd %s && a=$(sbatch --parsable --time=10 --array=0-1 array.sbatch) "
+                           "&& sbatch --parsable --dependency=afterany:${a%%%%;*} merge.sbatch "
+                           "> %s/resubmitted.txt 2>&1",
+                           jobs, slurm_dir),
+                 0, "%s", file_text("resubmitted.txt"));
+    done = wait_queue_empty(300);
+    free(merge_log);
+    merge_log = maybe_text(jobs, "logs/merge.out");
+    cr_assert(done, "the resubmitted shards did not end in 300 s\nsqueue:\n%s",
+              (cli_shell("squeue > %s/squeue.txt 2>&1", slurm_dir), file_text("squeue.txt")));
+    cr_assert(cli_file_exists(db), "the second merge wrote no database:\n%s", merge_log);
+    cr_expect(strstr(merge_log, "2 shards complete"), "%s", merge_log);
+    cr_expect_eq(cli_db_int(db, "SELECT COUNT(*) FROM measurements"), 2 * per_shard, "%s",
+                 merge_log);
+    cr_expect_eq(cli_db_int(db, "SELECT COUNT(*) FROM (SELECT DISTINCT problem_id, "
+                                "configuration_id FROM measurements)"),
+                 2 * per_shard, "a configuration was measured twice");
+    cr_expect_eq(cli_db_int(db, "SELECT COUNT(*) FROM measurements WHERE status <> 'ok'"), 0);
+    cr_expect_eq(cli_db_int(db, "SELECT COUNT(*) FROM campaigns WHERE status <> 'done'"), 0);
+    hostile_assert_database_sound(db);
+    fprintf(stderr, "time limit: shards stopped after %lld and %lld of %u configurations\n",
+            before[0], before[1], per_shard);
+    free(db);
+    free(state);
+    free(merge_log);
+    free(submitted);
     free(jobs);
     free(file);
 }
