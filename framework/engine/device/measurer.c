@@ -216,30 +216,49 @@ static void store_program_binary(measurer *ms, cl_program program, const binary_
     free(binary);
 }
 
-/* Compile from source; with a key, leave the binary or a failure that would
- * repeat in the cache. */
-static int compile_source(measurer *ms, const char *source, const char *options,
-                          const binary_cache_key *key, cl_program *program, measurement *m)
+/* One clBuildProgram of the source: CL_SUCCESS with *program, or the
+ * error with *program released and NULL (and *log the build log, NULL
+ * when there is none). */
+static cl_int build_from_source(measurer *ms, const char *source, const char *options,
+                                cl_program *program, char **log)
 {
     cl_int rc;
+    *log = NULL;
     *program = clCreateProgramWithSource(ms->context, 1, &source, NULL, &rc);
     if (rc != CL_SUCCESS) {
         *program = NULL;
-        fail(m, MEAS_COMPILE, "clCreateProgramWithSource: %s", cl_error_name(rc));
-        return -1;
+        return rc;
     }
     rc = clBuildProgram(*program, 1, &ms->device->device, options, NULL, NULL);
+    if (rc == CL_SUCCESS) return rc;
+    *log = read_build_log(ms, *program);
+    clReleaseProgram(*program);
+    *program = NULL;
+    return rc;
+}
+
+/* Compile from source; with a key, leave the binary or a failure that would
+ * repeat in the cache. A failed build is tried once more before it is
+ * believed: a driver's build can fail for reasons of the moment (PoCL's own
+ * kernel cache written by another process at once), and a failure the
+ * cache kept would be served to every later run. */
+static int compile_source(measurer *ms, const char *source, const char *options,
+                          const binary_cache_key *key, cl_program *program, measurement *m)
+{
+    char *log = NULL;
+    cl_int rc = build_from_source(ms, source, options, program, &log);
+    if (rc != CL_SUCCESS) {
+        free(log);
+        rc = build_from_source(ms, source, options, program, &log);
+    }
     if (rc == CL_SUCCESS) {
         if (key) store_program_binary(ms, *program, key);
         return 0;
     }
-    char *log = read_build_log(ms, *program);
     fail_compile(m, rc, options, log);
     if (key && log && failure_repeats(rc))
         note_store(ms, binary_cache_store_failure(ms->opts.cache, key, rc, log, NULL));
     free(log);
-    clReleaseProgram(*program);
-    *program = NULL;
     return -1;
 }
 
