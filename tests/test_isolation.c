@@ -428,9 +428,15 @@ Test(isolation, a_crash_caused_by_an_earlier_configuration_is_not_charged_to_thi
     hostile_args_add(&args, CLI_ARGS("--runs", "3", "--seed", "1", "--set", "fault=damage",
                                      "--measure-ahead", "0"));
     cli_result r = hostile_run_ok(&args, "damage");
-    cr_expect(strstr(r.out, "failures measured again in a fresh worker: 1 (1 of them an earlier "
-                            "configuration's damage"),
-              "the summary does not count the confirmation:\n%s", r.out);
+    /* Once, or more where the culprit is the fastest so far: the health
+     * check after each crash measures it again in the fresh worker. */
+    const char *again = strstr(r.out, "failures measured again in a fresh worker: ");
+    unsigned measured_again = 0, damaged = 0;
+    cr_expect(again && sscanf(again, "failures measured again in a fresh worker: %u (%u of them "
+                                     "an earlier",
+                              &measured_again, &damaged) == 2 &&
+                  measured_again >= 1 && damaged == measured_again,
+              "the summary does not count the confirmations as damage:\n%s", r.out);
     cli_result_free(&r);
     assert_others_ok(db, NULL, 0);
     hostile_row row = hostile_row_of(db, BAD + 1);
