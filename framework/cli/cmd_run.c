@@ -40,6 +40,7 @@ static const cli_option options[] = {
     {"devices", "all|LIST", false, "one campaign per device at once: every device, or a comma-separated list of --device selectors"},
     {"db", "FILE", false, "result database (default skytune.db)"},
     {"quiet", NULL, false, "no progress output"},
+    {"trace", "FILE", false, "write the campaign's pipeline (every configuration's stages on every worker, and the engine's steps) as Chrome trace events to FILE, for Perfetto (ui.perfetto.dev) or chrome://tracing"},
     INPUT_LIMIT_OPTIONS,
     RUN_NOTIFY_OPTIONS,
 };
@@ -209,6 +210,12 @@ static int parse_request(const cli_args *args, tuning_request *rq, char *t1_plug
     rq->n_strategy_opts = cli_all(args, "strategy-opt", &rq->strategy_opts);
     rq->device = cli_get(args, "device");
     rq->db_path = cli_get(args, "db") ? cli_get(args, "db") : "skytune.db";
+    rq->trace_path = cli_get(args, "trace");
+    if (rq->trace_path && cli_get(args, "devices")) {
+        cli_error("--trace traces one campaign; with --devices, run one device at a time with "
+                  "--device and a trace file each");
+        return EXIT_USAGE;
+    }
     if (parse_limits(args, rq) != EXIT_OK || run_parse_supervision(args, rq) != 0)
         return EXIT_USAGE;
     input_limits limits;

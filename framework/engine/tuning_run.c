@@ -7,6 +7,7 @@
 
 #include "binary_cache.h"
 #include "cl_device.h"
+#include "clock.h"
 #include "derived_values.h"
 #include "measurer.h"
 #include "plugin_problem.h"
@@ -72,6 +73,7 @@ typedef struct recorded_campaign {
      * the database never make one twice (loop/claims.h). false: no claims
      * (a replay measures nothing). */
     bool claims;
+    trace *trace;                         /* --trace, or NULL */
 } recorded_campaign;
 
 /* The ranks of the given configurations that lie in the space, in the
@@ -356,8 +358,12 @@ static int run_campaign(recorded_run *r, skytune_error *err)
         .on_activity = rq->on_activity,
         .activity_ctx = rq->activity_ctx,
         .label = rq->label,
+        .trace = rc->trace,
     };
-    if (tuning_loop_run(&cc, &out->result, err) != 0) return -1;
+    double since = clock_monotonic_s();
+    int looped = tuning_loop_run(&cc, &out->result, err);
+    trace_span(rc->trace, "campaign", "engine", since, clock_monotonic_s(), NULL);
+    if (looped != 0) return -1;
     if (out->result.have_best) {
         uint16_t *idx = calloc(space_param_count(rc->space) + 1, sizeof *idx);
         if (idx) {
@@ -414,7 +420,9 @@ static int run_recorded(const tuning_request *rq, const recorded_campaign *rc,
         goto done;
     }
     /* Everything is validated: only now is the database opened. */
+    double since = clock_monotonic_s();
     if (open_campaign(&r, err) != 0 || begin_invocation(&r, err) != 0) goto done;
+    trace_span(rc->trace, "open the database", "engine", since, clock_monotonic_s(), NULL);
     announce_start(&r, on_start, start_ctx);
     status = run_campaign(&r, err);
 done:
@@ -602,6 +610,7 @@ typedef struct device_run {
     supervisor *sup;             /* isolated runs */
     measurer *ms;                /* runs in this process */
     device_evaluator de;
+    trace *trace;                /* --trace, or NULL */
 } device_run;
 
 /* The plugin, its problem and the device. */
@@ -693,6 +702,7 @@ static int open_supervisor(const tuning_request *rq, device_run *d, recorded_cam
             .cache_dir = spec->cache_dir,
             .cache_max_bytes = d->cache_limit,
             .wait_for_go = true,
+            .trace_path = d->trace ? rq->trace_path : NULL,
         },
         .limits = rq->watchdog,
         .health = rq->health,
@@ -702,6 +712,7 @@ static int open_supervisor(const tuning_request *rq, device_run *d, recorded_cam
         .stop_requested = rq->stop_requested,
         .on_notice = rq->on_notice,
         .notice_ctx = rq->notice_ctx,
+        .trace = d->trace,
     };
     if (supervisor_open(&so, d->sp, &d->sup, err) != 0) return -1;
     spec->eval = supervisor_evaluator(d->sup);
@@ -714,7 +725,8 @@ static int open_supervisor(const tuning_request *rq, device_run *d, recorded_cam
 static int open_measurer(const tuning_request *rq, device_run *d, recorded_campaign *spec,
                          skytune_error *err)
 {
-    measurer_options mopts = {.runs = rq->runs, .seed = rq->seed, .cache = d->cache};
+    measurer_options mopts = {
+        .runs = rq->runs, .seed = rq->seed, .cache = d->cache, .trace = d->trace};
     if (measurer_open(d->plugin.desc, d->dev, &d->prob.values, &mopts, &d->ms, err) != 0)
         return -1;
     d->de.space = d->sp;
@@ -728,9 +740,20 @@ static int open_measurer(const tuning_request *rq, device_run *d, recorded_campa
     return 0;
 }
 
+/* A step of the run's set-up, from `since` to now, on the engine's track;
+ * returns now. */
+static double trace_step(trace *t, const char *name, double since)
+{
+    double now = clock_monotonic_s();
+    trace_span(t, name, "engine", since, now, NULL);
+    return now;
+}
+
 static void close_device_run(device_run *d)
 {
+    double since = clock_monotonic_s();
     supervisor_close(d->sup);
+    trace_step(d->trace, "close the workers", since);
     narrowing_free(&d->narrowed);
     free(d->de.values);
     measurer_close(d->ms);
@@ -739,6 +762,20 @@ static void close_device_run(device_run *d)
     free(d->devices);
     problem_free(&d->prob);
     plugin_unload(&d->plugin);
+    /* The closing of the above is in the trace; then the array ends. */
+    trace_close(d->trace, true);
+}
+
+/* The trace of a run with --trace: a file that cannot be created fails the
+ * run before anything is measured, since the user asked for it. */
+static int open_trace(const tuning_request *rq, device_run *d, skytune_error *err)
+{
+    if (!rq->trace_path) return 0;
+    if (trace_create(rq->trace_path, "engine", &d->trace, err) != 0) {
+        err_prefix(err, "--trace");
+        return -1;
+    }
+    return 0;
 }
 
 static int run_on_device(const tuning_request *rq,
@@ -747,8 +784,14 @@ static int run_on_device(const tuning_request *rq,
 {
     device_run d = {0};
     int rc = -1;
-    if (open_device_run(rq, &d, err) != 0 || build_device_space(rq, &d, err) != 0) goto done;
+    if (open_trace(rq, &d, err) != 0) goto done;
+    double since = clock_monotonic_s();
+    if (open_device_run(rq, &d, err) != 0) goto done;
+    since = trace_step(d.trace, "load the plugin and list the devices", since);
+    if (build_device_space(rq, &d, err) != 0) goto done;
+    since = trace_step(d.trace, "build the space", since);
     recorded_campaign spec = campaign_on_device(&d);
+    spec.trace = d.trace;
     if (rq->check_only) {
         /* Nothing is measured: no cache, no workers, no measurer. */
         rc = run_recorded(rq, &spec, NULL, NULL, out, err);
@@ -772,9 +815,11 @@ static int run_on_device(const tuning_request *rq,
     spec.cache_dir = d.cache ? binary_cache_dir(d.cache) : NULL;
     spec.verification = d.plugin.checked_against;
     spec.claims = true;
+    since = clock_monotonic_s();
     int opened = rq->worker_exe ? open_supervisor(rq, &d, &spec, err)
                                 : open_measurer(rq, &d, &spec, err);
     if (opened != 0) goto done;
+    trace_step(d.trace, rq->worker_exe ? "start the workers" : "set up the measurer", since);
     rc = run_recorded(rq, &spec, on_start, start_ctx, out, err);
     if (d.sup) supervisor_get_stats(d.sup, &out->supervision);
     out->measuring_entries = d.sup ? out->supervision.measuring_entries : d.de.entries;

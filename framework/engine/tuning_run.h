@@ -59,6 +59,9 @@ typedef struct tuning_request {
     const char *cache_dir;               /* NULL: the default */
     uint64_t cache_max_bytes;            /* 0: the cache's default */
     bool retry_failed;                   /* measure failed configurations again */
+    /* `--trace FILE`: the run's pipeline as Chrome trace events (core/trace.h);
+     * NULL: none. */
+    const char *trace_path;
     void (*on_notice)(void *ctx, const char *text); /* faults, health (may be NULL) */
     void *notice_ctx;
     volatile sig_atomic_t *stop_requested; /* also stops building the space */

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "build_options.h"
+#include "canonical.h"
 #include "clock.h"
 #include "plugin_lookup.h"
 #include "plugin_problem.h"
@@ -38,6 +39,15 @@ struct measurer {
     measure_stage stage;      /* the stage the measurement is in */
 };
 
+/* The span from `since` to now on this process's trace track; returns now,
+ * the start of the next span. */
+static double traced(measurer *ms, const char *name, double since)
+{
+    double now = clock_monotonic_s();
+    trace_span(ms->opts.trace, name, "stage", since, now, NULL);
+    return now;
+}
+
 static bool enter_stage(measurer *ms, measure_stage stage)
 {
     ms->stage = stage;
@@ -58,6 +68,7 @@ int measurer_open(const skytune_plugin *plugin, const cl_device_entry *device,
     ms->device = device;
     ms->problem = plugin_values_logged(problem_values, &ms->lookups);
     ms->opts = *opts;
+    double since = clock_monotonic_s();
     cl_int rc;
     ms->context = clCreateContext(NULL, 1, &device->device, NULL, NULL, &rc);
     if (rc != CL_SUCCESS) {
@@ -82,6 +93,7 @@ int measurer_open(const skytune_plugin *plugin, const cl_device_entry *device,
         .seed = opts->seed,
         .plugin = plugin,
     };
+    since = traced(ms, "context and queue", since);
     skytune_error perr = {0};
     if (plugin->setup(&ctx, &ms->state, &perr) != 0) {
         measurer_close(ms);
@@ -92,6 +104,7 @@ int measurer_open(const skytune_plugin *plugin, const cl_device_entry *device,
         measurer_close(ms);
         return -1;
     }
+    since = traced(ms, "plugin setup", since);
     if (!opts->skip_reference && plugin->reference(ms->state, &perr) != 0) {
         measurer_close(ms);
         return err_set(err, "plugin %s could not compute the CPU reference: %s", plugin->name,
@@ -101,6 +114,7 @@ int measurer_open(const skytune_plugin *plugin, const cl_device_entry *device,
         measurer_close(ms);
         return -1;
     }
+    if (!opts->skip_reference) traced(ms, "CPU reference", since);
     *out = ms;
     return 0;
 }
@@ -457,6 +471,24 @@ static void summarise_parts(const run_times *runs, unsigned n_runs, measurement 
     free(column);
 }
 
+/* A build's span says whether the driver compiled or loaded a binary from
+ * the cache: the two differ by orders of magnitude. */
+static const char *built_span_name(const measurer *ms)
+{
+    return ms->entry == CACHE_ENTRY_FOUND ? "load binary" : "compile";
+}
+
+/* The whole configuration's span, its text as the argument, around its
+ * stages' spans. */
+static void trace_configuration(measurer *ms, const skytune_values *config, double since)
+{
+    if (!ms->opts.trace) return;
+    char *text = canonical_of_values(config->items, config->count);
+    trace_span(ms->opts.trace, "configuration", "configuration", since, clock_monotonic_s(),
+               text ? text : "");
+    free(text);
+}
+
 int measurer_compile(measurer *ms, const skytune_values *config, measurement *m,
                      skytune_error *err)
 {
@@ -469,6 +501,8 @@ int measurer_compile(measurer *ms, const skytune_values *config, measurement *m,
     build_program(ms, &logged, false, &program, m);
     if (program) clReleaseProgram(program);
     m->build_s = clock_monotonic_s() - t0;
+    traced(ms, built_span_name(ms), t0);
+    trace_configuration(ms, &logged, t0);
     return 0;
 }
 
@@ -535,6 +569,7 @@ static int verify_configuration(measurer *ms, cl_program program, const skytune_
         return -1;
     }
     if (check_lookups(ms, "prepare", m) != 0) return -1;
+    double since = traced(ms, "prepare", t1);
     enter_stage(ms, STAGE_VERIFY);
     if (pl->clear_outputs(ms->state, ms->queue, &perr) != 0) {
         fail(m, MEAS_LAUNCH, "clear_outputs: %s", perr.message);
@@ -545,6 +580,7 @@ static int verify_configuration(measurer *ms, cl_program program, const skytune_
     clFinish(ms->queue);
     run_times verification;
     if (run_once(ms, *launch, "the verification run", &verification, m) != 0) return -1;
+    since = traced(ms, "verification run", since);
     double deferred_s = deferred_build_s(&verification);
     m->first_launch_extra_s = deferred_s;
     m->build_s += deferred_s;
@@ -554,6 +590,7 @@ static int verify_configuration(measurer *ms, cl_program program, const skytune_
         return -1;
     }
     if (check_lookups(ms, "verify", m) != 0) return -1;
+    traced(ms, "read back and compare", since);
     m->verify_s = clock_monotonic_s() - t1 - deferred_s;
     /* Kept whether it passed or not: how close a passing configuration
      * came to its tolerance is worth knowing too. */
@@ -583,6 +620,7 @@ static int time_runs(measurer *ms, void *launch, const skytune_values *config, m
     enter_stage(ms, STAGE_WARM_UP);
     run_times warm_up;
     if (run_once(ms, launch, "the warm-up run", &warm_up, m) != 0) goto done;
+    double since = traced(ms, "warm-up", t2);
     enter_stage(ms, STAGE_TIMED);
     for (unsigned r = 0; r < ms->opts.runs; r++) {
         char run[32];
@@ -590,7 +628,7 @@ static int time_runs(measurer *ms, void *launch, const skytune_values *config, m
         if (run_once(ms, launch, run, &runs[r], m) != 0) goto done;
         samples[r] = runs[r].total_ns;
     }
-    m->bench_s = clock_monotonic_s() - t2;
+    m->bench_s = traced(ms, "timed runs", since) - t2;
     if (measurement_set_samples(m, samples, ms->opts.runs) != 0) {
         rc = err_set(err, "out of memory recording samples");
         goto done;
@@ -627,17 +665,25 @@ int measurer_measure(measurer *ms, const skytune_values *config_values, measurem
     enter_stage(ms, STAGE_BUILD);
     int built = build_program(ms, config, true, &program, m);
     m->build_s = clock_monotonic_s() - t0;
-    if (built != 0) return 0;
-
-    if (!enter_stage(ms, STAGE_PREPARE))
-        m->abandoned = true;
-    else if (verify_configuration(ms, program, config, &launch, m) == 0)
-        rc = time_runs(ms, launch, config, m, err);
+    double since = traced(ms, built_span_name(ms), t0);
+    if (built == 0) {
+        bool go = enter_stage(ms, STAGE_PREPARE);
+        /* The engine's answer: the device free, the configuration still
+         * wanted. */
+        since = traced(ms, "wait for the device", since);
+        if (!go)
+            m->abandoned = true;
+        else if (verify_configuration(ms, program, config, &launch, m) == 0)
+            rc = time_runs(ms, launch, config, m, err);
+    }
     if (launch) {
+        since = clock_monotonic_s();
         enter_stage(ms, STAGE_RELEASE);
         ms->plugin->release(launch);
+        traced(ms, "release", since);
     }
     if (program) clReleaseProgram(program);
+    trace_configuration(ms, config, t0);
     return rc;
 }
 

@@ -33,6 +33,7 @@
 #include "cl_device.h"
 #include "error.h"
 #include "measurement.h"
+#include "trace.h"
 
 typedef struct measurer measurer;
 
@@ -56,6 +57,9 @@ typedef struct measurer_options {
      * reference. The plugin's setup still runs, since its `defines`
      * callback reads the setup state. Such a measurer refuses to measure. */
     bool skip_reference;
+    /* Where the stages of each configuration are traced (`--trace`), or
+     * NULL. Kept by reference. */
+    trace *trace;
 } measurer_options;
 
 /* `plugin`, `device` and `problem` are kept by reference: they must outlive

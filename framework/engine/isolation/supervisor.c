@@ -218,7 +218,21 @@ static void end_worker(supervisor *s, double grace_s, char *how, size_t len, cha
 
 /* Start the measuring worker if none runs, and wait for its READY. 1: ready;
  * 0: a stop was requested meanwhile; -1: it cannot be started (err). */
+static int ensure_worker_untraced(supervisor *s, skytune_error *err);
+
+/* A measuring worker ready to measure, starting one when there is none: 1;
+ * 0 when a stop request came first; -1 when none could be started. */
 static int ensure_worker(supervisor *s, skytune_error *err)
+{
+    if (s->worker.pid > 0) return 1;
+    double since = clock_monotonic_s();
+    int rc = ensure_worker_untraced(s, err);
+    trace_span(s->o.trace, "start the measuring worker", "engine", since, clock_monotonic_s(),
+               NULL);
+    return rc;
+}
+
+static int ensure_worker_untraced(supervisor *s, skytune_error *err)
 {
     while (s->worker.pid <= 0) {
         if (worker_process_start(s->o.worker_exe, WORKER_ROLE_MEASURE, &s->o.setup, &s->worker,
@@ -674,7 +688,17 @@ static void pause_interruptibly(supervisor *s, double seconds)
 
 /* Re-time the reference on the (new) worker until it is within the
  * threshold of its recorded median or the retries are spent. */
+static int check_health_untraced(supervisor *s, skytune_error *err);
+
 static int check_health(supervisor *s, skytune_error *err)
+{
+    double since = clock_monotonic_s();
+    int rc = check_health_untraced(s, err);
+    trace_span(s->o.trace, "health check", "engine", since, clock_monotonic_s(), NULL);
+    return rc;
+}
+
+static int check_health_untraced(supervisor *s, skytune_error *err)
 {
     s->check_due = false;
     s->since_check = 0;
@@ -885,6 +909,8 @@ static int evaluate_in_flight(supervisor *s, const uint16_t *idx, measurement *m
                    !stop_requested(s))
                 wait_for_worker(s, clock_monotonic_s() + STOP_POLL_S);
             waited_for_build = clock_monotonic_s() - started;
+            trace_span(s->o.trace, "wait for a compile worker", "engine", started,
+                       clock_monotonic_s(), NULL);
         }
     }
     s->waited_for_build_s = waited_for_build;

@@ -39,6 +39,7 @@
 #include "error.h"
 #include "evaluator.h"
 #include "space.h"
+#include "trace.h"
 #include "worker_protocol.h"
 
 typedef struct supervisor_limits {
@@ -73,6 +74,10 @@ typedef struct supervisor_options {
     /* Lines for the log: faults, health checks (may be NULL). */
     void (*on_notice)(void *ctx, const char *text);
     void *notice_ctx;
+    /* `--trace`: the engine's track, for the supervisor's own waits (a
+     * worker starting, a build still running, a health check); its workers
+     * append to setup.trace_path. NULL: none. */
+    trace *trace;
 } supervisor_options;
 
 void supervisor_limits_default(supervisor_limits *l);

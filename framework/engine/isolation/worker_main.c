@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "binary_cache.h"
+#include "clock.h"
 #include "cl_device.h"
 #include "measurer.h"
 #include "plugin_loader.h"
@@ -23,6 +24,7 @@ typedef struct worker_state {
     skytune_values problem;
     binary_cache *cache;
     measurer *measurer;
+    trace *trace;            /* --trace: this process's track, or NULL */
 } worker_state;
 
 /* The engine is gone or confused: nothing is left to report to. */
@@ -93,11 +95,21 @@ static int set_up(worker_state *ws, worker_message *msg, skytune_error *err)
     char *cache_dir = worker_get_str(msg);
     uint64_t cache_max = worker_get_u64(msg);
     ws->wait_for_go = worker_get_u32(msg) != 0;
+    char *trace_path = worker_get_str(msg);
     if (msg->bad) {
         free(cache_dir);
+        free(trace_path);
         rc = err_set(err, "malformed setup message");
         goto done;
     }
+    /* A trace that cannot be opened costs the trace, not the campaign. */
+    skytune_error trace_err = {0};
+    if (trace_path && trace_path[0])
+        trace_append(trace_path, ws->role == WORKER_ROLE_COMPILE ? "compile worker"
+                                                                 : "measuring worker",
+                     &ws->trace, &trace_err);
+    free(trace_path);
+    opts.trace = ws->trace;
     if (cache_dir && cache_dir[0] && binary_cache_open(cache_dir, cache_max, &ws->cache, err) != 0)
         rc = -1;
     free(cache_dir);
@@ -105,11 +117,18 @@ static int set_up(worker_state *ws, worker_message *msg, skytune_error *err)
     opts.cache = ws->cache;
     plugin_search no_dirs = {0};
     size_t n_devices = 0;
-    if (plugin_load(plugin_path, &no_dirs, &ws->plugin, err) != 0 ||
-        cl_devices_list(&ws->devices, &n_devices, err) != 0) {
+    double since = clock_monotonic_s();
+    if (plugin_load(plugin_path, &no_dirs, &ws->plugin, err) != 0) {
         rc = -1;
         goto done;
     }
+    trace_span(ws->trace, "load plugin", "setup", since, clock_monotonic_s(), NULL);
+    since = clock_monotonic_s();
+    if (cl_devices_list(&ws->devices, &n_devices, err) != 0) {
+        rc = -1;
+        goto done;
+    }
+    trace_span(ws->trace, "list OpenCL devices", "setup", since, clock_monotonic_s(), NULL);
     const cl_device_entry *dev = NULL;
     for (size_t k = 0; k < n_devices; k++)
         if (ws->devices[k].platform_index == platform_index &&
@@ -134,6 +153,7 @@ static void tear_down(worker_state *ws)
     worker_values_free(ws->problem_items, ws->problem_count);
     free(ws->devices);
     plugin_unload(&ws->plugin);
+    trace_close(ws->trace, false);
 }
 
 static void send_failed(worker_state *ws, const char *text)

@@ -22,7 +22,7 @@
 #include "measurement.h"
 
 #define WORKER_PROTOCOL_MAGIC 0x534b5750u /* "SKWP" */
-#define WORKER_PROTOCOL_VERSION 2u
+#define WORKER_PROTOCOL_VERSION 3u
 /* A payload larger than this is a corrupt stream, not a message. */
 #define WORKER_MESSAGE_LIMIT (64u * 1024u * 1024u)
 
@@ -107,6 +107,9 @@ typedef struct worker_setup {
      * device's compile workers first (a CPU runtime's thread pool slows
      * down many times over when its cores are oversubscribed). */
     bool wait_for_go;
+    /* The campaign's trace file (`--trace`), which the worker appends its
+     * spans to; NULL: none. */
+    const char *trace_path;
 } worker_setup;
 
 /* SETUP for a worker of `role` (a worker_role). */

@@ -529,16 +529,24 @@ static turn_end evaluate_proposal(campaign_state *c, uint64_t rank, double turn_
     space_unrank(c->sp, rank, c->idx);
     space_config_text(c->sp, c->idx, c->text, c->text_cap);
     known_entry from_other, *k;
+    trace *tr = c->cfg->trace;
+    double since = clock_monotonic_s();
     turn_end end = find_reusable(c, rank, &from_other, &k, err);
     if (end != TURN_NEXT) return end;
+    trace_span(tr, k ? "reuse a recorded measurement" : "look up and claim", "engine", since,
+               clock_monotonic_s(), NULL);
     /* A wait on another run's claim is not this configuration's time (nor
      * the estimate's that the first configuration's time makes). */
     if (c->cfg->claims) turn_start += c->cfg->claims->last_wait_s;
     measurement m;
     measurement_init(&m);
     double spent = 0;          /* the turn's wall-clock seconds; 0 when reused */
+    since = clock_monotonic_s();
     end = k ? reuse(c, k, &m, err) : measure(c, &m, turn_start, &spent, err);
+    if (!k) trace_span(tr, "evaluate", "engine", since, clock_monotonic_s(), c->text);
+    since = clock_monotonic_s();
     if (end == TURN_NEXT) end = record_evaluation(c, rank, k, &m, spent, err);
+    trace_span(tr, "record and report", "engine", since, clock_monotonic_s(), NULL);
     measurement_clear(&m);
     return end;
 }
@@ -551,6 +559,7 @@ static turn_end take_turn(campaign_state *c, skytune_error *err)
     double turn_start = clock_monotonic_s();
     uint64_t rank;
     if (strategy_ask(cfg->strategy, &rank) == STRATEGY_DONE) return TURN_STOP;
+    trace_span(cfg->trace, "strategy", "engine", turn_start, clock_monotonic_s(), NULL);
     const char *phase = strategy_phase_change(cfg->strategy);
     if (phase) snprintf(c->phase_line, sizeof c->phase_line, "%s", phase);
     double seen;

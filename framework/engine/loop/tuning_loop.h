@@ -15,6 +15,7 @@
 #include "space.h"
 #include "store.h"
 #include "strategy.h"
+#include "trace.h"
 
 typedef struct tuning_loop_limits {
     uint64_t max_evaluations;  /* distinct configurations; 0 = no limit */
@@ -114,6 +115,8 @@ typedef struct tuning_loop_config {
     /* Names this campaign in its events where several run at once (the
      * device); NULL otherwise. */
     const char *label;
+    /* `--trace`: each turn's steps as spans on the engine's track, or NULL. */
+    trace *trace;
 } tuning_loop_config;
 
 typedef struct tuning_loop_result {
