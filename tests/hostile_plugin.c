@@ -17,7 +17,8 @@
  *   bad     the value of x that misbehaves
  *   bad2    a second value of x that misbehaves (-1: none)
  *   nth     which enqueue of the configuration misbehaves (1 is the
- *           verification run, 2 the warm-up, 3 and on the timed runs); it
+ *           verification run, 2 and on the timed runs, or with --warm-up 1
+ *           2 the warm-up and 3 and on the timed runs); it
  *           applies to where=enqueue and to the kernel faults
  *   values  how many configurations: x takes 0 .. values-1
  *   n       elements the kernel doubles
@@ -484,7 +485,7 @@ static const skytune_problem_param hostile_problem_params[] = {
     {"bad2", SKYTUNE_INT, "-1", "a second value of x that misbehaves (-1: none)"},
     {"nth", SKYTUNE_INT, "1",
      "which enqueue of a bad configuration misbehaves (where=enqueue and kernel faults): 1 "
-     "verification, 2 warm-up, 3 and on timed runs"},
+     "verification, 2 and on timed runs (with --warm-up 1: 2 warm-up, 3 and on timed runs)"},
     {"values", SKYTUNE_INT, "6", "configurations in the space: x = 0 .. values-1"},
     {"n", SKYTUNE_INT, "1024", "elements the kernel doubles"},
     {NULL, 0, NULL, NULL}

@@ -66,6 +66,7 @@ typedef struct fault_case {
     const char *compile_timeout;  /* NULL: COMPILE_TIMEOUT */
     const char *compile_jobs;     /* NULL: the engine's default */
     bool no_cache;                /* --no-cache, and check that nothing is cached */
+    bool warm_up;                 /* --warm-up 1: a warm-up run after the verification */
 } fault_case;
 
 /* Problem settings ("name=value") live here so that the argument list can
@@ -82,6 +83,7 @@ static void build_fault_command(fault_command *c, const fault_case *fc, const ch
                                         TIMEOUT_FLOOR, "--compile-timeout",
                                         fc->compile_timeout ? fc->compile_timeout : COMPILE_TIMEOUT,
                                         "--stop-grace", STOP_GRACE));
+    if (fc->warm_up) hostile_args_add(&c->args, CLI_ARGS("--warm-up", "1"));
     snprintf(c->fault, sizeof c->fault, "fault=%s", fc->fault);
     hostile_args_add(&c->args, CLI_ARGS("--set", c->fault));
     if (fc->where) {
@@ -259,7 +261,13 @@ Test(isolation, segv_in_the_first_enqueue_is_a_crash_in_verify)
 Test(isolation, segv_in_the_second_enqueue_is_a_crash_in_warm_up)
 {
     check_fault(&(fault_case){.fault = "segv", .where = "enqueue", .nth = "2", .status = "crash",
-                              .stage = "warm_up", .message = SEGV_MESSAGE});
+                              .stage = "warm_up", .message = SEGV_MESSAGE, .warm_up = true});
+}
+
+Test(isolation, segv_in_the_second_enqueue_is_a_crash_in_timed_without_a_warm_up)
+{
+    check_fault(&(fault_case){.fault = "segv", .where = "enqueue", .nth = "2", .status = "crash",
+                              .stage = "timed", .message = SEGV_MESSAGE});
 }
 
 Test(isolation, segv_in_a_timed_enqueue_is_a_crash_in_timed)
@@ -362,7 +370,7 @@ Test(isolation, kernel_infinite_loop_gets_the_kernels_limit_not_the_compilers)
 Test(isolation, kernel_infinite_loop_in_the_warm_up_is_a_timeout_in_warm_up)
 {
     check_fault(&(fault_case){.fault = "loop", .nth = "2", .status = "timeout",
-                              .stage = "warm_up", .message = TIMEOUT_MESSAGE});
+                              .stage = "warm_up", .message = TIMEOUT_MESSAGE, .warm_up = true});
 }
 
 Test(isolation, kernel_infinite_loop_in_a_timed_run_is_a_timeout_in_timed)

@@ -35,6 +35,7 @@ static const cli_option options[] = {
     {"time-limit", "DURATION", false, "stop after this long, e.g. 90s, 15m, 8h"},
     {"target", "VALUE", false, "stop once a configuration reaches a time (e.g. 2.5ms) or GFLOP/s (e.g. 150gflops)"},
     {"runs", "N", false, "timed runs per configuration (default 10)"},
+    {"warm-up", "N", false, "untimed runs before the timed ones, besides the verification run, which is the kernel's first launch and the warm-up by default (default 0)"},
     {"seed", "N", false, "seed for the strategy and the inputs (default 1)"},
     {"device", "SEL", false, "OpenCL device: PLATFORM:DEVICE or part of its name (default: first GPU, else first device)"},
     {"devices", "all|LIST", false, "one campaign per device at once: every device, or a comma-separated list of --device selectors"},
@@ -183,6 +184,14 @@ static int parse_limits(const cli_args *args, tuning_request *rq)
             return EXIT_USAGE;
         }
         rq->runs = (unsigned)number;
+    }
+    if ((text = cli_get(args, "warm-up"))) {
+        if (cli_parse_u64("warm-up", text, &number) != 0) return EXIT_USAGE;
+        if (number > 1000) {
+            cli_error("--warm-up must be between 0 and 1000, got %llu", number);
+            return EXIT_USAGE;
+        }
+        rq->warm_up_runs = (unsigned)number;
     }
     rq->seed = 1;
     if ((text = cli_get(args, "seed"))) {

@@ -22,7 +22,7 @@ const cli_option run_supervision_options[] = {
     {"stop-grace", "DURATION", false, "after Ctrl-C, SIGTERM or SIGUSR1, how long the configuration in flight may take before its worker is killed (default 3s)"},
     {"retry-failed", NULL, false, "measure configurations that failed before again (by default a failure is never retried on the same device, driver and plugin build)"},
     {"compile-jobs", "N", false, "compile worker processes building ahead of the device (default, of the CPUs this process may use: all but two and the spares on a GPU, half of them on a CPU device; 0: none)"},
-    {"measure-ahead", "N", false, "spare measuring workers that load the next configurations while the device times one (default 4 on a GPU, at most half the CPUs this process may use but one; 0 on a CPU device)"},
+    {"measure-ahead", "N", false, "spare measuring workers that load the next configurations while the device times one (default 4 on an NVIDIA GPU with CUDA_CACHE_DISABLE=1, where loading a binary recompiles it, at most half the CPUs this process may use but one; 0 elsewhere)"},
     {"cache-dir", "DIR", false, "binary cache directory (default $SKYTUNE_CACHE_DIR, else ~/.cache/skytune/binaries)"},
     {"cache-limit", "SIZE", false, "binary cache size limit, least recently used entries go first, e.g. 500M, 4G (default 1G)"},
     {"no-cache", NULL, false, "compile every configuration from source, keep no binaries (also no compile workers)"},

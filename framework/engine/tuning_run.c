@@ -28,6 +28,8 @@
 static int campaign_settings(const tuning_request *rq, const strategy *st, char *buf, size_t len)
 {
     size_t used = (size_t)snprintf(buf, len, "runs=%u", rq->runs);
+    if (rq->warm_up_runs && used < len)
+        used += (size_t)snprintf(buf + used, len - used, ";warm_up=%u", rq->warm_up_runs);
     for (size_t k = 0; k < rq->n_restricts && used < len; k++)
         used += (size_t)snprintf(buf + used, len - used, ";restrict=%s", rq->restricts[k]);
     for (size_t k = 0; k < rq->n_only && used < len; k++)
@@ -533,16 +535,30 @@ static int narrowing_of(const tuning_request *rq, narrowing *n, skytune_error *e
     return 0;
 }
 
-/* Spare measuring workers when none were asked for: on a GPU four, so that
- * loading a program (NVIDIA's PTX is compiled again by every process) is
- * done ahead while the device times, but no more than half the CPUs this
- * process may use after the measuring worker's; on a CPU device none, since
- * a worker building there would share the cores with the kernels being
- * timed. */
+/* Whether loading a program binary costs the measuring worker a build of
+ * its own: NVIDIA's binaries are PTX, which every process compiles to
+ * machine code again unless the driver's own cache holds it, and the user
+ * has turned that cache off (CUDA_CACHE_DISABLE=1). Measured on an H200
+ * (docs/benchmarks.md, "Close to the device's limit"): 0.44 ms a load with
+ * the driver's cache, ~70 ms without. */
+static bool loading_recompiles(const skytune_device_info *dev)
+{
+    const char *off = getenv("CUDA_CACHE_DISABLE");
+    return strstr(dev->platform, "NVIDIA") && off && strcmp(off, "1") == 0;
+}
+
+/* Spare measuring workers when none were asked for: four where loading a
+ * program recompiles it (loading_recompiles), so that it is done ahead
+ * while the device times, but no more than half the CPUs this process may
+ * use after the measuring worker's; none elsewhere. Measured on an H200:
+ * with NVIDIA's cache on, spares only take cores from the compile workers
+ * (dedispersion 19.5 s wall with none and 14 compile workers, 30.2 s with
+ * four and 10); on a CPU device a worker building would share the cores
+ * with the kernels being timed. */
 static unsigned default_measure_ahead(const skytune_device_info *dev, uint64_t space_count,
                                       unsigned cpus)
 {
-    unsigned ahead = dev->is_gpu ? 4 : 0;
+    unsigned ahead = dev->is_gpu && loading_recompiles(dev) ? 4 : 0;
     if (ahead > (cpus - 1) / 2) ahead = (cpus - 1) / 2;
     return space_count < 2 ? 0 : space_count - 1 < ahead ? (unsigned)(space_count - 1) : ahead;
 }
@@ -698,6 +714,7 @@ static int open_supervisor(const tuning_request *rq, device_run *d, recorded_cam
             .device_name = dev->info.name,
             .problem = &d->prob.values,
             .runs = rq->runs,
+            .warm_up_runs = rq->warm_up_runs,
             .seed = rq->seed,
             .cache_dir = spec->cache_dir,
             .cache_max_bytes = d->cache_limit,
@@ -726,7 +743,7 @@ static int open_measurer(const tuning_request *rq, device_run *d, recorded_campa
                          skytune_error *err)
 {
     measurer_options mopts = {
-        .runs = rq->runs, .seed = rq->seed, .cache = d->cache, .trace = d->trace};
+        .runs = rq->runs, .warm_up_runs = rq->warm_up_runs, .seed = rq->seed, .cache = d->cache, .trace = d->trace};
     if (measurer_open(d->plugin.desc, d->dev, &d->prob.values, &mopts, &d->ms, err) != 0)
         return -1;
     d->de.space = d->sp;

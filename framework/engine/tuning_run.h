@@ -42,6 +42,7 @@ typedef struct tuning_request {
      * starts: outcome's space_count and problem_text tell what was found. */
     bool check_only;
     unsigned runs;
+    unsigned warm_up_runs;               /* untimed runs after the verification run */
     uint64_t seed;
     const char *device;                  /* selector, may be NULL */
     const char *label;                   /* names the campaign in events (several at once) */

@@ -39,6 +39,9 @@ typedef struct measurer measurer;
 
 typedef struct measurer_options {
     unsigned runs;               /* timed runs per configuration (>= 1) */
+    /* Untimed runs between the verification run (itself the first launch,
+     * and the default warm-up) and the timed runs. */
+    unsigned warm_up_runs;
     uint64_t seed;               /* inputs */
     /* Called as each stage of a measurement begins (may be NULL). A
      * measuring worker reports stages to its supervisor, so that a crash or

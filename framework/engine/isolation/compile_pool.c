@@ -187,9 +187,12 @@ int compile_pool_open(const compile_pool_options *o, const space *sp, compile_po
 void compile_pool_close(compile_pool *p)
 {
     if (!p) return;
+    for (unsigned k = 0; p->slots && k < p->o.jobs; k++) {
+        worker_process_kill(&p->slots[k].proc);
+        worker_process_resume(&p->slots[k].proc);
+    }
     for (unsigned k = 0; p->slots && k < p->o.jobs; k++)
         if (p->slots[k].proc.pid > 0) {
-            worker_process_resume(&p->slots[k].proc);
             char *output = NULL;
             worker_process_end_with_output(&p->slots[k].proc, 0, NULL, 0, &output);
             /* A build cut short says nothing worth keeping. */

@@ -447,7 +447,9 @@ static void limit_stage(supervisor *s, flight *f, measure_stage previous)
         f->limit_s = post_build_limit(s, f->codegen_s);
         f->deadline = f->build_end + f->limit_s;
     }
-    if (f->stage == STAGE_WARM_UP && previous == STAGE_VERIFY) {
+    /* Out of verification into the runs (a warm-up, or the timed runs when
+     * the verification run was the warm-up). */
+    if ((f->stage == STAGE_WARM_UP || f->stage == STAGE_TIMED) && previous == STAGE_VERIFY) {
         f->verified_s = clock_monotonic_s() - f->verify_entered;
         f->limit_s = runs_limit(s, f->verified_s);
         f->deadline = clock_monotonic_s() + f->limit_s;
@@ -1037,18 +1039,21 @@ void supervisor_close(supervisor *s)
     if (!s) return;
     if (s->worker.pid > 0) {
         /* A clean goodbye lets the plugin tear down; a worker that does not
-         * go within a second is killed. */
+         * go within a second is killed. It tears down while the pools'
+         * workers are ended. */
         worker_message quit;
         worker_message_init(&quit, WORKER_MSG_QUIT);
         skytune_error ignored;
         worker_process_send(&s->worker, &quit, &ignored);
         worker_message_free(&quit);
+    }
+    compile_pool_close(s->pool);
+    measure_ahead_close(s->ahead);
+    if (s->worker.pid > 0) {
         char *output = NULL;
         worker_process_end_with_output(&s->worker, 1.0, NULL, 0, &output);
         notice_output(s, "the measuring worker", output);
     }
-    compile_pool_close(s->pool);
-    measure_ahead_close(s->ahead);
     free(s->hint);
     free(s->values);
     free(s->reference_idx);

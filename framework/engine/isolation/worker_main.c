@@ -84,9 +84,11 @@ static int set_up(worker_state *ws, worker_message *msg, skytune_error *err)
     ws->problem.items = ws->problem_items;
     /* Read in the order written: initialisers have no order of their own. */
     unsigned runs = worker_get_u32(msg);
+    unsigned warm_up_runs = worker_get_u32(msg);
     uint64_t seed = worker_get_u64(msg);
     measurer_options opts = {
         .runs = runs,
+        .warm_up_runs = warm_up_runs,
         .seed = seed,
         .on_stage = report_stage,
         .stage_ctx = ws,

@@ -263,6 +263,11 @@ void worker_process_pause(worker_process *w)
     if (w->pid > 0 && !w->stopped && kill(w->pid, SIGSTOP) == 0) w->stopped = true;
 }
 
+void worker_process_kill(worker_process *w)
+{
+    if (w->pid > 0) kill(w->pid, SIGKILL);
+}
+
 void worker_process_resume(worker_process *w)
 {
     if (w->pid > 0 && w->stopped) kill(w->pid, SIGCONT);

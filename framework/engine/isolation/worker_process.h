@@ -86,5 +86,9 @@ void worker_process_end_with_output(worker_process *w, double grace_s, char *how
  * device's timed runs. */
 void worker_process_pause(worker_process *w);
 void worker_process_resume(worker_process *w);
+/* SIGKILL without waiting for the end, which worker_process_end then
+ * reaps: a pool ends all its workers at once, so that their drivers' tear
+ * downs (a GPU context each) overlap instead of following one another. */
+void worker_process_kill(worker_process *w);
 
 #endif

@@ -98,6 +98,7 @@ typedef struct worker_setup {
     const char *device_name;           /* checked by the worker */
     const skytune_values *problem;
     unsigned runs;
+    unsigned warm_up_runs;             /* measurer_options.warm_up_runs */
     uint64_t seed;
     const char *cache_dir;             /* NULL: no binary cache */
     uint64_t cache_max_bytes;
