@@ -133,12 +133,8 @@ int cmd_query(int argc, char **argv)
                   quote_text(name, shown, sizeof shown), names);
         return EXIT_USAGE;
     }
-    if (strcmp(format, "table") != 0 && strcmp(format, "csv") != 0 && strcmp(format, "json") != 0) {
-        char shown[QUOTE_TEXT];
-        cli_error("query: --format '%s' is not one of: table, csv, json",
-                  quote_text(format, shown, sizeof shown));
-        return EXIT_USAGE;
-    }
+    static const char *const formats[] = {"table", "csv", "json"};
+    if (cli_check_choice("query: --format", format, formats, 3) != 0) return EXIT_USAGE;
     if (cli_campaign_arg(campaign) != 0) return EXIT_USAGE;
     if (strcmp(name, "t4") == 0 && !campaign) {
         cli_error("query: t4 is about one campaign: give --campaign ID");

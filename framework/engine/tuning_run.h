@@ -80,6 +80,7 @@ typedef struct tuning_request {
 typedef struct tuning_started {
     const char *plugin, *plugin_version, *problem_text, *device, *platform, *strategy;
     const char *label;                   /* tuning_request.label (NULL for a single run) */
+    const char *db_path;                 /* tuning_request.db_path, as given */
     bool isolated;                       /* measured in a supervised worker */
     unsigned compile_jobs;               /* compile workers building ahead */
     unsigned measure_ahead;              /* spare measuring workers */
