@@ -284,6 +284,60 @@ Test(shared_db, a_live_claim_of_another_host_is_waited_on_then_taken_over)
     free(db);
 }
 
+/* The first run's invocation as a run still going (or killed) leaves it:
+ * not ended. */
+static void leave_invocation_open(const char *db)
+{
+    cr_assert_eq(cli_shell("sqlite3 '%s' \"UPDATE invocations SET ended = NULL, ended_at = NULL,"
+                           " evaluations_after = NULL\"",
+                           db),
+                 0, "cannot reopen the invocation");
+}
+
+/* run_after_claim's second run, with its start printed (not --quiet). */
+static cli_result run_told_after_claim(const char *db, const char *stale_s)
+{
+    char env[64];
+    snprintf(env, sizeof env, "SKYTUNE_CLAIM_STALE_S=%s", stale_s);
+    cli_result r = cli_run_env(CLI_ARGS(env), CLI_ARGS("run", "--plugin", hostile_plugin_path(),
+                                                       "--strategy", "exhaustive", "--db", db,
+                                                       "--runs", "3", "--set", "values=4"));
+    cr_assert_eq(r.status, 0, "the second run ended with %s\nstdout:\n%s\nstderr:\n%s",
+                 cli_status_text(r.status), r.out, r.err);
+    cr_assert_eq(cli_db_int(db, "SELECT COUNT(*) FROM measurements"), 4, "%s", r.out);
+    assert_measured_once(db);
+    return r;
+}
+
+/* A run that joins a campaign another run measures now (a claim in it
+ * renewed a moment ago) says whose work it shares, and does not take that
+ * run's open invocation for a killed one's; a claim silent past the bound
+ * is a killed run's, and is told as one. */
+Test(shared_db, a_run_joining_a_live_campaign_says_so)
+{
+    char *db = db_with_foreign_claim("joined.db", 0);
+    leave_invocation_open(db);
+    cli_result r = run_told_after_claim(db, "3");
+    cr_expect(strstr(r.out, "\n  campaign 1 is being measured by process 4242 on host "
+                            "other-node; sharing its work\n"),
+              "the run does not say it joins a live campaign:\n%s", r.out);
+    cr_expect(strstr(r.out, "evaluated before (the last run: --budget 1, still running)"),
+              "%s", r.out);
+    cr_expect_null(strstr(r.out, "killed before it ended"), "%s", r.out);
+    cli_result_free(&r);
+    free(db);
+
+    db = db_with_foreign_claim("killed.db", 1000);
+    leave_invocation_open(db);
+    r = run_told_after_claim(db, "");
+    cr_expect_null(strstr(r.out, "is being measured by process"), "%s", r.out);
+    cr_expect(strstr(r.out, "evaluated before (the last run: --budget 1, killed before it "
+                            "ended)"),
+              "%s", r.out);
+    cli_result_free(&r);
+    free(db);
+}
+
 /* A live run renews its claims: while the configuration it measures hangs
  * (until the watchdog), its claim's heartbeat moves on every third of the
  * bound (1.2 s here, so every 0.4 s). */

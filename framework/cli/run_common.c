@@ -167,6 +167,10 @@ static void budget_text(uint64_t budget, char *buf, size_t len)
 static void print_continuation(const tuning_started *s)
 {
     if (!s->resumed) return;
+    if (s->shared_host)
+        terminal_printf("  campaign %lld is being measured by process %lld on host %s; sharing "
+                        "its work\n",
+                        (long long)s->campaign_id, (long long)s->shared_pid, s->shared_host);
     uint64_t before = s->evaluated_before;
     char now[48], previous[48];
     budget_text(s->budget, now, sizeof now);
@@ -187,7 +191,10 @@ static void print_continuation(const tuning_started *s)
     else if (s->had_previous)
         printf("  %llu %s evaluated before (the last run: %s, %s); now %s: %s\n",
                (unsigned long long)before, configurations(before), previous,
-               s->previous_ended[0] ? s->previous_ended : "killed before it ended", now, adds);
+               s->previous_ended[0] ? s->previous_ended
+               : s->shared_host     ? "still running"
+                                    : "killed before it ended",
+               now, adds);
     else
         printf("  %llu %s evaluated before; now %s: %s\n", (unsigned long long)before,
                configurations(before), now, adds);

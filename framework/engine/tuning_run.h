@@ -96,6 +96,10 @@ typedef struct tuning_started {
     bool had_previous;
     uint64_t previous_budget;            /* 0: none */
     const char *previous_ended;          /* "budget", "interrupted", ...; "" when it did not end */
+    /* Another run measuring the campaign now (a live claim in it): its
+     * process and host; shared_host NULL when none. */
+    int64_t shared_pid;
+    const char *shared_host;
     uint64_t budget;                     /* this invocation's --budget; 0: none */
 } tuning_started;
 
