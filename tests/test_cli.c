@@ -970,6 +970,11 @@ Test(cli, slips_are_refused_with_the_nearest_valid_name)
          "unknown strategy 'baeys' (did you mean 'bayes'?)"},
         {CLI_ARGS("run", VECTOR_ADD_SMALL, "--only", "wg_sise=64", "--db", "none.db"), 1,
          "unknown tuning parameter 'wg_sise' (did you mean 'wg_size'?)"},
+        {CLI_ARGS("campaign", "rnu", "none.yaml"), 2,
+         "campaign: 'rnu' is not one of: run, status, cross, merge, slurm (did you mean 'run'?)"},
+        {CLI_ARGS("plugins", "shwo", "vector_add"), 2, "(did you mean 'show'?)"},
+        {CLI_ARGS("cache", "clera"), 2, "'clera' is not one of: show, clear (did you mean 'clear'?)"},
+        {CLI_ARGS("query", "bset", "--db", "none.db"), 2, "no query named 'bset' (did you mean 'best'?)"},
     };
     /* Refused before a database is opened: none.db must not appear. */
     cr_assert_eq(chdir(scratch), 0);

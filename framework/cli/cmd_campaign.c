@@ -938,8 +938,10 @@ int cmd_campaign(int argc, char **argv)
     if (rc) return rc < 0 ? EXIT_OK : rc;
     const char *sub = args.n_positional ? args.positional[0] : NULL;
     const char *path = args.n_positional > 1 ? args.positional[1] : NULL;
-    if (!sub || (strcmp(sub, "run") && strcmp(sub, "status") && strcmp(sub, "cross") &&
-                 strcmp(sub, "slurm") && strcmp(sub, "merge"))) {
+    static const char *const subs[] = {"run", "status", "cross", "merge", "slurm"};
+    if (sub && cli_check_choice("campaign:", sub, subs, sizeof subs / sizeof subs[0]) != 0)
+        return EXIT_USAGE;
+    if (!sub) {
         cli_error("campaign: give one of run, status, cross, merge, slurm and a campaign file, e.g. "
                   "skytune campaign run sweep.yaml (see skytune campaign --help)");
         return EXIT_USAGE;
