@@ -973,6 +973,9 @@ Test(cli, slips_are_refused_with_the_nearest_valid_name)
         {CLI_ARGS("campaign", "rnu", "none.yaml"), 2,
          "campaign: 'rnu' is not one of: run, status, cross, merge, slurm (did you mean 'run'?)"},
         {CLI_ARGS("plugins", "shwo", "vector_add"), 2, "(did you mean 'show'?)"},
+        {CLI_ARGS("run", VECTOR_ADD_SMALL, "--notify", "http://127.0.0.1:1/x", "--notify-format",
+                  "slak", "--db", "none.db"),
+         2, "(did you mean 'slack'?)"},
         {CLI_ARGS("cache", "clera"), 2, "'clera' is not one of: show, clear (did you mean 'clear'?)"},
         {CLI_ARGS("query", "bset", "--db", "none.db"), 2, "no query named 'bset' (did you mean 'best'?)"},
     };
