@@ -1883,6 +1883,36 @@ int store_renew_claims(store *st, int64_t my_pid, const char *my_host, double no
     return 0;
 }
 
+int store_latest_claim(store *st, int64_t campaign_id, int64_t my_pid, const char *my_host,
+                       store_claim_holder *out, skytune_error *err)
+{
+    memset(out, 0, sizeof *out);
+    const sql_arg args[] = { ARG_INT(campaign_id), ARG_INT(my_pid), ARG_TEXT(my_host) };
+    sqlite3_stmt *s = NULL;
+    if (prepare(st,
+                "SELECT pid, host, MAX(claimed_at, COALESCE(heartbeat_at, claimed_at)) AS seen"
+                " FROM claims WHERE campaign_id = ?1 AND NOT (pid = ?2 AND host = ?3)"
+                " ORDER BY seen DESC LIMIT 1",
+                0, &s, err, "reading the campaign's claims") != 0)
+        return err_prefix(err, "%s", st->name);
+    int rc = bind_args(s, args, N_ARGS(args));
+    if (rc == SQLITE_OK) rc = sqlite3_step(s);
+    if (rc != SQLITE_DONE && rc != SQLITE_ROW) {
+        fail_sqlite(st, err, "reading the campaign's claims");
+        sqlite3_finalize(s);
+        return err_prefix(err, "%s", st->name);
+    }
+    if (rc == SQLITE_ROW) {
+        const char *host = (const char *)sqlite3_column_text(s, 1);
+        out->found = true;
+        out->pid = sqlite3_column_int64(s, 0);
+        snprintf(out->host, sizeof out->host, "%s", host ? host : "");
+        out->last_seen_s = clock_wall_s() - sqlite3_column_double(s, 2);
+    }
+    sqlite3_finalize(s);
+    return 0;
+}
+
 int store_release_claims(store *st, int64_t my_pid, const char *my_host, skytune_error *err)
 {
     const sql_arg args[] = { ARG_INT(my_pid), ARG_TEXT(my_host) };

@@ -186,6 +186,20 @@ int store_claim(store *st, int64_t campaign_id, const char *config_text, uint64_
 int store_renew_claims(store *st, int64_t my_pid, const char *my_host, double now,
                        skytune_error *err);
 
+/* The claim in the campaign that another process renewed last, if any. */
+typedef struct store_claim_holder {
+    bool found;
+    int64_t pid;
+    char host[256];
+    double last_seen_s;        /* how long ago it claimed or renewed it */
+} store_claim_holder;
+
+/* The most recently claimed or renewed claim in campaign_id of a process
+ * other than my_pid on my_host: how a run tells that another one is
+ * measuring the campaign now. */
+int store_latest_claim(store *st, int64_t campaign_id, int64_t my_pid, const char *my_host,
+                       store_claim_holder *out, skytune_error *err);
+
 /* Remove every claim of this process (my_pid on my_host): configurations
  * it claimed and did not record, on a stop or an error. */
 int store_release_claims(store *st, int64_t my_pid, const char *my_host, skytune_error *err);

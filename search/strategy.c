@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "nearest.h"
 #include "quote.h"
 
 extern const strategy_ops strategy_exhaustive;
@@ -92,6 +93,13 @@ static int is_number(const char *text)
     return *text && *end == '\0' && errno == 0;
 }
 
+const char *strategy_nearest_hint(const char *name, char *buf, size_t len)
+{
+    const char *names[sizeof registry / sizeof registry[0]];
+    for (size_t k = 0; k < sizeof registry / sizeof registry[0]; k++) names[k] = registry[k]->name;
+    return nearest_hint(name, names, sizeof names / sizeof names[0], NULL, buf, len);
+}
+
 static void list_strategies(char *buf, size_t len)
 {
     size_t used = 0;
@@ -125,9 +133,10 @@ int strategy_create(const char *name, const strategy_setup *setup, const char *c
     if (!ops) {
         char known[256];
         list_strategies(known, sizeof known);
-        char shown[QUOTE_TEXT];
-        return err_set(err, "--strategy: unknown strategy '%s'; valid: %s",
-                       quote_text(name, shown, sizeof shown), known);
+        char shown[QUOTE_TEXT], hint[96];
+        return err_set(err, "--strategy: unknown strategy '%s'%s; valid: %s",
+                       quote_text(name, shown, sizeof shown),
+                       strategy_nearest_hint(name, hint, sizeof hint), known);
     }
     bool selects = (setup->parts > 1) || setup->ranks;
     if (selects && ops != &strategy_exhaustive)

@@ -121,6 +121,9 @@ typedef struct strategy_ops {
 /* The registry, in the order `--help` lists them. */
 const strategy_ops *const *strategy_registry(size_t *count);
 const strategy_ops *strategy_find(const char *name);
+/* " (did you mean 'bayes'?)" for a name that is no strategy's but near
+ * one's, into buf; "" otherwise (nearest.h). Returns buf. */
+const char *strategy_nearest_hint(const char *name, char *buf, size_t len);
 /* Whether the named strategy's proposals depend on its budget (true for a
  * name that is not a strategy). */
 bool strategy_reads_budget(const char *name);

@@ -86,6 +86,35 @@ static void expect_whole_sweep(const char *db)
     hostile_assert_database_sound(db);
 }
 
+static size_t occurrences(const char *text, const char *what)
+{
+    size_t n = 0;
+    for (const char *at = strstr(text, what); at; at = strstr(at + 1, what)) n++;
+    return n;
+}
+
+/* Every unit run names its campaign and the database when it starts and
+ * when it ends. */
+static void expect_units_name_campaign_and_database(const char *out, const char *db)
+{
+    char said[4200];
+    snprintf(said, sizeof said, "\n  database %s\n", db);
+    size_t units = occurrences(out, "== unit ");
+    cr_expect_gt(units, 0, "%s", out);
+    cr_expect_eq(occurrences(out, "\nstarting campaign ") +
+                     occurrences(out, "\ncontinuing campaign "),
+                 units, "%s", out);
+    cr_expect_eq(occurrences(out, said), 2 * units, "'%s' is not said twice a unit:\n%s", said,
+                 out);
+    for (const char *end = strstr(out, "\ncampaign "); end; end = strstr(end + 1, "\ncampaign ")) {
+        long long id;
+        if (sscanf(end, "\ncampaign %lld:", &id) != 1) continue;
+        const char *line_end = strchr(end + 1, '\n');
+        cr_expect(line_end && strncmp(line_end, said, strlen(said)) == 0,
+                  "campaign %lld's summary does not name the database:\n%s", id, out);
+    }
+}
+
 Test(campaign_cli, sweep_runs_every_instance_resumes_after_a_kill_and_status_reports_it)
 {
     char *file = write_sweep("sweep.yaml", NULL);
@@ -124,6 +153,7 @@ Test(campaign_cli, sweep_runs_every_instance_resumes_after_a_kill_and_status_rep
     cli_result r = campaign(CLI_ARGS("campaign", "run", file, "--compile-jobs", "0"));
     expect_ok(&r, "the resumed campaign");
     cr_expect(strstr(r.out, "4 units done, 0 failed, 0 left"), "%s", r.out);
+    expect_units_name_campaign_and_database(r.out, db);
     cli_result_free(&r);
     expect_whole_sweep(db);
     cr_expect_eq(cli_db_int(db, "SELECT COUNT(*) FROM campaigns WHERE status = 'done'"), 4);

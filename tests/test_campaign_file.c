@@ -172,11 +172,13 @@ Test(campaign_file, defaults_and_the_database_beside_the_file)
 Test(campaign_file, unknown_key_names_file_line_and_the_valid_keys)
 {
     char *msg = refused("plugin: vector_add\nstrategy: random\nbugdet: 10\n");
-    cr_expect(strstr(msg, "bad.yaml:3: key 'bugdet': unknown key"), "%s", msg);
-    cr_expect(strstr(msg, "budget"), "the valid keys are listed: %s", msg);
+    cr_expect(strstr(msg, "bad.yaml:3: key 'bugdet': unknown key (did you mean 'budget'?); "
+                          "valid keys are plugin, "),
+              "%s", msg);
     free(msg);
     msg = refused("plugin: vector_add\nnotify:\n  url: 'http://x'\n  formt: slack\n");
-    cr_expect(strstr(msg, ":4: key 'notify.formt': unknown key"), "%s", msg);
+    cr_expect(strstr(msg, ":4: key 'notify.formt': unknown key (did you mean 'format'?)"), "%s",
+              msg);
     free(msg);
 }
 
@@ -187,6 +189,8 @@ Test(campaign_file, bad_sweep_syntax_is_refused_at_its_line)
     } cases[] = {
         {"plugin: p\nproblem:\n  dms: [2, ..., 64]\n", ":3: key 'problem.dms': '...' needs at least two"},
         {"plugin: p\nproblem:\n  dms: [2, 4, 8, ..., 100]\n", "100 is not a term of 2, 4, 8, ..."},
+        {"plugin: p\nproblem:\n  dms: [1024, 2048, ..., 8192]\n",
+         ":3: key 'problem.dms': 1024, 2048, ..., 8192 reads two ways"},
         {"plugin: p\nproblem:\n  dms: [2, 4, ...]\n", "cannot end with '...'"},
         {"plugin: p\nproblem:\n  dms: [1, 2, 4, 7, ..., 20]\n", "20 is not a term of 4, 7, ..."},
         {"plugin: p\nproblem:\n  dms: [a, b, ..., z]\n", "is not a number"},
@@ -311,8 +315,8 @@ Test(campaign_file, progressions)
     /* Reals. */
     expect_terms(ITEMS("0.5", "1.0", "...", "2.5"), ITEMS("0.5", "1.0", "1.5", "2", "2.5"));
     /* Two progressions in one list. */
-    expect_terms(ITEMS("1", "2", "...", "3", "10", "20", "...", "40"),
-                 ITEMS("1", "2", "3", "10", "20", "30", "40"));
+    expect_terms(ITEMS("1", "2", "...", "3", "10", "20", "...", "50"),
+                 ITEMS("1", "2", "3", "10", "20", "30", "40", "50"));
     char *msg = sweep_error(ITEMS("1", "2", "...", "2.5"));
     cr_expect(msg && strstr(msg, "2.5 is not a term"), "%s", msg ? msg : "accepted");
     free(msg);
@@ -324,6 +328,55 @@ Test(campaign_file, progressions)
     cr_expect(msg && (strstr(msg, "overflows") || strstr(msg, "not a term")), "%s",
               msg ? msg : "accepted");
     free(msg);
+}
+
+/* Two terms say a step and a ratio alike: the last value decides when it
+ * is a term of one reading only, and the sweep is refused, naming both
+ * readings and their explicit forms, when it is a term of both. */
+Test(campaign_file, two_terms_follow_the_reading_the_last_value_fits)
+{
+    /* Not a multiple of the step from the first, a power of the ratio. */
+    expect_terms(ITEMS("1", "1.5", "...", "2.25"), ITEMS("1", "1.5", "2.25"));
+    expect_terms(ITEMS("2", "3", "...", "4.5"), ITEMS("2", "3", "4.5"));
+    expect_terms(ITEMS("0.4", "1", "...", "6.25"), ITEMS("0.4", "1", "2.5", "6.25"));
+    /* A multiple of the step, no power of the ratio. */
+    expect_terms(ITEMS("2", "4", "...", "6"), ITEMS("2", "4", "6"));
+    expect_terms(ITEMS("3", "6", "...", "15"), ITEMS("3", "6", "9", "12", "15"));
+    /* A third term decides, whatever the last value. */
+    expect_terms(ITEMS("1", "2", "3", "...", "8"), ITEMS("1", "2", "3", "4", "5", "6", "7", "8"));
+    expect_terms(ITEMS("1024", "2048", "4096", "...", "8192"), ITEMS("1024", "2048", "4096", "8192"));
+    /* Both: refused. */
+    char *msg = sweep_error(ITEMS("1", "2", "...", "8"));
+    cr_expect(msg && strstr(msg, "1, 2, ..., 8 reads two ways: adding 1 (8 values) or "
+                                 "multiplying by 2 (4 values); write {from: 1, to: 8, step: 1} "
+                                 "or {from: 1, to: 8, times: 2}"),
+              "%s", msg ? msg : "accepted");
+    free(msg);
+    msg = sweep_error(ITEMS("1024", "2048", "...", "8192"));
+    cr_expect(msg && strstr(msg, "1024, 2048, ..., 8192 reads two ways: adding 1024 (8 values) "
+                                 "or multiplying by 2 (4 values)"),
+              "%s", msg ? msg : "accepted");
+    free(msg);
+    msg = sweep_error(ITEMS("3", "6", "...", "12"));
+    cr_expect(msg && strstr(msg, "{from: 3, to: 12, step: 3} or {from: 3, to: 12, times: 2}"),
+              "%s", msg ? msg : "accepted");
+    free(msg);
+    /* The explicit forms say which. */
+    sweep_builder b;
+    sweep_builder_init(&b);
+    skytune_error err = {0};
+    cr_assert_eq(sweep_builder_range(&b, "1", "8", "2", true, 1, &err), 0, "%s", err.message);
+    cr_assert_eq(sweep_builder_range(&b, "10", "13", "1", false, 1, &err), 0, "%s", err.message);
+    size_t n;
+    located_text *v = sweep_builder_take(&b, &n);
+    const char *want[] = {"1", "2", "4", "8", "10", "11", "12", "13"};
+    cr_assert_eq(n, 8);
+    for (size_t k = 0; k < n; k++) {
+        cr_expect_str_eq(v[k].text, want[k]);
+        free(v[k].text);
+    }
+    free(v);
+    sweep_builder_free(&b);
 }
 
 /* The longest sweep the format allows, 1,000,000 values, is built with

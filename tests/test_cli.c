@@ -213,6 +213,34 @@ Test(cli, devices_lists_pocl_with_compute_units)
     cli_result_free(&r);
 }
 
+/* The short names of platforms and vendors select a device in any case,
+ * besides parts of its names: "pocl" is no part of "Portable Computing
+ * Language", and the listing shows it. */
+Test(cli, device_selects_by_platform_short_name)
+{
+    cli_result r = cli_run(CLI_ARGS("devices"));
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    cr_assert(strstr(r.out, "Portable Computing Language (PoCL) — "),
+              "the listing does not show PoCL's short name:\n%s", r.out);
+    cli_result_free(&r);
+    const char *const spellings[] = {"pocl", "PoCL", "POCL"};
+    for (size_t k = 0; k < 3; k++) {
+        r = cli_run(CLI_ARGS("devices", "--device", spellings[k]));
+        cr_assert_eq(r.status, 0, "--device %s: %s", spellings[k], r.err);
+        cr_assert(has_line_starting(r.out, "* ") &&
+                      strstr(r.out, "Portable Computing Language (PoCL) — "),
+                  "--device %s did not select the PoCL device:\n%s", spellings[k], r.out);
+        cli_result_free(&r);
+    }
+    r = cli_run(CLI_ARGS("devices", "--device", "no-such-vendor"));
+    cr_assert_neq(r.status, 0);
+    cr_assert(strstr(r.err, "--device 'no-such-vendor' matches no OpenCL device") &&
+                  strstr(r.err, "PoCL, NVIDIA, AMD, Intel") &&
+                  strstr(r.err, "(Portable Computing Language [PoCL], "),
+              "%s", r.err);
+    cli_result_free(&r);
+}
+
 /* The versions as the driver gives them, whole: the device info keeps the
  * first 63 bytes, and PoCL's OpenCL version is longer. */
 Test(cli, devices_prints_each_version_whole)
@@ -461,6 +489,37 @@ Test(cli, run_records_every_measurement_with_its_samples)
     free(integrity);
     cli_result_free(&r);
     free(db);
+}
+
+/* A run names its database, as given and where it is, and its campaign,
+ * when it starts and when it ends; --quiet keeps the start to itself. */
+Test(cli, a_run_names_its_database_and_campaign_at_start_and_end)
+{
+    cr_assert_eq(chdir(scratch), 0);
+    char *here = realpath(".", NULL);
+    char said[4200];
+    snprintf(said, sizeof said, "\n  database ./named.db (%s/named.db)\n", here);
+    cli_result r = cli_run(CLI_ARGS("run", VECTOR_ADD_SMALL, "--strategy", "exhaustive", "--runs",
+                                    "1", "--only", "wg_size=64", "--only", "per_item=1", "--db",
+                                    "./named.db"));
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    const char *start = strstr(r.out, "starting campaign 1: ");
+    const char *first = strstr(r.out, said);
+    const char *end = strstr(r.out, "\ncampaign 1: search complete after ");
+    cr_assert(start && first && end && start < first && first < end,
+              "the start does not name the campaign and '%s':\n%s", said, r.out);
+    cr_assert(strstr(end + 1, said), "the end does not name '%s':\n%s", said, r.out);
+    cli_result_free(&r);
+    r = cli_run(CLI_ARGS("run", VECTOR_ADD_SMALL, "--strategy", "exhaustive", "--runs", "1",
+                         "--only", "wg_size=64", "--only", "per_item=1", "--db", "./named.db",
+                         "--quiet"));
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    cr_assert_null(strstr(r.out, "continuing campaign"), "--quiet printed the start:\n%s", r.out);
+    first = strstr(r.out, said);
+    cr_assert(strstr(r.out, "campaign 1: search complete") && first && !strstr(first + 1, said),
+              "--quiet's summary does not name '%s' once:\n%s", said, r.out);
+    cli_result_free(&r);
+    free(here);
 }
 
 Test(cli, best_is_the_lowest_median)
@@ -889,6 +948,63 @@ Test(cli, unknown_option_is_a_usage_error)
     cr_assert_eq(r.status, 2, "an unknown command: %s", cli_status_text(r.status));
     cr_assert(strstr(r.err, "frobnicate"), "stderr does not name the command:\n%s", r.err);
     cli_result_free(&r);
+}
+
+/* A slip of a command, an option or an option's value is answered with
+ * the nearest valid one, and still refused. */
+Test(cli, slips_are_refused_with_the_nearest_valid_name)
+{
+    const struct {
+        const char *const *args;
+        int status;
+        const char *said;
+    } slips[] = {
+        {CLI_ARGS("rnu"), 2, "unknown command 'rnu' (did you mean 'run'?)"},
+        {CLI_ARGS("run", VECTOR_ADD_SMALL, "--budgt", "3"), 2,
+         "unknown option '--budgt' (did you mean '--budget'? see skytune run --help)"},
+        {CLI_ARGS("export", "--db", "none.db", "--format", "jsn"), 2,
+         "--format 'jsn' is not one of: csv, json, header, t4 (did you mean 'json'?)"},
+        {CLI_ARGS("query", "best", "--db", "none.db", "--format", "CSV"), 2,
+         "--format 'CSV' is not one of: table, csv, json (did you mean 'csv'?)"},
+        {CLI_ARGS("run", VECTOR_ADD_SMALL, "--strategy", "baeys", "--db", "none.db"), 1,
+         "unknown strategy 'baeys' (did you mean 'bayes'?)"},
+        {CLI_ARGS("run", VECTOR_ADD_SMALL, "--only", "wg_sise=64", "--db", "none.db"), 1,
+         "unknown tuning parameter 'wg_sise' (did you mean 'wg_size'?)"},
+        {CLI_ARGS("campaign", "rnu", "none.yaml"), 2,
+         "campaign: 'rnu' is not one of: run, status, cross, merge, slurm (did you mean 'run'?)"},
+        {CLI_ARGS("plugins", "shwo", "vector_add"), 2, "(did you mean 'show'?)"},
+        {CLI_ARGS("run", VECTOR_ADD_SMALL, "--notify", "http://127.0.0.1:1/x", "--notify-format",
+                  "slak", "--db", "none.db"),
+         2, "(did you mean 'slack'?)"},
+        {CLI_ARGS("cache", "clera"), 2, "'clera' is not one of: show, clear (did you mean 'clear'?)"},
+        {CLI_ARGS("query", "bset", "--db", "none.db"), 2, "no query named 'bset' (did you mean 'best'?)"},
+    };
+    /* Refused before a database is opened: none.db must not appear. */
+    cr_assert_eq(chdir(scratch), 0);
+    for (size_t k = 0; k < sizeof slips / sizeof slips[0]; k++) {
+        cli_result r = cli_run(slips[k].args);
+        cr_expect_eq(r.status, slips[k].status, "%s: %s\n%s", slips[k].args[0],
+                     cli_status_text(r.status), r.err);
+        cr_expect(strstr(r.err, slips[k].said), "'%s' not said:\n%s", slips[k].said, r.err);
+        cli_result_free(&r);
+    }
+    /* Nothing near: no guess. */
+    cli_result r = cli_run(CLI_ARGS("frobnicate"));
+    cr_expect_null(strstr(r.err, "did you mean"), "%s", r.err);
+    cli_result_free(&r);
+    cr_assert_eq(access("none.db", F_OK), -1, "a refused command wrote none.db");
+}
+
+/* A tuning parameter given to --set is named as one, with the --only that
+ * keeps that value. */
+Test(cli, a_tuning_parameter_in_set_points_to_only)
+{
+    assert_run_refused(NULL,
+                       CLI_ARGS(VECTOR_ADD_SMALL, "--strategy", "exhaustive", "--runs", "1",
+                                "--set", "wg_size=64"),
+                       1,
+                       CLI_ARGS("'wg_size' is a tuning parameter of plugin vector_add",
+                                "--set is for problem parameters (n)", "--only wg_size=64"));
 }
 
 Test(cli, zero_budget_is_a_usage_error)

@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "hostile_harness.h"
 
@@ -281,6 +282,119 @@ Test(shared_db, a_live_claim_of_another_host_is_waited_on_then_taken_over)
     cr_expect_lt(overhead_ms, 1500, "x=1's overhead of %lld ms holds the wait on the claim",
                  overhead_ms);
     cli_result_free(&r);
+    free(db);
+}
+
+/* The first run's invocation as a run still going (or killed) leaves it:
+ * not ended. */
+static void leave_invocation_open(const char *db)
+{
+    cr_assert_eq(cli_shell("sqlite3 '%s' \"UPDATE invocations SET ended = NULL, ended_at = NULL,"
+                           " evaluations_after = NULL\"",
+                           db),
+                 0, "cannot reopen the invocation");
+}
+
+/* run_after_claim's second run, with its start printed (not --quiet). */
+static cli_result run_told_after_claim(const char *db, const char *stale_s)
+{
+    char env[64];
+    snprintf(env, sizeof env, "SKYTUNE_CLAIM_STALE_S=%s", stale_s);
+    cli_result r = cli_run_env(CLI_ARGS(env), CLI_ARGS("run", "--plugin", hostile_plugin_path(),
+                                                       "--strategy", "exhaustive", "--db", db,
+                                                       "--runs", "3", "--set", "values=4"));
+    cr_assert_eq(r.status, 0, "the second run ended with %s\nstdout:\n%s\nstderr:\n%s",
+                 cli_status_text(r.status), r.out, r.err);
+    cr_assert_eq(cli_db_int(db, "SELECT COUNT(*) FROM measurements"), 4, "%s", r.out);
+    assert_measured_once(db);
+    return r;
+}
+
+/* A run that joins a campaign another run measures now (a claim in it
+ * renewed a moment ago) says whose work it shares, and does not take that
+ * run's open invocation for a killed one's; a claim silent past the bound
+ * is a killed run's, and is told as one. */
+Test(shared_db, a_run_joining_a_live_campaign_says_so)
+{
+    char *db = db_with_foreign_claim("joined.db", 0);
+    leave_invocation_open(db);
+    cli_result r = run_told_after_claim(db, "3");
+    cr_expect(strstr(r.out, "\n  campaign 1 is being measured by process 4242 on host "
+                            "other-node; sharing its work\n"),
+              "the run does not say it joins a live campaign:\n%s", r.out);
+    cr_expect(strstr(r.out, "evaluated before (the last run: --budget 1, still running)"),
+              "%s", r.out);
+    cr_expect_null(strstr(r.out, "killed before it ended"), "%s", r.out);
+    cli_result_free(&r);
+    free(db);
+
+    db = db_with_foreign_claim("killed.db", 1000);
+    leave_invocation_open(db);
+    r = run_told_after_claim(db, "");
+    cr_expect_null(strstr(r.out, "is being measured by process"), "%s", r.out);
+    cr_expect(strstr(r.out, "evaluated before (the last run: --budget 1, killed before it "
+                            "ended)"),
+              "%s", r.out);
+    cli_result_free(&r);
+    free(db);
+}
+
+/* The same, end to end: a second run started while the first measures a
+ * configuration (it hangs until the watchdog) names the first's process
+ * and host at its start. */
+Test(shared_db, a_run_started_beside_a_live_one_names_it)
+{
+    char *db = cli_path(scratch, "beside.db");
+#define BESIDE_ARGS                                                                               \
+    "run", "--plugin", hostile_plugin_path(), "--strategy", "exhaustive", "--db", db, "--runs",   \
+        "3", "--set", "values=2", "--set", "fault=hang", "--set", "where=prepare", "--set",       \
+        "bad=0", "--timeout-floor", "20s", "--timeout-cap", "20s"
+    char *out_a = cli_path(scratch, "a.out"), *err_a = cli_path(scratch, "a.err");
+    char *out_b = cli_path(scratch, "b.out"), *err_b = cli_path(scratch, "b.err");
+    pid_t a = cli_start(CLI_ARGS(BESIDE_ARGS, "--quiet"), out_a, err_a);
+    double start = hostile_now_s();
+    long long claims = 0;
+    while (hostile_now_s() - start < 15 && claims == 0) {
+        hostile_sleep_ms(100);
+        char *row = NULL;
+        char msg[256];
+        if (cli_db_query(db, "SELECT COUNT(*) FROM claims", &row, msg, sizeof msg) == 0 && row)
+            claims = atoll(row);
+        free(row);
+    }
+    cr_assert_gt(claims, 0, "the first run claimed nothing in 15 s:\n%s", hostile_read_text(err_a));
+    pid_t b = cli_start(CLI_ARGS(BESIDE_ARGS), out_b, err_b);
+#undef BESIDE_ARGS
+    char host[256] = "";
+    gethostname(host, sizeof host - 1);
+    char said[512];
+    snprintf(said, sizeof said,
+             "\n  campaign 1 is being measured by process %lld on host %s; sharing its work\n",
+             (long long)a, host);
+    char *text = NULL;
+    start = hostile_now_s();
+    while (hostile_now_s() - start < 15) {
+        hostile_sleep_ms(100);
+        free(text);
+        text = hostile_read_text(out_b);
+        if (text && strstr(text, "evaluated before")) break;
+    }
+    kill(b, SIGINT);
+    kill(a, SIGINT);
+    cli_wait(b, CLI_TIMEOUT_S);
+    cli_wait(a, CLI_TIMEOUT_S);
+    free(text);
+    text = hostile_read_text(out_b);
+    cr_expect(text && strstr(text, said), "the second run does not say '%s':\n%s\n%s", said,
+              text ? text : "", hostile_read_text(err_b));
+    cr_expect(text && strstr(text, "(the last run: no --budget, still running)"), "%s",
+              text ? text : "");
+    cr_expect(text && !strstr(text, "killed before it ended"), "%s", text ? text : "");
+    free(text);
+    free(out_a);
+    free(err_a);
+    free(out_b);
+    free(err_b);
     free(db);
 }
 

@@ -61,6 +61,11 @@ int cli_parse_size(const char *option, const char *text, uint64_t *out);
  * (give WHAT)" when not. */
 int cli_check_readable(const char *option, const char *path, const char *what);
 
+/* That text is one of choices[0..n); prints "WHAT 'TEXT' is not one of:
+ * a, b, c (did you mean 'b'?)" and returns -1 when not. what names the
+ * input, e.g. "export: --format". */
+int cli_check_choice(const char *what, const char *text, const char *const *choices, size_t n);
+
 void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 int cmd_devices(int argc, char **argv);

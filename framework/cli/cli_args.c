@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "nearest.h"
 #include "quantity.h"
 #include "quote.h"
 #include "terminal_text.h"
@@ -69,8 +70,14 @@ int cli_parse(const char *command, const char *summary, const cli_option *option
         if (found == n) {
             char shown[QUOTE_TEXT];
             char *unknown = strndup(name, len);
-            cli_error("%s: unknown option '--%s' (see skytune %s --help)", command,
-                      quote_text(unknown ? unknown : "", shown, sizeof shown), command);
+            const char *names[CLI_MAX_OPTIONS + 1];
+            for (size_t j = 0; j < n; j++) names[j] = options[j].name;
+            names[n] = "help";
+            const char *near = nearest_name(unknown, names, n + 1);
+            cli_error("%s: unknown option '--%s' (%s%s%ssee skytune %s --help)", command,
+                      quote_text(unknown ? unknown : "", shown, sizeof shown),
+                      near ? "did you mean '--" : "", near ? near : "", near ? "'? " : "",
+                      command);
             free(unknown);
             return EXIT_USAGE;
         }
@@ -157,6 +164,21 @@ int cli_parse_duration(const char *option, const char *text, double *seconds)
     char shown[QUOTE_TEXT];
     cli_error("--%s '%s' is not " QUANTITY_DURATION_HELP, option,
               quote_text(text, shown, sizeof shown));
+    return -1;
+}
+
+int cli_check_choice(const char *what, const char *text, const char *const *choices, size_t n)
+{
+    for (size_t k = 0; k < n; k++)
+        if (strcmp(text, choices[k]) == 0) return 0;
+    char list[512] = "";
+    size_t used = 0;
+    for (size_t k = 0; k < n && used < sizeof list; k++)
+        used += (size_t)snprintf(list + used, sizeof list - used, "%s%s", k ? ", " : "",
+                                 choices[k]);
+    char shown[QUOTE_TEXT], hint[128];
+    cli_error("%s '%s' is not one of: %s%s", what, quote_text(text, shown, sizeof shown), list,
+              nearest_hint(text, choices, n, NULL, hint, sizeof hint));
     return -1;
 }
 

@@ -55,10 +55,11 @@ static int resolve_strategies(char *text, const char **out, size_t *n)
     for (size_t k = 0; k < count; k++) {
         const char *name = strcmp(items[k], "default") == 0 ? strategy_default_name() : items[k];
         if (!strategy_find(name)) {
-            char shown[QUOTE_TEXT];
-            cli_error("--strategy: unknown strategy '%s'; valid: all, default, or names from "
+            char shown[QUOTE_TEXT], hint[96];
+            cli_error("--strategy: unknown strategy '%s'%s; valid: all, default, or names from "
                       "skytune run --help",
-                      quote_text(items[k], shown, sizeof shown));
+                      quote_text(items[k], shown, sizeof shown),
+                      strategy_nearest_hint(items[k], hint, sizeof hint));
             return -1;
         }
         out[(*n)++] = name;
@@ -169,9 +170,8 @@ static int parse_budgets(const cli_args *args, char *text, double *budgets, size
     else if (strcmp(*unit_text, "seconds") == 0)
         *unit = BENCH_SECONDS;
     else {
-        char shown[QUOTE_TEXT];
-        cli_error("--budget-unit '%s' is not one of: evaluations, seconds",
-                  quote_text(*unit_text, shown, sizeof shown));
+        static const char *const units[] = {"evaluations", "seconds"};
+        cli_check_choice("--budget-unit", *unit_text, units, 2);
         return EXIT_USAGE;
     }
     for (size_t k = 0; k < *n_budgets && *unit == BENCH_EVALUATIONS; k++)

@@ -94,12 +94,8 @@ int cmd_best(int argc, char **argv)
         cli_error("best: --db FILE is required");
         return EXIT_USAGE;
     }
-    if (strcmp(format, "text") != 0 && strcmp(format, "csv") != 0) {
-        char given[QUOTE_TEXT];
-        cli_error("best: --format '%s' is not one of: text, csv",
-                  quote_text(format, given, sizeof given));
-        return EXIT_USAGE;
-    }
+    static const char *const formats[] = {"text", "csv"};
+    if (cli_check_choice("best: --format", format, formats, 2) != 0) return EXIT_USAGE;
     double busy_timeout_s;
     if (cli_campaign_arg(campaign) != 0 || cli_busy_timeout(&args, &busy_timeout_s) != 0)
         return EXIT_USAGE;

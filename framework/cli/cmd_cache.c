@@ -88,12 +88,8 @@ int cmd_cache(int argc, char **argv)
                        argv, &args);
     if (rc) return rc < 0 ? EXIT_OK : rc;
     const char *action = args.n_positional ? args.positional[0] : "show";
-    if (strcmp(action, "show") != 0 && strcmp(action, "clear") != 0) {
-        char shown[QUOTE_TEXT];
-        cli_error("cache: '%s' is not one of: show, clear",
-                  quote_text(action, shown, sizeof shown));
-        return EXIT_USAGE;
-    }
+    static const char *const actions[] = {"show", "clear"};
+    if (cli_check_choice("cache:", action, actions, 2) != 0) return EXIT_USAGE;
     const char *given = cli_get(&args, "dir");
     if (given && !*given) {
         cli_error("cache: --dir needs a folder, got an empty path");

@@ -59,6 +59,7 @@ typedef struct sweep_printer {
     notify_run *notify; /* NULL: no notifications */
     size_t shown;              /* units started so far */
     size_t total;              /* units this invocation runs */
+    const char *db_path;       /* the database, as given */
 } sweep_printer;
 
 static void print_unit_started(void *ctx, const campaign_plan *p, size_t unit, bool cross,
@@ -95,7 +96,7 @@ static void print_unit_finished(void *ctx, const campaign_plan *p, size_t unit, 
                   cross ? " (cross-measurement)" : "", error->message);
         return;
     }
-    if (!sp->prog->quiet) run_print_outcome(out, *in->label ? in->label : NULL);
+    if (!sp->prog->quiet) run_print_outcome(out, *in->label ? in->label : NULL, sp->db_path);
     fflush(stdout);
 }
 
@@ -245,7 +246,7 @@ static int run_or_cross(const cli_args *args, const char *sub, const char *path,
     base.on_activity = progress_activity;
     base.activity_ctx = &prog;
     prog.stop_requested = base.stop_requested;
-    sweep_printer printer = {.prog = &prog, .notify = notify.events, .total = mine};
+    sweep_printer printer = {.prog = &prog, .notify = notify.events, .total = mine, .db_path = db};
     sweep_events events = {print_unit_started, print_unit_finished, &printer};
     sweep_result result;
     int rc = cross_only ? campaign_cross_run(&f, &plan, &base, &events,
@@ -547,22 +548,6 @@ static char *absolute(const char *path)
     return real;
 }
 
-/* An absolute path for a file that may not exist yet: its folder's. */
-static char *absolute_new(const char *path)
-{
-    const char *slash = strrchr(path, '/');
-    char *dir = slash ? strndup(path, (size_t)(slash - path) + (slash == path)) : strdup(".");
-    char *real = dir ? realpath(dir, NULL) : NULL;
-    free(dir);
-    if (!real) return NULL;
-    const char *base = slash ? slash + 1 : path;
-    size_t len = strlen(real) + strlen(base) + 2;
-    char *out = malloc(len);
-    if (out) snprintf(out, len, "%s/%s", real, base);
-    free(real);
-    return out;
-}
-
 static int write_slurm(const cli_args *args, const char *path)
 {
     const char *shards_text = cli_get(args, "shards");
@@ -591,7 +576,7 @@ static int write_slurm(const cli_args *args, const char *path)
     }
     exe = run_own_executable();
     campaign = absolute(path);
-    db = absolute_new(cli_get(args, "db") ? cli_get(args, "db") : f.database);
+    db = run_absolute_path(cli_get(args, "db") ? cli_get(args, "db") : f.database);
     if (cli_get(args, "out")) {
         out_dir = strdup(cli_get(args, "out"));
     } else {
@@ -953,8 +938,10 @@ int cmd_campaign(int argc, char **argv)
     if (rc) return rc < 0 ? EXIT_OK : rc;
     const char *sub = args.n_positional ? args.positional[0] : NULL;
     const char *path = args.n_positional > 1 ? args.positional[1] : NULL;
-    if (!sub || (strcmp(sub, "run") && strcmp(sub, "status") && strcmp(sub, "cross") &&
-                 strcmp(sub, "slurm") && strcmp(sub, "merge"))) {
+    static const char *const subs[] = {"run", "status", "cross", "merge", "slurm"};
+    if (sub && cli_check_choice("campaign:", sub, subs, sizeof subs / sizeof subs[0]) != 0)
+        return EXIT_USAGE;
+    if (!sub) {
         cli_error("campaign: give one of run, status, cross, merge, slurm and a campaign file, e.g. "
                   "skytune campaign run sweep.yaml (see skytune campaign --help)");
         return EXIT_USAGE;

@@ -45,14 +45,22 @@ static int parse_peaks(const char *text, double *gflops, double *gbs)
 static void print_device(const cl_device_entry *e, bool chosen)
 {
     const skytune_device_info *d = &e->info;
-    terminal_printf("%s %u:%u  %s — %s\n", chosen ? "*" : " ", e->platform_index, e->device_index,
-                    d->platform, d->name);
+    /* The short names --device takes besides the driver's own, where the
+     * driver's names do not say them already. */
+    char platform_short[32] = "", vendor_short[32] = "";
+    const char *p_short = cl_short_name(d->platform), *v_short = cl_short_name(d->vendor);
+    if (p_short && !strstr(d->platform, p_short))
+        snprintf(platform_short, sizeof platform_short, " (%s)", p_short);
+    if (v_short && !strstr(d->vendor, v_short))
+        snprintf(vendor_short, sizeof vendor_short, " (%s)", v_short);
+    terminal_printf("%s %u:%u  %s%s — %s\n", chosen ? "*" : " ", e->platform_index,
+                    e->device_index, d->platform, platform_short, d->name);
     /* The versions as the driver gives them, not cut to the device info's
      * 63 bytes. */
     char driver[1024], version[1024];
     cl_device_text(e, CL_DRIVER_VERSION, driver, sizeof driver);
     cl_device_text(e, CL_DEVICE_VERSION, version, sizeof version);
-    terminal_printf("      vendor %s, %s, driver %s, %s\n", d->vendor,
+    terminal_printf("      vendor %s%s, %s, driver %s, %s\n", d->vendor, vendor_short,
                     d->is_gpu ? "GPU" : "not a GPU", driver[0] ? driver : d->driver_version,
                     version[0] ? version : d->opencl_version);
     printf("      %lld compute units at %lld MHz\n", (long long)d->compute_units,

@@ -57,13 +57,8 @@ int cmd_export(int argc, char **argv)
         cli_error("export: --db FILE is required");
         return EXIT_USAGE;
     }
-    if (strcmp(format, "csv") != 0 && strcmp(format, "json") != 0 &&
-        strcmp(format, "header") != 0 && strcmp(format, "t4") != 0) {
-        char shown[QUOTE_TEXT];
-        cli_error("export: --format '%s' is not one of: csv, json, header, t4",
-                  quote_text(format, shown, sizeof shown));
-        return EXIT_USAGE;
-    }
+    static const char *const formats[] = {"csv", "json", "header", "t4"};
+    if (cli_check_choice("export: --format", format, formats, 4) != 0) return EXIT_USAGE;
     double busy_timeout_s;
     if (cli_campaign_arg(campaign) != 0 || cli_busy_timeout(&args, &busy_timeout_s) != 0)
         return EXIT_USAGE;

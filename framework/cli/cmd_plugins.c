@@ -195,7 +195,9 @@ int cmd_plugins(int argc, char **argv)
     size_t n_dirs = cli_all(&args, "plugin-dir", &dirs);
     plugin_search search = {.dirs = dirs, .n_dirs = n_dirs};
     if (args.n_positional == 0) return list_plugins(&search);
-    if (strcmp(args.positional[0], "show") != 0 || args.n_positional != 2) {
+    static const char *const subs[] = {"show"};
+    if (cli_check_choice("plugins:", args.positional[0], subs, 1) != 0) return EXIT_USAGE;
+    if (args.n_positional != 2) {
         cli_error("plugins: expected `skytune plugins` or `skytune plugins show NAME`");
         return EXIT_USAGE;
     }

@@ -114,18 +114,10 @@ static int read_publication(const cli_args *args, publication *p)
         cli_error("publish: --url: %s", err.message);
         return EXIT_USAGE;
     }
-    if (strcmp(p->format, "t4") != 0 && strcmp(p->format, "html") != 0) {
-        char shown[QUOTE_TEXT];
-        cli_error("publish: --format '%s' is not one of: t4, html",
-                  quote_text(p->format, shown, sizeof shown));
+    static const char *const formats[] = {"t4", "html"}, *const methods[] = {"PUT", "POST"};
+    if (cli_check_choice("publish: --format", p->format, formats, 2) != 0 ||
+        cli_check_choice("publish: --method", p->method, methods, 2) != 0)
         return EXIT_USAGE;
-    }
-    if (strcmp(p->method, "PUT") != 0 && strcmp(p->method, "POST") != 0) {
-        char shown[QUOTE_TEXT];
-        cli_error("publish: --method '%s' is not one of: PUT, POST",
-                  quote_text(p->method, shown, sizeof shown));
-        return EXIT_USAGE;
-    }
     if (cli_campaign_arg(p->campaign) != 0 || cli_busy_timeout(args, &p->busy_timeout_s) != 0)
         return EXIT_USAGE;
     if (p->ca && cli_check_readable("ca", p->ca, "a PEM file of CA certificates") != 0)

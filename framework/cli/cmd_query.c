@@ -6,6 +6,7 @@
 #include "cli.h"
 #include "csv.h"
 #include "db_open.h"
+#include "nearest.h"
 #include "query.h"
 #include "query_json.h"
 #include "quote.h"
@@ -128,17 +129,18 @@ int cmd_query(int argc, char **argv)
     if (!q) {
         char names[512];
         query_names(names, sizeof names);
-        char shown[QUOTE_TEXT];
-        cli_error("query: no query named '%s'; the queries are: %s",
-                  quote_text(name, shown, sizeof shown), names);
+        const char *known[64];
+        size_t n_known = 0;
+        for (; n_known < query_count() && n_known < 64; n_known++)
+            known[n_known] = query_at(n_known)->name;
+        char shown[QUOTE_TEXT], hint[96];
+        cli_error("query: no query named '%s'%s; the queries are: %s",
+                  quote_text(name, shown, sizeof shown),
+                  nearest_hint(name, known, n_known, NULL, hint, sizeof hint), names);
         return EXIT_USAGE;
     }
-    if (strcmp(format, "table") != 0 && strcmp(format, "csv") != 0 && strcmp(format, "json") != 0) {
-        char shown[QUOTE_TEXT];
-        cli_error("query: --format '%s' is not one of: table, csv, json",
-                  quote_text(format, shown, sizeof shown));
-        return EXIT_USAGE;
-    }
+    static const char *const formats[] = {"table", "csv", "json"};
+    if (cli_check_choice("query: --format", format, formats, 3) != 0) return EXIT_USAGE;
     if (cli_campaign_arg(campaign) != 0) return EXIT_USAGE;
     if (strcmp(name, "t4") == 0 && !campaign) {
         cli_error("query: t4 is about one campaign: give --campaign ID");

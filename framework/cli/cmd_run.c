@@ -37,7 +37,7 @@ static const cli_option options[] = {
     {"runs", "N", false, "timed runs per configuration (default 10)"},
     {"warm-up", "N", false, "untimed runs before the timed ones, besides the verification run, which is the kernel's first launch and the warm-up by default (default 0)"},
     {"seed", "N", false, "seed for the strategy and the inputs (default 1)"},
-    {"device", "SEL", false, "OpenCL device: PLATFORM:DEVICE or part of its name (default: first GPU, else first device)"},
+    {"device", "SEL", false, "OpenCL device: PLATFORM:DEVICE, part of its name, or its platform's or vendor's short name as skytune devices shows it: pocl, nvidia, amd, intel (default: first GPU, else first device)"},
     {"devices", "all|LIST", false, "one campaign per device at once: every device, or a comma-separated list of --device selectors"},
     {"db", "FILE", false, "result database (default skytune.db)"},
     {"quiet", NULL, false, "no progress output"},
@@ -89,7 +89,7 @@ static int run_one(const tuning_request *rq, run_observers *obs)
         printf("interrupted before the campaign began: nothing was recorded\n");
         return EXIT_INTERRUPTED;
     }
-    return run_print_outcome(&out, NULL);
+    return run_print_outcome(&out, NULL, rq->db_path);
 }
 
 /* --devices: every device's summary; the worst exit status of them. */
@@ -122,7 +122,7 @@ static int run_devices(const tuning_request *rq, const char *devices, run_observ
                 printf("[%s] interrupted before the campaign began: nothing was recorded\n",
                        outcomes[k].device);
         } else {
-            one = run_print_outcome(&outcomes[k].outcome, outcomes[k].device);
+            one = run_print_outcome(&outcomes[k].outcome, outcomes[k].device, rq->db_path);
         }
         if (one == EXIT_FAILED || (one == EXIT_INTERRUPTED && status == EXIT_OK)) status = one;
     }

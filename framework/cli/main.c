@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "nearest.h"
 #include "quote.h"
 #include "stop_signals.h"
 
@@ -81,8 +82,12 @@ int main(int argc, char **argv)
         stop_signals_block();
         return cmd_worker(argc - 2, argv + 2);
     }
-    char shown[QUOTE_TEXT];
-    cli_error("unknown command '%s'", quote_text(argv[1], shown, sizeof shown));
+    const char *names[sizeof commands / sizeof commands[0]];
+    for (size_t k = 0; k < sizeof commands / sizeof commands[0]; k++) names[k] = commands[k].name;
+    char shown[QUOTE_TEXT], hint[64];
+    cli_error("unknown command '%s'%s", quote_text(argv[1], shown, sizeof shown),
+              nearest_hint(argv[1], names, sizeof names / sizeof names[0], NULL, hint,
+                           sizeof hint));
     usage(stderr);
     return EXIT_USAGE;
 }

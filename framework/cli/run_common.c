@@ -167,6 +167,10 @@ static void budget_text(uint64_t budget, char *buf, size_t len)
 static void print_continuation(const tuning_started *s)
 {
     if (!s->resumed) return;
+    if (s->shared_host)
+        terminal_printf("  campaign %lld is being measured by process %lld on host %s; sharing "
+                        "its work\n",
+                        (long long)s->campaign_id, (long long)s->shared_pid, s->shared_host);
     uint64_t before = s->evaluated_before;
     char now[48], previous[48];
     budget_text(s->budget, now, sizeof now);
@@ -187,10 +191,40 @@ static void print_continuation(const tuning_started *s)
     else if (s->had_previous)
         printf("  %llu %s evaluated before (the last run: %s, %s); now %s: %s\n",
                (unsigned long long)before, configurations(before), previous,
-               s->previous_ended[0] ? s->previous_ended : "killed before it ended", now, adds);
+               s->previous_ended[0] ? s->previous_ended
+               : s->shared_host     ? "still running"
+                                    : "killed before it ended",
+               now, adds);
     else
         printf("  %llu %s evaluated before; now %s: %s\n", (unsigned long long)before,
                configurations(before), now, adds);
+}
+
+char *run_absolute_path(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    char *dir = slash ? strndup(path, (size_t)(slash - path) + (slash == path)) : strdup(".");
+    char *real = dir ? realpath(dir, NULL) : NULL;
+    free(dir);
+    if (!real) return NULL;
+    const char *base = slash ? slash + 1 : path;
+    size_t len = strlen(real) + strlen(base) + 2;
+    char *out = malloc(len);
+    if (out) snprintf(out, len, "%s/%s", real, base);
+    free(real);
+    return out;
+}
+
+/* "database skytune.db (/home/u/skytune.db)": the path as given and, when
+ * it is relative, where it is, so that the database a run wrote can be
+ * found from any folder. */
+static void print_database(const char *path)
+{
+    char *absolute = path[0] != '/' ? run_absolute_path(path) : NULL;
+    terminal_printf("  database %s", path);
+    if (absolute) terminal_printf(" (%s)", absolute);
+    printf("\n");
+    free(absolute);
 }
 
 void run_print_start(void *ctx, const tuning_started *s)
@@ -205,6 +239,7 @@ void run_print_start(void *ctx, const tuning_started *s)
                     s->resumed ? "continuing" : "starting", (long long)s->campaign_id, s->plugin,
                     s->plugin_version, s->device, s->platform, s->problem_text, s->strategy,
                     (unsigned long long)s->space_count, configurations(s->space_count));
+    if (s->db_path) print_database(s->db_path);
     print_continuation(s);
     if (!strcmp(s->platform, "replay")) {
         fflush(stdout);
@@ -281,7 +316,7 @@ static uint64_t entries_told(const cache_entries *e)
     return e->found + e->stored + e->not_stored;
 }
 
-int run_print_outcome(const tuning_outcome *out, const char *label)
+int run_print_outcome(const tuning_outcome *out, const char *label, const char *db_path)
 {
     const tuning_loop_result *r = &out->result;
     if (label) terminal_printf("[%s] ", label);
@@ -289,6 +324,7 @@ int run_print_outcome(const tuning_outcome *out, const char *label)
            (long long)out->campaign_id, tuning_loop_stop_name(r->stop),
            (unsigned long long)r->evaluated, configurations(r->evaluated),
            (unsigned long long)r->measured, (unsigned long long)r->reused, r->wall_s);
+    if (db_path) print_database(db_path);
     printf("  status:");
     for (int s = 0; s < MEAS_STATUS_COUNT; s++)
         if (r->by_status[s]) printf(" %s %llu", measurement_status_name(s), (unsigned long long)r->by_status[s]);

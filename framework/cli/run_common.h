@@ -27,11 +27,17 @@ int run_parse_positive_duration(const char *option, const char *text, double *ou
 /* The skytune executable, for workers (malloc'd); NULL when unknown. */
 char *run_own_executable(void);
 
+/* path made absolute (malloc'd): its folder resolved, the file's name
+ * kept, so that a file that is not there yet has one too; NULL when the
+ * folder cannot be resolved. */
+char *run_absolute_path(const char *path);
+
 /* tuning_run's on_start: ctx is a progress. */
 void run_print_start(void *ctx, const tuning_started *s);
-/* A campaign's summary; returns its exit status (EXIT_OK, or
- * EXIT_INTERRUPTED for a stopped one). label may be NULL. */
-int run_print_outcome(const tuning_outcome *out, const char *label);
+/* A campaign's summary, with the database it is in (db_path as given;
+ * NULL: not said); returns its exit status (EXIT_OK, or EXIT_INTERRUPTED
+ * for a stopped one). label may be NULL. */
+int run_print_outcome(const tuning_outcome *out, const char *label, const char *db_path);
 
 /* "skytune COMMAND arg arg ..." as typed, quoted where a space needs it,
  * with a --notify URL cut to its origin ("https://hooks.example.org/…"): a

@@ -5,6 +5,7 @@
 
 #include "canonical.h"
 #include "expr.h"
+#include "nearest.h"
 #include "plugin_lookup.h"
 #include "quote.h"
 #include "value.h"
@@ -46,11 +47,29 @@ static int assign(problem *p, const plugin_decls *plugin, const char *name, size
 {
     int k = find_param(p, name, name_len);
     if (k < 0) {
-        char known[600], shown[QUOTE_TEXT];
+        char known[600], shown[QUOTE_TEXT], value_shown[QUOTE_TEXT], hint[160];
         char *unknown = strndup(name, name_len);
         list_params(p, known, sizeof known);
-        err_set(err, "%s: unknown problem parameter '%s' for plugin %s; valid: %s", origin,
+        /* A tuning parameter given a problem's value is a mix-up of two
+         * options, not a misspelling: the search sets it, and --only
+         * narrows it. */
+        for (const skytune_tuning_param *t = plugin->tuning_params; unknown && t && t->name; t++)
+            if (strcmp(t->name, unknown) == 0) {
+                err_set(err, "%s: '%s' is a tuning parameter of plugin %s, not a problem "
+                             "parameter: --set is for problem parameters (%s); to keep only "
+                             "that value of a tuning parameter, give --only %s=%s",
+                        origin, quote_text(unknown, shown, sizeof shown), plugin->name,
+                        p->count ? known : "none", shown,
+                        quote_text(text, value_shown, sizeof value_shown));
+                free(unknown);
+                return -1;
+            }
+        const char *names[256];
+        size_t n = 0;
+        for (; n < p->count && n < 256; n++) names[n] = p->items[n].name;
+        err_set(err, "%s: unknown problem parameter '%s' for plugin %s%s; valid: %s", origin,
                 quote_text(unknown ? unknown : "", shown, sizeof shown), plugin->name,
+                nearest_hint(unknown, names, n, NULL, hint, sizeof hint),
                 p->count ? known : "(none)");
         free(unknown);
         return -1;

@@ -11,6 +11,7 @@
 #include "hash.h"
 #include "canonical.h"
 #include "expr.h"
+#include "nearest.h"
 #include "quote.h"
 #include "value.h"
 
@@ -998,11 +999,14 @@ static int narrow_param(param_def *params, size_t n, const char *only, skytune_e
     for (size_t k = 0; k < n && used < sizeof known - 1; k++)
         used += (size_t)snprintf(known + used, sizeof known - used, "%s%s", k ? ", " : "",
                                  params[k].name);
-    char name_shown[QUOTE_TEXT];
+    char name_shown[QUOTE_TEXT], hint[160];
     char *name = strndup(only, len);
-    err_set(err, "--only '%s': unknown tuning parameter '%s'; valid: %s",
+    const char *names[256];
+    size_t n_names = 0;
+    for (; n_names < n && n_names < 256; n_names++) names[n_names] = params[n_names].name;
+    err_set(err, "--only '%s': unknown tuning parameter '%s'%s; valid: %s",
             quote_text(only, shown, sizeof shown), quote_text(name, name_shown, sizeof name_shown),
-            known);
+            nearest_hint(name, names, n_names, NULL, hint, sizeof hint), known);
     free(name);
     return -1;
 }

@@ -175,6 +175,49 @@ static int progression(sweep_builder *b, number first, number by, bool multiply,
     }
 }
 
+/* How many steps of `step` from a reach last (1 or more); 0 when none
+ * does: last is no term of the arithmetic reading. */
+static long long arithmetic_steps(number a, number c, number last)
+{
+    bool whole = a.whole && c.whole && last.whole;
+    if (whole) {
+        long long step = c.i - a.i, span;
+        if (step == 0 || __builtin_sub_overflow(last.i, a.i, &span) || span % step != 0)
+            return 0;
+        return span / step >= 1 ? span / step : 0;
+    }
+    double step = c.d - a.d;
+    if (step == 0.0) return 0;
+    double q = (last.d - a.d) / step, k = round(q);
+    return k >= 1 && fabs(q - k) <= 1e-9 * fmax(1.0, fabs(k)) ? (long long)k : 0;
+}
+
+/* Whether last is a term of the geometric reading of a, c, ... (a ratio
+ * above 1, whole for whole numbers), and past c: *ratio is the ratio and
+ * *steps how many times a is multiplied to reach last. */
+static bool geometric_reading(number a, number c, number last, number *ratio, long long *steps)
+{
+    bool whole = a.whole && c.whole && last.whole;
+    if (a.d == 0.0 || !(c.d / a.d > 1.0) || !(last.d / a.d > 0.0)) return false;
+    if (whole) {
+        if (c.i % a.i != 0) return false;
+        long long r = c.i / a.i, t = c.i, k = 1;
+        while (llabs(t) < llabs(last.i)) {
+            if (__builtin_mul_overflow(t, r, &t)) return false;
+            k++;
+        }
+        if (t != last.i || k < 2) return false;
+        *ratio = (number){true, r, (double)r};
+        *steps = k;
+        return true;
+    }
+    double r = c.d / a.d, k = round(log(last.d / a.d) / log(r));
+    if (!(k >= 2) || fabs(a.d * pow(r, k) - last.d) > 1e-9 * fabs(last.d)) return false;
+    *ratio = (number){false, 0, r};
+    *steps = (long long)k;
+    return true;
+}
+
 int sweep_builder_add(sweep_builder *b, const char *text, int line, skytune_error *err)
 {
     if (!b->pending) return push(b, text, line, err);
@@ -192,17 +235,18 @@ int sweep_builder_add(sweep_builder *b, const char *text, int line, skytune_erro
     size_t n = b->count - from;
     /* Geometric when the last three terms have equal ratios (and not equal
      * differences); otherwise arithmetic, from the last two. */
-    bool multiply = false;
+    bool multiply = false, decided = false;
     number ratio = {false, 0, 0};
     if (n == 3) {
         number a = terms[0], c = terms[1], e = terms[2];
         bool whole3 = a.whole && c.whole && e.whole;
         bool arithmetic = whole3 ? (c.i - a.i == e.i - c.i)
                                  : fabs((e.d - c.d) - (c.d - a.d)) <= 1e-9 * fabs(c.d - a.d);
+        decided = arithmetic;
         if (!arithmetic && a.d != 0.0 && c.d != 0.0) {
             double q = c.d / a.d;
             if (fabs(e.d / c.d - q) <= 1e-9 * fabs(q)) {
-                multiply = true;
+                multiply = decided = true;
                 bool whole_ratio = whole3 && c.i % a.i == 0 && e.i % c.i == 0;
                 if (whole3 && !whole_ratio)
                     return err_set(err, "%s, %s, %s, ...: a progression of whole numbers needs "
@@ -219,6 +263,34 @@ int sweep_builder_add(sweep_builder *b, const char *text, int line, skytune_erro
         terms[1] = terms[n - 1];
         from = b->count - 2;
         n = 2;
+    }
+    /* Two terms say a step and a ratio alike: [1024, 2048, ..., 8192] is
+     * 1024 apart and twice as large. The last value decides when it is a
+     * term of one reading only; of both, the sweep is refused rather than
+     * read one way in silence. */
+    long long geometric_steps;
+    number two_term_ratio;
+    if (!decided &&
+        geometric_reading(terms[0], terms[1], last, &two_term_ratio, &geometric_steps)) {
+        long long arithmetic = arithmetic_steps(terms[0], terms[1], last);
+        const char *a = b->values[from].text, *c = b->values[from + 1].text;
+        if (arithmetic) {
+            char ratio_text[64];
+            if (two_term_ratio.whole)
+                snprintf(ratio_text, sizeof ratio_text, "%lld", two_term_ratio.i);
+            else
+                snprintf(ratio_text, sizeof ratio_text, "%.15g", two_term_ratio.d);
+            return err_set(err,
+                           "%s, %s, ..., %s reads two ways: adding %.15g (%lld values) or "
+                           "multiplying by %s (%lld values); write {from: %s, to: %s, step: "
+                           "%.15g} or {from: %s, to: %s, times: %s}, or give a third term "
+                           "before '...'",
+                           a, c, text, terms[1].d - terms[0].d, arithmetic + 1, ratio_text,
+                           geometric_steps + 1, a, text, terms[1].d - terms[0].d, a, text,
+                           ratio_text);
+        }
+        multiply = true;
+        ratio = two_term_ratio;
     }
     char shown[200];
     if (n == 3)

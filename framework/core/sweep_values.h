@@ -5,7 +5,11 @@
  *   [2, 4, 8, ..., 4096]   geometric: the last three terms before "..." have
  *                          equal ratios (and not equal differences)
  *   [1, 2, ..., 10]        otherwise arithmetic, stepping by the difference
- *                          of the last two terms (like [1, 2 .. 10])
+ *                          of the last two terms (like [1, 2 .. 10]), unless
+ *                          only the ratio of the two reaches the last value
+ *                          ([1, 1.5, ..., 2.25]); when both reach it
+ *                          ([1, 2, ..., 8]: 1..8 or 1, 2, 4, 8) the sweep
+ *                          is refused, naming both readings
  *   from 2 to 4096 times 2 a range: step adds, times multiplies; it stops
  *                          at the last term not past `to`
  *

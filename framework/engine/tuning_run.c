@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "binary_cache.h"
+#include "claims.h"
 #include "cl_device.h"
 #include "clock.h"
 #include "derived_values.h"
@@ -138,6 +139,7 @@ typedef struct recorded_run {
     bool campaign_open, invocation_open;
     bool resumed;
     store_invocation_before before;
+    store_claim_holder sharing;  /* another run measuring the campaign now */
 } recorded_run;
 
 /* How many configurations the strategy can propose: a --configs list's,
@@ -289,6 +291,11 @@ static int begin_invocation(recorded_run *r, skytune_error *err)
     if (store_invocation_begin(r->st, &ispec, &r->invocation_id, &r->before, err) != 0)
         return -1;
     r->invocation_open = true;
+    /* A run that joins one measuring the campaign says so, rather than
+     * taking that run's open invocation for a killed one's. */
+    if (claims_live_holder(r->st, r->campaign_id, (int64_t)getpid(), r->host, &r->sharing,
+                           err) != 0)
+        return -1;
     store_set_retry_failed(r->st, rq->retry_failed);
     if (r->rc->claims) {
         if (store_open(rq->db_path, false, tuning_request_busy_timeout_s(rq), &r->claim_store,
@@ -317,6 +324,7 @@ static void announce_start(const recorded_run *r,
         .platform = rc->device->platform,
         .strategy = r->strategy_name,
         .label = rq->label,
+        .db_path = rq->db_path,
         .space_count = r->out->space_count,
         .campaign_id = r->campaign_id,
         .resumed = r->resumed,
@@ -330,6 +338,8 @@ static void announce_start(const recorded_run *r,
         .had_previous = r->before.had_previous,
         .previous_budget = r->before.previous_budget,
         .previous_ended = ended_text(r->before.previous_ended),
+        .shared_pid = r->sharing.found ? r->sharing.pid : 0,
+        .shared_host = r->sharing.found ? r->sharing.host : NULL,
         .budget = rq->limits.max_evaluations,
     };
     on_start(start_ctx, &started);

@@ -84,6 +84,7 @@ typedef struct tuning_request {
 typedef struct tuning_started {
     const char *plugin, *plugin_version, *problem_text, *device, *platform, *strategy;
     const char *label;                   /* tuning_request.label (NULL for a single run) */
+    const char *db_path;                 /* tuning_request.db_path, as given */
     bool isolated;                       /* measured in a supervised worker */
     unsigned compile_jobs;               /* compile workers building ahead */
     unsigned measure_ahead;              /* spare measuring workers */
@@ -99,6 +100,10 @@ typedef struct tuning_started {
     bool had_previous;
     uint64_t previous_budget;            /* 0: none */
     const char *previous_ended;          /* "budget", "interrupted", ...; "" when it did not end */
+    /* Another run measuring the campaign now (a live claim in it): its
+     * process and host; shared_host NULL when none. */
+    int64_t shared_pid;
+    const char *shared_host;
     uint64_t budget;                     /* this invocation's --budget; 0: none */
 } tuning_started;
 

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <yaml.h>
 
+#include "nearest.h"
 #include "quantity.h"
 #include "quote.h"
 #include "sweep_values.h"
@@ -180,12 +181,16 @@ static int read_mapping(reader *r, yaml_node_t *map, const char *where, const ke
             for (size_t j = 0; j < n_keys && used < sizeof valid; j++)
                 used += (size_t)snprintf(valid + used, sizeof valid - used, "%s%s", j ? ", " : "",
                                          keys[j].name);
-            char full[300];
+            char full[300], hint[160];
             if (strcmp(where, "(top level)") == 0)
                 snprintf(full, sizeof full, "%s", name);
             else
                 snprintf(full, sizeof full, "%s.%s", where, name);
-            return fail_at(r, k, full, "unknown key; valid keys%s%s are %s",
+            const char *names[64];
+            size_t n_names = 0;
+            for (; n_names < n_keys && n_names < 64; n_names++) names[n_names] = keys[n_names].name;
+            return fail_at(r, k, full, "unknown key%s; valid keys%s%s are %s",
+                           nearest_hint(name, names, n_names, NULL, hint, sizeof hint),
                            strcmp(where, "(top level)") ? " of " : "",
                            strcmp(where, "(top level)") ? where : "", valid);
         }

@@ -1,9 +1,11 @@
 #include "cl_device.h"
 
 #include <ctype.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "error.h"
 #include "quote.h"
@@ -183,6 +185,52 @@ static int contains_case_insensitive(const char *hay, const char *needle)
     return n == 0;
 }
 
+/* Drivers name their platforms and vendors at length ("Portable Computing
+ * Language", "Advanced Micro Devices, Inc.", "GenuineIntel"), and the
+ * short name a user types is no part of some of them: "pocl" is in no
+ * PoCL platform's name. */
+static const struct {
+    const char *part; /* of the driver's name, any case */
+    const char *short_name;
+} short_names[] = {
+    {"Portable Computing Language", "PoCL"},
+    {"pocl", "PoCL"},
+    {"NVIDIA", "NVIDIA"},
+    {"Advanced Micro Devices", "AMD"},
+    {"AMD", "AMD"},
+    {"Intel", "Intel"},
+};
+
+const char *cl_short_name(const char *name)
+{
+    for (size_t k = 0; k < sizeof short_names / sizeof short_names[0]; k++)
+        if (contains_case_insensitive(name, short_names[k].part)) return short_names[k].short_name;
+    return NULL;
+}
+
+static bool short_name_is(const char *name, const char *selector)
+{
+    const char *short_name = cl_short_name(name);
+    return short_name && strcasecmp(short_name, selector) == 0;
+}
+
+/* The first device whose names hold the selector; else whose platform's
+ * short name is it; else whose vendor's: "intel" picks an Intel platform
+ * before PoCL on an Intel processor. count when none. */
+static size_t match_name(const cl_device_entry *list, size_t count, const char *selector)
+{
+    for (size_t k = 0; k < count; k++) {
+        char both[300];
+        snprintf(both, sizeof both, "%s %s", list[k].info.platform, list[k].info.name);
+        if (contains_case_insensitive(both, selector)) return k;
+    }
+    for (size_t k = 0; k < count; k++)
+        if (short_name_is(list[k].info.platform, selector)) return k;
+    for (size_t k = 0; k < count; k++)
+        if (short_name_is(list[k].info.vendor, selector)) return k;
+    return count;
+}
+
 int cl_device_select(const cl_device_entry *list, size_t count, const char *selector,
                      size_t *index, skytune_error *err)
 {
@@ -205,13 +253,10 @@ int cl_device_select(const cl_device_entry *list, size_t count, const char *sele
                 return 0;
             }
     } else {
-        for (size_t k = 0; k < count; k++) {
-            char both[300];
-            snprintf(both, sizeof both, "%s %s", list[k].info.platform, list[k].info.name);
-            if (contains_case_insensitive(both, selector)) {
-                *index = k;
-                return 0;
-            }
+        size_t k = match_name(list, count, selector);
+        if (k < count) {
+            *index = k;
+            return 0;
         }
     }
     char known[700] = "";
@@ -219,15 +264,19 @@ int cl_device_select(const cl_device_entry *list, size_t count, const char *sele
     for (size_t k = 0; k < count && used < sizeof known - 1; k++) {
         /* The driver's names, any bytes. */
         char platform[QUOTE_TEXT], name[QUOTE_TEXT];
-        used += (size_t)snprintf(known + used, sizeof known - used, "%s%u:%u (%s, %s)",
+        const char *short_name = cl_short_name(list[k].info.platform);
+        used += (size_t)snprintf(known + used, sizeof known - used, "%s%u:%u (%s%s%s%s, %s)",
                                  k ? "; " : "", list[k].platform_index, list[k].device_index,
                                  quote_text(list[k].info.platform, platform, sizeof platform),
+                                 short_name ? " [" : "", short_name ? short_name : "",
+                                 short_name ? "]" : "",
                                  quote_text(list[k].info.name, name, sizeof name));
     }
     char shown[QUOTE_TEXT];
     return err_set(err,
-                   "--device '%s' matches no OpenCL device; use PLATFORM:DEVICE indices or part "
-                   "of a name: %s",
+                   "--device '%s' matches no OpenCL device; use PLATFORM:DEVICE indices, part "
+                   "of a name, or a platform's or vendor's short name (PoCL, NVIDIA, AMD, "
+                   "Intel): %s",
                    quote_text(selector, shown, sizeof shown), known);
 }
 

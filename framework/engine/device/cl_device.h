@@ -21,9 +21,17 @@ int cl_devices_list(cl_device_entry **out, size_t *count, skytune_error *err);
 
 /* selector: NULL or "" for the default (the first GPU, else the first
  * device); "P:D" platform and device indices; or a case-insensitive substring
- * of "platform device" names. Fails listing the devices when none matches. */
+ * of "platform device" names, else a platform's short name (cl_short_name,
+ * any case: "pocl"), else a vendor's. Fails listing the devices when none
+ * matches. */
 int cl_device_select(const cl_device_entry *list, size_t count, const char *selector,
                      size_t *index, skytune_error *err);
+
+/* The short name of a platform or vendor as a driver names it: "PoCL" for
+ * "Portable Computing Language", "NVIDIA", "AMD" (for "Advanced Micro
+ * Devices, Inc." and "AuthenticAMD" too), "Intel" ("GenuineIntel"); NULL
+ * for any other. */
+const char *cl_short_name(const char *name);
 
 /* A text the driver reports (CL_DEVICE_VERSION, CL_DRIVER_VERSION, ...)
  * whole, up to len - 1 bytes: skytune_device_info keeps the first 63 bytes

@@ -90,12 +90,28 @@ int claimant_init(claimant *c, store *st, volatile sig_atomic_t *stop_requested,
 
 /* A claim's process on this host is alive while kill(pid, 0) finds it; on
  * another host nothing can be told, and the claim's heartbeat decides. */
+static bool alive_on(const char *my_host, int64_t pid, const char *host)
+{
+    if (strcmp(host, my_host) != 0) return true;
+    if (pid <= 0) return false;
+    return kill((pid_t)pid, 0) == 0 || errno == EPERM;
+}
+
 static bool holder_alive(void *ctx, int64_t pid, const char *host)
 {
     const claimant *c = ctx;
-    if (strcmp(host, c->host) != 0) return true;
-    if (pid <= 0) return false;
-    return kill((pid_t)pid, 0) == 0 || errno == EPERM;
+    return alive_on(c->host, pid, host);
+}
+
+int claims_live_holder(store *st, int64_t campaign_id, int64_t my_pid, const char *my_host,
+                       store_claim_holder *holder, skytune_error *err)
+{
+    if (store_latest_claim(st, campaign_id, my_pid, my_host, holder, err) != 0) return -1;
+    /* As store_claim judges a claim: a dead run's is no company. */
+    if (holder->found && (holder->last_seen_s >= claims_stale_after_s() ||
+                          !alive_on(my_host, holder->pid, holder->host)))
+        holder->found = false;
+    return 0;
 }
 
 static void notice(const claimant *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

@@ -69,6 +69,13 @@ int claim_configuration(claimant *c, int64_t campaign_id, const char *config_tex
                         uint64_t config_hash, claim_outcome *outcome, store_known *known,
                         skytune_error *err);
 
+/* Another run measuring the campaign now: the latest claim of another
+ * process in it (store_latest_claim) that is live as claim_configuration
+ * judges one (renewed less than claims_stale_after_s() ago, its process
+ * not gone on this host); holder->found is false when there is none. */
+int claims_live_holder(store *st, int64_t campaign_id, int64_t my_pid, const char *my_host,
+                       store_claim_holder *holder, skytune_error *err);
+
 /* Give up this process's unfinished claims (on a stop or an error). */
 void claims_release(claimant *c);
 

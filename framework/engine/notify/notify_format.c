@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "measurement.h"
+#include "nearest.h"
 #include "report_format.h"
 
 int notify_format_parse(const char *text, notify_format *out, skytune_error *err)
@@ -15,11 +16,14 @@ int notify_format_parse(const char *text, notify_format *out, skytune_error *err
         *out = NOTIFY_FORMAT_SLACK;
     else if (strcmp(text, "matrix") == 0)
         *out = NOTIFY_FORMAT_MATRIX;
-    else
+    else {
+        static const char *const formats[] = {"json", "slack", "matrix"};
+        char hint[64];
         return err_set(err, "notification format '%s' is not one of: json (the event's own "
                             "document), slack ({\"text\": ...}), matrix ({\"msgtype\": "
-                            "\"m.text\", \"body\": ...})",
-                       text);
+                            "\"m.text\", \"body\": ...})%s",
+                       text, nearest_hint(text, formats, 3, NULL, hint, sizeof hint));
+    }
     return 0;
 }
 
