@@ -1578,7 +1578,7 @@ static void measurement_values(const measurement *m, sql_arg *v)
         m->first_mismatch >= 0 ? ARG_INT(m->first_mismatch) : ARG_TEXT(NULL),
         ARG_TEXT(m->message),
         ARG_INT(m->replayed ? 1 : 0),
-        ARG_TEXT(faulted && m->stage != STAGE_NONE ? measure_stage_name(m->stage) : NULL),
+        ARG_TEXT(faulted && m->stage != STAGE_NONE ? measure_stage_recorded_name(m->stage) : NULL),
         ARG_INT(m->degraded ? 1 : 0),
     };
     memcpy(v, values, sizeof values);

@@ -7,9 +7,10 @@
 #   usage: device_limit.sh OUT_DIR [GPU_SELECTOR [CPU_SELECTOR [WHAT]]]
 # WHAT: a space-separated choice of traces, grid, pocl-grid, racing, kt
 # (default: traces grid). Run from a bundle (bench/experiments/bundle.sh).
-# Every campaign starts from an empty skytune cache; NVIDIA's own cache is
-# on but empty (a new CUDA_CACHE_PATH per campaign: what a first campaign
-# meets) unless the label says "nvcache-off".
+# Every campaign starts from an empty skytune cache and an empty PoCL
+# cache; NVIDIA's own cache is on but empty (a new CUDA_CACHE_PATH per
+# campaign: what a first campaign meets) unless the label says
+# "nvcache-off".
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 out=$1
@@ -30,10 +31,12 @@ mkdir -p "$work/traces"
 campaign() {
     label=$1
     shift
-    rm -rf "$work/cache-$label" "$work/cuda-$label"
-    mkdir -p "$work/cuda-$label"
+    rm -rf "$work/cache-$label" "$work/cuda-$label" "$work/pocl-$label"
+    mkdir -p "$work/cuda-$label" "$work/pocl-$label"
     t0=$(date +%s.%N)
+    # PoCL keeps a kernel cache of its own too: a fresh one per campaign.
     SKYTUNE_CACHE_DIR="$work/cache-$label" CUDA_CACHE_PATH="$work/cuda-$label" \
+        POCL_CACHE_DIR="$work/pocl-$label" \
         "$sk" run "$@" --db "$work/$label.db" --quiet > "$work/$label.log" 2>&1
     rc=$?
     t1=$(date +%s.%N)
@@ -54,6 +57,7 @@ for w in $what; do
     case $w in
     traces)
         campaign dedisp-trace $dedisp --device "$gpu" --trace "$work/traces/dedispersion.json"
+        cp "$work/dedisp-trace.db" "$out/dedispersion-h200-exhaustive.db"
         campaign correl-trace $correl --device "$gpu" --trace "$work/traces/correlator.json"
         export CUDA_CACHE_DISABLE=1
         campaign dedisp-nvcache-off $dedisp --device "$gpu"
@@ -85,16 +89,26 @@ for w in $what; do
         campaign dedisp-norace $dedisp --device "$gpu" --no-race
         ;;
     kt)
+        # Kernel Tuner's wheels, carried in the bundle (../shared/kernel_tuner/README.md)
         kt="$here/kernel_tuner"
+        if [ -d "$kt/wheels" ] && [ ! -d "$kt/site" ]; then
+            python3 -m pip install -q --no-index --no-deps --find-links "$kt/wheels" \
+                --target "$kt/site" kernel_tuner pyopencl python-constraint2 jsonschema attrs \
+                jsonschema-specifications referencing rpds-py xmltodict pytools platformdirs \
+                typing_extensions siphash24 packaging >> "$summary" 2>&1
+        fi
         if [ -d "$kt/site" ]; then
-            for mode in on off; do
+            # The platform index of the GPU, as pyopencl numbers them.
+            KT_PLATFORM=$(PYTHONPATH="$kt/site" python3 -c "import pyopencl as cl; print([i for i, p in enumerate(cl.get_platforms()) if '$gpu' in p.name][0])")
+            export KT_PLATFORM
+            for mode in ${KT_MODES:-on off}; do
                 rm -rf "$work/kt-cuda"
                 mkdir -p "$work/kt-cuda"
                 if [ $mode = off ]; then export CUDA_CACHE_DISABLE=1; fi
                 campaign "dedisp-side-by-side-nvcache-$mode" $dedisp --device "$gpu"
                 t0=$(date +%s.%N)
-                CUDA_CACHE_PATH="$work/kt-cuda" PYTHONPATH="$kt/site" KT_PLATFORM=${KT_PLATFORM:-0} \
-                    python3 "$kt/dedispersion_small.py" "$here/dedispersion.cl" \
+                CUDA_CACHE_PATH="$work/kt-cuda" PYTHONPATH="$kt/site" \
+                    python3 "$kt/dedispersion_small.py" "$kt/dedispersion.cl" \
                     > "$work/kt-$mode.json" 2> "$work/kt-$mode.err"
                 t1=$(date +%s.%N)
                 {

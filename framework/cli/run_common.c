@@ -344,6 +344,9 @@ int run_print_outcome(const tuning_outcome *out, const char *label, const char *
                (unsigned long long)sv->compiled_ahead);
         if (entries_told(&sv->ahead_entries)) print_entries(&sv->ahead_entries);
     }
+    if (sv->early_runs)
+        printf("\n  timed while the configuration before was compared: %llu",
+               (unsigned long long)sv->early_runs);
     /* The programs built to measure are said only when some could not be
      * stored: otherwise the cache did what it is there for. */
     const cache_entries *measuring = &out->measuring_entries;

@@ -23,12 +23,17 @@ int measurement_status_parse(const char *name)
 }
 
 static const char *const stage_names[STAGE_COUNT] = {
-    "", "build", "prepare", "verify", "warm_up", "timed", "release",
+    "", "build", "prepare", "verify", "warm_up", "timed", "release", "compare",
 };
 
 const char *measure_stage_name(measure_stage s)
 {
     return (unsigned)s < STAGE_COUNT ? stage_names[s] : "unknown";
+}
+
+const char *measure_stage_recorded_name(measure_stage s)
+{
+    return measure_stage_name(s == STAGE_COMPARE ? STAGE_VERIFY : s);
 }
 
 int measure_stage_parse(const char *name)

@@ -33,11 +33,18 @@ typedef enum measure_stage {
     STAGE_WARM_UP = 4,      /* the untimed run before the timed ones */
     STAGE_TIMED = 5,        /* the timed runs */
     STAGE_RELEASE = 6,      /* the plugin's release */
-    STAGE_COUNT = 7
+    /* With the plugin's read_back: the comparison with the reference, after
+     * the device is done with the configuration. */
+    STAGE_COMPARE = 7,
+    STAGE_COUNT = 8
 } measure_stage;
 
-/* "", "build", "prepare", "verify", "warm_up", "timed", "release". */
+/* "", "build", "prepare", "verify", "warm_up", "timed", "release", "compare". */
 const char *measure_stage_name(measure_stage s);
+/* The stage as the database's stage column records it: the comparison
+ * after the timed runs is the verification's ("verify"), the rest as
+ * measure_stage_name. */
+const char *measure_stage_recorded_name(measure_stage s);
 /* Inverse of the above; -1 when unknown. */
 int measure_stage_parse(const char *name);
 

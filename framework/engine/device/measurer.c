@@ -13,6 +13,7 @@
 #include "plugin_lookup.h"
 #include "plugin_problem.h"
 #include "quote.h"
+#include "shared_reference.h"
 #include "stats.h"
 #include "value.h"
 
@@ -52,6 +53,47 @@ static bool enter_stage(measurer *ms, measure_stage stage)
 {
     ms->stage = stage;
     return ms->opts.on_stage ? ms->opts.on_stage(ms->opts.stage_ctx, stage) : true;
+}
+
+/* The arrays the plugin's reference fills (reference_data), or 0 of them
+ * when it names none or fails to. */
+static size_t reference_regions(measurer *ms, skytune_region *regions)
+{
+    size_t count = 0;
+    skytune_error ignored = {0};
+    if (!ms->plugin->reference_data ||
+        ms->plugin->reference_data(ms->state, regions, SKYTUNE_MAX_REFERENCE_REGIONS, &count,
+                                   &ignored) != 0 ||
+        count > SKYTUNE_MAX_REFERENCE_REGIONS)
+        return 0;
+    for (size_t k = 0; k < count; k++)
+        if (!regions[k].data && regions[k].bytes) return 0;
+    return count;
+}
+
+/* The CPU reference: copied from the campaign's shared file when an
+ * earlier worker left it there, else computed and left there for the
+ * workers after this one (shared_reference.h). */
+static int obtain_reference(measurer *ms, double since, skytune_error *err)
+{
+    const skytune_plugin *plugin = ms->plugin;
+    skytune_region regions[SKYTUNE_MAX_REFERENCE_REGIONS];
+    size_t count = ms->opts.reference_file ? reference_regions(ms, regions) : 0;
+    skytune_error shared_err = {0};
+    if (count &&
+        shared_reference_load(ms->opts.reference_file, regions, count, &shared_err) == 0) {
+        traced(ms, "CPU reference, shared", since);
+        return 0;
+    }
+    skytune_error perr = {0};
+    if (plugin->reference(ms->state, &perr) != 0)
+        return err_set(err, "plugin %s could not compute the CPU reference: %s", plugin->name,
+                       perr.message);
+    if (plugin_lookup_check(plugin, &ms->lookups, "reference", err) != 0) return -1;
+    /* Not shared: the next workers compute their own, as before. */
+    if (count) shared_reference_save(ms->opts.reference_file, regions, count, &shared_err);
+    traced(ms, "CPU reference", since);
+    return 0;
 }
 
 int measurer_open(const skytune_plugin *plugin, const cl_device_entry *device,
@@ -105,16 +147,10 @@ int measurer_open(const skytune_plugin *plugin, const cl_device_entry *device,
         return -1;
     }
     since = traced(ms, "plugin setup", since);
-    if (!opts->skip_reference && plugin->reference(ms->state, &perr) != 0) {
-        measurer_close(ms);
-        return err_set(err, "plugin %s could not compute the CPU reference: %s", plugin->name,
-                       perr.message);
-    }
-    if (plugin_lookup_check(plugin, &ms->lookups, "reference", err) != 0) {
+    if (!opts->skip_reference && obtain_reference(ms, since, err) != 0) {
         measurer_close(ms);
         return -1;
     }
-    if (!opts->skip_reference) traced(ms, "CPU reference", since);
     *out = ms;
     return 0;
 }
@@ -553,6 +589,19 @@ static void fail_verification(measurement *m, const skytune_verify_report *repor
     fail(m, MEAS_WRONG_RESULT, "%s", text);
 }
 
+/* The verdict of a verification report: 0 when every output passed, -1
+ * with m failed as wrong_result. The largest errors are kept either way:
+ * how close a passing configuration came to its tolerance is worth knowing
+ * too. */
+static int judge_report(measurement *m, const skytune_verify_report *report)
+{
+    m->max_abs_error = report->max_abs_error;
+    m->max_rel_error = report->max_rel_error;
+    if (report->passed) return 0;
+    fail_verification(m, report);
+    return -1;
+}
+
 /* The configuration's launch prepared, run once and its outputs checked
  * against the CPU reference. 0: it passed; -1: it did not, with the fault
  * in *m. */
@@ -584,6 +633,18 @@ static int verify_configuration(measurer *ms, cl_program program, const skytune_
     double deferred_s = deferred_build_s(&verification);
     m->first_launch_extra_s = deferred_s;
     m->build_s += deferred_s;
+    if (pl->read_back) {
+        /* Compared after the timed runs, off the device (compare_outputs). */
+        if (pl->read_back(ms->state, config, ms->queue, &perr) != 0) {
+            fail(m, MEAS_LAUNCH, "read_back: %s [%s]", perr.message,
+                 perr.cl_error ? cl_error_name(perr.cl_error) : "no OpenCL error code");
+            return -1;
+        }
+        if (check_lookups(ms, "read_back", m) != 0) return -1;
+        traced(ms, "read back", since);
+        m->verify_s = clock_monotonic_s() - t1 - deferred_s;
+        return 0;
+    }
     skytune_verify_report report = {0};
     if (pl->verify(ms->state, config, ms->queue, &report, &perr) != 0) {
         fail(m, MEAS_LAUNCH, "verify: %s", perr.message);
@@ -592,15 +653,31 @@ static int verify_configuration(measurer *ms, cl_program program, const skytune_
     if (check_lookups(ms, "verify", m) != 0) return -1;
     traced(ms, "read back and compare", since);
     m->verify_s = clock_monotonic_s() - t1 - deferred_s;
-    /* Kept whether it passed or not: how close a passing configuration
-     * came to its tolerance is worth knowing too. */
-    m->max_abs_error = report.max_abs_error;
-    m->max_rel_error = report.max_rel_error;
-    if (!report.passed) {
-        fail_verification(m, &report);
-        return -1;
+    return judge_report(m, &report);
+}
+
+/* With read_back: the outputs of the verification run, read before the
+ * timed runs, compared now that the device is done with the configuration
+ * (STAGE_COMPARE, which the engine takes as leave to give the device to
+ * the next one). */
+static void compare_outputs(measurer *ms, const skytune_values *config, measurement *m)
+{
+    double since = clock_monotonic_s();
+    enter_stage(ms, STAGE_COMPARE);
+    skytune_verify_report report = {0};
+    skytune_error perr = {0};
+    if (ms->plugin->verify(ms->state, config, ms->queue, &report, &perr) != 0)
+        fail(m, MEAS_LAUNCH, "verify: %s", perr.message);
+    else if (check_lookups(ms, "verify", m) == 0)
+        judge_report(m, &report);
+    m->verify_s += traced(ms, "compare", since) - since;
+    if (m->status != MEAS_OK) {
+        /* The times of wrong outputs are no configuration's: recorded as
+         * a failure compared before its runs is, without them. */
+        measurement_set_samples(m, NULL, 0);
+        m->n_parts = 0;
+        m->gflops = m->gbs = 0.0;
     }
-    return 0;
 }
 
 /* The warm-up and the timed runs of a verified launch, summarised in *m.
@@ -674,15 +751,18 @@ int measurer_measure(measurer *ms, const skytune_values *config_values, measurem
     int built = build_program(ms, config, true, &program, m);
     m->build_s = clock_monotonic_s() - t0;
     double since = traced(ms, built_span_name(ms), t0);
+    bool read_back = false;      /* outputs read, to be compared after release */
     if (built == 0) {
         bool go = enter_stage(ms, STAGE_PREPARE);
         /* The engine's answer: the device free, the configuration still
          * wanted. */
         since = traced(ms, "wait for the device", since);
-        if (!go)
+        if (!go) {
             m->abandoned = true;
-        else if (verify_configuration(ms, program, config, &launch, m) == 0)
+        } else if (verify_configuration(ms, program, config, &launch, m) == 0) {
+            read_back = ms->plugin->read_back != NULL;
             rc = time_runs(ms, launch, config, m, err);
+        }
     }
     if (launch) {
         since = clock_monotonic_s();
@@ -690,6 +770,8 @@ int measurer_measure(measurer *ms, const skytune_values *config_values, measurem
         ms->plugin->release(launch);
         traced(ms, "release", since);
     }
+    /* A run that failed on the device has no verdict to add. */
+    if (read_back && rc == 0 && m->status == MEAS_OK) compare_outputs(ms, config, m);
     if (program) clReleaseProgram(program);
     trace_configuration(ms, config, t0);
     return rc;

@@ -63,6 +63,10 @@ typedef struct measurer_options {
     /* Where the stages of each configuration are traced (`--trace`), or
      * NULL. Kept by reference. */
     trace *trace;
+    /* The campaign's shared CPU reference (shared_reference.h): read when
+     * an earlier worker left it, else computed and left there; NULL: every
+     * measurer computes its own. */
+    const char *reference_file;
 } measurer_options;
 
 /* `plugin`, `device` and `problem` are kept by reference: they must outlive

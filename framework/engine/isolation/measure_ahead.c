@@ -16,8 +16,9 @@ typedef enum ahead_state {
     AHEAD_IDLE,
     AHEAD_BUILDING,      /* MEASURE sent, not at the gate yet */
     AHEAD_WAITING,       /* at the gate */
-    AHEAD_FINISHED,      /* ended before the gate: result kept */
-    AHEAD_CANCELLING     /* CANCEL sent at the gate, its RESULT to come */
+    AHEAD_FINISHED,      /* ended (before the gate, or after an early run): result kept */
+    AHEAD_CANCELLING,    /* CANCEL sent at the gate, its RESULT to come */
+    AHEAD_RUNNING        /* let through the gate early (measure_ahead_go_early) */
 } ahead_state;
 
 typedef struct ahead_slot {
@@ -25,7 +26,9 @@ typedef struct ahead_slot {
     ahead_state state;
     uint64_t rank, request;
     double started, build_end, deadline;
-    bool unwanted;       /* building something no longer predicted */
+    double go_at;        /* AHEAD_RUNNING: when it was let through */
+    measure_stage stage; /* AHEAD_RUNNING: the stage it reported last */
+    bool unwanted;       /* building or running something no longer predicted */
     measurement result;
 } ahead_slot;
 
@@ -118,7 +121,7 @@ static bool held(const measure_ahead *a, uint64_t rank)
     for (unsigned k = 0; k < a->o.workers; k++) {
         const ahead_slot *slot = &a->slots[k];
         if ((slot->state == AHEAD_BUILDING || slot->state == AHEAD_WAITING ||
-             slot->state == AHEAD_FINISHED) &&
+             slot->state == AHEAD_FINISHED || slot->state == AHEAD_RUNNING) &&
             !slot->unwanted && slot->rank == rank)
             return true;
     }
@@ -143,7 +146,8 @@ void measure_ahead_hint(measure_ahead *a, const uint64_t *ranks, size_t n)
         if (slot->state == AHEAD_NONE) start_slot(a, slot);
         bool keep = in_list(ranks, wanted, slot->rank);
         if (slot->state == AHEAD_WAITING && !keep) cancel_at_gate(a, slot);
-        else if (slot->state == AHEAD_BUILDING) slot->unwanted = !keep;
+        else if (slot->state == AHEAD_BUILDING || slot->state == AHEAD_RUNNING)
+            slot->unwanted = !keep;
         else if (slot->state == AHEAD_FINISHED && !keep) {
             measurement_clear(&slot->result);
             slot->state = AHEAD_IDLE;
@@ -187,7 +191,7 @@ size_t measure_ahead_pollfds(const measure_ahead *a, struct pollfd *fds, size_t 
     for (unsigned k = 0; k < a->o.workers && n < cap; k++) {
         ahead_state st = a->slots[k].state;
         if (st == AHEAD_STARTING || st == AHEAD_BUILDING || st == AHEAD_WAITING ||
-            st == AHEAD_CANCELLING)
+            st == AHEAD_CANCELLING || st == AHEAD_RUNNING)
             fds[n++] = (struct pollfd){.fd = a->slots[k].proc.fd, .events = POLLIN};
     }
     return n;
@@ -198,7 +202,8 @@ double measure_ahead_deadline(const measure_ahead *a)
     double soonest = INFINITY;
     for (unsigned k = 0; k < a->o.workers; k++) {
         const ahead_slot *slot = &a->slots[k];
-        if ((slot->state == AHEAD_STARTING || slot->state == AHEAD_BUILDING) &&
+        if ((slot->state == AHEAD_STARTING || slot->state == AHEAD_BUILDING ||
+             slot->state == AHEAD_RUNNING) &&
             slot->deadline < soonest)
             soonest = slot->deadline;
     }
@@ -228,8 +233,14 @@ static void read_slot(measure_ahead *a, ahead_slot *slot)
             slot->state = AHEAD_WAITING;
             if (slot->unwanted) cancel_at_gate(a, slot);
         }
+    } else if (msg.type == WORKER_MSG_STAGE && slot->state == AHEAD_RUNNING) {
+        uint64_t id = worker_get_u64(&msg);
+        uint32_t stage = worker_get_u32(&msg);
+        bad = id != slot->request || stage >= STAGE_COUNT || stage < (uint32_t)slot->stage;
+        if (!bad) slot->stage = (measure_stage)stage;
     } else if (msg.type == WORKER_MSG_RESULT &&
-               (slot->state == AHEAD_BUILDING || slot->state == AHEAD_CANCELLING)) {
+               (slot->state == AHEAD_BUILDING || slot->state == AHEAD_CANCELLING ||
+                slot->state == AHEAD_RUNNING)) {
         worker_result r;
         bad = worker_get_result(&msg, &r, &err) != 0;
         if (!bad && r.request != slot->request) {
@@ -270,10 +281,39 @@ void measure_ahead_service(measure_ahead *a, const struct pollfd *fds, size_t n)
     double now = clock_monotonic_s();
     for (unsigned k = 0; k < a->o.workers; k++) {
         ahead_slot *slot = &a->slots[k];
-        if ((slot->state == AHEAD_STARTING || slot->state == AHEAD_BUILDING) &&
+        /* A run let through early that overstays the kernel's limit is
+         * ended unrecorded: measured again in its turn, its fault is
+         * recorded then. */
+        if ((slot->state == AHEAD_STARTING || slot->state == AHEAD_BUILDING ||
+             slot->state == AHEAD_RUNNING) &&
             now >= slot->deadline)
             drop_slot(a, slot);
     }
+}
+
+bool measure_ahead_go_early(measure_ahead *a, uint64_t rank, double limit_s)
+{
+    for (unsigned k = 0; k < a->o.workers; k++) {
+        ahead_slot *slot = &a->slots[k];
+        if (slot->state != AHEAD_WAITING || slot->unwanted || slot->rank != rank) continue;
+        if (!send_simple(slot, WORKER_MSG_GO)) {
+            drop_slot(a, slot);
+            return false;
+        }
+        slot->state = AHEAD_RUNNING;
+        slot->stage = STAGE_PREPARE;
+        slot->go_at = clock_monotonic_s();
+        slot->deadline = slot->go_at + limit_s;
+        return true;
+    }
+    return false;
+}
+
+bool measure_ahead_device_busy(const measure_ahead *a)
+{
+    for (unsigned k = 0; k < a->o.workers; k++)
+        if (a->slots[k].state == AHEAD_RUNNING && a->slots[k].stage < STAGE_RELEASE) return true;
+    return false;
 }
 
 bool measure_ahead_take(measure_ahead *a, uint64_t rank, const worker_process *spare,
@@ -283,12 +323,16 @@ bool measure_ahead_take(measure_ahead *a, uint64_t rank, const worker_process *s
         ahead_slot *slot = &a->slots[k];
         if (slot->unwanted || slot->rank != rank ||
             (slot->state != AHEAD_BUILDING && slot->state != AHEAD_WAITING &&
-             slot->state != AHEAD_FINISHED))
+             slot->state != AHEAD_FINISHED && slot->state != AHEAD_RUNNING))
             continue;
         memset(out, 0, sizeof *out);
         out->proc = slot->proc;
         out->request = slot->request;
-        out->stage = slot->state == AHEAD_BUILDING ? STAGE_BUILD : STAGE_PREPARE;
+        out->stage = slot->state == AHEAD_BUILDING  ? STAGE_BUILD
+                     : slot->state == AHEAD_RUNNING ? slot->stage
+                                                    : STAGE_PREPARE;
+        out->running = slot->state == AHEAD_RUNNING;
+        out->go_at = slot->go_at;
         out->started = slot->started;
         out->build_end = slot->build_end;
         out->finished = slot->state == AHEAD_FINISHED;

@@ -68,11 +68,28 @@ void measure_ahead_service(measure_ahead *a, const struct pollfd *fds, size_t n)
 typedef struct ahead_handover {
     worker_process proc;
     uint64_t request;            /* its MEASURE's id */
-    measure_stage stage;         /* STAGE_BUILD, or STAGE_PREPARE: at the gate */
+    /* STAGE_BUILD, STAGE_PREPARE (at the gate) or, running, the stage it
+     * reported last */
+    measure_stage stage;
+    bool running;                /* let through the gate already (go_at) */
+    double go_at;
     double started, build_end;   /* monotonic seconds; build_end 0 while building */
     bool finished;               /* it ended before the gate (a compile failure) */
     measurement result;          /* finished: the result (owned by the caller) */
 } ahead_handover;
+
+/* While the measuring worker compares its outputs (the device done with
+ * its configuration), the spare that holds `rank`, the configuration the
+ * strategy will probably ask next, waiting at the gate, is let through it
+ * now: the device times it meanwhile. True when one was. Its run must end
+ * within limit_s, or the spare is ended and the configuration measured
+ * again in its turn. When the strategy asks something else after all, the
+ * result is kept while the configuration stays predicted. */
+bool measure_ahead_go_early(measure_ahead *a, uint64_t rank, double limit_s);
+
+/* Whether a spare let through early is still using the device (not yet at
+ * its release): nobody else may be given the device until it is. */
+bool measure_ahead_device_busy(const measure_ahead *a);
 
 /* If a worker has `rank` in hand, give it to the caller (true) and put
  * `spare` — the caller's idle measuring worker, or one with pid 0 — in its

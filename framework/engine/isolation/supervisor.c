@@ -1,5 +1,6 @@
 #include "supervisor.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <math.h>
 #include <poll.h>
@@ -7,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "clock.h"
 #include "compile_pool.h"
@@ -31,6 +33,12 @@ struct supervisor {
     measure_ahead *ahead;     /* spare measuring workers; NULL: none */
     uint64_t *hint;           /* the next configuration and those after it */
     size_t hint_cap;
+    /* hint[0] is the configuration in flight, hint[1] the one the
+     * strategy will probably ask next (hint_count 1: none). */
+    size_t hint_count;
+    bool waiting_for_device;   /* wait_for_worker: until no early run holds it */
+    char reference_dir[4096];  /* the shared CPU reference's folder; "": none */
+    char reference_file[4200];
     uint64_t next_request;
     unsigned start_failures;
     /* The watchdog: the slowest verify + timed seconds of an ok
@@ -199,6 +207,7 @@ static bool wait_for_worker(supervisor *s, double until)
         if (watched && clock_monotonic_s() >= s->next_activity) report_activity(s);
         if (r > 0 && pool_first == 1 && (fds[0].revents & (POLLIN | POLLHUP | POLLERR)))
             return true;
+        if (s->waiting_for_device && !measure_ahead_device_busy(s->ahead)) return false;
         if (clock_monotonic_s() >= until || stop_requested(s)) return false;
     }
 }
@@ -307,6 +316,17 @@ static double runs_limit(const supervisor *s, double verified_s)
  * device once the compile workers are stopped. */
 static int give_device(supervisor *s, skytune_error *err)
 {
+    /* A spare let through early (let_next_through) has the device until
+     * its release; its own deadline bounds the wait. */
+    if (s->ahead && measure_ahead_device_busy(s->ahead)) {
+        double since = clock_monotonic_s();
+        s->waiting_for_device = true;
+        while (measure_ahead_device_busy(s->ahead) && !stop_requested(s))
+            wait_for_worker(s, clock_monotonic_s() + s->o.limits.cap_s);
+        s->waiting_for_device = false;
+        trace_span(s->o.trace, "wait for an early run to release the device", "engine", since,
+                   clock_monotonic_s(), NULL);
+    }
     if (s->pool && s->o.pause_compile_for_device) compile_pool_pause(s->pool);
     worker_message go;
     worker_message_init(&go, WORKER_MSG_GO);
@@ -346,6 +366,7 @@ typedef struct flight {
     double stop_deadline;      /* after a stop request: when the worker is stopped */
     double verify_entered;
     double verified_s;         /* the verification's seconds; -1: not verified yet */
+    bool given_early;          /* a spare's early run, taken over with the device */
     /* The request could not be sent, or the device not given: the worker
      * is lost, and io_err says why. */
     bool lost;
@@ -362,15 +383,29 @@ typedef enum flight_end {
     FLIGHT_INTERRUPTED         /* a stop request, and the grace after it, ran out */
 } flight_end;
 
+static double first_launch_allowance(const supervisor *s, double own_build_s);
+
 /* A configuration that a spare worker began building ahead, taken on where
  * it stands. */
 static void resume_handed(supervisor *s, const ahead_handover *handed, flight *f)
 {
     f->request = handed->request;
     f->started = handed->started;
-    if (handed->stage == STAGE_PREPARE) {
+    if (handed->stage >= STAGE_PREPARE) {
         f->build_end = handed->build_end ? handed->build_end : clock_monotonic_s();
-        f->stage = STAGE_PREPARE;
+        f->stage = handed->stage;
+    }
+    if (handed->running) {
+        /* Let through early: it has the device already, under the limit
+         * it was given then. */
+        f->given_early = true;
+        f->verify_entered = handed->go_at;
+        f->codegen_s = first_launch_allowance(s, 0);
+        f->limit_s = post_build_limit(s, f->codegen_s);
+        /* Past its verification already: its runs' limit too, unknown
+         * here without its verification's time, bounded by the floor's. */
+        if (f->stage >= STAGE_WARM_UP) f->limit_s += runs_limit(s, 0);
+        f->deadline = handed->go_at + f->limit_s;
     }
     set_stage(s, f->stage);
 }
@@ -408,6 +443,7 @@ static double first_launch_allowance(const supervisor *s, double own_build_s)
  * ahead, the kernel's from now, with the device given to the worker. */
 static void start_limit(supervisor *s, flight *f)
 {
+    if (f->given_early) return;
     f->limit_s = s->o.limits.compile_s;
     f->deadline = f->started + f->limit_s;
     if (f->stage != STAGE_PREPARE) return;
@@ -454,6 +490,27 @@ static void limit_stage(supervisor *s, flight *f, measure_stage previous)
         f->limit_s = runs_limit(s, f->verified_s);
         f->deadline = clock_monotonic_s() + f->limit_s;
     }
+    /* The comparison after the runs is host code: the kernel's limit. */
+    if (f->stage == STAGE_COMPARE && previous != STAGE_COMPARE) {
+        f->limit_s = post_build_limit(s, 0);
+        f->deadline = clock_monotonic_s() + f->limit_s;
+    }
+}
+
+/* The device is done with the configuration in flight (its release, then
+ * its comparison on the CPU): the spare holding the configuration the
+ * strategy will probably ask next is let through the gate at once, so that
+ * the device times it while this one is compared. Not where compile
+ * workers are paused for whoever runs on the device (a CPU device's), nor
+ * for the health check. */
+static void let_next_through(supervisor *s)
+{
+    if (!s->ahead || (s->pool && s->o.pause_compile_for_device) || s->checking_health ||
+        s->hint_count < 2)
+        return;
+    double allowance = first_launch_allowance(s, 0);
+    if (measure_ahead_go_early(s->ahead, s->hint[1], post_build_limit(s, allowance)))
+        s->stats.early_runs++;
 }
 
 /* The worker's STAGE message (freed). */
@@ -469,6 +526,7 @@ static flight_end enter_stage(supervisor *s, flight *f, worker_message *msg)
     if (f->stage == STAGE_VERIFY) f->verify_entered = clock_monotonic_s();
     limit_stage(s, f, previous);
     if (f->stage == STAGE_PREPARE && give_device(s, &f->io_err) != 0) return FLIGHT_LOST;
+    if (f->stage == STAGE_RELEASE && previous != STAGE_RELEASE) let_next_through(s);
     return FLIGHT_UNDER_WAY;
 }
 
@@ -949,6 +1007,7 @@ static void supervised_prefetch(void *ctx, uint64_t next, const uint64_t *ranks,
     }
     s->hint[0] = next;
     if (n) memcpy(s->hint + 1, ranks, n * sizeof *ranks);
+    s->hint_count = n + 1;
     measure_ahead_hint(s->ahead, s->hint, n + 1);
 }
 
@@ -971,6 +1030,38 @@ evaluator supervisor_evaluator(supervisor *s)
     };
 }
 
+/* A private folder for the campaign's shared CPU reference
+ * (shared_reference.h). Without one (no room in $TMPDIR), each worker
+ * computes its own, as it always could. */
+static void make_reference_folder(supervisor *s)
+{
+    const char *tmp = getenv("TMPDIR");
+    snprintf(s->reference_dir, sizeof s->reference_dir, "%s/skytune-reference-XXXXXX",
+             tmp && tmp[0] ? tmp : "/tmp");
+    if (!mkdtemp(s->reference_dir)) {
+        s->reference_dir[0] = '\0';
+        return;
+    }
+    snprintf(s->reference_file, sizeof s->reference_file, "%s/reference", s->reference_dir);
+    s->o.setup.reference_file = s->reference_file;
+}
+
+static void remove_reference_folder(supervisor *s)
+{
+    if (!s->reference_dir[0]) return;
+    /* The file, and what a worker killed while writing it left. */
+    DIR *dir = opendir(s->reference_dir);
+    struct dirent *e;
+    while (dir && (e = readdir(dir))) {
+        if (e->d_name[0] == '.') continue;
+        char path[sizeof s->reference_dir + 300];
+        snprintf(path, sizeof path, "%s/%s", s->reference_dir, e->d_name);
+        unlink(path);
+    }
+    if (dir) closedir(dir);
+    rmdir(s->reference_dir);
+}
+
 int supervisor_open(const supervisor_options *o, const space *sp, supervisor **out,
                     skytune_error *err)
 {
@@ -981,6 +1072,7 @@ int supervisor_open(const supervisor_options *o, const space *sp, supervisor **o
      * the gate for it. */
     s->o.setup.wait_for_go = true;
     s->space = sp;
+    make_reference_folder(s);
     s->n_params = space_param_count(sp);
     worker_process_clear(&s->worker);
     s->first_launch_extra_s = -1;
@@ -1007,6 +1099,15 @@ int supervisor_open(const supervisor_options *o, const space *sp, supervisor **o
             return -1;
         }
     }
+    /* The measuring worker computes the CPU reference and leaves it in the
+     * campaign's private folder; the spares, started after it is ready,
+     * and every worker started after a fault copy it from there. */
+    int ready = ensure_worker(s, err);
+    if (ready <= 0) {
+        if (ready == 0) err_set(err, "interrupted while the measuring worker was starting");
+        supervisor_close(s);
+        return -1;
+    }
     if (o->measure_ahead > 0) {
         measure_ahead_options ao = {
             .worker_exe = o->worker_exe,
@@ -1023,12 +1124,6 @@ int supervisor_open(const supervisor_options *o, const space *sp, supervisor **o
             supervisor_close(s);
             return -1;
         }
-    }
-    int ready = ensure_worker(s, err);
-    if (ready <= 0) {
-        if (ready == 0) err_set(err, "interrupted while the measuring worker was starting");
-        supervisor_close(s);
-        return -1;
     }
     *out = s;
     return 0;
@@ -1054,6 +1149,7 @@ void supervisor_close(supervisor *s)
         worker_process_end_with_output(&s->worker, 1.0, NULL, 0, &output);
         notice_output(s, "the measuring worker", output);
     }
+    remove_reference_folder(s);
     free(s->hint);
     free(s->values);
     free(s->reference_idx);

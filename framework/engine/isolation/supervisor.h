@@ -103,6 +103,9 @@ typedef struct supervisor_stats {
      * worker builds again what a compile worker could not store. */
     cache_entries ahead_entries, measuring_entries;
     uint64_t retired;          /* workers ended after a wrong result or a failed launch */
+    /* Spares let through the gate while the configuration before compared
+     * its outputs (measure_ahead_go_early). */
+    uint64_t early_runs;
     uint64_t confirmations;    /* failures (wrong results, crashes, failed launches)
                                   measured again in a fresh worker */
     uint64_t damaged;          /* of those, right there: an earlier configuration's damage */

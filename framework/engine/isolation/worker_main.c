@@ -25,6 +25,7 @@ typedef struct worker_state {
     binary_cache *cache;
     measurer *measurer;
     trace *trace;            /* --trace: this process's track, or NULL */
+    char *reference_file;    /* the campaign's shared CPU reference, or "" */
 } worker_state;
 
 /* The engine is gone or confused: nothing is left to report to. */
@@ -98,6 +99,7 @@ static int set_up(worker_state *ws, worker_message *msg, skytune_error *err)
     uint64_t cache_max = worker_get_u64(msg);
     ws->wait_for_go = worker_get_u32(msg) != 0;
     char *trace_path = worker_get_str(msg);
+    ws->reference_file = worker_get_str(msg);
     if (msg->bad) {
         free(cache_dir);
         free(trace_path);
@@ -112,6 +114,7 @@ static int set_up(worker_state *ws, worker_message *msg, skytune_error *err)
                      &ws->trace, &trace_err);
     free(trace_path);
     opts.trace = ws->trace;
+    if (ws->reference_file && ws->reference_file[0]) opts.reference_file = ws->reference_file;
     if (cache_dir && cache_dir[0] && binary_cache_open(cache_dir, cache_max, &ws->cache, err) != 0)
         rc = -1;
     free(cache_dir);
@@ -156,6 +159,7 @@ static void tear_down(worker_state *ws)
     free(ws->devices);
     plugin_unload(&ws->plugin);
     trace_close(ws->trace, false);
+    free(ws->reference_file);
 }
 
 static void send_failed(worker_state *ws, const char *text)

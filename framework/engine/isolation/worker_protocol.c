@@ -282,6 +282,7 @@ void worker_put_setup(worker_message *msg, uint32_t role, const worker_setup *se
     worker_put_u64(msg, setup->cache_max_bytes);
     worker_put_u32(msg, setup->wait_for_go);
     worker_put_str(msg, setup->trace_path);
+    worker_put_str(msg, setup->reference_file);
 }
 
 static int write_all(int fd, const void *data, size_t n)

@@ -111,6 +111,9 @@ typedef struct worker_setup {
     /* The campaign's trace file (`--trace`), which the worker appends its
      * spans to; NULL: none. */
     const char *trace_path;
+    /* The campaign's shared CPU reference (measurer_options.reference_file);
+     * NULL: each worker computes its own. */
+    const char *reference_file;
 } worker_setup;
 
 /* SETUP for a worker of `role` (a worker_role). */

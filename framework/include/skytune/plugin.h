@@ -53,7 +53,7 @@
 extern "C" {
 #endif
 
-#define SKYTUNE_PLUGIN_ABI_VERSION 4u
+#define SKYTUNE_PLUGIN_ABI_VERSION 5u
 #define SKYTUNE_PLUGIN_ENTRY "skytune_plugin_entry"
 
 /* ---------------------------------------------------------- callbacks */
@@ -200,6 +200,14 @@ static inline void skytune_compare_floats(const float *got, const float *want, s
     skytune_verify_floats(r, "output", got, want, n, abs_tol, rel_tol);
 }
 
+/* A host array of the plugin's state, for reference_data. */
+typedef struct skytune_region {
+    void *data;
+    size_t bytes;
+} skytune_region;
+
+#define SKYTUNE_MAX_REFERENCE_REGIONS 16
+
 /* A number derived from the problem and the configuration alone. */
 typedef struct skytune_derived_value {
     const char *name;          /* identifier; differs from every parameter's name */
@@ -213,11 +221,17 @@ typedef struct skytune_derived_value {
  *
  * Call order for one problem instance:
  *   check_problem (before the search space is built)
- *   setup → reference → for each configuration:
+ *   setup → reference (or the reference of another process copied into
+ *   reference_data's regions) → for each configuration:
  *       [build program] → prepare → clear_outputs → enqueue (verification, the
  *       first launch: a driver that generates device code then, as PoCL does,
- *       has it counted as the build's time) → verify → enqueue (warm-up)
- *       → enqueue × runs → release
+ *       has it counted as the build's time, and the warm-up of the timed runs)
+ *       → verify → enqueue × runs → release
+ *   With read_back, the outputs are read right after the verification run and
+ *   compared after the device is done with the configuration:
+ *       ... → enqueue (verification) → read_back → enqueue × runs → release
+ *       → verify (comparing only; the device may be timing the next
+ *       configuration meanwhile)
  *   → teardown
  */
 typedef struct skytune_plugin {
@@ -286,6 +300,15 @@ typedef struct skytune_plugin {
     /* Compute the expected output on the CPU. Called once per problem. */
     int (*reference)(void *state, skytune_error *err);
 
+    /* Optional (ABI 5): the host arrays that `reference` fills and nothing
+     * else writes (pointer and size, at most `max`, in a fixed order), so
+     * that the engine computes the reference once per campaign and copies
+     * it into every other worker's arrays instead of calling `reference`
+     * there. Called after setup; the arrays must stay where they are until
+     * teardown. */
+    int (*reference_data)(void *state, skytune_region *regions, size_t max, size_t *count,
+                          skytune_error *err);
+
     /* Per configuration: create kernels from the built program, set their
      * arguments, compute the launch geometry. */
     int (*prepare)(void *state, cl_program program, const skytune_values *config,
@@ -299,10 +322,19 @@ typedef struct skytune_plugin {
     int (*enqueue)(void *launch, cl_command_queue queue, skytune_events *events,
                    skytune_error *err);
 
-    /* Read the outputs back and compare with the reference, each output
-     * with skytune_verify_floats (or skytune_compare_floats for one).
-     * `config` is the configuration that produced them, for tolerances that
-     * depend on it (the order of a float sum, say). */
+    /* Optional (ABI 5): read the outputs of the verification run back into
+     * host memory (blocking). With it, `verify` only compares what it read:
+     * the engine calls verify after the timed runs, outside the device's
+     * exclusive window, so that the device times the next configuration
+     * while this one is compared; verify must then not use the queue. */
+    int (*read_back)(void *state, const skytune_values *config, cl_command_queue queue,
+                     skytune_error *err);
+
+    /* Compare the outputs with the reference, each output with
+     * skytune_verify_floats (or skytune_compare_floats for one), reading
+     * them back first unless read_back did. `config` is the configuration
+     * that produced them, for tolerances that depend on it (the order of a
+     * float sum, say). */
     int (*verify)(void *state, const skytune_values *config, cl_command_queue queue,
                   skytune_verify_report *report, skytune_error *err);
 
