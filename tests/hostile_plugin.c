@@ -8,6 +8,11 @@
  * kernel can end a campaign: whatever a configuration does, the engine
  * records it and goes on.
  *
+ * Built twice: hostile.so, whose verify reads the outputs back and compares
+ * them, and hostile_split.so (HOSTILE_READ_BACK), whose read_back reads them
+ * right after the verification run and whose verify compares them after
+ * the timed runs and the release, as the correlator's does.
+ *
  * Problem parameters choose the misbehaviour:
  *   fault   none | segv | abort | exit | stack | oob | near | loop | corrupt | wrong |
  *           compile | biglog | kprintf | hang | print | print_segv | damage |
@@ -270,6 +275,7 @@ typedef struct hostile_state {
     hostile_plan plan;
     int64_t n;
     int current_is_bad;     /* the configuration between prepare and release */
+    int compared_is_bad;    /* HOSTILE_READ_BACK: the one read back, compared after release */
     int damaged;            /* fault=damage: a bad configuration was released */
     float *input, *expected, *result;
     cl_mem in_buf, out_buf;
@@ -329,6 +335,18 @@ static int hostile_reference(void *opaque, skytune_error *err)
     (void)err;
     hostile_state *s = opaque;
     for (int64_t i = 0; i < s->n; i++) s->expected[i] = 2.0f * s->input[i];
+    return SKYTUNE_OK;
+}
+
+/* The expected outputs, for the engine to compute them once per campaign. */
+static int hostile_reference_data(void *opaque, skytune_region *regions, size_t max,
+                                  size_t *count, skytune_error *err)
+{
+    (void)max;
+    (void)err;
+    hostile_state *s = opaque;
+    regions[0] = (skytune_region){s->expected, (size_t)s->n * sizeof(float)};
+    *count = 1;
     return SKYTUNE_OK;
 }
 
@@ -419,16 +437,42 @@ static int hostile_enqueue(void *opaque, cl_command_queue queue, skytune_events 
     return SKYTUNE_OK;
 }
 
+static int read_outputs(hostile_state *s, cl_command_queue queue, skytune_error *err)
+{
+    cl_int status = clEnqueueReadBuffer(queue, s->out_buf, CL_TRUE, 0,
+                                        (size_t)s->n * sizeof(float), s->result, 0, NULL, NULL);
+    if (status != CL_SUCCESS)
+        return skytune_opencl_failure(err, SKYTUNE_ERR_LAUNCH, status, "clEnqueueReadBuffer (out)");
+    return SKYTUNE_OK;
+}
+
+#ifdef HOSTILE_READ_BACK
+/* The split variant (hostile_split.so): the outputs read here, compared in
+ * verify after the timed runs and the release. */
+static int hostile_read_back(void *opaque, const skytune_values *config, cl_command_queue queue,
+                             skytune_error *err)
+{
+    (void)config;
+    hostile_state *s = opaque;
+    s->compared_is_bad = s->current_is_bad;
+    return read_outputs(s, queue, err);
+}
+#endif
+
 static int hostile_verify(void *opaque, const skytune_values *config, cl_command_queue queue,
                           skytune_verify_report *report, skytune_error *err)
 {
     (void)config;
     hostile_state *s = opaque;
+#ifdef HOSTILE_READ_BACK
+    (void)queue;
+    (void)err;
+    if (s->plan.where == AT_VERIFY && s->compared_is_bad) misbehave(s->plan.fault);
+#else
     if (s->plan.where == AT_VERIFY && s->current_is_bad) misbehave(s->plan.fault);
-    cl_int status = clEnqueueReadBuffer(queue, s->out_buf, CL_TRUE, 0,
-                                        (size_t)s->n * sizeof(float), s->result, 0, NULL, NULL);
-    if (status != CL_SUCCESS)
-        return skytune_opencl_failure(err, SKYTUNE_ERR_LAUNCH, status, "clEnqueueReadBuffer (out)");
+    int rc = read_outputs(s, queue, err);
+    if (rc != SKYTUNE_OK) return rc;
+#endif
     /* Doubling is exact in binary floating point. */
     skytune_compare_floats(s->result, s->expected, (size_t)s->n, 0.0, 0.0, report);
     return SKYTUNE_OK;
@@ -515,9 +559,15 @@ static const skytune_tuning_param hostile_tuning_params[] = {
 
 static const char *const hostile_constraints[] = {"x < values", NULL};
 
+#ifdef HOSTILE_READ_BACK
+#define HOSTILE_NAME "hostile_split"
+#else
+#define HOSTILE_NAME "hostile"
+#endif
+
 static const skytune_plugin hostile_plugin = {
     .abi_version = SKYTUNE_PLUGIN_ABI_VERSION,
-    .name = "hostile",
+    .name = HOSTILE_NAME,
     .version = "1",
     .description = "out = 2 * in, misbehaving on chosen configurations (a test plugin)",
     .problem_params = hostile_problem_params,
@@ -528,9 +578,13 @@ static const skytune_plugin hostile_plugin = {
     .defines = hostile_defines,
     .setup = hostile_setup,
     .reference = hostile_reference,
+    .reference_data = hostile_reference_data,
     .prepare = hostile_prepare,
     .clear_outputs = hostile_clear_outputs,
     .enqueue = hostile_enqueue,
+#ifdef HOSTILE_READ_BACK
+    .read_back = hostile_read_back,
+#endif
     .verify = hostile_verify,
     .release = hostile_release,
     .teardown = hostile_teardown,
