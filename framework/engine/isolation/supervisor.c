@@ -37,6 +37,9 @@ struct supervisor {
      * strategy will probably ask next (hint_count 1: none). */
     size_t hint_count;
     bool waiting_for_device;   /* wait_for_worker: until no early run holds it */
+    /* The measuring worker was started ahead of the pools and its READY is
+     * yet to be read (supervisor_open). */
+    bool worker_spawned;
     char reference_dir[4096];  /* the shared CPU reference's folder; "": none */
     char reference_file[4200];
     uint64_t next_request;
@@ -233,7 +236,7 @@ static int ensure_worker_untraced(supervisor *s, skytune_error *err);
  * 0 when a stop request came first; -1 when none could be started. */
 static int ensure_worker(supervisor *s, skytune_error *err)
 {
-    if (s->worker.pid > 0) return 1;
+    if (s->worker.pid > 0 && !s->worker_spawned) return 1;
     double since = clock_monotonic_s();
     int rc = ensure_worker_untraced(s, err);
     trace_span(s->o.trace, "start the measuring worker", "engine", since, clock_monotonic_s(),
@@ -243,10 +246,11 @@ static int ensure_worker(supervisor *s, skytune_error *err)
 
 static int ensure_worker_untraced(supervisor *s, skytune_error *err)
 {
-    while (s->worker.pid <= 0) {
-        if (worker_process_start(s->o.worker_exe, WORKER_ROLE_MEASURE, &s->o.setup, &s->worker,
-                                 err) != 0)
+    while (s->worker.pid <= 0 || s->worker_spawned) {
+        if (!s->worker_spawned && worker_process_start(s->o.worker_exe, WORKER_ROLE_MEASURE,
+                                                       &s->o.setup, &s->worker, err) != 0)
             return -1;
+        s->worker_spawned = false;
         worker_message msg;
         skytune_error send_err;
         double deadline = clock_monotonic_s() + s->o.limits.cap_s;
@@ -1082,6 +1086,15 @@ int supervisor_open(const supervisor_options *o, const space *sp, supervisor **o
         supervisor_close(s);
         return err_set(err, "out of memory");
     }
+    /* The measuring worker first: its driver and plugin set-up and the CPU
+     * reference are the campaign's critical path, the pools' set-up is
+     * not. */
+    if (worker_process_start(s->o.worker_exe, WORKER_ROLE_MEASURE, &s->o.setup, &s->worker,
+                             err) != 0) {
+        supervisor_close(s);
+        return -1;
+    }
+    s->worker_spawned = true;
     if (o->compile_jobs > 0) {
         compile_pool_options po = {
             .worker_exe = o->worker_exe,
