@@ -12,6 +12,7 @@
 #include "progress.h"
 #include "quantity.h"
 #include "quote.h"
+#include "racing.h"
 #include "terminal_text.h"
 
 const cli_option run_supervision_options[] = {
@@ -316,6 +317,21 @@ int run_print_outcome(const tuning_outcome *out, const char *label)
     if (measuring->not_stored) {
         printf("\n  built for measuring: %llu", (unsigned long long)entries_told(measuring));
         print_entries(measuring);
+    }
+    if (r->racing && r->measured) {
+        if (r->raced)
+            printf("\n  raced: %llu %s stopped early (slower than the best %d by more than "
+                   "%.0f %%)",
+                   (unsigned long long)r->raced, configurations(r->raced), RACE_BEST,
+                   100 * r->race_margin);
+        else if (r->race_margin > 0)
+            printf("\n  raced: none stopped early (racing on: slower than the best %d by more "
+                   "than %.0f %% stops; --no-race turns it off)",
+                   RACE_BEST, 100 * r->race_margin);
+        else
+            printf("\n  raced: none stopped early (racing on, from the %dth configuration "
+                   "that passes)",
+                   RACE_BEST + 1);
     }
     printf("\n  time: %sbuild %.1f s, verification %.1f s, timed runs %.1f s; engine %.2f s\n",
            r->replayed ? "recorded on the device: " : "", r->build_s, r->verify_s, r->bench_s,
