@@ -1,8 +1,8 @@
--- skytune result database, schema version 6.
+-- skytune result database, schema version 7.
 --
 -- This script creates a fresh database. The store runs it in one transaction
 -- together with PRAGMA application_id = 0x534B5954 ("SKYT") and
--- PRAGMA user_version = 6; a database made by an older skytune is brought
+-- PRAGMA user_version = 7; a database made by an older skytune is brought
 -- forward by the migration steps in db/store.c instead. docs/schema.md
 -- describes every column and has example queries.
 --
@@ -192,6 +192,9 @@ CREATE TABLE measurements (
                                     ('build', 'prepare', 'verify', 'warm_up', 'timed', 'release')),
     -- 1: measured while the device failed its health check after a fault.
     degraded         INTEGER NOT NULL DEFAULT 0 CHECK (degraded IN (0, 1)),
+    -- 1: stopped timing early, clearly slower than the campaign's best
+    -- (racing); n_samples and the statistics are those of the runs made.
+    raced            INTEGER NOT NULL DEFAULT 0 CHECK (raced IN (0, 1)),
     -- plugin_id first: the same index then serves the per-plugin views as
     -- well as looking up a campaign's (plugin, device, problem).
     UNIQUE (plugin_id, device_id, problem_id, configuration_id)
@@ -285,7 +288,8 @@ CREATE TABLE duplicate_measurements (
     replayed       INTEGER NOT NULL,
     measured_at    TEXT    NOT NULL,
     stage          TEXT,
-    degraded       INTEGER NOT NULL
+    degraded       INTEGER NOT NULL,
+    raced          INTEGER NOT NULL DEFAULT 0
 );
 
 CREATE TABLE duplicate_samples (
@@ -337,7 +341,8 @@ SELECT e.campaign_id    AS campaign_id,
        e.cached         AS cached,
        m.id             AS measurement_id,
        m.stage          AS stage,
-       m.degraded       AS degraded
+       m.degraded       AS degraded,
+       m.raced          AS raced
 FROM evaluations e
 JOIN measurements m    ON m.id = e.measurement_id
 JOIN plugins p         ON p.id = m.plugin_id

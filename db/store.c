@@ -114,6 +114,24 @@ static const store_migration store_migrations[] = {
     /* 6: a claim's heartbeat, renewed by the run that holds it; a claim
      * whose run stopped renewing it is taken over. */
     { 5, "ALTER TABLE claims ADD COLUMN heartbeat_at REAL;", NULL },
+    /* 7: measurements stopped early by racing, flagged; the results view
+     * shows the flag. */
+    { 6, "ALTER TABLE measurements ADD COLUMN raced INTEGER NOT NULL DEFAULT 0"
+         " CHECK (raced IN (0, 1));"
+         "ALTER TABLE duplicate_measurements ADD COLUMN raced INTEGER NOT NULL DEFAULT 0;"
+         "DROP VIEW results;"
+         "CREATE VIEW results AS"
+         " SELECT e.campaign_id AS campaign_id, e.seq AS seq, p.name AS plugin,"
+         " p.version AS plugin_version, d.name AS device, pr.text AS problem,"
+         " c.text AS configuration, m.status AS status, m.median_ns AS median_ns,"
+         " m.gflops AS gflops, m.gbs AS gbs, e.cached AS cached, m.id AS measurement_id,"
+         " m.stage AS stage, m.degraded AS degraded, m.raced AS raced"
+         " FROM evaluations e"
+         " JOIN measurements m ON m.id = e.measurement_id"
+         " JOIN plugins p ON p.id = m.plugin_id"
+         " JOIN devices d ON d.id = m.device_id"
+         " JOIN problems pr ON pr.id = m.problem_id"
+         " JOIN configurations c ON c.id = m.configuration_id;", NULL },
     { 0, NULL, NULL } /* end */
 };
 
@@ -166,9 +184,9 @@ static const char *const hot_sql[HOT_COUNT] = {
         "INSERT INTO measurements (device_id, plugin_id, problem_id, configuration_id,"
         " campaign_id, status, median_ns, min_ns, max_ns, mean_ns, stddev_ns, gflops, gbs,"
         " n_samples, build_s, verify_s, bench_s, overhead_s, max_abs_error, max_rel_error,"
-        " first_mismatch, message, replayed, stage, degraded)"
+        " first_mismatch, message, replayed, stage, degraded, raced)"
         " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17,"
-        " ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25)",
+        " ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26)",
     [HOT_MEASUREMENT_FIND] =
         "SELECT id FROM measurements WHERE plugin_id = ?1 AND device_id = ?2"
         " AND problem_id = ?3 AND configuration_id = ?4",
@@ -207,7 +225,7 @@ static const char *const hot_sql[HOT_COUNT] = {
         " max_ns = ?6, mean_ns = ?7, stddev_ns = ?8, gflops = ?9, gbs = ?10, n_samples = ?11,"
         " build_s = ?12, verify_s = ?13, bench_s = ?14, overhead_s = ?15, max_abs_error = ?16,"
         " max_rel_error = ?17, first_mismatch = ?18, message = ?19, replayed = ?20, stage = ?21,"
-        " degraded = ?22, measured_at = strftime('%Y-%m-%dT%H:%M:%SZ', 'now') WHERE id = ?1",
+        " degraded = ?22, raced = ?23, measured_at = strftime('%Y-%m-%dT%H:%M:%SZ', 'now') WHERE id = ?1",
     [HOT_SAMPLES_DELETE] = "DELETE FROM samples WHERE measurement_id = ?1",
     [HOT_PARTS_DELETE] = "DELETE FROM measurement_parts WHERE measurement_id = ?1",
     [HOT_DERIVED_DELETE] = "DELETE FROM derived_values WHERE measurement_id = ?1",
@@ -1549,10 +1567,10 @@ static int configuration_id(store *st, const char *config_text, uint64_t config_
     return 0;
 }
 
-/* A measurement's own columns, status through degraded, in the order both
+/* A measurement's own columns, status through raced, in the order both
  * the insert (from ?6) and the in-place update (from ?3) bind them. Values
  * that do not exist for its status go in as NULL (see schema.sql). */
-#define MEASUREMENT_VALUES 20
+#define MEASUREMENT_VALUES 21
 
 static void measurement_values(const measurement *m, sql_arg *v)
 {
@@ -1580,6 +1598,7 @@ static void measurement_values(const measurement *m, sql_arg *v)
         ARG_INT(m->replayed ? 1 : 0),
         ARG_TEXT(faulted && m->stage != STAGE_NONE ? measure_stage_recorded_name(m->stage) : NULL),
         ARG_INT(m->degraded ? 1 : 0),
+        ARG_INT(m->raced ? 1 : 0),
     };
     memcpy(v, values, sizeof values);
 }

@@ -522,6 +522,81 @@ Test(cli, a_run_names_its_database_and_campaign_at_start_and_end)
     free(here);
 }
 
+/* Racing: vector_add over a million elements, work-groups of 16 and 1024
+ * items with 1 to 8 elements each, in that order. The first five set the
+ * limit; the last (1024 x 8) takes many times the best on PoCL, far beyond
+ * any noise, and stops after its first timed runs. */
+#define RACE_CONFIGURATIONS "--only", "wg_size=16,1024"
+
+static cli_result run_raced(const char *db, const char *extra)
+{
+    cli_result r = cli_run(CLI_ARGS("run", "--plugin", "vector_add", "--plugin-dir",
+                                    cli_plugin_dir(), "--strategy", "exhaustive", "--runs", "10",
+                                    RACE_CONFIGURATIONS, "--db", db, extra));
+    cr_assert_eq(r.status, 0, "skytune run: %s\nstdout:\n%s\nstderr:\n%s",
+                 cli_status_text(r.status), r.out, r.err);
+    return r;
+}
+
+Test(cli, racing_stops_slow_configurations_early_and_records_them_raced)
+{
+    char *db = cli_path(scratch, "raced.db");
+    cli_result r = run_raced(db, NULL);
+    cr_assert(strstr(r.out, "status: ok 8\n"), "not every configuration passed:\n%s", r.out);
+    long long raced = cli_db_int(db, "SELECT COUNT(*) FROM measurements WHERE raced");
+    cr_assert_geq(raced, 1, "nothing was raced:\n%s\n%s", r.out,
+                  cli_db_text(db, "SELECT group_concat(median_ns || ' ' || n_samples, char(10))"
+                                  " FROM measurements"));
+    cr_expect(strstr(r.out, "raced: "), "the summary does not say what was raced:\n%s", r.out);
+    cr_expect(strstr(r.out, "stopped early (slower than the best 5 by more than "), "%s", r.out);
+    /* A raced configuration has the runs it made, at least 3; every other
+     * one all 10. */
+    cr_expect_eq(cli_db_int(db, "SELECT COUNT(*) FROM measurements WHERE raced"
+                                " AND (n_samples < 3 OR n_samples >= 10)"),
+                 0);
+    cr_expect_eq(cli_db_int(db, "SELECT COUNT(*) FROM measurements WHERE NOT raced"
+                                " AND n_samples != 10"),
+                 0);
+    cr_expect_eq(cli_db_int(db, "SELECT COUNT(*) FROM measurements m WHERE n_samples !="
+                                " (SELECT COUNT(*) FROM samples s WHERE s.measurement_id = m.id)"),
+                 0);
+    /* The best five are never raced, and a raced one is slower than each. */
+    cr_expect_eq(cli_db_int(db, "SELECT COUNT(*) FROM (SELECT raced FROM measurements"
+                                " ORDER BY median_ns LIMIT 5) WHERE raced"),
+                 0);
+    cr_expect_eq(cli_db_int(db, "SELECT COUNT(*) FROM measurements WHERE raced AND median_ns <="
+                                " (SELECT median_ns FROM measurements ORDER BY median_ns"
+                                " LIMIT 1 OFFSET 4)"),
+                 0);
+    cr_expect_eq(cli_db_int(db, "SELECT COUNT(*) FROM results WHERE raced"), raced);
+    cli_result_free(&r);
+    /* The CSV export says which were raced. */
+    char *csv = cli_path(scratch, "raced.csv");
+    r = cli_run(CLI_ARGS("export", "--db", db, "--format", "csv", "--out", csv));
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    cli_result_free(&r);
+    size_t len = 0;
+    char *text = (char *)cli_read_file(csv, &len);
+    cr_assert_not_null(text);
+    cr_expect(strstr(text, ",n_samples,raced,"), "no raced column in:\n%.300s", text);
+    free(text);
+    free(csv);
+    free(db);
+}
+
+Test(cli, no_race_times_every_configuration_in_full)
+{
+    char *db = cli_path(scratch, "full.db");
+    cli_result r = run_raced(db, "--no-race");
+    cr_assert(strstr(r.out, "status: ok 8\n"), "not every configuration passed:\n%s", r.out);
+    cr_expect(!strstr(r.out, "raced:"), "racing is off, yet the summary says:\n%s", r.out);
+    cr_expect_eq(cli_db_int(db, "SELECT COUNT(*) FROM measurements WHERE raced"), 0);
+    cr_expect_eq(cli_db_int(db, "SELECT COUNT(*) FROM measurements WHERE n_samples != 10"), 0);
+    cr_expect_eq(cli_db_int(db, "SELECT COUNT(*) FROM samples"), 80);
+    cli_result_free(&r);
+    free(db);
+}
+
 Test(cli, best_is_the_lowest_median)
 {
     char *db = cli_path(scratch, "best.db");

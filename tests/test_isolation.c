@@ -344,7 +344,7 @@ Test(isolation, a_kernel_that_fails_on_the_device_in_a_timed_run_is_a_crash_in_t
 {
     check_fault(&(fault_case){.fault = "device_fault", .nth = "4", .status = "crash",
                               .stage = "timed",
-                              .message = {"the kernel failed on the device in timed run 2", NULL,
+                              .message = {"the kernel failed on the device in timed run 3", NULL,
                                           NULL}});
 }
 

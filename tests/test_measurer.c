@@ -66,6 +66,36 @@ Test(measurer, good_configuration_is_verified_and_timed)
     measurement_clear(&m);
 }
 
+/* The suite's 4 runs: a race limit below every run stops after the 3rd
+ * (RACE_MIN_RUNS), with the statistics of those 3; one above every run, or
+ * none, times all 4. */
+Test(measurer, a_race_limit_stops_the_timed_runs_of_a_slower_configuration)
+{
+    skytune_named_value items[3] = {
+        {"wg", {.type = SKYTUNE_INT, .i = 64}},
+        {"MODE", {.type = SKYTUNE_INT, .i = 0}},
+        {"variant", {.type = SKYTUNE_INT, .i = 0}},
+    };
+    skytune_values config = {.count = 3, .items = items};
+    skytune_error err = {0};
+    measurement m;
+    cr_assert_eq(measurer_measure_raced(ms, &config, 1e-3, &m, &err), 0, "%s", err.message);
+    cr_assert_eq(m.status, MEAS_OK, "%s", m.message ? m.message : "");
+    cr_assert(m.raced);
+    cr_assert_eq(m.n_samples, 3);
+    cr_assert(m.min_ns <= m.median_ns && m.median_ns <= m.max_ns);
+    cr_assert_float_eq(m.gflops, N / m.median_ns, 1e-9);
+    measurement_clear(&m);
+    cr_assert_eq(measurer_measure_raced(ms, &config, 1e18, &m, &err), 0, "%s", err.message);
+    cr_assert_not(m.raced);
+    cr_assert_eq(m.n_samples, 4);
+    measurement_clear(&m);
+    cr_assert_eq(measurer_measure_raced(ms, &config, 0.0, &m, &err), 0, "%s", err.message);
+    cr_assert_not(m.raced);
+    cr_assert_eq(m.n_samples, 4);
+    measurement_clear(&m);
+}
+
 Test(measurer, compile_error_keeps_the_build_log)
 {
     measurement m;

@@ -1240,6 +1240,12 @@ Test(store, a_version_1_database_is_migrated_with_every_row_kept)
                  measurements);
     cr_expect_eq(query_int(db, "SELECT count(*) FROM results WHERE degraded = 0"), evaluations,
                  "the results view shows the new columns");
+    /* Version 7: nothing measured before racing was raced. */
+    cr_expect_eq(query_int(db, "SELECT count(*) FROM measurements WHERE raced = 0"), measurements);
+    cr_expect_eq(query_int(db, "SELECT count(*) FROM results WHERE raced = 0"), evaluations);
+    cr_expect_eq(query_int(db, "SELECT count(*) FROM pragma_table_info('duplicate_measurements')"
+                               " WHERE name = 'raced'"),
+                 1);
     cr_expect_eq(query_int(db, "SELECT count(*) FROM claims"), 0);
     cr_expect_eq(query_int(db, "SELECT count(*) FROM pragma_integrity_check WHERE integrity_check != 'ok'"), 0);
     store_close(st);

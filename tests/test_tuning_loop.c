@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "racing.h"
 #include "tuning_loop.h"
 #include "space_fixtures.h"
 
@@ -216,5 +217,85 @@ Test(campaign, another_campaign_reuses_stored_measurements)
     cr_assert_float_eq(r.best_ns, 1000.0, 1e-9);
     cr_assert_eq(sql_int(st, "SELECT COUNT(*) FROM evaluations WHERE cached = 1"), 40);
     store_close(st);
+    space_free(s);
+}
+
+/* Racing: the loop tells the evaluator the race limit of the ok results so
+ * far before each measurement; the synthetic device stops (flags raced) a
+ * configuration slower than it. */
+typedef struct racing_device {
+    fake_device dev;
+    double limit_ns;
+    size_t told, ok_before, told_with_limit_early;
+    double best[125];          /* ok medians so far, in order */
+    size_t n_ok;
+} racing_device;
+
+static void racing_race(void *ctx, double limit_ns)
+{
+    racing_device *r = ctx;
+    r->limit_ns = limit_ns;
+    r->told++;
+    if (limit_ns > 0 && r->n_ok < 5) r->told_with_limit_early++;
+}
+
+static int racing_evaluate(void *ctx, const uint16_t *idx, measurement *m, skytune_error *err)
+{
+    racing_device *r = ctx;
+    fake_evaluate(&r->dev, idx, m, err);
+    if (m->status != MEAS_OK) return 0;
+    if (r->limit_ns > 0 && m->min_ns > r->limit_ns) m->raced = true;
+    /* The limit is above the 5th best so far. */
+    if (r->limit_ns > 0) {
+        size_t below = 0;
+        for (size_t k = 0; k < r->n_ok; k++)
+            if (r->best[k] < r->limit_ns) below++;
+        cr_assert_geq(below, 5, "a limit with %zu ok configurations under it", below);
+    }
+    r->best[r->n_ok++] = m->median_ns;
+    return 0;
+}
+
+static tuning_loop_result run_racing(const space *s, racing_device *r, bool race)
+{
+    history *h = history_new();
+    strategy_setup setup = {.space = s, .history = h, .seed = 1};
+    strategy *strat;
+    skytune_error err = {0};
+    cr_assert_eq(strategy_create("exhaustive", &setup, NULL, 0, &strat, &err), 0);
+    tuning_loop_config cfg = {
+        .space = s,
+        .strategy = strat,
+        .history = h,
+        .eval = {.ctx = r, .evaluate = racing_evaluate, .race = racing_race},
+        .race = race,
+    };
+    tuning_loop_result res;
+    cr_assert_eq(tuning_loop_run(&cfg, &res, &err), 0, "%s", err.message);
+    strategy_free(strat);
+    history_free(h);
+    return res;
+}
+
+Test(campaign, the_evaluator_is_told_the_race_limit_once_five_configurations_passed)
+{
+    space *s = fixture_space(3, 5, NULL, 0);
+    size_t per_rank[125] = {0};
+    racing_device r = {.dev = {.space = s, .calls_per_rank = per_rank}};
+    tuning_loop_result res = run_racing(s, &r, true);
+    cr_assert(res.racing);
+    cr_assert_eq(r.told, 125, "told before every measurement");
+    cr_assert_eq(r.told_with_limit_early, 0, "a limit before 5 configurations passed");
+    cr_assert_gt(res.raced, 0);
+    cr_assert_float_eq(res.race_margin, RACE_MIN_MARGIN, 1e-9, "quiet samples: the least margin");
+    cr_assert_float_eq(res.best_ns, 1000.0, 1e-9, "the best is found with racing");
+
+    memset(&r, 0, sizeof r);
+    memset(per_rank, 0, sizeof per_rank);
+    r.dev = (fake_device){.space = s, .calls_per_rank = per_rank};
+    res = run_racing(s, &r, false);
+    cr_assert_not(res.racing);
+    cr_assert_eq(r.told, 0, "--no-race: the evaluator is never told a limit");
+    cr_assert_eq(res.raced, 0);
     space_free(s);
 }

@@ -60,6 +60,7 @@ Test(worker_protocol, a_measurement_survives_the_pipe)
     strcpy(m.parts[1].label, "fft");
     m.parts[1].median_ns = 2.5;
     measurement_set_message(&m, "a message\nwith two lines");
+    m.raced = true;
 
     int fds[2];
     socket_pair(fds);
@@ -85,8 +86,40 @@ Test(worker_protocol, a_measurement_survives_the_pipe)
     cr_assert_eq(back.n_parts, 2);
     cr_assert_str_eq(back.parts[1].label, "fft");
     cr_assert_str_eq(back.message, "a message\nwith two lines");
+    cr_assert(back.raced);
     measurement_clear(&back);
     measurement_clear(&m);
+    worker_message_free(&in);
+    worker_message_free(&out);
+    close(fds[0]);
+    close(fds[1]);
+}
+
+Test(worker_protocol, a_measure_request_carries_its_race_limit_after_the_values)
+{
+    skytune_named_value items[2] = {
+        {"wg", {.type = SKYTUNE_INT, .i = 64}},
+        {"layout", {.type = SKYTUNE_STRING, .s = "tiled"}},
+    };
+    worker_message out;
+    worker_message_init(&out, WORKER_MSG_MEASURE);
+    worker_put_measure_request(&out, 7, items, 2, 1234.5);
+    int fds[2];
+    socket_pair(fds);
+    skytune_error err;
+    cr_assert_eq(worker_send(fds[0], &out, &err), 0, "%s", err.message);
+    worker_message in;
+    cr_assert_eq(worker_receive(fds[1], &in, &err), 1, "%s", err.message);
+    cr_assert_eq(in.type, WORKER_MSG_MEASURE);
+    cr_assert_eq(worker_get_u64(&in), 7);
+    skytune_named_value *back = NULL;
+    size_t count = 0;
+    cr_assert_eq(worker_get_values(&in, &back, &count, &err), 0, "%s", err.message);
+    cr_assert_eq(count, 2);
+    cr_assert_str_eq(back[1].value.s, "tiled");
+    cr_assert_eq(worker_get_f64(&in), 1234.5);
+    cr_assert_not(in.bad);
+    worker_values_free(back, count);
     worker_message_free(&in);
     worker_message_free(&out);
     close(fds[0]);

@@ -291,13 +291,17 @@ static void print_log_line(progress *p, const tuning_loop_event *ev)
         char shown[REASON_BYTES * 4 + 4];
         snprintf(reason, sizeof reason, "  \"%s\"", reason_of(m, shown, sizeof shown));
     }
+    char raced[48] = "";
+    if (m->raced)
+        snprintf(raced, sizeof raced, " (raced: %zu timed %s)", m->n_samples,
+                 m->n_samples == 1 ? "run" : "runs");
     char time_column[48];
     pad_left(m->status == MEAS_OK ? time_text : "-", 10, time_column, sizeof time_column);
     print_line_prefix(p, ev->label);
-    terminal_fprintf(p->out, "[%llu/%llu] %-12s %s %16s  %s%s%s\n",
+    terminal_fprintf(p->out, "[%llu/%llu] %-12s %s %16s  %s%s%s%s\n",
                      (unsigned long long)ev->evaluated, (unsigned long long)ev->planned,
                      measurement_status_name(m->status), time_column, gflops, ev->config_text,
-                     ev->cached ? " (stored)" : "", reason);
+                     ev->cached ? " (stored)" : "", raced, reason);
     fflush(p->out);
 }
 

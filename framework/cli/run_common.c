@@ -12,6 +12,7 @@
 #include "progress.h"
 #include "quantity.h"
 #include "quote.h"
+#include "racing.h"
 #include "terminal_text.h"
 
 const cli_option run_supervision_options[] = {
@@ -21,6 +22,7 @@ const cli_option run_supervision_options[] = {
     {"compile-timeout", "DURATION", false, "watchdog: limit of the build stage (default 5m)"},
     {"stop-grace", "DURATION", false, "after Ctrl-C, SIGTERM or SIGUSR1, how long the configuration in flight may take before its worker is killed (default 3s)"},
     {"retry-failed", NULL, false, "measure configurations that failed before again (by default a failure is never retried on the same device, driver and plugin build)"},
+    {"no-race", NULL, false, "time every configuration with all its --runs (by default a configuration whose first 3 timed runs are all slower than the 5th best so far by a margin, 3 times the best ones' noise and at least 10 %, stops early and is recorded raced)"},
     {"compile-jobs", "N", false, "compile worker processes building ahead of the device (default, of the CPUs this process may use: all but two and the spares on a GPU, half of them on a CPU device; 0: none)"},
     {"measure-ahead", "N", false, "spare measuring workers that load the next configurations while the device times one (default 4 on an NVIDIA GPU with CUDA_CACHE_DISABLE=1, where loading a binary recompiles it, at most half the CPUs this process may use but one; 0 elsewhere)"},
     {"cache-dir", "DIR", false, "binary cache directory (default $SKYTUNE_CACHE_DIR, else ~/.cache/skytune/binaries)"},
@@ -130,6 +132,7 @@ int run_parse_supervision(const cli_args *args, tuning_request *rq)
     }
     if (cli_busy_timeout(args, &rq->busy_timeout_s) != 0) return -1;
     rq->retry_failed = cli_flag(args, "retry-failed");
+    rq->no_race = cli_flag(args, "no-race");
     rq->no_cache = cli_flag(args, "no-cache");
     rq->cache_dir = cli_get(args, "cache-dir");
     if ((text = cli_get(args, "cache-limit")) && cli_parse_size("cache-limit", text, &rq->cache_max_bytes) != 0)
@@ -353,6 +356,21 @@ int run_print_outcome(const tuning_outcome *out, const char *label, const char *
     if (measuring->not_stored) {
         printf("\n  built for measuring: %llu", (unsigned long long)entries_told(measuring));
         print_entries(measuring);
+    }
+    if (r->racing && r->measured) {
+        if (r->raced)
+            printf("\n  raced: %llu %s stopped early (slower than the best %d by more than "
+                   "%.0f %%)",
+                   (unsigned long long)r->raced, configurations(r->raced), RACE_BEST,
+                   100 * r->race_margin);
+        else if (r->race_margin > 0)
+            printf("\n  raced: none stopped early (racing on: slower than the best %d by more "
+                   "than %.0f %% stops; --no-race turns it off)",
+                   RACE_BEST, 100 * r->race_margin);
+        else
+            printf("\n  raced: none stopped early (racing on, from the %dth configuration "
+                   "that passes)",
+                   RACE_BEST + 1);
     }
     printf("\n  time: %sbuild %.1f s, verification %.1f s, timed runs %.1f s; engine %.2f s\n",
            r->replayed ? "recorded on the device: " : "", r->build_s, r->verify_s, r->bench_s,

@@ -41,6 +41,10 @@ typedef struct evaluator {
      * evaluating it, so the evaluator knows the device's recorded times
      * (the health check re-times the best of them after a fault). */
     void (*learn)(void *ctx, const uint16_t *idx, const measurement *m);
+    /* Optional: the race limit (racing.h) for the evaluations from now on,
+     * in nanoseconds; 0: none, every configuration timed in full. An
+     * evaluator without it (a recorded dataset) ignores racing. */
+    void (*race)(void *ctx, double limit_ns);
     /* Optional: from now on call on_activity(watch_ctx, ...) while a
      * configuration is in flight, as EVALUATOR_ACTIVITY_INTERVAL_S says;
      * on_activity NULL: stop calling. */

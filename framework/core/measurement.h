@@ -95,6 +95,9 @@ typedef struct measurement {
     /* Measured while the device failed its health check after a fault, so
      * its time may not be the device's own. */
     bool degraded;
+    /* Stopped timing early, with the samples it has: clearly slower than
+     * the best of the campaign (racing.h). */
+    bool raced;
     /* Built ahead and then not wanted: nothing ran; never recorded. */
     bool abandoned;
 } measurement;

@@ -30,6 +30,23 @@ double stats_median(const double *x, size_t n)
     return m;
 }
 
+double stats_quantile(const double *x, size_t n, double q)
+{
+    if (n == 0) return NAN;
+    double local[64];
+    double *copy = n <= 64 ? local : malloc(n * sizeof *copy);
+    if (!copy) return NAN;
+    memcpy(copy, x, n * sizeof *copy);
+    qsort(copy, n, sizeof *copy, compare_doubles);
+    double at = q * (double)(n - 1);
+    size_t below = (size_t)floor(at);
+    if (below >= n - 1) below = n - 1;
+    double above = below + 1 < n ? copy[below + 1] : copy[below];
+    double v = copy[below] + (at - (double)below) * (above - copy[below]);
+    if (copy != local) free(copy);
+    return v;
+}
+
 int stats_summarise(const double *x, size_t n, stats_summary *out)
 {
     if (n == 0) return -1;

@@ -14,4 +14,8 @@ int stats_summarise(const double *x, size_t n, stats_summary *out);
 
 double stats_median(const double *x, size_t n);
 
+/* The q-quantile (0 <= q <= 1) of x, interpolated linearly between the
+ * sorted values (q 0.5 is the median); NaN for n == 0. Does not modify x. */
+double stats_quantile(const double *x, size_t n, double q);
+
 #endif

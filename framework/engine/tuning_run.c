@@ -362,6 +362,7 @@ static int run_campaign(recorded_run *r, skytune_error *err)
         .limits = rq->limits,
         .stop_requested = rq->stop_requested,
         .retry_failed = rq->retry_failed,
+        .race = !rq->no_race,
         .claims = r->claim_store ? &r->claims : NULL,
         .on_event = rq->on_event,
         .event_ctx = rq->event_ctx,
@@ -603,14 +604,21 @@ typedef struct device_evaluator {
     const char *cache_dir;
     void (*on_notice)(void *ctx, const char *text);
     void *notice_ctx;
+    double race_limit_ns;        /* the campaign's race limit (racing.h); 0: none */
 } device_evaluator;
+
+static void race_on_device(void *ctx, double limit_ns)
+{
+    device_evaluator *de = ctx;
+    de->race_limit_ns = limit_ns;
+}
 
 static int evaluate_on_device(void *ctx, const uint16_t *idx, measurement *m, skytune_error *err)
 {
     device_evaluator *de = ctx;
     space_config_values(de->space, idx, de->values);
     skytune_values config = {.count = space_param_count(de->space), .items = de->values};
-    int rc = measurer_measure(de->measurer, &config, m, err);
+    int rc = measurer_measure_raced(de->measurer, &config, de->race_limit_ns, m, err);
     const char *reason;
     cache_entry_outcome entry = measurer_cache_entry(de->measurer, &reason);
     if (cache_entries_count(&de->entries, entry, reason) && de->on_notice) {
@@ -763,7 +771,7 @@ static int open_measurer(const tuning_request *rq, device_run *d, recorded_campa
     d->de.notice_ctx = rq->notice_ctx;
     d->de.values = calloc(space_param_count(d->sp) + 1, sizeof *d->de.values);
     if (!d->de.values) return err_set(err, "out of memory");
-    spec->eval = (evaluator){.ctx = &d->de, .evaluate = evaluate_on_device};
+    spec->eval = (evaluator){.ctx = &d->de, .evaluate = evaluate_on_device, .race = race_on_device};
     return 0;
 }
 

@@ -60,6 +60,7 @@ typedef struct tuning_request {
     const char *cache_dir;               /* NULL: the default */
     uint64_t cache_max_bytes;            /* 0: the cache's default */
     bool retry_failed;                   /* measure failed configurations again */
+    bool no_race;                        /* --no-race: every configuration timed in full */
     /* `--trace FILE`: the run's pipeline as Chrome trace events (core/trace.h);
      * NULL: none. */
     const char *trace_path;

@@ -3,6 +3,8 @@
 -- figures. noisy is 1 for a configuration that passed whose timed runs
 -- spread widely: their sample standard deviation is more than 10 % of their
 -- median (docs/reports.md, "Noisy configurations"); NULL for one that failed.
+-- raced is 1 for one that stopped timing early, clearly slower than the
+-- campaign's best: n_samples is the runs it made.
 -- Parameters: ?1 a campaign id or NULL; ?2 a plugin name or NULL.
 SELECT e.campaign_id      AS campaign,
        e.seq              AS seq,
@@ -19,6 +21,7 @@ SELECT e.campaign_id      AS campaign,
        CASE WHEN m.status = 'ok'
             THEN COALESCE(m.stddev_ns > 0.1 * m.median_ns, 0) END AS noisy,
        m.n_samples        AS n_samples,
+       m.raced            AS raced,
        m.gflops           AS gflops,
        m.gbs              AS gbs,
        m.build_s          AS build_s,

@@ -4,7 +4,8 @@
 -- (relative = best median / this median, 1 for the best). noisy is 1 when
 -- the configuration's timed runs spread widely: their sample standard
 -- deviation is more than 10 % of their median (docs/reports.md, "Noisy
--- configurations").
+-- configurations"). raced is 1 for one that stopped timing early (racing,
+-- never one of the best 5): n_samples is the runs it made.
 -- Parameters: ?1 a campaign id or NULL; ?2 a plugin name or NULL;
 -- ?3 how many per campaign (NULL: 20).
 WITH scope AS (
@@ -48,6 +49,7 @@ SELECT r.campaign_id             AS campaign,
        m.stddev_ns               AS stddev_ns,
        COALESCE(m.stddev_ns > 0.1 * m.median_ns, 0) AS noisy,
        m.n_samples               AS n_samples,
+       m.raced                   AS raced,
        m.gflops                  AS gflops,
        m.gbs                     AS gbs,
        r.best_ns / m.median_ns   AS relative,

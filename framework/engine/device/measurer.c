@@ -14,6 +14,7 @@
 #include "plugin_problem.h"
 #include "quote.h"
 #include "shared_reference.h"
+#include "racing.h"
 #include "stats.h"
 #include "value.h"
 
@@ -681,9 +682,11 @@ static void compare_outputs(measurer *ms, const skytune_values *config, measurem
 }
 
 /* The warm-up and the timed runs of a verified launch, summarised in *m.
- * A fault is a status in *m; -1 only when out of memory (err). */
-static int time_runs(measurer *ms, void *launch, const skytune_values *config, measurement *m,
-                     skytune_error *err)
+ * With a race limit, the runs stop early once they show the configuration
+ * clearly slower than the campaign's best (racing.h); m->raced says so. A
+ * fault is a status in *m; -1 only when out of memory (err). */
+static int time_runs(measurer *ms, void *launch, const skytune_values *config,
+                     double race_limit_ns, measurement *m, skytune_error *err)
 {
     const skytune_plugin *pl = ms->plugin;
     double t2 = clock_monotonic_s();
@@ -707,18 +710,24 @@ static int time_runs(measurer *ms, void *launch, const skytune_values *config, m
         since = traced(ms, "warm-up", t2);
     }
     enter_stage(ms, STAGE_TIMED);
-    for (unsigned r = 0; r < ms->opts.runs; r++) {
+    unsigned n_runs = 0;
+    while (n_runs < ms->opts.runs) {
         char run[32];
-        snprintf(run, sizeof run, "timed run %u", r + 1);
-        if (run_once(ms, launch, run, &runs[r], m) != 0) goto done;
-        samples[r] = runs[r].total_ns;
+        snprintf(run, sizeof run, "timed run %u", n_runs + 1);
+        if (run_once(ms, launch, run, &runs[n_runs], m) != 0) goto done;
+        samples[n_runs] = runs[n_runs].total_ns;
+        n_runs++;
+        if (n_runs < ms->opts.runs && race_stops(samples, n_runs, race_limit_ns)) {
+            m->raced = true;
+            break;
+        }
     }
     m->bench_s = traced(ms, "timed runs", since) - t2;
-    if (measurement_set_samples(m, samples, ms->opts.runs) != 0) {
+    if (measurement_set_samples(m, samples, n_runs) != 0) {
         rc = err_set(err, "out of memory recording samples");
         goto done;
     }
-    summarise_parts(runs, ms->opts.runs, m);
+    summarise_parts(runs, n_runs, m);
     if (m->median_ns > 0.0) {
         /* work per nanosecond is work per second in units of 10^9 */
         if (pl->flops) m->gflops = pl->flops(&ms->problem, config) / m->median_ns;
@@ -733,6 +742,12 @@ done:
 
 int measurer_measure(measurer *ms, const skytune_values *config_values, measurement *m,
                      skytune_error *err)
+{
+    return measurer_measure_raced(ms, config_values, 0.0, m, err);
+}
+
+int measurer_measure_raced(measurer *ms, const skytune_values *config_values,
+                           double race_limit_ns, measurement *m, skytune_error *err)
 {
     measurement_init(m);
     ms->entry = CACHE_ENTRY_NONE;
@@ -761,7 +776,7 @@ int measurer_measure(measurer *ms, const skytune_values *config_values, measurem
             m->abandoned = true;
         } else if (verify_configuration(ms, program, config, &launch, m) == 0) {
             read_back = ms->plugin->read_back != NULL;
-            rc = time_runs(ms, launch, config, m, err);
+            rc = time_runs(ms, launch, config, race_limit_ns, m, err);
         }
     }
     if (launch) {

@@ -82,6 +82,13 @@ void measurer_close(measurer *ms);
 int measurer_measure(measurer *ms, const skytune_values *config, measurement *m,
                      skytune_error *err);
 
+/* The same, raced: with race_limit_ns > 0, the timed runs stop early once
+ * race_stops (racing.h) says the configuration is clearly slower than the
+ * campaign's best, and m->raced is set; its statistics are those of the
+ * runs made. 0: every run. */
+int measurer_measure_raced(measurer *ms, const skytune_values *config, double race_limit_ns,
+                           measurement *m, skytune_error *err);
+
 /* Build one configuration's program and nothing more, ahead of the
  * device: from the cache when it holds the binary (or the failure),
  * otherwise compiled and stored there. m->status is MEAS_OK or

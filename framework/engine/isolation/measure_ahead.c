@@ -136,7 +136,7 @@ static void cancel_at_gate(measure_ahead *a, ahead_slot *slot)
         drop_slot(a, slot);
 }
 
-void measure_ahead_hint(measure_ahead *a, const uint64_t *ranks, size_t n)
+void measure_ahead_hint(measure_ahead *a, const uint64_t *ranks, size_t n, double race_limit_ns)
 {
     /* As many as there are workers: predictions further out change
      * before their turn comes. */
@@ -166,8 +166,8 @@ void measure_ahead_hint(measure_ahead *a, const uint64_t *ranks, size_t n)
         worker_message msg;
         worker_message_init(&msg, WORKER_MSG_MEASURE);
         uint64_t request = ++a->next_request;
-        worker_put_u64(&msg, request);
-        worker_put_values(&msg, a->values, space_param_count(a->space));
+        worker_put_measure_request(&msg, request, a->values, space_param_count(a->space),
+                                   race_limit_ns);
         skytune_error err;
         int rc = worker_process_send(&slot->proc, &msg, &err);
         worker_message_free(&msg);

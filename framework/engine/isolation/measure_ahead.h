@@ -57,8 +57,11 @@ void measure_ahead_close(measure_ahead *a);
 
 /* The configurations the strategy will probably ask next, soonest first:
  * the first ones go to idle workers; one being built or waiting that is no
- * longer among them is cancelled. */
-void measure_ahead_hint(measure_ahead *a, const uint64_t *ranks, size_t n);
+ * longer among them is cancelled. Those sent now are raced with
+ * race_limit_ns, the campaign's limit at this moment (racing.h): an older,
+ * higher limit stops fewer, and never one of the best. */
+void measure_ahead_hint(measure_ahead *a, const uint64_t *ranks, size_t n,
+                        double race_limit_ns);
 
 size_t measure_ahead_pollfds(const measure_ahead *a, struct pollfd *fds, size_t cap);
 double measure_ahead_deadline(const measure_ahead *a);

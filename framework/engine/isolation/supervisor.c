@@ -77,6 +77,7 @@ struct supervisor {
     unsigned worker_measured;
     char worker_last[256];
     bool told_cache_unwritable;   /* said once per run */
+    double race_limit_ns;     /* the campaign's race limit (racing.h); 0: none */
 };
 
 void supervisor_limits_default(supervisor_limits *l)
@@ -420,8 +421,10 @@ static void send_request(supervisor *s, const uint16_t *idx, flight *f)
     space_config_values(s->space, idx, s->values);
     worker_message_init(&msg, WORKER_MSG_MEASURE);
     f->request = ++s->next_request;
-    worker_put_u64(&msg, f->request);
-    worker_put_values(&msg, s->values, s->n_params);
+    /* The health check's reference is timed in full: its median is what
+     * the device's health is judged by. */
+    worker_put_measure_request(&msg, f->request, s->values, s->n_params,
+                               s->checking_health ? 0.0 : s->race_limit_ns);
     f->lost = worker_process_send(&s->worker, &msg, &f->io_err) != 0;
     worker_message_free(&msg);
     set_stage(s, STAGE_BUILD);
@@ -1012,12 +1015,18 @@ static void supervised_prefetch(void *ctx, uint64_t next, const uint64_t *ranks,
     s->hint[0] = next;
     if (n) memcpy(s->hint + 1, ranks, n * sizeof *ranks);
     s->hint_count = n + 1;
-    measure_ahead_hint(s->ahead, s->hint, n + 1);
+    measure_ahead_hint(s->ahead, s->hint, n + 1, s->race_limit_ns);
 }
 
 static void supervised_learn(void *ctx, const uint16_t *idx, const measurement *m)
 {
     consider_reference(ctx, idx, m);
+}
+
+static void supervised_race(void *ctx, double limit_ns)
+{
+    supervisor *s = ctx;
+    s->race_limit_ns = limit_ns;
 }
 
 evaluator supervisor_evaluator(supervisor *s)
@@ -1030,6 +1039,7 @@ evaluator supervisor_evaluator(supervisor *s)
                               : 0,
         .prefetch = s->pool || s->ahead ? supervised_prefetch : NULL,
         .learn = supervised_learn,
+        .race = supervised_race,
         .watch = supervised_watch,
     };
 }

@@ -180,9 +180,14 @@ static int serve(worker_state *ws, worker_message *request, skytune_error *err)
     if (worker_get_values(request, &items, &count, err) != 0) return -1;
     skytune_values config = {.count = count, .items = items};
     worker_result r = {.request = ws->request_id};
-    int rc = request->type == WORKER_MSG_COMPILE
-                 ? measurer_compile(ws->measurer, &config, &r.m, err)
-                 : measurer_measure(ws->measurer, &config, &r.m, err);
+    bool compile = request->type == WORKER_MSG_COMPILE;
+    double race_limit_ns = compile ? 0.0 : worker_get_f64(request);
+    if (request->bad) {
+        worker_values_free(items, count);
+        return err_set(err, "malformed request from the engine");
+    }
+    int rc = compile ? measurer_compile(ws->measurer, &config, &r.m, err)
+                     : measurer_measure_raced(ws->measurer, &config, race_limit_ns, &r.m, err);
     worker_values_free(items, count);
     if (rc != 0) {
         measurement_clear(&r.m);

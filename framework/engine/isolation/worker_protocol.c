@@ -150,11 +150,21 @@ int worker_get_values(worker_message *msg, skytune_named_value **out, size_t *co
     return 0;
 }
 
+void worker_put_measure_request(worker_message *msg, uint64_t request,
+                                const skytune_named_value *items, size_t count,
+                                double race_limit_ns)
+{
+    worker_put_u64(msg, request);
+    worker_put_values(msg, items, count);
+    worker_put_f64(msg, race_limit_ns);
+}
+
 void worker_put_measurement(worker_message *msg, const measurement *m)
 {
     worker_put_u32(msg, (uint32_t)m->status);
     worker_put_u32(msg, (uint32_t)m->stage);
     worker_put_u32(msg, m->abandoned);
+    worker_put_u32(msg, m->raced);
     worker_put_f64(msg, m->gflops);
     worker_put_f64(msg, m->gbs);
     worker_put_f64(msg, m->build_s);
@@ -182,6 +192,7 @@ int worker_get_measurement(worker_message *msg, measurement *m, skytune_error *e
     uint32_t status = worker_get_u32(msg);
     uint32_t stage = worker_get_u32(msg);
     bool abandoned = worker_get_u32(msg) != 0;
+    bool raced = worker_get_u32(msg) != 0;
     m->gflops = worker_get_f64(msg);
     m->gbs = worker_get_f64(msg);
     m->build_s = worker_get_f64(msg);
@@ -202,6 +213,7 @@ int worker_get_measurement(worker_message *msg, measurement *m, skytune_error *e
     m->status = (measurement_status)status;
     m->stage = (measure_stage)stage;
     m->abandoned = abandoned;
+    m->raced = raced;
     if (has_message) m->message = message;
     else free(message);
     double *samples = NULL;

@@ -6,8 +6,9 @@
  * strings as a length and bytes. The version is checked on every message,
  * so a worker from another build is refused instead of misread.
  *
- * Engine → worker: SETUP once, then MEASURE or COMPILE requests one at a
- * time, GO (or CANCEL) when a measurement may use the device, QUIT.
+ * Engine → worker: SETUP once, then MEASURE (with its race limit) or COMPILE
+ * requests one at a time, GO (or CANCEL) when a measurement may use the
+ * device, QUIT.
  * Worker → engine: READY (or FAILED) after SETUP, STAGE as each stage of a
  * request begins, RESULT (worker_result) for each request. */
 #ifndef SKYTUNE_WORKER_PROTOCOL_H
@@ -70,6 +71,13 @@ void worker_put_values(worker_message *msg, const skytune_named_value *items, si
 int worker_get_values(worker_message *msg, skytune_named_value **items, size_t *count,
                       skytune_error *err);
 void worker_values_free(skytune_named_value *items, size_t count);
+
+/* A MEASURE request's payload: its id, the configuration, and the race
+ * limit its timed runs stop at (measurer_measure_raced; 0: none). A
+ * COMPILE request has the same payload without the limit. */
+void worker_put_measure_request(worker_message *msg, uint64_t request,
+                                const skytune_named_value *items, size_t count,
+                                double race_limit_ns);
 
 void worker_put_measurement(worker_message *msg, const measurement *m);
 /* Fills *m (initialised here; samples and message owned by it). */

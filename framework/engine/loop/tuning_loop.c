@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "clock.h"
+#include "racing.h"
 #include "store_writer.h"
 #include "value.h"
 
@@ -230,6 +231,7 @@ typedef struct campaign_state {
     /* A phase the strategy entered, held until the next event reports it
      * (proposals answered from the history report nothing). */
     char phase_line[256];
+    race_field race;           /* the best ok results so far, for the race limit */
 } campaign_state;
 
 /* How a turn of the loop ended. */
@@ -293,6 +295,8 @@ static void plan(campaign_state *c)
     c->start = clock_monotonic_s();
     c->best_objective = INFINITY;
     c->res->stop = TUNING_LOOP_EXHAUSTED;
+    race_field_init(&c->race);
+    c->res->racing = cfg->race && cfg->eval.race;
 }
 
 /* The relay lives in the state, on tuning_loop_run's stack: the evaluator is
@@ -413,6 +417,11 @@ static turn_end measure(campaign_state *c, measurement *m, double turn_start, do
 {
     const tuning_loop_config *cfg = c->cfg;
     tuning_loop_result *res = c->res;
+    if (res->racing) {
+        double limit = race_limit(&c->race);
+        if (limit > 0) res->race_margin = race_margin(&c->race);
+        cfg->eval.race(cfg->eval.ctx, limit);
+    }
     if (cfg->eval.evaluate(cfg->eval.ctx, c->idx, m, err) != 0 ||
         (cfg->derive && !m->replayed && cfg->derive(cfg->derive_ctx, c->idx, m, err) != 0))
         return TURN_FAILED;
@@ -447,6 +456,9 @@ static int count_evaluation(campaign_state *c, uint64_t rank, double objective,
     strategy_tell(cfg->strategy, rank, objective);
     res->evaluated++;
     if ((unsigned)m->status < MEAS_STATUS_COUNT) res->by_status[m->status]++;
+    /* A result reused from the store brings its median alone. */
+    if (m->status == MEAS_OK) race_field_add(&c->race, objective, m->samples_ns, m->n_samples);
+    if (m->raced) res->raced++;
     if (objective < c->best_objective) {
         c->best_objective = objective;
         res->have_best = true;

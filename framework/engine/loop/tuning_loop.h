@@ -101,6 +101,12 @@ typedef struct tuning_loop_config {
     /* Configurations that failed before (any status but ok) are measured
      * again instead of being reused from the store. */
     bool retry_failed;
+    /* Racing (racing.h): before each measurement the evaluator is told the
+     * race limit that the campaign's ok results so far give, and a
+     * configuration clearly slower than the best stops timing early. The
+     * evaluator's `race` may be NULL (a recorded dataset): then nothing
+     * is raced. */
+    bool race;
     /* Other runs may share the store: each configuration is claimed before
      * it is measured (see claims.h). NULL: this run is alone. */
     claimant *claims;
@@ -134,6 +140,12 @@ typedef struct tuning_loop_result {
      * and every wall-clock second is the engine's own. */
     double wall_s, build_s, verify_s, bench_s, overhead_s;
     bool replayed;
+    /* Racing: whether it was on, the configurations it stopped early, and
+     * the margin above the best that the last limit allowed (a fraction;
+     * 0 before there was a limit). */
+    bool racing;
+    uint64_t raced;
+    double race_margin;
 } tuning_loop_result;
 
 /* History and strategy must be fresh; known measurements from the store are
