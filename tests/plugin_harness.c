@@ -128,9 +128,18 @@ int harness_build(const plugin_harness *h, const skytune_values *config, const c
             return skytune_error_set(err, -1, "build options do not fit in %zu bytes",
                                      sizeof options);
     }
+    /* The plugin's own: generated for the configuration where the plugin
+     * generates its source (a pipeline's sections), else its kernel_source. */
+    char *generated = NULL;
+    if (!source && h->plugin.desc->generate_source) {
+        if (h->plugin.desc->generate_source(config, &h->problem.values, &generated, err) != 0)
+            return -1;
+        source = generated;
+    }
     if (!source) source = h->plugin.desc->kernel_source;
     cl_int status = CL_SUCCESS;
     *program = clCreateProgramWithSource(h->context, 1, &source, NULL, &status);
+    free(generated);
     if (status != CL_SUCCESS)
         return skytune_error_set(err, -1, "clCreateProgramWithSource: %s", cl_error_name(status));
     status = clBuildProgram(*program, 1, &h->device->device, options, NULL, NULL);

@@ -63,7 +63,8 @@ int harness_is_valid(const plugin_harness *h, const char *text, skytune_error *e
  * against the reference, time. The caller clears *m. */
 int harness_measure(plugin_harness *h, const char *text, measurement *m, skytune_error *err);
 
-/* Build `source` (the plugin's own kernel when NULL) on the harness context
+/* Build `source` (the plugin's own kernel when NULL, generated for `config`
+ * where the plugin has generate_source) on the harness context
  * with the measurer's build options for `config` (the -D defines of every
  * parameter and the plugin's `defines`), plus `extra_options` (may be NULL)
  * appended after them. */
