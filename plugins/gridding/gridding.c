@@ -829,8 +829,8 @@ static int gridding_reference_data(void *opaque, skytune_region *regions, size_t
     gridding_state *s = opaque;
     const size_t points = (size_t)s->problem.points;
     if (max < 3)
-        return skytune_error_set(err, SKYTUNE_ERR_SETUP, "the reference is 3 regions, not %zu",
-                                 max);
+        return skytune_error_set(err, SKYTUNE_ERR_SETUP,
+                                 "the reference is 3 regions, room for %zu", max);
     regions[0] = (skytune_region){s->expected, points * 2 * sizeof *s->expected};
     regions[1] = (skytune_region){s->tolerance, points * sizeof *s->tolerance};
     regions[2] = (skytune_region){s->expected_weights,

@@ -504,8 +504,8 @@ static int pipeline_reference_data(void *opaque, skytune_region *regions, size_t
         named[n++] = (skytune_region){&s->vis_tol, sizeof s->vis_tol};
     }
     if (n > max)
-        return skytune_error_set(err, SKYTUNE_ERR_SETUP, "the reference is %zu regions, not %zu",
-                                 n, max);
+        return skytune_error_set(err, SKYTUNE_ERR_SETUP,
+                                 "the reference is %zu regions, room for %zu", n, max);
     memcpy(regions, named, n * sizeof *named);
     *count = n;
     return SKYTUNE_OK;

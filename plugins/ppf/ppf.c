@@ -248,8 +248,8 @@ static int ppf_reference_data(void *opaque, skytune_region *regions, size_t max,
 {
     ppf_state *s = opaque;
     if (max < 2)
-        return skytune_error_set(err, SKYTUNE_ERR_SETUP, "the reference is 2 regions, not %zu",
-                                 max);
+        return skytune_error_set(err, SKYTUNE_ERR_SETUP,
+                                 "the reference is 2 regions, room for %zu", max);
     regions[0] = (skytune_region){s->expected,
                                   ppf_output_count(&s->problem) * 2 * sizeof *s->expected};
     regions[1] = (skytune_region){&s->abs_tol, sizeof s->abs_tol};
