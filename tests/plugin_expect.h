@@ -69,7 +69,8 @@ static inline void plugin_expect_sample_verifies(const plugin_harness *h, uint64
 
 /* Drive the plugin's own callbacks for `config_text` with `program` as the
  * built kernel source: setup on the harness context, reference, prepare,
- * poison, one run, verify. Returns what verify reported; every other step
+ * poison, one run, verify (after read_back, where the plugin has one:
+ * harness_verify_run). Returns what verify reported; every other step
  * must succeed. The program stays the caller's. */
 static inline skytune_verify_report plugin_verify_with_program(const plugin_harness *h,
                                                                const char *config_text,
@@ -89,8 +90,8 @@ static inline skytune_verify_report plugin_verify_with_program(const plugin_harn
     cr_assert_eq(pl->clear_outputs(state, h->queue, &err), 0, "%s", err.message);
     cr_assert_eq(harness_run_once(h, launch, &err), 0, "%s", err.message);
     skytune_verify_report report;
-    memset(&report, 0, sizeof report);
-    cr_assert_eq(pl->verify(state, &config, h->queue, &report, &err), 0, "%s", err.message);
+    cr_assert_eq(harness_verify_run(h, state, launch, &config, &report, &err), 0, "%s",
+                 err.message);
     pl->release(launch);
     pl->teardown(state);
     return report;
@@ -114,6 +115,81 @@ static inline skytune_verify_report plugin_verify_with_kernel(const plugin_harne
     skytune_verify_report report = plugin_verify_with_program(h, config_text, program);
     clReleaseProgram(program);
     return report;
+}
+
+/* The plugin reads back with read_back and verify judges what it read:
+ * the plugin's kernel for `config_text` verifies as the engine runs it
+ * (harness_verify_run: verify with no queue, the device's outputs poisoned
+ * by then), and once read_back has read the poison instead, verify fails. */
+static inline void plugin_expect_read_back_judged(const plugin_harness *h,
+                                                  const char *config_text)
+{
+    const skytune_plugin *pl = h->plugin.desc;
+    skytune_error err = {0};
+    skytune_named_value items[16];
+    skytune_values config;
+    cr_assert_not_null(pl->read_back, "%s has no read_back", pl->name);
+    cr_assert_lt(space_param_count(h->space), 16);
+    cr_assert_eq(harness_config(h, config_text, items, &config, &err), 0, "%s", err.message);
+    cl_program program = NULL;
+    cr_assert_eq(harness_build(h, &config, NULL, NULL, &program, &err), 0, "%s", err.message);
+    skytune_setup_context ctx = harness_setup_context(h);
+    void *state = NULL, *launch = NULL;
+    cr_assert_eq(pl->setup(&ctx, &state, &err), 0, "%s", err.message);
+    cr_assert_eq(pl->reference(state, &err), 0, "%s", err.message);
+    cr_assert_eq(pl->prepare(state, program, &config, &launch, &err), 0, "%s", err.message);
+    cr_assert_eq(pl->clear_outputs(state, h->queue, &err), 0, "%s", err.message);
+    cr_assert_eq(harness_run_once(h, launch, &err), 0, "%s", err.message);
+    skytune_verify_report report;
+    cr_assert_eq(harness_verify_run(h, state, launch, &config, &report, &err), 0, "%s",
+                 err.message);
+    cr_expect_eq(report.passed, 1, "%s: %lld mismatches, the first at %lld", config_text,
+                 (long long)report.mismatches, (long long)report.first_mismatch);
+    /* harness_verify_run left the poison on the device. */
+    cr_assert_eq(pl->read_back(state, &config, h->queue, &err), 0, "%s", err.message);
+    memset(&report, 0, sizeof report);
+    cr_assert_eq(pl->verify(state, &config, NULL, &report, &err), 0, "%s", err.message);
+    cr_expect_eq(report.passed, 0, "%s: the poison read back passed", config_text);
+    pl->release(launch);
+    pl->teardown(state);
+    clReleaseProgram(program);
+}
+
+/* The plugin's reference_data names exactly what its reference computes:
+ * with a copy of the regions in place of the reference, the plugin's kernel
+ * for `config_text` still verifies, and with any one region overwritten
+ * after the copy, it does not (each region is one that verify compares
+ * with, or takes a tolerance from). Returns how many regions there are. */
+static inline size_t plugin_expect_reference_data_covers(const plugin_harness *h,
+                                                         const char *config_text)
+{
+    skytune_error err = {0};
+    skytune_named_value items[16];
+    skytune_values config;
+    cr_assert_not_null(h->plugin.desc->reference_data, "%s has no reference_data",
+                       h->plugin.desc->name);
+    cr_assert_lt(space_param_count(h->space), 16);
+    cr_assert_eq(harness_config(h, config_text, items, &config, &err), 0, "%s", err.message);
+    cl_program program = NULL;
+    cr_assert_eq(harness_build(h, &config, NULL, NULL, &program, &err), 0, "%s", err.message);
+    size_t regions = 0;
+    skytune_verify_report report;
+    cr_assert_eq(harness_verify_copied_reference(h, &config, program, -1, &regions, &report,
+                                                 &err),
+                 0, "%s", err.message);
+    cr_expect_eq(report.passed, 1, "%s with the copied reference: %lld mismatches, the first "
+                 "at %lld (max abs error %g)", config_text, (long long)report.mismatches,
+                 (long long)report.first_mismatch, report.max_abs_error);
+    for (size_t k = 0; k < regions; k++) {
+        size_t again = 0;
+        cr_assert_eq(harness_verify_copied_reference(h, &config, program, (long)k, &again,
+                                                     &report, &err),
+                     0, "%s", err.message);
+        cr_expect_eq(report.passed, 0, "%s passed with region %zu of %zu overwritten",
+                     config_text, k, regions);
+    }
+    clReleaseProgram(program);
+    return regions;
 }
 
 /* The plugin's kernel source as it is in the source tree

@@ -128,9 +128,18 @@ int harness_build(const plugin_harness *h, const skytune_values *config, const c
             return skytune_error_set(err, -1, "build options do not fit in %zu bytes",
                                      sizeof options);
     }
+    /* The plugin's own: generated for the configuration where the plugin
+     * generates its source (a pipeline's sections), else its kernel_source. */
+    char *generated = NULL;
+    if (!source && h->plugin.desc->generate_source) {
+        if (h->plugin.desc->generate_source(config, &h->problem.values, &generated, err) != 0)
+            return -1;
+        source = generated;
+    }
     if (!source) source = h->plugin.desc->kernel_source;
     cl_int status = CL_SUCCESS;
     *program = clCreateProgramWithSource(h->context, 1, &source, NULL, &status);
+    free(generated);
     if (status != CL_SUCCESS)
         return skytune_error_set(err, -1, "clCreateProgramWithSource: %s", cl_error_name(status));
     status = clBuildProgram(*program, 1, &h->device->device, options, NULL, NULL);
@@ -169,4 +178,81 @@ int harness_run_once(const plugin_harness *h, void *launch, skytune_error *err)
     if (status != CL_SUCCESS)
         return skytune_error_set(err, -1, "clFinish: %s", cl_error_name(status));
     return 0;
+}
+
+int harness_verify_run(const plugin_harness *h, void *state, void *launch,
+                       const skytune_values *config, skytune_verify_report *report,
+                       skytune_error *err)
+{
+    const skytune_plugin *pl = h->plugin.desc;
+    memset(report, 0, sizeof *report);
+    if (!pl->read_back) {
+        if (pl->verify(state, config, h->queue, report, err) != 0) return -1;
+        return 0;
+    }
+    if (pl->read_back(state, config, h->queue, err) != 0) return -1;
+    /* What the device does before the engine compares: a timed run over
+     * the outputs (adding to them, where a kernel accumulates), and here the
+     * poison on top, so that only the host copy still holds the
+     * verification run's outputs. */
+    if (harness_run_once(h, launch, err) != 0) return -1;
+    if (pl->clear_outputs(state, h->queue, err) != 0) return -1;
+    if (clFinish(h->queue) != CL_SUCCESS)
+        return skytune_error_set(err, -1, "clFinish after the poison failed");
+    /* No queue: a verify that still reads the device fails loudly. */
+    if (pl->verify(state, config, NULL, report, err) != 0) return -1;
+    return 0;
+}
+
+int harness_verify_copied_reference(const plugin_harness *h, const skytune_values *config,
+                                    cl_program program, long corrupt, size_t *n_regions,
+                                    skytune_verify_report *report, skytune_error *err)
+{
+    const skytune_plugin *pl = h->plugin.desc;
+    memset(report, 0, sizeof *report);
+    *n_regions = 0;
+    if (!pl->reference_data)
+        return skytune_error_set(err, -1, "plugin %s has no reference_data", pl->name);
+    skytune_setup_context ctx = harness_setup_context(h);
+    void *computed = NULL, *copied = NULL, *launch = NULL;
+    skytune_region from[SKYTUNE_MAX_REFERENCE_REGIONS], to[SKYTUNE_MAX_REFERENCE_REGIONS];
+    size_t n_from = 0, n_to = 0;
+    int rc = -1;
+    /* reference_data is called after setup and before reference, as the
+     * engine does: the regions are where reference will write. */
+    if (pl->setup(&ctx, &computed, err) != 0) goto done;
+    if (pl->reference_data(computed, from, SKYTUNE_MAX_REFERENCE_REGIONS, &n_from, err) != 0)
+        goto done;
+    if (pl->reference(computed, err) != 0) goto done;
+    if (pl->setup(&ctx, &copied, err) != 0) goto done;
+    if (pl->reference_data(copied, to, SKYTUNE_MAX_REFERENCE_REGIONS, &n_to, err) != 0)
+        goto done;
+    if (n_from != n_to || n_from == 0 || n_from > SKYTUNE_MAX_REFERENCE_REGIONS) {
+        skytune_error_set(err, -1, "reference_data named %zu and then %zu regions", n_from,
+                          n_to);
+        goto done;
+    }
+    for (size_t k = 0; k < n_from; k++) {
+        if (from[k].bytes != to[k].bytes || !from[k].data || !to[k].data ||
+            from[k].data == to[k].data) {
+            skytune_error_set(err, -1, "region %zu differs between two states set up alike "
+                              "(%zu and %zu bytes)", k, from[k].bytes, to[k].bytes);
+            goto done;
+        }
+        memcpy(to[k].data, from[k].data, from[k].bytes);
+    }
+    /* Every byte 0xff: NaN in every float or double of the region, so that
+     * whatever verify takes from it (a value to compare with, a bound of a
+     * tolerance) fails the comparison. */
+    if (corrupt >= 0 && (size_t)corrupt < n_from) memset(to[corrupt].data, 0xff, to[corrupt].bytes);
+    *n_regions = n_from;
+    if (pl->prepare(copied, program, config, &launch, err) != 0) goto done;
+    if (pl->clear_outputs(copied, h->queue, err) != 0) goto done;
+    if (harness_run_once(h, launch, err) != 0) goto done;
+    rc = harness_verify_run(h, copied, launch, config, report, err);
+done:
+    if (launch) pl->release(launch);
+    if (copied) pl->teardown(copied);
+    if (computed) pl->teardown(computed);
+    return rc;
 }

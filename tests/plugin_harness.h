@@ -63,7 +63,8 @@ int harness_is_valid(const plugin_harness *h, const char *text, skytune_error *e
  * against the reference, time. The caller clears *m. */
 int harness_measure(plugin_harness *h, const char *text, measurement *m, skytune_error *err);
 
-/* Build `source` (the plugin's own kernel when NULL) on the harness context
+/* Build `source` (the plugin's own kernel when NULL, generated for `config`
+ * where the plugin has generate_source) on the harness context
  * with the measurer's build options for `config` (the -D defines of every
  * parameter and the plugin's `defines`), plus `extra_options` (may be NULL)
  * appended after them. */
@@ -76,5 +77,25 @@ skytune_setup_context harness_setup_context(const plugin_harness *h);
 
 /* One run of `launch` on the harness queue, waiting for it to finish. */
 int harness_run_once(const plugin_harness *h, void *launch, skytune_error *err);
+
+/* The outputs of the run just made with `launch` compared as the engine
+ * compares them. A plugin without read_back: verify on the queue. With
+ * read_back: read_back, then another run and the outputs poisoned on the
+ * device, then verify with no queue at all, so that a verify still reading
+ * the device, or a read_back reading nothing, fails. */
+int harness_verify_run(const plugin_harness *h, void *state, void *launch,
+                       const skytune_values *config, skytune_verify_report *report,
+                       skytune_error *err);
+
+/* reference_data against reference: one state set up and its reference
+ * computed, a second set up alike whose reference_data regions receive a
+ * copy of the first's (the engine's shared reference) without reference
+ * being called, then `program` prepared, run and verified for `config` in
+ * the second. With `corrupt` >= 0, that region is overwritten with 0xff
+ * bytes after the copy. *n_regions: how many regions the plugin named.
+ * -1 when a step fails, or the two states name regions of other sizes. */
+int harness_verify_copied_reference(const plugin_harness *h, const skytune_values *config,
+                                    cl_program program, long corrupt, size_t *n_regions,
+                                    skytune_verify_report *report, skytune_error *err);
 
 #endif

@@ -165,7 +165,7 @@ static direct_run *direct_open(const char *config_text, const char *source)
     return run;
 }
 
-/* Poison the output, run once, verify. */
+/* Poison the output, run once, verify (after read_back). */
 static skytune_verify_report direct_verify(const direct_run *run)
 {
     const skytune_plugin *pl = h.plugin.desc;
@@ -174,8 +174,8 @@ static skytune_verify_report direct_verify(const direct_run *run)
     memset(&report, 0, sizeof report);
     cr_assert_eq(pl->clear_outputs(run->state, h.queue, &err), 0, "%s", err.message);
     cr_assert_eq(harness_run_once(&h, run->launch, &err), 0, "%s", err.message);
-    cr_assert_eq(pl->verify(run->state, &run->config, h.queue, &report, &err), 0, "%s",
-                 err.message);
+    cr_assert_eq(harness_verify_run(&h, run->state, run->launch, &run->config, &report, &err),
+                 0, "%s", err.message);
     return report;
 }
 
@@ -437,4 +437,21 @@ Test(beamformer_square, verification_catches_an_input_index_with_two_strides_swa
     free(swapped);
     cr_assert_eq(bad.passed, 0);
     cr_assert_gt(bad.mismatches, 0);
+}
+
+/* ------------------------------------------- read_back and reference_data */
+
+#define READ_BACK_CONFIG                                                                  \
+    "beam_block=5,station_block=4,wg_time=16,wg_beams=2,use_local=1,in_layout=CSTP,"     \
+    "out_layout=CBTP"
+
+Test(beamformer_small, verify_compares_what_read_back_read)
+{
+    plugin_expect_read_back_judged(&h, READ_BACK_CONFIG);
+}
+
+/* The beams; the tolerance follows from the problem alone. */
+Test(beamformer_small, reference_data_names_all_the_reference_computes)
+{
+    cr_expect_eq(plugin_expect_reference_data_covers(&h, READ_BACK_CONFIG), 1);
 }

@@ -491,3 +491,18 @@ Test(correlator_square, verification_catches_an_input_index_with_two_strides_swa
     cr_assert_eq(bad.passed, 0);
     cr_assert_gt(bad.mismatches, 0);
 }
+
+/* ------------------------------------------- read_back and reference_data */
+
+#define READ_BACK_CONFIG \
+    "cell_width=2,cell_height=2,wg_size=4,use_local=0,block_time=4,in_layout=CTSP"
+
+Test(correlator_small, verify_compares_what_read_back_read)
+{
+    plugin_expect_read_back_judged(&h, READ_BACK_CONFIG);
+}
+
+Test(correlator_small, reference_data_names_all_the_reference_computes)
+{
+    cr_expect_eq(plugin_expect_reference_data_covers(&h, READ_BACK_CONFIG), 1);
+}

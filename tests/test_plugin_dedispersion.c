@@ -353,3 +353,19 @@ Test(dedispersion_too_large, the_problem_check_names_the_array_that_cannot_be_in
                   strstr(err.message, "(reduce channels, samples, dms or the DM range)"),
               "%s", err.message);
 }
+
+/* ------------------------------------------- read_back and reference_data */
+
+Test(dedispersion_small, verify_compares_what_read_back_read)
+{
+    plugin_expect_read_back_judged(
+        &h, "wi_samples=16,wi_dms=1,el_samples=1,el_dms=8,local_mem=1,unroll=16");
+}
+
+/* The dedispersed series, and nothing else. */
+Test(dedispersion_small, reference_data_names_all_the_reference_computes)
+{
+    cr_expect_eq(plugin_expect_reference_data_covers(
+                     &h, "wi_samples=16,wi_dms=1,el_samples=1,el_dms=8,local_mem=1,unroll=16"),
+                 1);
+}

@@ -559,3 +559,23 @@ Test(gridding_single, every_variant_verifies)
     };
     expect_all_ok(configs, COUNT_OF(configs));
 }
+
+/* ------------------------------------------- read_back and reference_data */
+
+/* The grid and the weight sums the kernels add into, read right after the
+ * verification run: harness_verify_run runs again before verify compares. */
+Test(gridding_small, verify_compares_what_read_back_read)
+{
+    char config[512];
+    full_config("variant=atomic,wg_size=8", config, sizeof config);
+    plugin_expect_read_back_judged(&h, config);
+}
+
+/* The expected grid, each point's tolerance and the batches' weight sums:
+ * overwriting any one of them fails the comparison. */
+Test(gridding_small, reference_data_names_all_the_reference_computes)
+{
+    char config[512];
+    full_config("variant=atomic,wg_size=8", config, sizeof config);
+    cr_expect_eq(plugin_expect_reference_data_covers(&h, config), 3);
+}

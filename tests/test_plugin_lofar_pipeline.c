@@ -300,3 +300,40 @@ Test(refusals, a_layout_that_is_no_permutation_is_refused_naming_the_parameter)
               r.err);
     cli_result_free(&r);
 }
+
+/* ------------------------------------------- read_back and reference_data */
+
+#define PIPELINE2_CONFIG                                                                   \
+    "fir_layout=PCTS,fft_layout=PTSC,bf_in_layout=TCSP,bf_out_layout=TBCP,"                 \
+    "corr_layout=BCTP,scheme=transpose"
+
+/* Every stage's output read back, each in its own array. */
+Test(pipeline2, verify_compares_what_read_back_read)
+{
+    plugin_expect_read_back_judged(&h, PIPELINE2_CONFIG);
+}
+
+/* Each stage's reference and its tolerance, which the chain derives from
+ * the stages before: four of each. */
+Test(pipeline2, reference_data_names_all_the_reference_computes)
+{
+    cr_expect_eq(plugin_expect_reference_data_covers(&h, PIPELINE2_CONFIG), 8);
+}
+
+/* No visibilities. */
+Test(pipeline1, reference_data_names_all_the_reference_computes)
+{
+    const char *config = "fir_layout=SCPT,fft_layout=SPTC,bf_in_layout=TSCP,bf_out_layout=CBTP,"
+                         "corr_layout=CTBP,scheme=transpose";
+    plugin_expect_read_back_judged(&h, config);
+    cr_expect_eq(plugin_expect_reference_data_covers(&h, config), 6);
+}
+
+/* No spectra. */
+Test(without_fft, reference_data_names_all_the_reference_computes)
+{
+    const char *config = "fir_layout=PTSC,fft_layout=TPSC,bf_in_layout=SCTP,bf_out_layout=CBTP,"
+                         "corr_layout=CTBP,scheme=transpose";
+    plugin_expect_read_back_judged(&h, config);
+    cr_expect_eq(plugin_expect_reference_data_covers(&h, config), 6);
+}

@@ -497,3 +497,30 @@ Test(ppf_fir_alone, every_kind_of_layout_verifies)
     expect_fir_ok("wg_size=16,channels_per_item=1,samples_per_item=1,both_pols=0,out_layout=TPCS");
     cr_assert_eq(space_count(h.space), brute_force_count(&h.problem.values, &h.device->info));
 }
+
+/* ------------------------------------------- read_back and reference_data */
+
+Test(ppf_small, verify_compares_what_read_back_read)
+{
+    plugin_expect_read_back_judged(
+        &h, "wg_size=8,channels_per_item=1,samples_per_item=1,both_pols=0,out_layout=TPSC");
+}
+
+/* The spectra and their tolerance, which the reference derives from the
+ * largest spectrum: a copy without it would compare with no slack. */
+Test(ppf_small, reference_data_names_all_the_reference_computes)
+{
+    cr_expect_eq(plugin_expect_reference_data_covers(
+                     &h, "wg_size=8,channels_per_item=1,samples_per_item=1,both_pols=0,"
+                         "out_layout=TPSC"),
+                 2);
+}
+
+/* Without the FFT: the FIR output and its own tolerance. */
+Test(ppf_fir_alone, reference_data_names_all_the_reference_computes)
+{
+    const char *config =
+        "wg_size=16,channels_per_item=1,samples_per_item=4,both_pols=0,out_layout=TPSC";
+    plugin_expect_read_back_judged(&h, config);
+    cr_expect_eq(plugin_expect_reference_data_covers(&h, config), 2);
+}

@@ -64,7 +64,7 @@ static const param_def *layouts(void)
 
 /* One setup, one program for the kernel settings (the layouts reach the
  * kernels as arguments, so one build serves every pair), then prepare,
- * poison, run and verify for each of the 24 x 24 pairs. */
+ * poison, run and verify (after read_back) for each of the 24 x 24 pairs. */
 static void expect_every_pair_exact(const char *kernel_settings)
 {
     const skytune_plugin *pl = h.plugin.desc;
@@ -93,8 +93,8 @@ static void expect_every_pair_exact(const char *kernel_settings)
             cr_assert_eq(pl->clear_outputs(state, h.queue, &err), 0, "%s", err.message);
             cr_assert_eq(harness_run_once(&h, launch, &err), 0, "%s: %s", text, err.message);
             skytune_verify_report report;
-            memset(&report, 0, sizeof report);
-            cr_assert_eq(pl->verify(state, &config, h.queue, &report, &err), 0, "%s", err.message);
+            cr_assert_eq(harness_verify_run(&h, state, launch, &config, &report, &err), 0, "%s",
+                         err.message);
             cr_assert_eq(report.passed, 1, "%s: %lld mismatches, the first at %lld", text,
                          (long long)report.mismatches, (long long)report.first_mismatch);
             cr_assert_eq(report.max_abs_error, 0.0, "%s", text);
@@ -518,4 +518,23 @@ Test(transpose_wide, large_tiles_verify)
     expect_ok("in_layout=SCTP,out_layout=CSTP,variant=tiled,tile=8,wg_x=8,wg_y=8");
     expect_ok("in_layout=SCTP,out_layout=CSTP,variant=direct,tile=8,wg_x=1,wg_y=64");
     cr_expect_eq(space_count(h.space), brute_force_count(&h.problem.values, &h.device->info));
+}
+
+/* ------------------------------------------- read_back and reference_data */
+
+/* Read back in the output layout; verify lays the reference out in it,
+ * off the device. */
+Test(transpose_small, verify_compares_what_read_back_read)
+{
+    plugin_expect_read_back_judged(
+        &h, "in_layout=SCTP,out_layout=TPCS,variant=direct,tile=8,wg_x=2,wg_y=2");
+    plugin_expect_read_back_judged(
+        &h, "in_layout=PTCS,out_layout=SCTP,variant=tiled,tile=8,wg_x=4,wg_y=2");
+}
+
+/* The reference is the input laid out per configuration in verify: there
+ * is nothing computed once to share. */
+Test(transpose_small, has_no_reference_data)
+{
+    cr_expect_null(h.plugin.desc->reference_data);
 }

@@ -149,3 +149,15 @@ Test(vector_add_single, a_single_element_keeps_per_item_1)
     expect_ok("wg_size=16,per_item=1");
     expect_ok("wg_size=1024,per_item=1");
 }
+
+/* ------------------------------------------- read_back and reference_data */
+
+Test(vector_add, verify_compares_what_read_back_read)
+{
+    plugin_expect_read_back_judged(&h, "wg_size=64,per_item=4");
+}
+
+Test(vector_add, reference_data_names_all_the_reference_computes)
+{
+    cr_expect_eq(plugin_expect_reference_data_covers(&h, "wg_size=64,per_item=4"), 1);
+}

@@ -1,7 +1,9 @@
 /* skytune run --t1 end to end on PoCL, through the supervised measuring
  * worker and a compile worker like any plugin run: the three examples tune
  * and verify; a kernel wrong for some configurations is caught by each
- * validation method and by the Default configuration's reference; arguments
+ * validation method and by the Default configuration's reference; the
+ * reference (the Default's outputs or a ReferenceArgument's data) is computed
+ * once and copied into the spare measuring workers; arguments
  * of every memory type and fill type reach the kernel as the file says
  * (checked bit for bit against data this test computes on its own); an
  * edited file is a new plugin build; bad files are refused leaving no
@@ -395,6 +397,78 @@ Test(t1_plugin, the_default_configuration_is_the_reference_without_reference_arg
 {
     judge("default.json", "\"FillType\": \"Random\", \"FillValue\": 1.0", "", "0011",
           "the outputs of the Default configuration (variant=0), run first");
+}
+
+/* ------------------------------------------------------------ a shared reference */
+
+/* How often `needle` occurs in `text`. */
+static size_t occurrences(const char *text, const char *needle)
+{
+    size_t n = 0;
+    for (const char *at = text; (at = strstr(at, needle)); at += strlen(needle)) n++;
+    return n;
+}
+
+/* A campaign with spare measuring workers (and no compile workers, which a
+ * CPU device pauses): the reference is computed once, by the first worker,
+ * and the spares compare with their copy of what reference_data names, the
+ * outputs read back by read_back; `wrong` says which of `configs` fail. */
+static void judge_with_spares(const char *t1, const char *db_name, const char *const *more,
+                              const char *const *configs, const char *wrong)
+{
+    char *db = in_scratch(db_name);
+    char trace_name[80];
+    snprintf(trace_name, sizeof trace_name, "%s.trace.json", db_name);
+    char *trace = in_scratch(trace_name);
+    const char *args[MAX_ARGS + 1];
+    size_t n = 0;
+    for (size_t k = 0; more && more[k]; k++) args[n++] = more[k];
+    const char *const spares[] = {"--measure-ahead", "2", "--compile-jobs", "0", "--trace", trace};
+    for (size_t k = 0; k < 6; k++) args[n++] = spares[k];
+    args[n] = NULL;
+    cli_result r = run_t1(0, t1, db, args);
+    for (size_t k = 0; configs[k]; k++)
+        assert_status(db, configs[k], wrong[k] == '1' ? "wrong_result" : "ok", t1);
+    size_t len = 0;
+    char *events = (char *)cli_read_file(trace, &len);
+    cr_assert(events, "no trace at %s", trace);
+    cr_expect_eq(occurrences(events, "\"CPU reference\""), 1,
+                 "the reference was computed more than once:\n%s", r.out);
+    cr_expect_geq(occurrences(events, "\"CPU reference, shared\""), 1,
+                  "no worker copied the shared reference:\n%s", r.out);
+    free(events);
+    cli_result_free(&r);
+    free(trace);
+    free(db);
+}
+
+/* The Default configuration's outputs, computed on the device by the first
+ * worker, are what the others compare with. */
+Test(t1_plugin, the_default_configurations_outputs_are_shared_between_workers)
+{
+    copy_example("vector_add.json", NULL, NULL);
+    copy_example("vector_add.cl", "c[i] = a[i] + b[i];",
+                 "c[i] = per_item == 4 ? a[i] - b[i] : a[i] + b[i];");
+    char *copy = in_scratch("vector_add.json");
+    const char *const configs[] = {"wg_size=32,per_item=1", "wg_size=64,per_item=1",
+                                   "wg_size=32,per_item=4", "wg_size=64,per_item=4", NULL};
+    judge_with_spares(copy, "shared_default.db",
+                      CLI_ARGS("--set", "problem_size_0=3000", "--strategy", "exhaustive",
+                               "--only", "wg_size=32,64", "--only", "per_item=1,4"),
+                      configs, "0011");
+    free(copy);
+}
+
+/* A ReferenceArgument's data is shared the same way. */
+Test(t1_plugin, reference_arguments_are_shared_between_workers)
+{
+    write_text("scaled.cl", scaled_kernel);
+    char *t1 = write_scaled("shared_side.json", CONSTANT_INPUT,
+                            REFERENCE("SideBySideComparison", "0.01"));
+    const char *const configs[] = {"variant=0", "variant=1", "variant=2", "variant=3", NULL};
+    judge_with_spares(t1, "shared_side.db", CLI_ARGS("--strategy", "exhaustive"), configs,
+                      "0010");
+    free(t1);
 }
 
 /* ------------------------------------------------------------ arguments */

@@ -131,7 +131,7 @@ typedef struct beamformer_state {
     float *input;           /* canonical order (CSTP) */
     float *weights;         /* [channels][beams][stations] */
     float *expected;        /* canonical order (CBTP), from `reference` */
-    float *result;          /* the same, read back by `verify` */
+    float *result;          /* the same, read back by `read_back` */
     stage_layout_input input_buf;  /* the input in the last prepared in_layout */
     support_buffer buffers[BUFFERS];
 } beamformer_state;
@@ -209,6 +209,21 @@ static int beamformer_reference(void *opaque, skytune_error *err)
     return beamformer_cpu_reference(&s->problem, s->input, s->weights, s->expected, err);
 }
 
+/* The reference is the one array `expected` (the tolerance depends on the
+ * problem alone): the engine computes it once per campaign and copies it
+ * into every later worker. */
+static int beamformer_reference_data(void *opaque, skytune_region *regions, size_t max,
+                                     size_t *count, skytune_error *err)
+{
+    (void)max;
+    (void)err;
+    beamformer_state *s = opaque;
+    regions[0] = (skytune_region){s->expected,
+                                  beamformer_output_count(&s->problem) * 2 * sizeof(float)};
+    *count = 1;
+    return SKYTUNE_OK;
+}
+
 /* The strides of both layouts, which the engine's -D of the parameters do
  * not give. */
 static int beamformer_defines(void *opaque, const skytune_values *config, char *buf, size_t len,
@@ -270,25 +285,35 @@ static int beamformer_enqueue(void *opaque, cl_command_queue queue, skytune_even
     return beamformer_stage_enqueue(&l->stage, queue, events, err);
 }
 
-/* The output is read back in canonical order (CBTP), so it is compared with
- * the reference element by element whatever out_layout is, and a mismatch's
- * index means the same for every layout. Elements are the floats of the
- * output, real and imaginary parts apart: first_mismatch / 2 is the complex
- * index. The tolerance is worked out in beamformer_stage.c. */
-static int beamformer_verify(void *opaque, const skytune_values *config, cl_command_queue queue,
-                             skytune_verify_report *report, skytune_error *err)
+/* The output is read back right after the verification run, in canonical
+ * order (CBTP), so it is compared with the reference element by element
+ * whatever out_layout is, and a mismatch's index means the same for every
+ * layout. */
+static int beamformer_read_back(void *opaque, const skytune_values *config,
+                                cl_command_queue queue, skytune_error *err)
 {
     beamformer_state *s = opaque;
-    const beamformer_problem *p = &s->problem;
     char out_layout[LAYOUT_MAX_DIMS + 1];
     int rc = stage_read_layout(config, "out_layout", BEAMFORMER_OUT_LETTERS, out_layout, err);
     if (rc) return rc;
     int64_t sizes[4];
-    beamformer_output_sizes(p, sizes);
-    rc = stage_read_canonical(queue, &s->buffers[BUFFER_OUTPUT], out_layout, s->result,
-                              BEAMFORMER_CANONICAL_OUT, BEAMFORMER_OUT_LETTERS, sizes,
-                              2 * sizeof(float), err);
-    if (rc) return rc;
+    beamformer_output_sizes(&s->problem, sizes);
+    return stage_read_canonical(queue, &s->buffers[BUFFER_OUTPUT], out_layout, s->result,
+                                BEAMFORMER_CANONICAL_OUT, BEAMFORMER_OUT_LETTERS, sizes,
+                                2 * sizeof(float), err);
+}
+
+/* Compares what beamformer_read_back read, off the device. Elements are the
+ * floats of the output, real and imaginary parts apart: first_mismatch / 2
+ * is the complex index. The tolerance is worked out in beamformer_stage.c. */
+static int beamformer_verify(void *opaque, const skytune_values *config, cl_command_queue queue,
+                             skytune_verify_report *report, skytune_error *err)
+{
+    (void)config;
+    (void)queue;
+    (void)err;
+    beamformer_state *s = opaque;
+    const beamformer_problem *p = &s->problem;
     skytune_verify_floats(report, "beams", s->result, s->expected,
                           2 * beamformer_output_count(p), beamformer_tolerance(p), 0.0);
     return SKYTUNE_OK;
@@ -358,9 +383,11 @@ static const skytune_plugin beamformer_plugin = {
     .defines = beamformer_defines,
     .setup = beamformer_setup,
     .reference = beamformer_reference,
+    .reference_data = beamformer_reference_data,
     .prepare = beamformer_prepare,
     .clear_outputs = beamformer_clear_outputs,
     .enqueue = beamformer_enqueue,
+    .read_back = beamformer_read_back,
     .verify = beamformer_verify,
     .release = beamformer_release,
     .teardown = beamformer_teardown,

@@ -820,6 +820,25 @@ static int gridding_reference(void *opaque, skytune_error *err)
     return SKYTUNE_OK;
 }
 
+/* What the reference computes, for the engine to compute it once per
+ * campaign: the expected grid, each point's tolerance and the batches'
+ * weight sums, three arrays that nothing else writes. */
+static int gridding_reference_data(void *opaque, skytune_region *regions, size_t max,
+                                   size_t *count, skytune_error *err)
+{
+    gridding_state *s = opaque;
+    const size_t points = (size_t)s->problem.points;
+    if (max < 3)
+        return skytune_error_set(err, SKYTUNE_ERR_SETUP,
+                                 "the reference is 3 regions, room for %zu", max);
+    regions[0] = (skytune_region){s->expected, points * 2 * sizeof *s->expected};
+    regions[1] = (skytune_region){s->tolerance, points * sizeof *s->tolerance};
+    regions[2] = (skytune_region){s->expected_weights,
+                                  (size_t)s->problem.batches * sizeof *s->expected_weights};
+    *count = 3;
+    return SKYTUNE_OK;
+}
+
 /* ------------------------------------------------------------------ tiles */
 
 static int64_t floor_div(int64_t x, int64_t d) { return x >= 0 ? x / d : -((-x + d - 1) / d); }
@@ -1226,21 +1245,33 @@ static int gridding_enqueue(void *opaque, cl_command_queue queue, skytune_events
     return rc;
 }
 
-/* Each part of the grid (real and imaginary) within the tolerance of its
- * point (see gridding_reference), and each batch's weight sum exact. The
- * weight sums count as elements after the grid's floats in the report:
- * index 2 * points + batch. */
+/* The grid and the weight sums of the verification run, read right after
+ * it: the timed runs that follow zero and refill both. */
+static int gridding_read_back(void *opaque, const skytune_values *config, cl_command_queue queue,
+                              skytune_error *err)
+{
+    (void)config;
+    gridding_state *s = opaque;
+    int rc = support_buffer_read(&s->buffers[BUFFER_GRID], queue, s->result, err);
+    if (rc == SKYTUNE_OK)
+        rc = support_buffer_read(&s->buffers[BUFFER_WEIGHTS], queue, s->result_weights, err);
+    return rc;
+}
+
+/* Compares what gridding_read_back read, off the device: each part of the
+ * grid (real and imaginary) within the tolerance of its point (see
+ * gridding_reference), and each batch's weight sum exact. The weight sums
+ * count as elements after the grid's floats in the report: index
+ * 2 * points + batch. */
 static int gridding_verify(void *opaque, const skytune_values *config, cl_command_queue queue,
                            skytune_verify_report *report, skytune_error *err)
 {
     (void)config;
+    (void)queue;
+    (void)err;
     gridding_state *s = opaque;
     const gridding_problem *p = &s->problem;
     const size_t points = (size_t)p->points;
-    int rc = support_buffer_read(&s->buffers[BUFFER_GRID], queue, s->result, err);
-    if (rc == SKYTUNE_OK)
-        rc = support_buffer_read(&s->buffers[BUFFER_WEIGHTS], queue, s->result_weights, err);
-    if (rc) return rc;
     memset(report, 0, sizeof *report);
     report->passed = 1;
     report->first_mismatch = -1;
@@ -1357,9 +1388,11 @@ static const skytune_plugin gridding_plugin = {
     .defines = gridding_defines,
     .setup = gridding_setup,
     .reference = gridding_reference,
+    .reference_data = gridding_reference_data,
     .prepare = gridding_prepare,
     .clear_outputs = gridding_clear_outputs,
     .enqueue = gridding_enqueue,
+    .read_back = gridding_read_back,
     .verify = gridding_verify,
     .release = gridding_release,
     .teardown = gridding_teardown,

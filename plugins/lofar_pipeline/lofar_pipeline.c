@@ -300,7 +300,9 @@ typedef struct pipeline_state {
     float *coefficients, *weights;
     float *fir_ref, *spectra_ref, *beams_ref, *vis_ref;
     double fir_tol, spectra_tol, beams_tol, vis_tol;
-    float *readback;         /* an output read back, in canonical order */
+    /* The outputs of the verification run read back, in canonical order:
+     * one array each, since they are compared only after the timed runs. */
+    float *fir_out, *spectra_out, *beams_out, *vis_out;
     support_buffer buffers[BUFFERS];
     ppf_fft fft;
 } pipeline_state;
@@ -318,7 +320,10 @@ static void pipeline_teardown(void *opaque)
     free(s->spectra_ref);
     free(s->beams_ref);
     free(s->vis_ref);
-    free(s->readback);
+    free(s->fir_out);
+    free(s->spectra_out);
+    free(s->beams_out);
+    free(s->vis_out);
     free(s);
 }
 
@@ -341,14 +346,29 @@ static int pipeline_setup(const skytune_setup_context *ctx, void **state_out, sk
     s->local_mem_size = ctx->device_info->local_mem_size;
     const size_t points = ppf_output_count(&p->fir);
     const size_t beams = beamformer_output_count(&p->bf);
-    const size_t largest = (points > beams ? points : beams) * 2;
     const size_t visibilities = p->pipeline == 2 ? correlator_output_floats(&p->corr) : 0;
     s->input = malloc(ppf_input_count(&p->fir) * 2 * sizeof *s->input);
     s->coefficients = malloc(ppf_coefficient_count(&p->fir) * sizeof(float));
     s->weights = malloc(beamformer_weight_count(&p->bf) * 2 * sizeof(float));
-    s->readback = malloc((largest > visibilities ? largest : visibilities) * sizeof(float));
+    /* The references' arrays too, though pipeline_reference fills them:
+     * pipeline_reference_data names them before, and another worker's
+     * reference may be copied into them instead. */
+    s->fir_ref = malloc(points * 2 * sizeof(float));
+    s->beams_ref = malloc(beams * 2 * sizeof(float));
+    s->fir_out = malloc(points * 2 * sizeof(float));
+    s->beams_out = malloc(beams * 2 * sizeof(float));
+    if (p->fft) {
+        s->spectra_ref = malloc(points * 2 * sizeof(float));
+        s->spectra_out = malloc(points * 2 * sizeof(float));
+    }
+    if (p->pipeline == 2) {
+        s->vis_ref = malloc(visibilities * sizeof(float));
+        s->vis_out = malloc(visibilities * sizeof(float));
+    }
     void *packed = malloc(ppf_input_bytes(&p->fir));
-    if (!s->input || !s->coefficients || !s->weights || !s->readback || !packed) {
+    if (!s->input || !s->coefficients || !s->weights || !s->fir_ref || !s->beams_ref ||
+        !s->fir_out || !s->beams_out || (p->fft && (!s->spectra_ref || !s->spectra_out)) ||
+        (p->pipeline == 2 && (!s->vis_ref || !s->vis_out)) || !packed) {
         free(packed);
         return skytune_error_set(err, SKYTUNE_ERR_MEMORY, "out of memory for the host arrays");
     }
@@ -411,15 +431,10 @@ static int pipeline_reference(void *opaque, skytune_error *err)
     const size_t points = ppf_output_count(&p->fir);
     const size_t beams = beamformer_output_count(&p->bf);
     const double u = ldexp(1.0, -24);
-    s->fir_ref = malloc(points * 2 * sizeof(float));
-    s->beams_ref = malloc(beams * 2 * sizeof(float));
     float *bf_input = malloc(points * 2 * sizeof(float));
-    if (p->fft) s->spectra_ref = malloc(points * 2 * sizeof(float));
-    if (p->pipeline == 2) s->vis_ref = malloc(correlator_output_floats(&p->corr) * sizeof(float));
     float *corr_input = p->pipeline == 2 ? malloc(beams * 2 * sizeof(float)) : NULL;
     int rc = SKYTUNE_OK;
-    if (!s->fir_ref || !s->beams_ref || !bf_input || (p->fft && !s->spectra_ref) ||
-        (p->pipeline == 2 && (!s->vis_ref || !corr_input))) {
+    if (!bf_input || (p->pipeline == 2 && !corr_input)) {
         rc = skytune_error_set(err, SKYTUNE_ERR_MEMORY, "out of memory for the references");
         goto done;
     }
@@ -460,6 +475,40 @@ done:
     free(bf_input);
     free(corr_input);
     return rc;
+}
+
+/* What the reference computes, for the engine to compute it once per
+ * campaign: each stage's expected output and its tolerance (which depends
+ * on the reference's values), in the stages' order, the spectra only with
+ * fft and the visibilities only in pipeline 2. */
+static int pipeline_reference_data(void *opaque, skytune_region *regions, size_t max,
+                                   size_t *count, skytune_error *err)
+{
+    pipeline_state *s = opaque;
+    const pipeline_problem *p = &s->p;
+    const size_t points = ppf_output_count(&p->fir) * 2 * sizeof(float);
+    skytune_region named[8];
+    size_t n = 0;
+    named[n++] = (skytune_region){s->fir_ref, points};
+    named[n++] = (skytune_region){&s->fir_tol, sizeof s->fir_tol};
+    if (p->fft) {
+        named[n++] = (skytune_region){s->spectra_ref, points};
+        named[n++] = (skytune_region){&s->spectra_tol, sizeof s->spectra_tol};
+    }
+    named[n++] = (skytune_region){s->beams_ref,
+                                  beamformer_output_count(&p->bf) * 2 * sizeof(float)};
+    named[n++] = (skytune_region){&s->beams_tol, sizeof s->beams_tol};
+    if (p->pipeline == 2) {
+        named[n++] = (skytune_region){s->vis_ref,
+                                      correlator_output_floats(&p->corr) * sizeof(float)};
+        named[n++] = (skytune_region){&s->vis_tol, sizeof s->vis_tol};
+    }
+    if (n > max)
+        return skytune_error_set(err, SKYTUNE_ERR_SETUP,
+                                 "the reference is %zu regions, room for %zu", n, max);
+    memcpy(regions, named, n * sizeof *named);
+    *count = n;
+    return SKYTUNE_OK;
 }
 
 /* ------------------------------------------------------------ a configuration */
@@ -591,11 +640,10 @@ static int pipeline_enqueue(void *opaque, cl_command_queue queue, skytune_events
     return rc;
 }
 
-/* Each stage's output read back from its layout into canonical order and
- * compared with its reference, under a name and tolerance of its own: a
- * wrong stage is named. */
-static int pipeline_verify(void *opaque, const skytune_values *config, cl_command_queue queue,
-                           skytune_verify_report *report, skytune_error *err)
+/* Each stage's output of the verification run read back from its layout
+ * into canonical order, right after the run. */
+static int pipeline_read_back(void *opaque, const skytune_values *config, cl_command_queue queue,
+                              skytune_error *err)
 {
     pipeline_state *s = opaque;
     const pipeline_problem *p = &s->p;
@@ -605,31 +653,41 @@ static int pipeline_verify(void *opaque, const skytune_values *config, cl_comman
     int64_t sizes[4], beams[4];
     fir_sizes(p, sizes);
     beam_sizes(p, beams);
+    rc = stage_read_canonical(queue, &s->buffers[BUFFER_FIR], ly.fir, s->fir_out,
+                              PPF_CANONICAL_LAYOUT, "SCTP", sizes, 8, err);
+    if (rc == SKYTUNE_OK && p->fft)
+        rc = stage_read_canonical(queue, &s->buffers[BUFFER_SPECTRA], ly.fft, s->spectra_out,
+                                  PPF_CANONICAL_LAYOUT, "SCTP", sizes, 8, err);
+    if (rc == SKYTUNE_OK)
+        rc = stage_read_canonical(queue, &s->buffers[BUFFER_BEAMS], ly.bf_out, s->beams_out,
+                                  BEAMFORMER_CANONICAL_OUT, "BCTP", beams, 8, err);
+    if (rc == SKYTUNE_OK && p->pipeline == 2)
+        rc = support_buffer_read(&s->buffers[BUFFER_VIS], queue, s->vis_out, err);
+    return rc;
+}
+
+/* What pipeline_read_back read, compared off the device: each stage's
+ * output with its reference, under a name and tolerance of its own, so
+ * that a wrong stage is named. */
+static int pipeline_verify(void *opaque, const skytune_values *config, cl_command_queue queue,
+                           skytune_verify_report *report, skytune_error *err)
+{
+    (void)config;
+    (void)queue;
+    (void)err;
+    pipeline_state *s = opaque;
+    const pipeline_problem *p = &s->p;
     const size_t points = ppf_output_count(&p->fir);
     const size_t beam_count = beamformer_output_count(&p->bf);
-    rc = stage_read_canonical(queue, &s->buffers[BUFFER_FIR], ly.fir, s->readback,
-                              PPF_CANONICAL_LAYOUT, "SCTP", sizes, 8, err);
-    if (rc != SKYTUNE_OK) return rc;
-    skytune_verify_floats(report, "fir", s->readback, s->fir_ref, points * 2, s->fir_tol, 0.0);
-    if (p->fft) {
-        rc = stage_read_canonical(queue, &s->buffers[BUFFER_SPECTRA], ly.fft, s->readback,
-                                  PPF_CANONICAL_LAYOUT, "SCTP", sizes, 8, err);
-        if (rc != SKYTUNE_OK) return rc;
-        skytune_verify_floats(report, "spectra", s->readback, s->spectra_ref, points * 2,
+    skytune_verify_floats(report, "fir", s->fir_out, s->fir_ref, points * 2, s->fir_tol, 0.0);
+    if (p->fft)
+        skytune_verify_floats(report, "spectra", s->spectra_out, s->spectra_ref, points * 2,
                               s->spectra_tol, 0.0);
-    }
-    rc = stage_read_canonical(queue, &s->buffers[BUFFER_BEAMS], ly.bf_out, s->readback,
-                              BEAMFORMER_CANONICAL_OUT, "BCTP", beams, 8, err);
-    if (rc != SKYTUNE_OK) return rc;
-    skytune_verify_floats(report, "beams", s->readback, s->beams_ref, beam_count * 2,
+    skytune_verify_floats(report, "beams", s->beams_out, s->beams_ref, beam_count * 2,
                           s->beams_tol, 0.0);
-    if (p->pipeline == 2) {
-        const size_t floats = correlator_output_floats(&p->corr);
-        rc = support_buffer_read(&s->buffers[BUFFER_VIS], queue, s->readback, err);
-        if (rc != SKYTUNE_OK) return rc;
-        skytune_verify_floats(report, "visibilities", s->readback, s->vis_ref, floats, s->vis_tol,
-                              0.0);
-    }
+    if (p->pipeline == 2)
+        skytune_verify_floats(report, "visibilities", s->vis_out, s->vis_ref,
+                              correlator_output_floats(&p->corr), s->vis_tol, 0.0);
     return SKYTUNE_OK;
 }
 
@@ -702,9 +760,11 @@ static const skytune_plugin lofar_pipeline_plugin = {
     .generate_source = pipeline_generate_source,
     .setup = pipeline_setup,
     .reference = pipeline_reference,
+    .reference_data = pipeline_reference_data,
     .prepare = pipeline_prepare,
     .clear_outputs = pipeline_clear_outputs,
     .enqueue = pipeline_enqueue,
+    .read_back = pipeline_read_back,
     .verify = pipeline_verify,
     .release = pipeline_release,
     .teardown = pipeline_teardown,

@@ -148,7 +148,7 @@ typedef struct ppf_state {
     float *coefficients;     /* [tap][channel] */
     float *expected;         /* the verified output in canonical order, from `reference`:
                                 the spectra with fft, the FIR output without */
-    float *result;           /* the same, read back by `verify` */
+    float *result;           /* the same, read back by `read_back` */
     double abs_tol;          /* from `reference` (ppf_fir_tolerance, ppf_spectra_tolerance) */
     support_buffer buffers[BUFFERS];
     ppf_fft fft;
@@ -240,6 +240,23 @@ static int ppf_reference(void *opaque, skytune_error *err)
     return SKYTUNE_OK;
 }
 
+/* What the reference computes, for the engine to compute it once per
+ * campaign: the expected output, and the tolerance, which with fft depends
+ * on the largest spectrum the reference found, so it is shared with it. */
+static int ppf_reference_data(void *opaque, skytune_region *regions, size_t max, size_t *count,
+                              skytune_error *err)
+{
+    ppf_state *s = opaque;
+    if (max < 2)
+        return skytune_error_set(err, SKYTUNE_ERR_SETUP,
+                                 "the reference is 2 regions, room for %zu", max);
+    regions[0] = (skytune_region){s->expected,
+                                  ppf_output_count(&s->problem) * 2 * sizeof *s->expected};
+    regions[1] = (skytune_region){&s->abs_tol, sizeof s->abs_tol};
+    *count = 2;
+    return SKYTUNE_OK;
+}
+
 /* The strides of out_layout, which the engine's -D of the parameters do not
  * give. */
 static int ppf_defines(void *opaque, const skytune_values *config, char *buf, size_t len,
@@ -297,12 +314,12 @@ static int ppf_enqueue(void *opaque, cl_command_queue queue, skytune_events *eve
                            s->buffers[BUFFER_SPECTRA].mem, events, err);
 }
 
-/* The output is read back in canonical order, so it is compared with the
- * reference element by element whatever out_layout is, and a mismatch's
- * index means the same for every layout. The tolerance is worked out in
- * ppf_stage.c. */
-static int ppf_verify(void *opaque, const skytune_values *config, cl_command_queue queue,
-                      skytune_verify_report *report, skytune_error *err)
+/* The output (the spectra with fft, else the FIR output) is read back
+ * right after the verification run, in canonical order, so it is compared
+ * with the reference element by element whatever out_layout is, and a
+ * mismatch's index means the same for every layout. */
+static int ppf_read_back(void *opaque, const skytune_values *config, cl_command_queue queue,
+                         skytune_error *err)
 {
     ppf_state *s = opaque;
     const ppf_problem *p = &s->problem;
@@ -312,9 +329,20 @@ static int ppf_verify(void *opaque, const skytune_values *config, cl_command_que
     int64_t sizes[4];
     ppf_output_sizes(p, sizes);
     const support_buffer *output = &s->buffers[p->fft ? BUFFER_SPECTRA : BUFFER_FIR];
-    rc = stage_read_canonical(queue, output, c.out_layout, s->result, PPF_CANONICAL_LAYOUT,
-                              PPF_LETTERS, sizes, 2 * sizeof(float), err);
-    if (rc) return rc;
+    return stage_read_canonical(queue, output, c.out_layout, s->result, PPF_CANONICAL_LAYOUT,
+                                PPF_LETTERS, sizes, 2 * sizeof(float), err);
+}
+
+/* Compares what ppf_read_back read, off the device. The tolerance is
+ * worked out in ppf_stage.c. */
+static int ppf_verify(void *opaque, const skytune_values *config, cl_command_queue queue,
+                      skytune_verify_report *report, skytune_error *err)
+{
+    (void)config;
+    (void)queue;
+    (void)err;
+    ppf_state *s = opaque;
+    const ppf_problem *p = &s->problem;
     skytune_verify_floats(report, p->fft ? "spectra" : "fir", s->result, s->expected,
                           ppf_output_count(p) * 2, s->abs_tol, 0.0);
     return SKYTUNE_OK;
@@ -388,9 +416,11 @@ static const skytune_plugin ppf_plugin = {
     .defines = ppf_defines,
     .setup = ppf_setup,
     .reference = ppf_reference,
+    .reference_data = ppf_reference_data,
     .prepare = ppf_prepare,
     .clear_outputs = ppf_clear_outputs,
     .enqueue = ppf_enqueue,
+    .read_back = ppf_read_back,
     .verify = ppf_verify,
     .release = ppf_release,
     .teardown = ppf_teardown,

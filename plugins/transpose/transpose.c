@@ -263,7 +263,8 @@ static void lay_out(const transpose_state *s, const char *layout, float *dst)
 
 /* The expected output depends on the configuration's output layout, so it
  * is laid out per configuration (in verify, when the layout changes), not
- * once here. */
+ * once here. Nothing to share between workers either: the plugin has no
+ * reference_data (a layout of the input costs what a copy would). */
 static int transpose_reference(void *opaque, skytune_error *err)
 {
     (void)opaque;
@@ -324,15 +325,25 @@ static int transpose_enqueue(void *opaque, cl_command_queue queue, skytune_event
     return transpose_stage_enqueue(&l->stage, queue, events, err);
 }
 
-/* Compares with the reference laid out in the configuration's output
- * layout. */
+/* The output read back as it is, in the configuration's output layout,
+ * right after the verification run. */
+static int transpose_read_back(void *opaque, const skytune_values *config,
+                               cl_command_queue queue, skytune_error *err)
+{
+    (void)config;
+    transpose_state *s = opaque;
+    return support_buffer_read(&s->output, queue, s->result, err);
+}
+
+/* Compares what transpose_read_back read with the reference laid out in
+ * the configuration's output layout: both off the device. */
 static int transpose_verify(void *opaque, const skytune_values *config, cl_command_queue queue,
                             skytune_verify_report *report, skytune_error *err)
 {
+    (void)queue;
     transpose_state *s = opaque;
     char out[LAYOUT_MAX_DIMS + 1];
     int rc = stage_read_layout(config, "out_layout", DIMENSIONS, out, err);
-    if (rc == SKYTUNE_OK) rc = support_buffer_read(&s->output, queue, s->result, err);
     if (rc != SKYTUNE_OK) return rc;
     expect_layout(s, out);
     /* A transposition moves bits and computes nothing: every sample must
@@ -394,6 +405,7 @@ static const skytune_plugin transpose_plugin = {
     .prepare = transpose_prepare,
     .clear_outputs = transpose_clear_outputs,
     .enqueue = transpose_enqueue,
+    .read_back = transpose_read_back,
     .verify = transpose_verify,
     .release = transpose_release,
     .teardown = transpose_teardown,

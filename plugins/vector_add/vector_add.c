@@ -12,11 +12,16 @@
  * callbacks the engine calls in this order for one problem instance:
  *
  *   check_problem (before the engine builds the search space)
- *   setup → reference → for each configuration:
+ *   setup → reference (or another worker's reference copied into the arrays
+ *   reference_data names) → for each configuration:
  *       [engine builds the program with -D NAME=value for every parameter]
- *       prepare → clear_outputs → enqueue → verify → enqueue (warm-up)
- *       → enqueue × runs → release
+ *       prepare → clear_outputs → enqueue (the verification run)
+ *       → read_back → enqueue × runs → release → verify
  *   → teardown
+ *
+ * read_back and reference_data are optional: without read_back, verify
+ * reads the outputs itself right after the verification run; without
+ * reference_data, every worker computes the reference itself.
  *
  * Callbacks never print and never exit: they return 0, or a skytune_result
  * code with a message in the skytune_error they were given.
@@ -97,7 +102,7 @@ typedef struct vector_add_state {
     int64_t n;              /* element count, from the problem */
     float *a, *b;           /* host inputs, kept for the reference */
     float *expected;        /* reference result, from `reference` */
-    float *result;          /* device result read back by `verify` */
+    float *result;          /* device result read back by `read_back` */
     support_buffer buffers[BUFFERS]; /* a and b uploaded once in setup; c written by every run */
 } vector_add_state;
 
@@ -179,6 +184,25 @@ static int vector_add_reference(void *opaque, skytune_error *err)
     return SKYTUNE_OK;
 }
 
+/* Where the reference lives: every host array `reference` writes, and
+ * nothing else writes, in a fixed order (here just `expected`). A campaign
+ * runs several workers, each with a state of its own; with this the engine
+ * computes the reference in one of them and copies these bytes into the
+ * others instead of calling `reference` there, which pays off when the
+ * reference is expensive. The arrays must stay put until teardown. A value
+ * the reference computes besides its arrays (a tolerance kept in a struct
+ * field, say) is a region too: its address and size. */
+static int vector_add_reference_data(void *opaque, skytune_region *regions, size_t max,
+                                     size_t *count, skytune_error *err)
+{
+    (void)max; /* at least SKYTUNE_MAX_REFERENCE_REGIONS; one is all we need */
+    (void)err;
+    vector_add_state *s = opaque;
+    regions[0] = (skytune_region){s->expected, (size_t)s->n * sizeof(float)};
+    *count = 1;
+    return SKYTUNE_OK;
+}
+
 /* Per configuration: the engine has built the program with this
  * configuration's -D defines; declare the kernel and its launch shape. The
  * run is this one kernel, so the launch is the support library's
@@ -216,16 +240,31 @@ static int vector_add_clear_outputs(void *opaque, cl_command_queue queue, skytun
     return support_buffers_poison(s->buffers, BUFFERS, queue, err);
 }
 
-/* Read the result back (blocking) and compare it with the reference. The
- * configuration that produced it is there for tolerances that depend on it;
- * an element-wise addition needs none. */
+/* Read the verification run's result into host memory (blocking), and
+ * nothing more. Splitting the read from the comparison lets the engine give
+ * the device to the next configuration while this one is compared: it calls
+ * read_back right after the verification run (before the timed runs
+ * overwrite the output) and verify only once the timed runs are done. */
+static int vector_add_read_back(void *opaque, const skytune_values *config,
+                                cl_command_queue queue, skytune_error *err)
+{
+    vector_add_state *s = opaque;
+    (void)config;
+    return support_buffer_read(&s->buffers[BUFFER_C], queue, s->result, err);
+}
+
+/* Compare what read_back read with the reference. Because the plugin has a
+ * read_back, verify must not touch the queue or the device: it may run
+ * while the device times another configuration. The configuration that
+ * produced the result is there for tolerances that depend on it; an
+ * element-wise addition needs none. */
 static int vector_add_verify(void *opaque, const skytune_values *config, cl_command_queue queue,
                              skytune_verify_report *report, skytune_error *err)
 {
     vector_add_state *s = opaque;
     (void)config;
-    int rc = support_buffer_read(&s->buffers[BUFFER_C], queue, s->result, err);
-    if (rc) return rc;
+    (void)queue; /* read_back did the reading */
+    (void)err;   /* a comparison cannot fail; a mismatch goes in the report */
     /* OpenCL C requires single-precision addition to be correctly rounded,
      * just like the host's, so a correct kernel reproduces the reference bit
      * for bit. One unit in the last place of relative slack accepts any
@@ -283,11 +322,13 @@ static const skytune_plugin vector_add_plugin = {
     .defines = NULL,          /* the parameters' own -D defines suffice */
     .setup = vector_add_setup,
     .reference = vector_add_reference,
+    .reference_data = vector_add_reference_data, /* optional: the reference, shared */
     .prepare = vector_add_prepare,
     .clear_outputs = vector_add_clear_outputs,
     /* The run is the one kernel prepare declared: the support library
      * enqueues it, labelled, and releases it. */
     .enqueue = support_kernel_run,
+    .read_back = vector_add_read_back, /* optional: without it verify reads back itself */
     .verify = vector_add_verify,
     .release = support_kernel_free,
     .teardown = vector_add_teardown,

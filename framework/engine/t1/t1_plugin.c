@@ -46,7 +46,7 @@ typedef struct t1_state {
     cl_mem *buffers;                   /* per VECTOR argument */
     void **expected;                   /* the reference data: per ReferenceArgument, or per
                                           output when the Default's outputs are the reference */
-    void *readback;                    /* scratch for the largest checked output */
+    void **actual;                     /* the checked outputs read back, indexed as expected */
     expr_value *slots;
 } t1_state;
 
@@ -74,13 +74,15 @@ static void t1_teardown(void *opaque)
         if (s->buffers && s->buffers[k]) clReleaseMemObject(s->buffers[k]);
         if (s->initial) free(s->initial[k]);
     }
-    for (size_t k = 0; s->expected && k < s->spec->n_args + s->spec->n_refs; k++)
-        free(s->expected[k]);
+    for (size_t k = 0; k < s->spec->n_args + s->spec->n_refs; k++) {
+        if (s->expected) free(s->expected[k]);
+        if (s->actual) free(s->actual[k]);
+    }
     free(s->buffers);
     free(s->initial);
     free(s->expected);
+    free(s->actual);
     free(s->count);
-    free(s->readback);
     free(s->slots);
     free(s);
 }
@@ -107,8 +109,9 @@ static int t1_setup(const skytune_setup_context *ctx, void **out, skytune_error 
     s->initial = calloc(n, sizeof *s->initial);
     s->buffers = calloc(n, sizeof *s->buffers);
     s->expected = calloc(n + spec->n_refs, sizeof *s->expected);
+    s->actual = calloc(n + spec->n_refs, sizeof *s->actual);
     s->slots = calloc(spec->n_params + spec->n_problem + 1, sizeof *s->slots);
-    if (!s->count || !s->initial || !s->buffers || !s->expected || !s->slots) {
+    if (!s->count || !s->initial || !s->buffers || !s->expected || !s->actual || !s->slots) {
         t1_teardown(s);
         return skytune_error_set(err, SKYTUNE_ERR_MEMORY, "out of memory");
     }
@@ -149,7 +152,6 @@ static int ensure_data(t1_state *s, skytune_error *err)
 {
     if (s->ready) return SKYTUNE_OK;
     const t1_kernel *spec = s->spec;
-    size_t largest = 1;
     for (size_t k = 0; k < spec->n_args; k++) {
         const t1_argument *a = &spec->args[k];
         if (a->memory != T1_VECTOR) continue;
@@ -176,15 +178,11 @@ static int ensure_data(t1_state *s, skytune_error *err)
             return opencl_failure(err, SKYTUNE_ERR_SETUP, status, "clCreateBuffer", a->name);
         }
         /* An input's host copy is not needed again; an output's resets it. */
-        if (a->output) {
+        if (a->output)
             s->initial[k] = data;
-            if (bytes > largest) largest = bytes;
-        } else {
+        else
             free(data);
-        }
     }
-    s->readback = malloc(largest);
-    if (!s->readback) return skytune_error_set(err, SKYTUNE_ERR_MEMORY, "out of memory");
     s->ready = true;
     return SKYTUNE_OK;
 }
@@ -366,23 +364,65 @@ static int read_output(t1_state *s, cl_command_queue queue, size_t k, void *into
                                                  "clEnqueueReadBuffer", s->spec->args[k].name);
 }
 
+/* The checks, in order: one per ReferenceArgument, or (without any) one per
+ * argument, the outputs compared with the Default configuration's. Check c
+ * reads argument k (check_target) into actual[c] and compares it with
+ * expected[c]; check_target is false where c checks nothing (without
+ * ReferenceArguments, an argument that is not an output). */
+static size_t check_count(const t1_kernel *spec)
+{
+    return spec->n_refs ? spec->n_refs : spec->n_args;
+}
+
+static bool check_target(const t1_kernel *spec, size_t c, size_t *k)
+{
+    *k = spec->n_refs ? spec->refs[c].target : c;
+    return spec->n_refs || spec->args[*k].output;
+}
+
+/* One host array per check, for `arrays` (expected or actual), made on
+ * first need and kept until teardown: reference_data names the expected
+ * ones before the reference fills them. */
+static int check_arrays(t1_state *s, void **arrays, skytune_error *err)
+{
+    for (size_t c = 0, k; c < check_count(s->spec); c++) {
+        if (!check_target(s->spec, c, &k) || arrays[c]) continue;
+        size_t bytes = vector_bytes(s, k);
+        arrays[c] = malloc(bytes ? bytes : 1);
+        if (!arrays[c]) return skytune_error_set(err, SKYTUNE_ERR_MEMORY, "out of memory");
+    }
+    return SKYTUNE_OK;
+}
+
+/* The checked outputs of the verification run, read right after it: the
+ * engine compares them after the timed runs, off the device. */
+static int t1_read_back(void *opaque, const skytune_values *config, cl_command_queue queue,
+                        skytune_error *err)
+{
+    (void)config;
+    t1_state *s = opaque;
+    int rc = check_arrays(s, s->actual, err);
+    for (size_t c = 0, k; rc == SKYTUNE_OK && c < check_count(s->spec); c++)
+        if (check_target(s->spec, c, &k)) rc = read_output(s, queue, k, s->actual[c], err);
+    return rc;
+}
+
+/* Compares what t1_read_back read, each with the file's check. */
 static int t1_verify(void *opaque, const skytune_values *config, cl_command_queue queue,
                      skytune_verify_report *report, skytune_error *err)
 {
     (void)config;
+    (void)queue;
+    (void)err;
     t1_state *s = opaque;
     const t1_kernel *spec = s->spec;
     memset(report, 0, sizeof *report);
     report->passed = 1;
     report->first_mismatch = -1;
-    size_t checks = spec->n_refs ? spec->n_refs : spec->n_args;
-    for (size_t c = 0; c < checks; c++) {
-        size_t k = spec->n_refs ? spec->refs[c].target : c;
-        if (!spec->n_refs && !spec->args[k].output) continue;
-        int rc = read_output(s, queue, k, s->readback, err);
-        if (rc != SKYTUNE_OK) return rc;
+    for (size_t c = 0, k; c < check_count(spec); c++) {
+        if (!check_target(spec, c, &k)) continue;
         const t1_check *check = spec->n_refs ? &spec->refs[c].check : &spec->default_check;
-        t1_compare(spec->args[k].type, s->readback, s->expected[c], s->count[k], check, 0,
+        t1_compare(spec->args[k].type, s->actual[c], s->expected[c], s->count[k], check, 0,
                    report);
     }
     return SKYTUNE_OK;
@@ -395,20 +435,12 @@ static int expected_from_references(t1_state *s, skytune_error *err)
     const t1_kernel *spec = s->spec;
     for (size_t c = 0; c < spec->n_refs; c++) {
         const t1_reference *r = &spec->refs[c];
-        size_t k = r->target, bytes = vector_bytes(s, k);
-        s->expected[c] = malloc(bytes ? bytes : 1);
-        if (!s->expected[c]) return skytune_error_set(err, SKYTUNE_ERR_MEMORY, "out of memory");
+        size_t k = r->target;
         skytune_error why = {0};
         if (t1_fill_data(&r->fill, spec->args[k].type, s->expected[c], s->count[k], s->seed,
                          1000 + c, &why) != 0)
             return skytune_error_set(err, SKYTUNE_ERR_SETUP, "%s: reference '%s': %s", spec->path,
                                      r->name, why.message);
-        /* The readback scratch must hold every checked output. */
-        if (bytes > 0 && !s->initial[k]) {
-            void *grown = realloc(s->readback, bytes);
-            if (!grown) return skytune_error_set(err, SKYTUNE_ERR_MEMORY, "out of memory");
-            s->readback = grown;
-        }
     }
     return SKYTUNE_OK;
 }
@@ -493,12 +525,8 @@ static int expected_from_default(t1_state *s, skytune_error *err)
                                spec->path, shown, why.message);
         goto done;
     }
-    for (size_t k = 0; k < spec->n_args && rc == SKYTUNE_OK; k++) {
-        if (!spec->args[k].output) continue;
-        s->expected[k] = malloc(vector_bytes(s, k) ? vector_bytes(s, k) : 1);
-        rc = s->expected[k] ? read_output(s, s->queue, k, s->expected[k], err)
-                            : skytune_error_set(err, SKYTUNE_ERR_MEMORY, "out of memory");
-    }
+    for (size_t k = 0; k < spec->n_args && rc == SKYTUNE_OK; k++)
+        if (spec->args[k].output) rc = read_output(s, s->queue, k, s->expected[k], err);
 done:
     t1_release(launch);
     if (program) clReleaseProgram(program);
@@ -510,8 +538,32 @@ static int t1_compute_reference(void *opaque, skytune_error *err)
 {
     t1_state *s = opaque;
     int rc = ensure_data(s, err);
+    if (rc == SKYTUNE_OK) rc = check_arrays(s, s->expected, err);
     if (rc != SKYTUNE_OK) return rc;
     return s->spec->n_refs ? expected_from_references(s, err) : expected_from_default(s, err);
+}
+
+/* The expected arrays, one per check in check order, which the reference
+ * fills and nothing else writes: the engine computes them once per
+ * campaign (building and running the Default configuration, or reading the
+ * ReferenceArguments' data) and copies them into every later worker. More
+ * checks than the engine takes: each worker computes its own. */
+static int t1_reference_data(void *opaque, skytune_region *regions, size_t max, size_t *count,
+                             skytune_error *err)
+{
+    t1_state *s = opaque;
+    int rc = check_arrays(s, s->expected, err);
+    if (rc != SKYTUNE_OK) return rc;
+    size_t n = 0;
+    for (size_t c = 0, k; c < check_count(s->spec); c++) {
+        if (!check_target(s->spec, c, &k)) continue;
+        if (n == max)
+            return skytune_error_set(err, SKYTUNE_ERR_SETUP, "%s: more than %zu checked outputs",
+                                     s->spec->path, max);
+        regions[n++] = (skytune_region){s->expected[c], vector_bytes(s, k)};
+    }
+    *count = n;
+    return SKYTUNE_OK;
 }
 
 static int t1_defines(void *opaque, const skytune_values *config, char *buf, size_t len,
@@ -633,9 +685,11 @@ static int describe(struct t1_plugin *p, skytune_error *err)
         .defines = t1_defines,
         .setup = t1_setup,
         .reference = t1_compute_reference,
+        .reference_data = t1_reference_data,
         .prepare = t1_prepare,
         .clear_outputs = t1_clear_outputs,
         .enqueue = t1_enqueue,
+        .read_back = t1_read_back,
         .verify = t1_verify,
         .release = t1_release,
         .teardown = t1_teardown,
