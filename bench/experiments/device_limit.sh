@@ -68,7 +68,7 @@ for w in $what; do
         ;;
     grid)
         # Spares and compile workers: the defaults against the others.
-        for setting in "0 14" "2 12" "4 10" "8 6"; do
+        for setting in "0 14" "1 13" "2 12" "4 10"; do
             set -- $setting
             campaign "dedisp-ahead$1-jobs$2" $dedisp --device "$gpu" --measure-ahead $1 \
                 --compile-jobs $2
@@ -77,7 +77,7 @@ for w in $what; do
         done
         ;;
     pocl-grid)
-        for setting in "0 0" "0 4" "0 8" "2 6"; do
+        for setting in "0 0" "0 4" "0 8" "0 15"; do
             set -- $setting
             campaign "pocl-ahead$1-jobs$2" --plugin dedispersion --preset small \
                 --strategy random --budget 120 --device "$cpu" --measure-ahead $1 \

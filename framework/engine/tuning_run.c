@@ -558,35 +558,38 @@ static bool loading_recompiles(const skytune_device_info *dev)
     return strstr(dev->platform, "NVIDIA") && off && strcmp(off, "1") == 0;
 }
 
-/* Spare measuring workers when none were asked for: four where loading a
- * program recompiles it (loading_recompiles), so that it is done ahead
- * while the device times, but no more than half the CPUs this process may
- * use after the measuring worker's; none elsewhere. Measured on an H200:
- * with NVIDIA's cache on, spares only take cores from the compile workers
- * (dedispersion 19.5 s wall with none and 14 compile workers, 30.2 s with
- * four and 10); on a CPU device a worker building would share the cores
- * with the kernels being timed. */
+/* Spare measuring workers when none were asked for, on a GPU: four where
+ * loading a program recompiles it (loading_recompiles), so that it is done
+ * ahead while the device times; two elsewhere, so that the next
+ * configuration waits at the gate while this one is compared
+ * (measure_ahead_go_early; a spare waiting there costs no CPU, and spares
+ * are given only what the compile workers built). No more than half the
+ * CPUs this process may use after the measuring worker's. None on a CPU
+ * device, where a worker loading a program would share the cores with the
+ * kernels being timed. The figures behind them: docs/benchmarks.md, "Close
+ * to the device's limit". */
 static unsigned default_measure_ahead(const skytune_device_info *dev, uint64_t space_count,
                                       unsigned cpus)
 {
-    unsigned ahead = dev->is_gpu && loading_recompiles(dev) ? 4 : 0;
+    unsigned ahead = !dev->is_gpu ? 0 : loading_recompiles(dev) ? 4 : 2;
     if (ahead > (cpus - 1) / 2) ahead = (cpus - 1) / 2;
     return space_count < 2 ? 0 : space_count - 1 < ahead ? (unsigned)(space_count - 1) : ahead;
 }
 
 /* Compile workers when none were asked for, from the CPUs this process may
- * use (usable_cpus.h): on a GPU every one but the engine's, the measuring
- * worker's and the spares', since the device measures meanwhile, and one
- * when that leaves none but there are two CPUs; on a CPU device compiling
- * pauses while kernels run, so half of them. The measuring worker, the
- * spares and the compile workers are never more than the CPUs; with one
- * CPU there is no compile worker (the measuring worker builds). Never more
- * than there are configurations. */
+ * use (usable_cpus.h): on a GPU every one but the engine's and the
+ * measuring worker's, less the spares' where loading a program recompiles
+ * it (elsewhere a spare only waits at the gate), and one when that leaves
+ * none but there are two CPUs; on a CPU device every one but one, since
+ * compiling pauses while kernels run (dedispersion on 16 cores with PoCL:
+ * 30.8 s with 15, 33.3 s with 8, 85.0 s with none). The busy workers are
+ * never more than the CPUs; with one CPU there is no compile worker (the
+ * measuring worker builds). Never more than there are configurations. */
 static unsigned default_compile_jobs(const skytune_device_info *dev, uint64_t space_count,
                                      unsigned ahead, unsigned cpus)
 {
     long n = (long)cpus;
-    long jobs = dev->is_gpu ? n - 2 - (long)ahead : n / 2;
+    long jobs = dev->is_gpu ? n - 2 - (loading_recompiles(dev) ? (long)ahead : 0) : n - 1;
     if (jobs < 1) jobs = n >= 2 + (long)ahead ? 1 : 0;
     if (jobs > 32) jobs = 32;
     if ((uint64_t)jobs > space_count) jobs = (long)space_count;

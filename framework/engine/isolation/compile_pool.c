@@ -277,6 +277,11 @@ bool compile_pool_building(const compile_pool *p, uint64_t rank)
     return building_elsewhere(p, rank);
 }
 
+bool compile_pool_done(const compile_pool *p, uint64_t rank)
+{
+    return rank_set_has(&p->done, rank);
+}
+
 size_t compile_pool_pollfds(const compile_pool *p, struct pollfd *fds, size_t cap)
 {
     size_t n = 0;

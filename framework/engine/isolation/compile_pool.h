@@ -65,6 +65,9 @@ char *compile_pool_take_output(compile_pool *p, uint64_t rank);
 
 /* Whether a worker is building this configuration now. */
 bool compile_pool_building(const compile_pool *p, uint64_t rank);
+/* Whether a worker finished building `rank` (its binary, or its failure, is
+ * in the cache) or gave it up to the measuring worker. */
+bool compile_pool_done(const compile_pool *p, uint64_t rank);
 
 /* The descriptors to poll (at most `cap`), and the time (monotonic seconds)
  * by which compile_pool_service must be called even if none is ready

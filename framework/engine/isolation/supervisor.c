@@ -36,6 +36,7 @@ struct supervisor {
     /* hint[0] is the configuration in flight, hint[1] the one the
      * strategy will probably ask next (hint_count 1: none). */
     size_t hint_count;
+    uint64_t *spare_hint;      /* hint_spares: what the spares are given of it */
     bool waiting_for_device;   /* wait_for_worker: until no early run holds it */
     /* The measuring worker was started ahead of the pools and its READY is
      * yet to be read (supervisor_open). */
@@ -389,6 +390,7 @@ typedef enum flight_end {
 } flight_end;
 
 static double first_launch_allowance(const supervisor *s, double own_build_s);
+static void hint_spares(supervisor *s);
 
 /* A configuration that a spare worker began building ahead, taken on where
  * it stands. */
@@ -710,6 +712,10 @@ static int run_request(supervisor *s, const uint16_t *idx, measurement *m, skytu
         /* Built ahead: its worker becomes the measuring worker, and ours
          * (idle) takes its place among the spares. */
         s->worker = handed.proc;
+        /* The worker that took its place, idle now, is given the next
+         * configuration at once: it is to wait at the gate before this one
+         * is compared (let_next_through). */
+        hint_spares(s);
         /* A spare's history is its own: counted as unknown. */
         s->worker_measured = 1;
         s->worker_last[0] = '\0';
@@ -1008,14 +1014,31 @@ static void supervised_prefetch(void *ctx, uint64_t next, const uint64_t *ranks,
     /* The spares keep `next` too: one may hold it already. */
     if (n + 1 > s->hint_cap) {
         uint64_t *grown = realloc(s->hint, (n + 1) * sizeof *grown);
-        if (!grown) return;
-        s->hint = grown;
+        uint64_t *spares = grown ? realloc(s->spare_hint, (n + 1) * sizeof *spares) : NULL;
+        if (grown) s->hint = grown;
+        if (!grown || !spares) return;
+        s->spare_hint = spares;
         s->hint_cap = n + 1;
     }
     s->hint[0] = next;
     if (n) memcpy(s->hint + 1, ranks, n * sizeof *ranks);
     s->hint_count = n + 1;
-    measure_ahead_hint(s->ahead, s->hint, n + 1, s->race_limit_ns);
+    hint_spares(s);
+}
+
+/* The spares are given the configurations the compile workers are done
+ * with (all of them without compile workers), and the one in flight, which
+ * one may hold: a spare that compiled one itself would do the pool's work a
+ * second time on the same cores (dedispersion on the H200 spent twice the
+ * compiler's time with one spare before this). */
+static void hint_spares(supervisor *s)
+{
+    if (!s->ahead || s->hint_count == 0) return;
+    size_t n = 0;
+    for (size_t k = 0; k < s->hint_count; k++)
+        if (k == 0 || !s->pool || compile_pool_done(s->pool, s->hint[k]))
+            s->spare_hint[n++] = s->hint[k];
+    measure_ahead_hint(s->ahead, s->spare_hint, n, s->race_limit_ns);
 }
 
 static void supervised_learn(void *ctx, const uint16_t *idx, const measurement *m)
@@ -1174,6 +1197,7 @@ void supervisor_close(supervisor *s)
     }
     remove_reference_folder(s);
     free(s->hint);
+    free(s->spare_hint);
     free(s->values);
     free(s->reference_idx);
     free(s);
