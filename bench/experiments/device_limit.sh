@@ -6,7 +6,9 @@
 # is at hand, Kernel Tuner on the same dedispersion space in the same call.
 #   usage: device_limit.sh OUT_DIR [GPU_SELECTOR [CPU_SELECTOR [WHAT]]]
 # WHAT: a space-separated choice of traces, grid, pocl-grid, racing, kt
-# (default: traces grid). Run from a bundle (bench/experiments/bundle.sh).
+# (default: traces grid). GRID: the grid's spares,compile-workers pairs
+# (default "0,14 1,13 2,12 4,10"); KT_MODES: Kernel Tuner with NVIDIA's
+# cache "on", "off" or both (default "on off"). Run from a bundle (bench/experiments/bundle.sh).
 # Every campaign starts from an empty skytune cache and an empty PoCL
 # cache; NVIDIA's own cache is on but empty (a new CUDA_CACHE_PATH per
 # campaign: what a first campaign meets) unless the label says
@@ -68,8 +70,9 @@ for w in $what; do
         ;;
     grid)
         # Spares and compile workers: the defaults against the others.
-        for setting in "0 14" "1 13" "2 12" "4 10"; do
-            set -- $setting
+        # GRID: spares,compile-workers pairs, e.g. "0,14 2,14"
+        for setting in ${GRID:-0,14 1,13 2,12 4,10}; do
+            set -- $(echo "$setting" | tr ',' ' ')
             campaign "dedisp-ahead$1-jobs$2" $dedisp --device "$gpu" --measure-ahead $1 \
                 --compile-jobs $2
             campaign "correl-ahead$1-jobs$2" $correl --device "$gpu" --measure-ahead $1 \

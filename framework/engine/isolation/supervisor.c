@@ -390,7 +390,7 @@ typedef enum flight_end {
 } flight_end;
 
 static double first_launch_allowance(const supervisor *s, double own_build_s);
-static void hint_spares(supervisor *s);
+static void hint_spares(supervisor *s, bool taken);
 
 /* A configuration that a spare worker began building ahead, taken on where
  * it stands. */
@@ -715,7 +715,7 @@ static int run_request(supervisor *s, const uint16_t *idx, measurement *m, skytu
         /* The worker that took its place, idle now, is given the next
          * configuration at once: it is to wait at the gate before this one
          * is compared (let_next_through). */
-        hint_spares(s);
+        hint_spares(s, true);
         /* A spare's history is its own: counted as unknown. */
         s->worker_measured = 1;
         s->worker_last[0] = '\0';
@@ -1023,21 +1023,22 @@ static void supervised_prefetch(void *ctx, uint64_t next, const uint64_t *ranks,
     s->hint[0] = next;
     if (n) memcpy(s->hint + 1, ranks, n * sizeof *ranks);
     s->hint_count = n + 1;
-    hint_spares(s);
+    hint_spares(s, false);
 }
 
 /* The spares are given the configurations the compile workers are done
- * with (all of them without compile workers), and the one in flight, which
- * one may hold: a spare that compiled one itself would do the pool's work a
- * second time on the same cores (dedispersion on the H200 spent twice the
- * compiler's time with one spare before this). */
-static void hint_spares(supervisor *s)
+ * with (all of them without compile workers): a spare that compiled one
+ * itself would do the pool's work a second time on the same cores
+ * (dedispersion on the H200 spent twice the compiler's time with one spare
+ * before this). The one in flight stays in the list while a spare may hold
+ * it; once the measuring worker has it (`taken`), a spare given it would
+ * only hold a copy. */
+static void hint_spares(supervisor *s, bool taken)
 {
     if (!s->ahead || s->hint_count == 0) return;
     size_t n = 0;
-    for (size_t k = 0; k < s->hint_count; k++)
-        if (k == 0 || !s->pool || compile_pool_done(s->pool, s->hint[k]))
-            s->spare_hint[n++] = s->hint[k];
+    for (size_t k = taken ? 1 : 0; k < s->hint_count; k++)
+        if (!s->pool || compile_pool_done(s->pool, s->hint[k])) s->spare_hint[n++] = s->hint[k];
     measure_ahead_hint(s->ahead, s->spare_hint, n, s->race_limit_ns);
 }
 
