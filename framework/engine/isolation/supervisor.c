@@ -391,6 +391,7 @@ typedef enum flight_end {
 
 static double first_launch_allowance(const supervisor *s, double own_build_s);
 static void hint_spares(supervisor *s, bool taken);
+static void let_next_through(supervisor *s);
 
 /* A configuration that a spare worker began building ahead, taken on where
  * it stands. */
@@ -515,7 +516,7 @@ static void limit_stage(supervisor *s, flight *f, measure_stage previous)
 static void let_next_through(supervisor *s)
 {
     if (!s->ahead || (s->pool && s->o.pause_compile_for_device) || s->checking_health ||
-        s->hint_count < 2)
+        s->hint_count < 2 || measure_ahead_device_busy(s->ahead))
         return;
     double allowance = first_launch_allowance(s, 0);
     if (measure_ahead_go_early(s->ahead, s->hint[1], post_build_limit(s, allowance)))
@@ -719,6 +720,11 @@ static int run_request(supervisor *s, const uint16_t *idx, measurement *m, skytu
         /* A spare's history is its own: counted as unknown. */
         s->worker_measured = 1;
         s->worker_last[0] = '\0';
+        /* Let through early and done with the device already (comparing,
+         * or finished): the next one may have the device now, as it would
+         * have had at this one's release. */
+        if (handed.finished || (handed.running && handed.stage >= STAGE_RELEASE))
+            let_next_through(s);
         if (handed.finished) {
             *m = handed.result;
             return attach_worker_output(s, rank, m, worker_process_take_output(&s->worker), err);
