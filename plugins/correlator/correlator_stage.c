@@ -1,8 +1,10 @@
 #include "correlator_stage.h"
 
 #include <math.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <pcg32.h>
 #include <skytune/plugin_checks.h>
@@ -154,20 +156,76 @@ void correlator_generate_input(const correlator_problem *p, uint64_t seed, float
     for (size_t i = 0; i < floats; i++) input[i] = 2.0f * pcg32_float(&rng) - 1.0f;
 }
 
+/* The channels one thread of the reference sums: c = first, first + step,
+ * ... (channels are independent). */
+typedef struct reference_part {
+    const correlator_problem *p;
+    const float *input;
+    float *visibilities;
+    int64_t first, step;
+    int failed;              /* out of memory for its sums */
+} reference_part;
+
+static void *sum_channels(void *arg);
+
+/* Threads for the reference: the thesis problem's 256 channels take ~3 s on
+ * one core of an H200 host, all of it before the first configuration can be
+ * measured. */
+#define REFERENCE_THREADS_MAX 16
+
 /* The definition, summed in double: for each channel and sample, every
  * baseline's four products. Time is the outer loop so that one channel's
  * accumulators (baselines * 8 doubles) stay in cache while the input is read
  * once, in order. The results are the exact sums (to double precision)
- * rounded once to float. */
+ * rounded once to float, the same whichever thread sums a channel. */
 int correlator_cpu_reference(const correlator_problem *p, const float *input,
                              float *visibilities, skytune_error *err)
 {
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    int64_t n = cpus < 1 ? 1 : cpus > REFERENCE_THREADS_MAX ? REFERENCE_THREADS_MAX : cpus;
+    if (n > p->channels) n = p->channels;
+    reference_part parts[REFERENCE_THREADS_MAX];
+    pthread_t threads[REFERENCE_THREADS_MAX];
+    int64_t started = 0;
+    for (int64_t k = 0; k < n; k++) {
+        parts[k] = (reference_part){p, input, visibilities, k, n, 0};
+        /* The first part is this thread's; a thread that cannot start
+         * leaves its channels to it too (below). */
+        if (k > 0 && pthread_create(&threads[k], NULL, sum_channels, &parts[k]) != 0) break;
+        started = k + 1;
+    }
+    if (started < n) {
+        /* Fewer threads than planned: this thread sums what the missing
+         * ones would have, channel by channel. */
+        for (int64_t k = started; k < n; k++) parts[k] = (reference_part){p, input, visibilities,
+                                                                          k, n, 0};
+        for (int64_t k = started; k < n; k++) sum_channels(&parts[k]);
+    }
+    sum_channels(&parts[0]);
+    int failed = parts[0].failed;
+    for (int64_t k = 1; k < n; k++) {
+        if (k < started) pthread_join(threads[k], NULL);
+        failed |= parts[k].failed;
+    }
+    if (failed)
+        return skytune_error_set(err, SKYTUNE_ERR_MEMORY, "out of memory for %lld sums",
+                                 (long long)correlator_baselines(p->stations) * 8);
+    return SKYTUNE_OK;
+}
+
+static void *sum_channels(void *arg)
+{
+    reference_part *part = arg;
+    const correlator_problem *p = part->p;
+    const float *input = part->input;
+    float *visibilities = part->visibilities;
     const int64_t baselines = correlator_baselines(p->stations);
     double *sum = malloc((size_t)baselines * 8 * sizeof *sum);
-    if (!sum)
-        return skytune_error_set(err, SKYTUNE_ERR_MEMORY, "out of memory for %lld sums",
-                                 (long long)baselines * 8);
-    for (int64_t c = 0; c < p->channels; c++) {
+    if (!sum) {
+        part->failed = 1;
+        return NULL;
+    }
+    for (int64_t c = part->first; c < p->channels; c += part->step) {
         memset(sum, 0, (size_t)baselines * 8 * sizeof *sum);
         for (int64_t t = 0; t < p->samples; t++) {
             const float *row = input + (size_t)((c * p->samples + t) * p->stations) * 4;
@@ -192,7 +250,7 @@ int correlator_cpu_reference(const correlator_problem *p, const float *input,
         for (int64_t k = 0; k < baselines * 8; k++) out[k] = (float)sum[k];
     }
     free(sum);
-    return SKYTUNE_OK;
+    return NULL;
 }
 
 void correlator_tolerances(const correlator_problem *p, double *abs_tol, double *rel_tol)

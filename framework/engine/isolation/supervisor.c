@@ -1195,13 +1195,20 @@ void supervisor_close(supervisor *s)
         worker_process_send(&s->worker, &quit, &ignored);
         worker_message_free(&quit);
     }
+    double since = clock_monotonic_s();
     compile_pool_close(s->pool);
+    trace_span(s->o.trace, "end the compile workers", "engine", since, clock_monotonic_s(), NULL);
+    since = clock_monotonic_s();
     measure_ahead_close(s->ahead);
+    trace_span(s->o.trace, "end the spares", "engine", since, clock_monotonic_s(), NULL);
+    since = clock_monotonic_s();
     if (s->worker.pid > 0) {
         char *output = NULL;
         worker_process_end_with_output(&s->worker, 1.0, NULL, 0, &output);
         notice_output(s, "the measuring worker", output);
     }
+    trace_span(s->o.trace, "end the measuring worker", "engine", since, clock_monotonic_s(),
+               NULL);
     remove_reference_folder(s);
     free(s->hint);
     free(s->spare_hint);
