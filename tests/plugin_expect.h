@@ -72,29 +72,49 @@ static inline void plugin_expect_sample_verifies(const plugin_harness *h, uint64
  * poison, one run, verify (after read_back, where the plugin has one:
  * harness_verify_run). Returns what verify reported; every other step
  * must succeed. The program stays the caller's. */
+/* A verified run whose state and launch stay open for more (the caller
+ * releases and tears down). */
+typedef struct verified_run {
+    skytune_named_value items[16];
+    skytune_values config;
+    void *state, *launch;
+    skytune_verify_report report;
+} verified_run;
+
+static inline void verify_run_open(const plugin_harness *h, const char *config_text,
+                                   cl_program program, verified_run *run)
+{
+    const skytune_plugin *pl = h->plugin.desc;
+    skytune_error err = {0};
+    cr_assert_lt(space_param_count(h->space), 16);
+    cr_assert_eq(harness_config(h, config_text, run->items, &run->config, &err), 0, "%s",
+                 err.message);
+    skytune_setup_context ctx = harness_setup_context(h);
+    run->state = run->launch = NULL;
+    cr_assert_eq(pl->setup(&ctx, &run->state, &err), 0, "%s", err.message);
+    cr_assert_eq(pl->reference(run->state, &err), 0, "%s", err.message);
+    cr_assert_eq(pl->prepare(run->state, program, &run->config, &run->launch, &err), 0, "%s",
+                 err.message);
+    cr_assert_eq(pl->clear_outputs(run->state, h->queue, &err), 0, "%s", err.message);
+    cr_assert_eq(harness_run_once(h, run->launch, &err), 0, "%s", err.message);
+    cr_assert_eq(harness_verify_run(h, run->state, run->launch, &run->config, &run->report, &err),
+                 0, "%s", err.message);
+}
+
+static inline void verify_run_close(const plugin_harness *h, verified_run *run)
+{
+    h->plugin.desc->release(run->launch);
+    h->plugin.desc->teardown(run->state);
+}
+
 static inline skytune_verify_report plugin_verify_with_program(const plugin_harness *h,
                                                                const char *config_text,
                                                                cl_program program)
 {
-    const skytune_plugin *pl = h->plugin.desc;
-    skytune_error err = {0};
-    skytune_named_value items[16];
-    skytune_values config;
-    cr_assert_lt(space_param_count(h->space), 16);
-    cr_assert_eq(harness_config(h, config_text, items, &config, &err), 0, "%s", err.message);
-    skytune_setup_context ctx = harness_setup_context(h);
-    void *state = NULL, *launch = NULL;
-    cr_assert_eq(pl->setup(&ctx, &state, &err), 0, "%s", err.message);
-    cr_assert_eq(pl->reference(state, &err), 0, "%s", err.message);
-    cr_assert_eq(pl->prepare(state, program, &config, &launch, &err), 0, "%s", err.message);
-    cr_assert_eq(pl->clear_outputs(state, h->queue, &err), 0, "%s", err.message);
-    cr_assert_eq(harness_run_once(h, launch, &err), 0, "%s", err.message);
-    skytune_verify_report report;
-    cr_assert_eq(harness_verify_run(h, state, launch, &config, &report, &err), 0, "%s",
-                 err.message);
-    pl->release(launch);
-    pl->teardown(state);
-    return report;
+    verified_run run;
+    verify_run_open(h, config_text, program, &run);
+    verify_run_close(h, &run);
+    return run.report;
 }
 
 /* The same with `source` (the plugin's own when NULL) built by the harness
@@ -126,32 +146,24 @@ static inline void plugin_expect_read_back_judged(const plugin_harness *h,
 {
     const skytune_plugin *pl = h->plugin.desc;
     skytune_error err = {0};
+    cr_assert_not_null(pl->read_back, "%s has no read_back", pl->name);
     skytune_named_value items[16];
     skytune_values config;
-    cr_assert_not_null(pl->read_back, "%s has no read_back", pl->name);
     cr_assert_lt(space_param_count(h->space), 16);
     cr_assert_eq(harness_config(h, config_text, items, &config, &err), 0, "%s", err.message);
     cl_program program = NULL;
     cr_assert_eq(harness_build(h, &config, NULL, NULL, &program, &err), 0, "%s", err.message);
-    skytune_setup_context ctx = harness_setup_context(h);
-    void *state = NULL, *launch = NULL;
-    cr_assert_eq(pl->setup(&ctx, &state, &err), 0, "%s", err.message);
-    cr_assert_eq(pl->reference(state, &err), 0, "%s", err.message);
-    cr_assert_eq(pl->prepare(state, program, &config, &launch, &err), 0, "%s", err.message);
-    cr_assert_eq(pl->clear_outputs(state, h->queue, &err), 0, "%s", err.message);
-    cr_assert_eq(harness_run_once(h, launch, &err), 0, "%s", err.message);
-    skytune_verify_report report;
-    cr_assert_eq(harness_verify_run(h, state, launch, &config, &report, &err), 0, "%s",
-                 err.message);
-    cr_expect_eq(report.passed, 1, "%s: %lld mismatches, the first at %lld", config_text,
-                 (long long)report.mismatches, (long long)report.first_mismatch);
+    verified_run run;
+    verify_run_open(h, config_text, program, &run);
+    cr_expect_eq(run.report.passed, 1, "%s: %lld mismatches, the first at %lld", config_text,
+                 (long long)run.report.mismatches, (long long)run.report.first_mismatch);
     /* harness_verify_run left the poison on the device. */
-    cr_assert_eq(pl->read_back(state, &config, h->queue, &err), 0, "%s", err.message);
+    cr_assert_eq(pl->read_back(run.state, &run.config, h->queue, &err), 0, "%s", err.message);
+    skytune_verify_report report;
     memset(&report, 0, sizeof report);
-    cr_assert_eq(pl->verify(state, &config, NULL, &report, &err), 0, "%s", err.message);
+    cr_assert_eq(pl->verify(run.state, &run.config, NULL, &report, &err), 0, "%s", err.message);
     cr_expect_eq(report.passed, 0, "%s: the poison read back passed", config_text);
-    pl->release(launch);
-    pl->teardown(state);
+    verify_run_close(h, &run);
     clReleaseProgram(program);
 }
 

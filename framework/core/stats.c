@@ -17,34 +17,45 @@ static double median_of_sorted(const double *s, size_t n)
     return n % 2 ? s[n / 2] : 0.5 * (s[n / 2 - 1] + s[n / 2]);
 }
 
-double stats_median(const double *x, size_t n)
+/* The value at fraction q of the sorted values, between neighbours. */
+static double quantile_of_sorted(const double *s, size_t n, double q)
 {
-    if (n == 0) return NAN;
+    double at = q * (double)(n - 1);
+    size_t below = (size_t)floor(at);
+    if (below >= n - 1) below = n - 1;
+    double above = below + 1 < n ? s[below + 1] : s[below];
+    return s[below] + (at - (double)below) * (above - s[below]);
+}
+
+/* `of_sorted` applied to a sorted copy of x (n >= 1); NAN when out of
+ * memory. */
+static double of_sorted_copy(const double *x, size_t n, double q,
+                             double (*of_sorted)(const double *, size_t, double))
+{
     double local[64];
     double *copy = n <= 64 ? local : malloc(n * sizeof *copy);
     if (!copy) return NAN;
     memcpy(copy, x, n * sizeof *copy);
     qsort(copy, n, sizeof *copy, compare_doubles);
-    double m = median_of_sorted(copy, n);
+    double v = of_sorted(copy, n, q);
     if (copy != local) free(copy);
-    return m;
+    return v;
+}
+
+static double median_of_sorted_q(const double *s, size_t n, double q)
+{
+    (void)q;
+    return median_of_sorted(s, n);
+}
+
+double stats_median(const double *x, size_t n)
+{
+    return n == 0 ? NAN : of_sorted_copy(x, n, 0.5, median_of_sorted_q);
 }
 
 double stats_quantile(const double *x, size_t n, double q)
 {
-    if (n == 0) return NAN;
-    double local[64];
-    double *copy = n <= 64 ? local : malloc(n * sizeof *copy);
-    if (!copy) return NAN;
-    memcpy(copy, x, n * sizeof *copy);
-    qsort(copy, n, sizeof *copy, compare_doubles);
-    double at = q * (double)(n - 1);
-    size_t below = (size_t)floor(at);
-    if (below >= n - 1) below = n - 1;
-    double above = below + 1 < n ? copy[below + 1] : copy[below];
-    double v = copy[below] + (at - (double)below) * (above - copy[below]);
-    if (copy != local) free(copy);
-    return v;
+    return n == 0 ? NAN : of_sorted_copy(x, n, q, quantile_of_sorted);
 }
 
 int stats_summarise(const double *x, size_t n, stats_summary *out)

@@ -187,14 +187,14 @@ int compile_pool_open(const compile_pool_options *o, const space *sp, compile_po
 void compile_pool_close(compile_pool *p)
 {
     if (!p) return;
-    for (unsigned k = 0; p->slots && k < p->o.jobs; k++) {
-        worker_process_kill(&p->slots[k].proc);
-        worker_process_resume(&p->slots[k].proc);
-    }
+    /* Nothing a compile worker does at its end matters: what it built is in
+     * the cache whole or not at all (binary_cache.h), so it is killed and
+     * not waited for. */
     for (unsigned k = 0; p->slots && k < p->o.jobs; k++)
         if (p->slots[k].proc.pid > 0) {
+            worker_process_resume(&p->slots[k].proc);
             char *output = NULL;
-            worker_process_end_with_output(&p->slots[k].proc, 0, NULL, 0, &output);
+            worker_process_abandon(&p->slots[k].proc, &output);
             /* A build cut short says nothing worth keeping. */
             if (p->slots[k].state == SLOT_BUILDING)
                 free(output);

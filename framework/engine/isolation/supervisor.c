@@ -38,9 +38,6 @@ struct supervisor {
     size_t hint_count;
     uint64_t *spare_hint;      /* hint_spares: what the spares are given of it */
     bool waiting_for_device;   /* wait_for_worker: until no early run holds it */
-    /* The measuring worker was started ahead of the pools and its READY is
-     * yet to be read (supervisor_open). */
-    bool worker_spawned;
     char reference_dir[4096];  /* the shared CPU reference's folder; "": none */
     char reference_file[4200];
     uint64_t next_request;
@@ -238,7 +235,7 @@ static int ensure_worker_untraced(supervisor *s, skytune_error *err);
  * 0 when a stop request came first; -1 when none could be started. */
 static int ensure_worker(supervisor *s, skytune_error *err)
 {
-    if (s->worker.pid > 0 && !s->worker_spawned) return 1;
+    if (s->worker.pid > 0) return 1;
     double since = clock_monotonic_s();
     int rc = ensure_worker_untraced(s, err);
     trace_span(s->o.trace, "start the measuring worker", "engine", since, clock_monotonic_s(),
@@ -248,11 +245,10 @@ static int ensure_worker(supervisor *s, skytune_error *err)
 
 static int ensure_worker_untraced(supervisor *s, skytune_error *err)
 {
-    while (s->worker.pid <= 0 || s->worker_spawned) {
-        if (!s->worker_spawned && worker_process_start(s->o.worker_exe, WORKER_ROLE_MEASURE,
-                                                       &s->o.setup, &s->worker, err) != 0)
+    while (s->worker.pid <= 0) {
+        if (worker_process_start(s->o.worker_exe, WORKER_ROLE_MEASURE, &s->o.setup, &s->worker,
+                                 err) != 0)
             return -1;
-        s->worker_spawned = false;
         worker_message msg;
         skytune_error send_err;
         double deadline = clock_monotonic_s() + s->o.limits.cap_s;
@@ -405,8 +401,11 @@ static void resume_handed(supervisor *s, const ahead_handover *handed, flight *f
     }
     if (handed->running) {
         /* Let through early: it has the device already, under the limit
-         * it was given then. */
+         * it was given then. The stages' limits count from then, as they
+         * count from the gate for any configuration built ahead (it may
+         * have waited there for long). */
         f->given_early = true;
+        f->build_end = handed->go_at;
         f->verify_entered = handed->go_at;
         f->codegen_s = first_launch_allowance(s, 0);
         f->limit_s = post_build_limit(s, f->codegen_s);
@@ -518,9 +517,11 @@ static void let_next_through(supervisor *s)
     if (!s->ahead || (s->pool && s->o.pause_compile_for_device) || s->checking_health ||
         s->hint_count < 2 || measure_ahead_device_busy(s->ahead))
         return;
+    /* Its verification and its runs: the limits a flight gets for them one
+     * after the other, its runs' from the slowest ok configuration's. */
     double allowance = first_launch_allowance(s, 0);
-    if (measure_ahead_go_early(s->ahead, s->hint[1], post_build_limit(s, allowance)))
-        s->stats.early_runs++;
+    double limit = post_build_limit(s, allowance) + runs_limit(s, s->slowest_ok_s);
+    if (measure_ahead_go_early(s->ahead, s->hint[1], limit)) s->stats.early_runs++;
 }
 
 /* The worker's STAGE message (freed). */
@@ -1126,15 +1127,20 @@ int supervisor_open(const supervisor_options *o, const space *sp, supervisor **o
         supervisor_close(s);
         return err_set(err, "out of memory");
     }
-    /* The measuring worker first: its driver and plugin set-up and the CPU
-     * reference are the campaign's critical path, the pools' set-up is
-     * not. */
-    if (worker_process_start(s->o.worker_exe, WORKER_ROLE_MEASURE, &s->o.setup, &s->worker,
-                             err) != 0) {
+    /* The measuring worker first, alone: its driver, the plugin's set-up and
+     * the CPU reference are the campaign's critical path, and GPU contexts
+     * created at once slow each other down (on the H200 host 1.6-1.7 s for
+     * the measuring worker's beside 14 compile workers' against 0.45 s
+     * alone). It computes the reference and leaves it in the campaign's
+     * private folder; the spares, and every worker started after a fault,
+     * copy it from there. The pools start once it is ready: their set-up
+     * overlaps the first configurations. */
+    int ready = ensure_worker(s, err);
+    if (ready <= 0) {
+        if (ready == 0) err_set(err, "interrupted while the measuring worker was starting");
         supervisor_close(s);
         return -1;
     }
-    s->worker_spawned = true;
     if (o->compile_jobs > 0) {
         compile_pool_options po = {
             .worker_exe = o->worker_exe,
@@ -1151,15 +1157,6 @@ int supervisor_open(const supervisor_options *o, const space *sp, supervisor **o
             supervisor_close(s);
             return -1;
         }
-    }
-    /* The measuring worker computes the CPU reference and leaves it in the
-     * campaign's private folder; the spares, started after it is ready,
-     * and every worker started after a fault copy it from there. */
-    int ready = ensure_worker(s, err);
-    if (ready <= 0) {
-        if (ready == 0) err_set(err, "interrupted while the measuring worker was starting");
-        supervisor_close(s);
-        return -1;
     }
     if (o->measure_ahead > 0) {
         measure_ahead_options ao = {

@@ -5,7 +5,9 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <pthread.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -266,6 +268,33 @@ void worker_process_pause(worker_process *w)
 void worker_process_kill(worker_process *w)
 {
     if (w->pid > 0) kill(w->pid, SIGKILL);
+}
+
+static void *reap(void *arg)
+{
+    pid_t pid = (pid_t)(intptr_t)arg;
+    while (waitpid(pid, NULL, 0) < 0 && errno == EINTR) {}
+    return NULL;
+}
+
+void worker_process_abandon(worker_process *w, char **output)
+{
+    if (w->fd >= 0) close(w->fd);
+    w->fd = -1;
+    if (w->pid > 0) {
+        kill(w->pid, SIGKILL);
+        pthread_attr_t attr;
+        pthread_t thread;
+        bool reaping = pthread_attr_init(&attr) == 0 &&
+                       pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED) == 0 &&
+                       pthread_create(&thread, &attr, reap, (void *)(intptr_t)w->pid) == 0;
+        pthread_attr_destroy(&attr);
+        /* No thread: reaped here, as worker_process_end would. */
+        if (!reaping) reap((void *)(intptr_t)w->pid);
+    }
+    w->pid = 0;
+    w->stopped = false;
+    close_output(w, output);
 }
 
 void worker_process_resume(worker_process *w)
