@@ -8,7 +8,8 @@
 # WHAT: a space-separated choice of traces, grid, pocl-grid, racing, kt
 # (default: traces grid). GRID: the grid's spares,compile-workers pairs
 # (default "0,14 1,13 2,12 4,10"); KT_MODES: Kernel Tuner with NVIDIA's
-# cache "on", "off" or both (default "on off"). Run from a bundle (bench/experiments/bundle.sh).
+# cache "on", "off" or both (default "on off"); NVCACHE_OFF=0 leaves the
+# traces' campaign with NVIDIA's cache off out. Run from a bundle (bench/experiments/bundle.sh).
 # Every campaign starts from an empty skytune cache and an empty PoCL
 # cache; NVIDIA's own cache is on but empty (a new CUDA_CACHE_PATH per
 # campaign: what a first campaign meets) unless the label says
@@ -61,9 +62,11 @@ for w in $what; do
         campaign dedisp-trace $dedisp --device "$gpu" --trace "$work/traces/dedispersion.json"
         cp "$work/dedisp-trace.db" "$out/dedispersion-h200-exhaustive.db"
         campaign correl-trace $correl --device "$gpu" --trace "$work/traces/correlator.json"
-        export CUDA_CACHE_DISABLE=1
-        campaign dedisp-nvcache-off $dedisp --device "$gpu"
-        unset CUDA_CACHE_DISABLE
+        if [ "${NVCACHE_OFF:-1}" = 1 ]; then
+            export CUDA_CACHE_DISABLE=1
+            campaign dedisp-nvcache-off $dedisp --device "$gpu"
+            unset CUDA_CACHE_DISABLE
+        fi
         python3 "$here/trace_summary.py" "$work/traces/dedispersion.json" \
             "$work/traces/correlator.json" > "$out/trace-summary.txt" 2>&1
         tar -C "$work/traces" -czf "$out/traces.tar.gz" .

@@ -91,8 +91,12 @@ int measure_ahead_open(const measure_ahead_options *o, const space *sp, measure_
 void measure_ahead_close(measure_ahead *a)
 {
     if (!a) return;
-    for (unsigned k = 0; a->slots && k < a->o.workers; k++) worker_process_kill(&a->slots[k].proc);
-    for (unsigned k = 0; a->slots && k < a->o.workers; k++) drop_slot(a, &a->slots[k]);
+    /* Whatever a spare holds is no configuration's result yet: killed and
+     * not waited for (worker_process_abandon). */
+    for (unsigned k = 0; a->slots && k < a->o.workers; k++) {
+        worker_process_abandon(&a->slots[k].proc, NULL);
+        measurement_clear(&a->slots[k].result);
+    }
     free(a->slots);
     free(a->values);
     free(a->idx);

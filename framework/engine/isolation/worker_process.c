@@ -265,11 +265,6 @@ void worker_process_pause(worker_process *w)
     if (w->pid > 0 && !w->stopped && kill(w->pid, SIGSTOP) == 0) w->stopped = true;
 }
 
-void worker_process_kill(worker_process *w)
-{
-    if (w->pid > 0) kill(w->pid, SIGKILL);
-}
-
 static void *reap(void *arg)
 {
     pid_t pid = (pid_t)(intptr_t)arg;

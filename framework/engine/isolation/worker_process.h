@@ -86,10 +86,6 @@ void worker_process_end_with_output(worker_process *w, double grace_s, char *how
  * device's timed runs. */
 void worker_process_pause(worker_process *w);
 void worker_process_resume(worker_process *w);
-/* SIGKILL without waiting for the end, which worker_process_end then
- * reaps: a pool ends all its workers at once, so that their drivers' tear
- * downs (a GPU context each) overlap instead of following one another. */
-void worker_process_kill(worker_process *w);
 /* End a worker whose end says nothing (an idle compile worker when the
  * campaign is over): SIGKILL, what it wrote into *output (may be NULL),
  * and its reaping left to a thread of its own, so that the caller does not
