@@ -90,6 +90,18 @@ static json_t *load_trace(const char *path)
     return events;
 }
 
+/* The trace shows the CPU reference computed once, and copied by at least
+ * `copies` other workers (`who`). */
+static void expect_reference_computed_once(const char *trace, size_t copies, const char *who)
+{
+    json_t *events = load_trace(trace);
+    cr_expect_eq(spans_named(events, NULL, "CPU reference"), 1,
+                 "the reference was computed more than once");
+    cr_expect_geq(spans_named(events, "measuring worker", "CPU reference, shared"), copies,
+                  "%s did not copy the shared reference", who);
+    json_decref(events);
+}
+
 Test(device_window, a_wrong_result_found_after_the_runs_is_recorded_without_times)
 {
     char *db = cli_path(hostile_suite_scratch, "wrong.db");
@@ -172,12 +184,7 @@ Test(device_window, the_next_configuration_runs_while_one_is_compared)
         cr_expect_eq(hostile_rows_of(db, x), 1, "x=%lld was recorded %lld times", x,
                      hostile_rows_of(db, x));
     /* The spares copied the reference the measuring worker computed. */
-    json_t *events = load_trace(trace);
-    cr_expect_eq(spans_named(events, NULL, "CPU reference"), 1,
-                 "the reference was computed more than once");
-    cr_expect_geq(spans_named(events, "measuring worker", "CPU reference, shared"), 2,
-                  "the spares did not copy the shared reference");
-    json_decref(events);
+    expect_reference_computed_once(trace, 2, "the spares");
     free(trace);
     free(db);
 }
@@ -192,12 +199,7 @@ Test(device_window, a_worker_started_after_a_fault_copies_the_reference)
                                   "bad=2", "--trace", trace));
     cli_result r = hostile_run_ok(&a, "a campaign whose x=2 crashes its worker");
     cli_result_free(&r);
-    json_t *events = load_trace(trace);
-    cr_expect_eq(spans_named(events, NULL, "CPU reference"), 1,
-                 "the reference was computed again after the crash");
-    cr_expect_geq(spans_named(events, "measuring worker", "CPU reference, shared"), 1,
-                  "the worker started after the crash did not copy the reference");
-    json_decref(events);
+    expect_reference_computed_once(trace, 1, "the worker started after the crash");
     free(trace);
     free(db);
 }
