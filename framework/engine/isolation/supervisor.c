@@ -1185,7 +1185,7 @@ void supervisor_close(supervisor *s)
     if (s->worker.pid > 0) {
         /* A clean goodbye lets the plugin tear down; a worker that does not
          * go within a second is killed. It tears down while the pools'
-         * workers are ended. */
+         * workers are ended, and the engine does not wait for it. */
         worker_message quit;
         worker_message_init(&quit, WORKER_MSG_QUIT);
         skytune_error ignored;
@@ -1201,7 +1201,7 @@ void supervisor_close(supervisor *s)
     since = clock_monotonic_s();
     if (s->worker.pid > 0) {
         char *output = NULL;
-        worker_process_end_with_output(&s->worker, 1.0, NULL, 0, &output);
+        worker_process_let_go(&s->worker, 1.0, &output);
         notice_output(s, "the measuring worker", output);
     }
     trace_span(s->o.trace, "end the measuring worker", "engine", since, clock_monotonic_s(),

@@ -265,11 +265,50 @@ void worker_process_pause(worker_process *w)
     if (w->pid > 0 && !w->stopped && kill(w->pid, SIGSTOP) == 0) w->stopped = true;
 }
 
+/* What a reaping thread is given: the process and how long it may take to
+ * end on its own before it is killed. */
+typedef struct {
+    pid_t pid;
+    double grace_s;
+} reaping;
+
 static void *reap(void *arg)
 {
-    pid_t pid = (pid_t)(intptr_t)arg;
-    while (waitpid(pid, NULL, 0) < 0 && errno == EINTR) {}
+    reaping r = *(reaping *)arg;
+    free(arg);
+    pid_t got = 0;
+    for (double waited = 0; waited < r.grace_s && got == 0; waited += 0.002) {
+        struct timespec pause = {0, 2000000};
+        nanosleep(&pause, NULL);
+        got = waitpid(r.pid, NULL, WNOHANG);
+    }
+    if (got == 0) {
+        kill(r.pid, SIGKILL);
+        while (waitpid(r.pid, NULL, 0) < 0 && errno == EINTR) {}
+    }
     return NULL;
+}
+
+/* Reap the worker (after its grace, then SIGKILL) in a detached thread. */
+static void reap_in_background(worker_process *w, double grace_s)
+{
+    reaping *r = malloc(sizeof *r);
+    bool reaping_started = false;
+    if (r) {
+        *r = (reaping){w->pid, grace_s};
+        pthread_attr_t attr;
+        pthread_t thread;
+        reaping_started = pthread_attr_init(&attr) == 0 &&
+                          pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED) == 0 &&
+                          pthread_create(&thread, &attr, reap, r) == 0;
+        pthread_attr_destroy(&attr);
+        if (!reaping_started) free(r);
+    }
+    /* No thread: killed and reaped here, as worker_process_end would. */
+    if (!reaping_started) {
+        kill(w->pid, SIGKILL);
+        while (waitpid(w->pid, NULL, 0) < 0 && errno == EINTR) {}
+    }
 }
 
 void worker_process_abandon(worker_process *w, char **output)
@@ -278,14 +317,20 @@ void worker_process_abandon(worker_process *w, char **output)
     w->fd = -1;
     if (w->pid > 0) {
         kill(w->pid, SIGKILL);
-        pthread_attr_t attr;
-        pthread_t thread;
-        bool reaping = pthread_attr_init(&attr) == 0 &&
-                       pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED) == 0 &&
-                       pthread_create(&thread, &attr, reap, (void *)(intptr_t)w->pid) == 0;
-        pthread_attr_destroy(&attr);
-        /* No thread: reaped here, as worker_process_end would. */
-        if (!reaping) reap((void *)(intptr_t)w->pid);
+        reap_in_background(w, 0);
+    }
+    w->pid = 0;
+    w->stopped = false;
+    close_output(w, output);
+}
+
+void worker_process_let_go(worker_process *w, double grace_s, char **output)
+{
+    if (w->fd >= 0) close(w->fd);
+    w->fd = -1;
+    if (w->pid > 0) {
+        if (w->stopped) kill(w->pid, SIGCONT);
+        reap_in_background(w, grace_s);
     }
     w->pid = 0;
     w->stopped = false;

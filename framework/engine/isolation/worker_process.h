@@ -92,5 +92,12 @@ void worker_process_resume(worker_process *w);
  * wait for its driver's tear down (0.9 s for 14 compile workers' GPU
  * contexts on the H200 host). */
 void worker_process_abandon(worker_process *w, char **output);
+/* End a worker that was asked to quit without waiting for it: it has
+ * grace_s to tear down and exit on its own, timed by a detached thread that
+ * kills and reaps it after that; *output (may be NULL) is what it wrote so
+ * far. The measuring worker's driver tear down takes over a second on the
+ * H200 host, and nothing of the campaign waits on it. If the engine exits
+ * first, PR_SET_PDEATHSIG ends the worker with it. */
+void worker_process_let_go(worker_process *w, double grace_s, char **output);
 
 #endif
