@@ -183,9 +183,14 @@ static void draw_bar(progress *p, const progress_campaign *c)
     for (int k = 0; k < width; k++) bar[k] = k < filled ? '#' : '.';
     bar[width] = '\0';
     char line[2048];
-    int used = snprintf(line, sizeof line, "[%s] %llu/%llu  %s  %.2g/s  ETA %s  best %s", bar,
+    /* What running as long again would gain: the user's cue to stop. */
+    char gain[48] = "";
+    if (c->have_gain && c->gain_more)
+        snprintf(gain, sizeof gain, "  +%llu: ~%.2g %%", (unsigned long long)c->gain_more,
+                 100 * c->expected_gain);
+    int used = snprintf(line, sizeof line, "[%s] %llu/%llu  %s  %.2g/s  ETA %s  best %s%s", bar,
                         (unsigned long long)c->evaluated, (unsigned long long)c->planned, counts,
-                        rate, eta_text, best);
+                        rate, eta_text, best, gain);
     if (c->in_flight && used > 0 && (size_t)used < sizeof line) {
         char stage[64], config[QUOTE_PATH];
         format_stage(c, stage, sizeof stage);
@@ -350,6 +355,9 @@ void progress_event(void *ctx, const tuning_loop_event *ev)
     c->planned = ev->planned;
     c->have_best = ev->have_best;
     c->best_ns = ev->best_ns;
+    c->have_gain = ev->have_gain;
+    c->expected_gain = ev->expected_gain;
+    c->gain_more = ev->gain_more;
     c->elapsed_s = ev->elapsed_s;
     c->in_flight = false;
     if (p->quiet) return;
