@@ -35,8 +35,9 @@ TestSuite(stop_advice, .init = setup, .fini = teardown);
 
 static cli_result replay(const char *gain_below)
 {
-    return cli_run(CLI_ARGS("run", "--replay", recorded, "--strategy", "random", "--seed", "3",
-                            "--db", db_path, "--stop-when-gain-below", gain_below));
+    return cli_run(CLI_ARGS("run", "--replay", recorded, "--space", "recorded", "--strategy",
+                            "random", "--seed", "3", "--db", db_path, "--stop-when-gain-below",
+                            gain_below));
 }
 
 Test(stop_advice, a_campaign_stops_once_more_evaluations_would_gain_too_little)
@@ -64,7 +65,7 @@ Test(stop_advice, a_campaign_stops_once_more_evaluations_would_gain_too_little)
     free(asked);
     /* The space was recorded with the campaign: the report's estimate knows
      * what is left. */
-    cr_assert_eq(cli_db_int(db_path, "SELECT valid FROM campaign_spaces"),
+    cr_assert_eq(cli_db_int(db_path, "SELECT CAST(valid AS INTEGER) FROM campaign_spaces"),
                  RECORDED_CONFIGURATIONS);
 
     char *html = cli_path(tmp_dir, "report.html");

@@ -334,7 +334,7 @@ static void print_stop_advice(const tuning_loop_result *r)
         printf("more evaluations: none left in the space\n");
         return;
     }
-    printf("more evaluations: %llu more expected to lower the best time by %.2g %%\n",
+    printf("more evaluations: %llu more expected to lower the best time by %.3g %%\n",
            (unsigned long long)r->gain_more, 100 * r->expected_gain);
 }
 int run_print_outcome(const tuning_outcome *out, const char *label, const char *db_path)
