@@ -17,6 +17,7 @@
 #include "query.h"
 #include "space_fixtures.h"
 #include "store.h"
+#include "store_invocations.h"
 #include "store_spaces.h"
 
 static char *tmp_dir;
@@ -421,7 +422,8 @@ Test(explain, report_says_plainly_why_a_small_campaign_explains_nothing)
 {
     toy_db db = open_toy();
     skytune_error err = {0};
-    skytune_device_info dev = device_named("Device A");
+    skytune_device_info dev = device_named("CPU A");
+    dev.is_gpu = 0;
     int64_t device_id, campaign_id;
     bool resumed;
     cr_assert_eq(store_device_id(db.st, &dev, &device_id, &err), 0, "%s", err.message);
@@ -445,8 +447,8 @@ Test(explain, report_says_plainly_why_a_small_campaign_explains_nothing)
     cr_assert_not_null(strstr(html, "Fewer than 3 configurations passed"));
     cr_assert_not_null(strstr(html, "Empty, because this campaign has no pair of configurations"));
     cr_assert_not_null(strstr(html, "No estimate: 1 configurations passed"));
-    /* Unknown peaks are said to be unknown. */
-    cr_assert_not_null(strstr(html, "Device peaks unknown"));
+    /* A CPU device's unknown peaks are said to be unknown, as a CPU's. */
+    cr_assert_not_null(strstr(html, "This CPU device&#39;s peaks are unknown"), "%s", html);
     free(html);
 }
 
@@ -490,4 +492,50 @@ Test(explain, gain_estimate_waits_for_enough_passed)
     cr_assert_not(gain_estimate_expected(&g, UINT64_MAX, &gain, &more));
     gain_estimate_add(&g, 500);
     cr_assert(gain_estimate_expected(&g, UINT64_MAX, &gain, &more));
+}
+
+/* ------------------------------------------------------------ migration */
+
+/* Version 8 copies the invocations into a table that allows 'gain_below':
+ * committed databases of versions 1 and 5 (the latter without an
+ * invocations table) come forward, every campaign kept, and take the new
+ * stop reason and the space tables. */
+static void migrates(const char *committed)
+{
+    char *source = cli_path(cli_source_dir(), committed);
+    cr_assert_eq(cli_shell("cp '%s' '%s'", source, db_path), 0);
+    free(source);
+    long long campaigns = cli_db_int(db_path, "SELECT COUNT(*) FROM campaigns");
+    long long invocations = cli_db_int(db_path, "SELECT COUNT(*) FROM sqlite_master WHERE name = "
+                                                "'invocations'") > 0
+                                ? cli_db_int(db_path, "SELECT COUNT(*) FROM invocations")
+                                : 0;
+    store *st;
+    skytune_error err = {0};
+    cr_assert_eq(store_open(db_path, false, STORE_BUSY_TIMEOUT_S, &st, &err), 0, "%s: %s",
+                 committed, err.message);
+    store_invocation_spec spec = {.campaign_id = 1, .gain_below = 0.05};
+    int64_t id;
+    store_invocation_before before;
+    cr_assert_eq(store_invocation_begin(st, &spec, &id, &before, &err), 0, "%s", err.message);
+    cr_assert_eq(store_invocation_end(st, id, "gain_below", &err), 0, "%s", err.message);
+    store_close(st);
+    cr_assert_eq(cli_db_int(db_path, "PRAGMA user_version"), STORE_SCHEMA_VERSION);
+    cr_assert_eq(cli_db_int(db_path, "SELECT COUNT(*) FROM campaigns"), campaigns);
+    cr_assert_eq(cli_db_int(db_path, "SELECT COUNT(*) FROM invocations"), invocations + 1);
+    cr_assert_eq(cli_db_int(db_path, "SELECT COUNT(*) FROM invocations WHERE ended = "
+                                     "'gain_below' AND gain_below = 0.05"),
+                 1);
+    cr_assert_eq(cli_db_int(db_path, "SELECT COUNT(*) FROM campaign_spaces"), 0);
+    cr_assert_eq(cli_db_int(db_path, "SELECT COUNT(*) FROM space_rejections"), 0);
+}
+
+Test(explain, a_version_1_database_comes_forward_to_take_the_new_stop_reason)
+{
+    migrates("docs/results/correlator-h100.db");
+}
+
+Test(explain, a_version_5_database_without_invocations_comes_forward)
+{
+    migrates("docs/results/beamformer-h200-exhaustive.db");
 }

@@ -25,6 +25,15 @@ WITH scope AS (
               JOIN problems pr1 ON pr1.id = c1.problem_id
               WHERE c1.id = ?1))
 ),
+-- Only problems tuned on two devices or more: the others have nothing to
+-- compare, and a database of one device costs nothing here.
+shared AS MATERIALIZED (
+    SELECT s.plugin, s.problem
+    FROM scope s
+    JOIN campaigns c ON c.id = s.id
+    GROUP BY s.plugin, s.problem
+    HAVING COUNT(DISTINCT c.device_id) >= 2
+),
 -- Every result in scope: an instance's measurements of each configuration
 -- (a configuration measured by several builds counts at its fastest).
 results AS MATERIALIZED (
@@ -32,6 +41,7 @@ results AS MATERIALIZED (
            MIN(CASE WHEN m.status = 'ok' THEN m.median_ns END) AS ok_ns,
            MIN(m.status) AS status
     FROM scope s
+    JOIN shared sh      ON sh.plugin = s.plugin AND sh.problem = s.problem
     JOIN evaluations e  ON e.campaign_id = s.id
     JOIN measurements m ON m.id = e.measurement_id
     GROUP BY s.plugin, s.problem, m.device_id, m.configuration_id
