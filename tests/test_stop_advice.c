@@ -53,6 +53,13 @@ Test(stop_advice, a_campaign_stops_once_more_evaluations_would_gain_too_little)
     cr_assert_eq(sscanf(strstr(advice, "by ") + 3, "%lf", &gain), 1, "%s", advice);
     cr_assert_lt(gain, 1.0, "%s", advice);
     free(advice);
+    /* Without a terminal, the log said when the estimate fell below 5 %
+     * and then below 1 %, once each, before the run stopped. */
+    cr_assert_not_null(strstr(r.out, "(below 5 %)"), "%s", r.out);
+    const char *below_1 = strstr(r.out, "(below 1 %)");
+    cr_assert_not_null(below_1, "%s", r.out);
+    cr_assert_null(strstr(below_1 + 1, "(below 1 %)"), "%s", r.out);
+    cr_assert_lt(strstr(r.out, "(below 5 %)"), below_1);
     cli_result_free(&r);
     long long evaluated = cli_db_int(db_path, "SELECT COUNT(*) FROM evaluations");
     cr_assert_lt(evaluated, RECORDED_CONFIGURATIONS, "it did not stop early");
