@@ -1,8 +1,8 @@
--- skytune result database, schema version 7.
+-- skytune result database, schema version 8.
 --
 -- This script creates a fresh database. The store runs it in one transaction
 -- together with PRAGMA application_id = 0x534B5954 ("SKYT") and
--- PRAGMA user_version = 7; a database made by an older skytune is brought
+-- PRAGMA user_version = 8; a database made by an older skytune is brought
 -- forward by the migration steps in db/store.c instead. docs/schema.md
 -- describes every column and has example queries.
 --
@@ -121,11 +121,38 @@ CREATE TABLE invocations (
     evaluations_before INTEGER NOT NULL,  -- the campaign's evaluations when it started
     evaluations_after  INTEGER,           -- and when it ended; NULL while running or after a kill
     -- How it ended: the stopping rule that ended it, 'interrupted' (Ctrl-C)
-    -- or 'failed'; NULL while running, or after a kill.
+    -- or 'failed'; NULL while running, or after a kill. 'gain_below': the
+    -- expected gain of more evaluations fell below gain_below.
     ended              TEXT    CHECK (ended IS NULL OR ended IN ('search_complete', 'budget',
-                                      'time_limit', 'target', 'device_time', 'interrupted',
-                                      'failed'))
+                                      'time_limit', 'target', 'device_time', 'gain_below',
+                                      'interrupted', 'failed')),
+    gain_below         REAL               -- --stop-when-gain-below (a fraction); NULL: none
 );
+
+-- The space a campaign searched: the Cartesian product of its parameters'
+-- value lists and the configurations its constraints let through, as the
+-- run that last opened the campaign built it (exact below 2^53).
+CREATE TABLE campaign_spaces (
+    campaign_id INTEGER PRIMARY KEY REFERENCES campaigns (id) ON DELETE CASCADE,
+    cartesian   REAL NOT NULL,
+    valid       REAL NOT NULL
+);
+
+-- What each constraint removed from that Cartesian product: every ruled-out
+-- combination counted once, under the constraint that rejected it first in
+-- the space's order of checking (framework/core/space.h, space_rejections).
+-- kind: 'constraint' (the plugin's), 'device_limit' (a constraint that
+-- reads device.*), 'restriction' (--restrict) or 'callback' (the plugin's
+-- C constraint; rule is the reason it gave, or NULL).
+CREATE TABLE space_rejections (
+    campaign_id INTEGER NOT NULL REFERENCES campaigns (id) ON DELETE CASCADE,
+    position    INTEGER NOT NULL,  -- 0 for the one that removed most
+    kind        TEXT    NOT NULL CHECK (kind IN ('constraint', 'device_limit', 'restriction',
+                                                 'callback')),
+    rule        TEXT,
+    ruled_out   REAL    NOT NULL,
+    PRIMARY KEY (campaign_id, position)
+) WITHOUT ROWID;
 
 -- A point of a plugin's tuning space, identified by its canonical text
 -- "name=value,...". Keyed by plugin name rather than build: a configuration

@@ -63,8 +63,8 @@ int store_invocation_begin(store *st, const store_invocation_spec *spec, int64_t
     if (rc == 0 &&
         sqlite3_prepare_v2(db,
                            "INSERT INTO invocations (campaign_id, command, host, budget,"
-                           " time_limit_s, target, evaluations_before)"
-                           " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+                           " time_limit_s, target, evaluations_before, gain_below)"
+                           " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
                            -1, &q, NULL) != SQLITE_OK)
         rc = fail(db, err, "recording the invocation");
     if (rc == 0) {
@@ -81,6 +81,10 @@ int store_invocation_begin(store *st, const store_invocation_spec *spec, int64_t
             sqlite3_bind_null(q, 5);
         bind_text_or_null(q, 6, spec->target);
         sqlite3_bind_int64(q, 7, before->evaluations);
+        if (spec->gain_below > 0)
+            sqlite3_bind_double(q, 8, spec->gain_below);
+        else
+            sqlite3_bind_null(q, 8);
         if (sqlite3_step(q) != SQLITE_DONE) rc = fail(db, err, "recording the invocation");
     }
     sqlite3_finalize(q);

@@ -18,6 +18,7 @@ typedef struct store_invocation_spec {
     uint64_t budget;           /* 0: none */
     double time_limit_s;       /* 0: none */
     const char *target;        /* NULL: none */
+    double gain_below;         /* --stop-when-gain-below, a fraction; 0: none */
 } store_invocation_spec;
 
 /* What the campaign held when this invocation began, and what its previous

@@ -153,13 +153,24 @@ static const char *const merge_sql[] = {
      * campaign, start, command and host: merged before) is not added again.
      * Their evaluation counts stay as the source counted them. */
     "INSERT INTO main.invocations (campaign_id, started_at, ended_at, command, host, budget,"
-    " time_limit_s, target, evaluations_before, evaluations_after, ended)"
+    " time_limit_s, target, evaluations_before, evaluations_after, ended, gain_below)"
     " SELECT mca.dst, s.started_at, s.ended_at, s.command, s.host, s.budget, s.time_limit_s,"
-    " s.target, s.evaluations_before, s.evaluations_after, s.ended FROM src.invocations s"
+    " s.target, s.evaluations_before, s.evaluations_after, s.ended, s.gain_below"
+    " FROM src.invocations s"
     " JOIN temp.map_campaign mca ON mca.src = s.campaign_id"
     " WHERE NOT EXISTS (SELECT 1 FROM main.invocations d WHERE d.campaign_id = mca.dst"
     " AND d.started_at = s.started_at AND d.command IS s.command AND d.host IS s.host)"
     " ORDER BY s.id",
+
+    /* A campaign's space, where the target has none for it: the shards of
+     * one campaign search the same space. */
+    "INSERT OR IGNORE INTO main.campaign_spaces (campaign_id, cartesian, valid)"
+    " SELECT mca.dst, s.cartesian, s.valid FROM src.campaign_spaces s"
+    " JOIN temp.map_campaign mca ON mca.src = s.campaign_id",
+    "INSERT INTO main.space_rejections (campaign_id, position, kind, rule, ruled_out)"
+    " SELECT mca.dst, s.position, s.kind, s.rule, s.ruled_out FROM src.space_rejections s"
+    " JOIN temp.map_campaign mca ON mca.src = s.campaign_id"
+    " WHERE NOT EXISTS (SELECT 1 FROM main.space_rejections d WHERE d.campaign_id = mca.dst)",
 
     /* Measurements: the target's row under the same key, if any, and
      * whether it is this very measurement (merged before) or another. */

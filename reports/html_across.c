@@ -7,6 +7,7 @@
 
 #include "html_escape.h"
 #include "html_parts.h"
+#include "html_portability.h"
 #include "html_sections.h"
 #include "report_format.h"
 #include "svg_chart.h"
@@ -64,6 +65,22 @@ static void write_instances(FILE *f, const report_data *d, const char *anchor, s
     html_source_note(f, d->queries[REPORT_INSTANCES]);
 }
 
+/* Problem sizes grow by factors (256, 512, 1024 stations or samples): on a
+ * linear axis the small ones crowd into the left edge. A logarithmic axis
+ * where every size is positive and the largest is 8 times the smallest or
+ * more; a linear one where they are closer, or where one is 0 or below. */
+static svg_scale size_scale(const double *x, size_t n)
+{
+    double low = INFINITY, high = -INFINITY;
+    for (size_t k = 0; k < n; k++) {
+        if (!isfinite(x[k])) continue;
+        if (x[k] <= 0) return SVG_LINEAR;
+        if (x[k] < low) low = x[k];
+        if (x[k] > high) high = x[k];
+    }
+    return isfinite(low) && high >= 8 * low ? SVG_LOG : SVG_LINEAR;
+}
+
 /* One chart for the parameter whose rows are [a, b): a series per device. */
 static int scaling_chart(FILE *f, const query_table *t, const char *plugin, size_t a, size_t b,
                          skytune_error *err)
@@ -112,7 +129,7 @@ static int scaling_chart(FILE *f, const query_table *t, const char *plugin, size
     else
         snprintf(y_label, sizeof y_label, "best median time (%s)", unit);
     svg_xy_chart chart = {.title = title, .x_label = x_label, .y_label = y_label,
-                          .x_scale = SVG_LINEAR, .y_scale = SVG_LINEAR, .y_from_zero = true,
+                          .x_scale = size_scale(x, n), .y_scale = SVG_LINEAR, .y_from_zero = true,
                           .series = series, .n_series = n_series < MAX_SERIES ? n_series : MAX_SERIES};
     svg_write_xy(f, &chart);
     if (n_series > MAX_SERIES) {
@@ -266,6 +283,7 @@ int html_across_write(FILE *f, const report_data *d, html_toc_entry toc, void *t
                 if (write_scaling(f, d, anchor, plugin, err) != 0 ||
                     write_fixed(f, d, anchor, plugin, err) != 0)
                     return -1;
+                html_portability_write(f, d, anchor, plugin);
                 fputs("</section>\n", f);
             }
         }

@@ -7,6 +7,8 @@
 #include "html_parts.h"
 #include "html_campaign_ctx.h"
 #include "html_convergence.h"
+#include "html_explain.h"
+#include "html_settings.h"
 #include "html_roofline.h"
 #include "html_sections.h"
 #include "param_columns.h"
@@ -21,7 +23,7 @@ static void write_what(campaign_ctx *c)
 {
     FILE *f = c->f;
     campaign_heading(c, "what", "What was tuned");
-    char plugin[256], device[512], counts[256], settings[2048];
+    char plugin[256], device[512], counts[256];
     snprintf(plugin, sizeof plugin, "%s %s (kernel source hash %s)", campaign_summary(c, "plugin"),
              campaign_summary(c, "plugin_version"), campaign_summary(c, "source_hash"));
     snprintf(device, sizeof device, "%s (platform %s, driver %s)", campaign_summary(c, "device"),
@@ -37,11 +39,10 @@ static void write_what(campaign_ctx *c)
     html_kv_row(f, "device", device, false);
     html_kv_row(f, "strategy", campaign_summary(c, "strategy"), false);
     html_kv_row(f, "seed", campaign_summary(c, "seed"), false);
+    html_settings_rows(f, campaign_summary(c, "settings"));
     /* The budget and limits are each run's, not the campaign's. */
     const char *runs = campaign_summary(c, "invocations");
-    snprintf(settings, sizeof settings, "%s; runs: %s", campaign_summary(c, "settings"),
-             runs ? runs : "not recorded");
-    html_kv_row(f, "settings and budget", settings, true);
+    html_kv_row(f, "runs (budget and limits)", runs ? runs : "not recorded", true);
     html_kv_row(f, "status", campaign_summary(c, "status"), false);
     html_kv_row(f, "started", campaign_summary(c, "started_at"), false);
     html_kv_row(f, "ended", campaign_summary(c, "ended_at") ? campaign_summary(c, "ended_at") : "not ended (running, or killed)", false);
@@ -512,11 +513,21 @@ static void write_independence(campaign_ctx *c, size_t first, size_t end)
     const query_table *t = campaign_table(c, REPORT_INDEPENDENCE);
     campaign_heading(c, "independence", "Independence of parameters");
     if (first == end) {
-        html_paragraph(f, NULL,
-                       "No two parameters were measured together in enough combinations to "
-                       "compare their rankings: each needs two values of both, in configurations "
-                       "that otherwise agree (and a campaign of more than 10,000 passed "
-                       "configurations is not compared).");
+        const char *ok = campaign_summary(c, "ok");
+        if (ok && strtoll(ok, NULL, 10) > 10000)
+            html_paragraph(f, NULL,
+                           "Not compared: this campaign has more than 10,000 configurations that "
+                           "passed, and comparing every pair of them would take minutes. A "
+                           "campaign over the two parameters in question, the others fixed, "
+                           "answers it sooner.");
+        else
+            html_paragraph(f, NULL,
+                           "Empty, because this campaign has no pair of configurations to compare: "
+                           "judging a pair of parameters needs two values of each, measured in "
+                           "configurations whose other parameters agree (four configurations "
+                           "that differ in those two parameters only). A small or sampled "
+                           "campaign rarely holds such sets; an exhaustive one over the "
+                           "parameters in question does.");
         html_source_note(f, c->d->queries[REPORT_INDEPENDENCE]);
         return;
     }
@@ -585,7 +596,10 @@ int html_campaign_write(FILE *f, const report_data *d, size_t row, size_t *curso
         write_parameters(&c, first[REPORT_BY_PARAM], end[REPORT_BY_PARAM], err) != 0 ||
         write_failures_by_param(&c, first[REPORT_BY_PARAM], end[REPORT_BY_PARAM], err) != 0)
         return -1;
+    if (campaign_write_importance(&c, err) != 0) return -1;
     write_independence(&c, first[REPORT_INDEPENDENCE], end[REPORT_INDEPENDENCE]);
+    campaign_write_rejections(&c);
+    campaign_write_stop_advice(&c);
     if (campaign_write_roofline(&c, err) != 0) return -1;
     fputs("</section>\n", f);
     return 0;

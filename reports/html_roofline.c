@@ -7,6 +7,7 @@
 #include <math.h>
 #include <stdbool.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "html_roofline.h"
 #include "html_parts.h"
@@ -44,6 +45,29 @@ static void write_roof_note(FILE *f, const roof *r)
     html_paragraph(f, NULL, text);
 }
 
+/* Said plainly: the drivers report no peaks, so a device has them only once
+ * they were probed or given. A CPU device's are as unknown as a GPU's;
+ * its probe shares the cores with whatever else runs, hence the advice. */
+static void write_unknown_peaks(const campaign_ctx *c)
+{
+    const char *is_gpu = campaign_summary(c, "is_gpu");
+    if (is_gpu && strcmp(is_gpu, "0") == 0)
+        html_paragraph(c->f, "warn",
+                       "This CPU device's peaks are unknown: OpenCL drivers do not report them, "
+                       "and none were recorded for it. skytune devices --probe --db FILE "
+                       "measures them (a streaming triad and multiply-add chains, a few seconds; "
+                       "on a CPU run it with the cores as free as the campaign had them), or "
+                       "skytune devices --set-peaks GFLOPS,GBS --db FILE records the processor's "
+                       "data-sheet figures. Roofs drawn below are the campaign's best measured "
+                       "figures, not the device's.");
+    else
+        html_paragraph(c->f, "warn",
+                       "Device peaks unknown: OpenCL drivers do not report them, and none were "
+                       "recorded for this device. Run skytune devices --probe --db FILE (or "
+                       "skytune devices --set-peaks GFLOPS,GBS --db FILE) to draw its roofs; "
+                       "roofs drawn below are the campaign's best measured figures.");
+}
+
 int campaign_write_roofline(campaign_ctx *c, skytune_error *err)
 {
     FILE *f = c->f;
@@ -52,10 +76,7 @@ int campaign_write_roofline(campaign_ctx *c, skytune_error *err)
     campaign_heading(c, "roofline", "Roofline");
     roof r = {0};
     bool peaks = device_roof(c, &r);
-    if (!peaks)
-        html_paragraph(f, "warn",
-                       "Device peaks unknown: run skytune devices --probe --db FILE (or "
-                       "skytune devices --set-peaks GFLOPS,GBS --db FILE) to draw the roofs.");
+    if (!peaks) write_unknown_peaks(c);
     if (first == end) {
         html_paragraph(f, NULL,
                        "No configuration that passed has both a FLOP and a byte count (the plugin "

@@ -26,6 +26,11 @@ extern const char report_sql_wisdom[];
 extern const char report_sql_t4[];
 extern const char report_sql_independence[];
 extern const char report_sql_parts[];
+extern const char report_sql_importance[];
+extern const char report_sql_interactions[];
+extern const char report_sql_portability[];
+extern const char report_sql_rejections[];
+extern const char report_sql_stop_advice[];
 
 static const query_def queries[] = {
     {"campaigns", "campaign_summary.sql", report_sql_campaign_summary,
@@ -41,6 +46,14 @@ static const query_def queries[] = {
      "per tuning parameter value: best and typical time, failures by status"},
     {"independence", "independence.sql", report_sql_independence,
      "per pair of tuning parameters: whether one's ranking holds whatever the other's value"},
+    {"importance", "importance.sql", report_sql_importance,
+     "per tuning parameter: the share of the variance of log-time its value explains"},
+    {"interactions", "interactions.sql", report_sql_interactions,
+     "the pairs of tuning parameters that explain log-time together beyond each alone"},
+    {"rejections", "rejections.sql", report_sql_rejections,
+     "how much of the Cartesian space each constraint removed"},
+    {"stop-advice", "stop_advice.sql", report_sql_stop_advice,
+     "what the estimate of more evaluations' gain reads: counts, fastest times, how it ended"},
     {"parts", "parts.sql", report_sql_parts,
      "the best configuration's time per labelled kernel (a pipeline's stages), with shares"},
     {"best-so-far", "best_so_far.sql", report_sql_best_so_far,
@@ -59,6 +72,8 @@ static const query_def queries[] = {
      "each instance's best performance against the problem parameter that varies"},
     {"fixed-vs-tuned", "fixed_vs_tuned.sql", report_sql_fixed_vs_tuned,
      "each instance's tuned optimum against the best fixed configuration"},
+    {"portability", "portability.sql", report_sql_portability,
+     "per plugin and problem: the share of each device's optimum another device's best keeps"},
     {"wisdom", "wisdom.sql", report_sql_wisdom,
      "the best configuration per plugin, device and problem, as typed JSON"},
     {"t4", "t4.sql", report_sql_t4, "a campaign's evaluations in T4 terms (--campaign required)"},

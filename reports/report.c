@@ -27,11 +27,17 @@ static const char *const query_names_by_part[REPORT_N_QUERIES] = {
     [REPORT_INSTANCES] = "instances",
     [REPORT_SCALING] = "scaling",
     [REPORT_FIXED_VS_TUNED] = "fixed-vs-tuned",
+    [REPORT_IMPORTANCE] = "importance",
+    [REPORT_INTERACTIONS] = "interactions",
+    [REPORT_REJECTIONS] = "rejections",
+    [REPORT_STOP_ADVICE] = "stop-advice",
+    [REPORT_PORTABILITY] = "portability",
 };
 
 static bool is_across(report_query q)
 {
-    return q == REPORT_INSTANCES || q == REPORT_SCALING || q == REPORT_FIXED_VS_TUNED;
+    return q == REPORT_INSTANCES || q == REPORT_SCALING || q == REPORT_FIXED_VS_TUNED ||
+           q == REPORT_PORTABILITY;
 }
 
 void report_free(report_data *d)
@@ -81,10 +87,11 @@ static int check_scope(const report_data *d, sqlite3 *db, skytune_error *err)
 /* The report's queries, costliest first (as measured by bench/bench_report
  * over 10^5 configurations), so that parallel workers finish together. */
 static const report_query cost_order[REPORT_N_QUERIES] = {
-    REPORT_BY_PARAM,     REPORT_INDEPENDENCE,   REPORT_FIXED_VS_TUNED, REPORT_EVALUATIONS,
-    REPORT_BEST_SO_FAR,  REPORT_SNR,            REPORT_INSTANCES,      REPORT_SCALING,
-    REPORT_DISTRIBUTION, REPORT_ROOFLINE,       REPORT_FAILURES,       REPORT_TOP,
-    REPORT_TIME_SPLIT,   REPORT_PARTS,          REPORT_CAMPAIGNS,
+    REPORT_BY_PARAM,     REPORT_INDEPENDENCE,   REPORT_INTERACTIONS,   REPORT_FIXED_VS_TUNED,
+    REPORT_EVALUATIONS,  REPORT_IMPORTANCE,     REPORT_BEST_SO_FAR,    REPORT_SNR,
+    REPORT_PORTABILITY,  REPORT_INSTANCES,      REPORT_SCALING,        REPORT_DISTRIBUTION,
+    REPORT_ROOFLINE,     REPORT_STOP_ADVICE,    REPORT_FAILURES,       REPORT_TOP,
+    REPORT_TIME_SPLIT,   REPORT_PARTS,          REPORT_REJECTIONS,     REPORT_CAMPAIGNS,
 };
 
 #define MAX_WORKERS 4

@@ -34,6 +34,7 @@ static const cli_option options[] = {
     {"budget", "N", false, "stop after N distinct configurations of the campaign (default: no limit); a larger one on a rerun extends the campaign"},
     {"time-limit", "DURATION", false, "stop after this long, e.g. 90s, 15m, 8h"},
     {"target", "VALUE", false, "stop once a configuration reaches a time (e.g. 2.5ms) or GFLOP/s (e.g. 150gflops)"},
+    {"stop-when-gain-below", "FRACTION", false, "stop once a campaign twice as long is expected to lower the best time by less than this, e.g. 0.01 or 1% (docs/reports.md, stop advice)"},
     {"runs", "N", false, "timed runs per configuration (default 10)"},
     {"warm-up", "N", false, "untimed runs before the timed ones, besides the verification run, which is the kernel's first launch and the warm-up by default (default 0)"},
     {"seed", "N", false, "seed for the strategy and the inputs (default 1)"},
@@ -158,6 +159,26 @@ static int parse_kernel(const cli_args *args, tuning_request *rq, char *t1_plugi
     return EXIT_OK;
 }
 
+/* A fraction above 0 and below 1, as a number (0.01) or a percentage (1%). */
+static int parse_gain_below(const char *text, double *fraction)
+{
+    char *end;
+    errno = 0;
+    double value = strtod(text, &end);
+    if (end != text && *end == '%' && end[1] == '\0') {
+        value /= 100.0;
+        end++;
+    }
+    if (end == text || *end != '\0' || errno != 0 || !(value > 0 && value < 1)) {
+        char shown[QUOTE_TEXT];
+        cli_error("--stop-when-gain-below '%s' is not a fraction between 0 and 1 (e.g. 0.01, "
+                  "or 1%%)", quote_text(text, shown, sizeof shown));
+        return -1;
+    }
+    *fraction = value;
+    return 0;
+}
+
 /* --budget, --time-limit, --target, --runs and --seed: EXIT_OK or
  * EXIT_USAGE. */
 static int parse_limits(const cli_args *args, tuning_request *rq)
@@ -176,6 +197,9 @@ static int parse_limits(const cli_args *args, tuning_request *rq)
         run_parse_positive_duration("time-limit", text, &rq->limits.time_limit_s) != 0)
         return EXIT_USAGE;
     if ((text = cli_get(args, "target")) && parse_target(text, &rq->limits) != 0) return EXIT_USAGE;
+    if ((text = cli_get(args, "stop-when-gain-below")) &&
+        parse_gain_below(text, &rq->limits.gain_below) != 0)
+        return EXIT_USAGE;
     rq->runs = 10;
     if ((text = cli_get(args, "runs"))) {
         if (cli_parse_u64("runs", text, &number) != 0) return EXIT_USAGE;

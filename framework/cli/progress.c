@@ -183,9 +183,14 @@ static void draw_bar(progress *p, const progress_campaign *c)
     for (int k = 0; k < width; k++) bar[k] = k < filled ? '#' : '.';
     bar[width] = '\0';
     char line[2048];
-    int used = snprintf(line, sizeof line, "[%s] %llu/%llu  %s  %.2g/s  ETA %s  best %s", bar,
+    /* What running as long again would gain: the user's cue to stop. */
+    char gain[48] = "";
+    if (c->have_gain && c->gain_more)
+        snprintf(gain, sizeof gain, "  +%llu: ~%.2g %%", (unsigned long long)c->gain_more,
+                 100 * c->expected_gain);
+    int used = snprintf(line, sizeof line, "[%s] %llu/%llu  %s  %.2g/s  ETA %s  best %s%s", bar,
                         (unsigned long long)c->evaluated, (unsigned long long)c->planned, counts,
-                        rate, eta_text, best);
+                        rate, eta_text, best, gain);
     if (c->in_flight && used > 0 && (size_t)used < sizeof line) {
         char stage[64], config[QUOTE_PATH];
         format_stage(c, stage, sizeof stage);
@@ -341,6 +346,27 @@ static void print_phase_line(progress *p, const tuning_loop_event *ev)
     fflush(p->out);
 }
 
+/* A log has no bar: it says what more evaluations would gain once as the
+ * estimate falls below each of these, the points where a user weighs
+ * stopping (--stop-when-gain-below takes the same fractions). */
+static const double gain_marks[] = {0.05, 0.01, 0.001};
+#define N_GAIN_MARKS (sizeof gain_marks / sizeof gain_marks[0])
+
+static void print_gain_line(progress *p, progress_campaign *c, const tuning_loop_event *ev)
+{
+    if (!ev->have_gain || ev->gain_more == 0) return;
+    unsigned passed = 0;
+    while (passed < N_GAIN_MARKS && ev->expected_gain < gain_marks[passed]) passed++;
+    if (passed <= c->gain_marks_said) return;
+    c->gain_marks_said = passed;
+    print_line_prefix(p, ev->label);
+    fprintf(p->out, "after %llu evaluations: %llu more expected to lower the best time by "
+                    "%.3g %% (below %g %%)\n",
+            (unsigned long long)ev->evaluated, (unsigned long long)ev->gain_more,
+            100 * ev->expected_gain, 100 * gain_marks[passed - 1]);
+    fflush(p->out);
+}
+
 void progress_event(void *ctx, const tuning_loop_event *ev)
 {
     progress *p = ctx;
@@ -350,6 +376,9 @@ void progress_event(void *ctx, const tuning_loop_event *ev)
     c->planned = ev->planned;
     c->have_best = ev->have_best;
     c->best_ns = ev->best_ns;
+    c->have_gain = ev->have_gain;
+    c->expected_gain = ev->expected_gain;
+    c->gain_more = ev->gain_more;
     c->elapsed_s = ev->elapsed_s;
     c->in_flight = false;
     if (p->quiet) return;
@@ -359,6 +388,7 @@ void progress_event(void *ctx, const tuning_loop_event *ev)
     if (!p->terminal) {
         print_log_line(p, ev);
         if (estimate) print_estimate(p, c, ev);
+        print_gain_line(p, c, ev);
         return;
     }
     if (estimate) print_estimate(p, c, ev);

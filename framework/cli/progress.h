@@ -30,6 +30,10 @@ typedef struct progress_campaign {
     uint64_t evaluated, planned;
     bool have_best;
     double best_ns;
+    bool have_gain;                             /* as tuning_loop_event */
+    double expected_gain;
+    uint64_t gain_more;
+    unsigned gain_marks_said;                   /* a log's gain lines so far (progress.c) */
     double elapsed_s;                           /* the campaign's, at the last report */
     bool estimated;                             /* the estimate has been printed */
     /* The configuration in flight, since the last event; in_flight false

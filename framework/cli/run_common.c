@@ -319,6 +319,24 @@ static uint64_t entries_told(const cache_entries *e)
     return e->found + e->stored + e->not_stored;
 }
 
+
+/* What a campaign of twice the length would be expected to gain, so that
+ * the user can judge whether to run it longer (gain_estimate.h). */
+static void print_stop_advice(const tuning_loop_result *r)
+{
+    if (!r->have_gain) {
+        if (r->evaluated)
+            printf("more evaluations: no estimate of their gain yet (fewer than %d passed)\n",
+                   GAIN_MIN_PASSED);
+        return;
+    }
+    if (r->gain_more == 0) {
+        printf("more evaluations: none left in the space\n");
+        return;
+    }
+    printf("more evaluations: %llu more expected to lower the best time by %.3g %%\n",
+           (unsigned long long)r->gain_more, 100 * r->expected_gain);
+}
 int run_print_outcome(const tuning_outcome *out, const char *label, const char *db_path)
 {
     const tuning_loop_result *r = &out->result;
@@ -384,6 +402,7 @@ int run_print_outcome(const tuning_outcome *out, const char *label, const char *
     } else {
         printf("best: none — no configuration passed verification\n");
     }
+    print_stop_advice(r);
     if (r->stop == TUNING_LOOP_INTERRUPTED) {
         printf("interrupted: run the same command again to continue\n");
         return EXIT_INTERRUPTED;

@@ -17,6 +17,7 @@
 #include "replay_load.h"
 #include "replay_recorded.h"
 #include "space_rejections.h"
+#include "store_spaces.h"
 #include "value.h"
 #include "store.h"
 #include "store_invocations.h"
@@ -110,7 +111,7 @@ static int selected_ranks(const space *sp, const char *const *configs, size_t n,
  * line says it ("budget reached"). */
 static const char *ended_text(const char *key)
 {
-    for (int s = TUNING_LOOP_EXHAUSTED; s <= TUNING_LOOP_DEVICE_TIME; s++)
+    for (int s = TUNING_LOOP_EXHAUSTED; s <= TUNING_LOOP_GAIN_BELOW; s++)
         if (strcmp(key, tuning_loop_stop_key((tuning_loop_stop)s)) == 0)
             return tuning_loop_stop_name((tuning_loop_stop)s);
     return key;
@@ -287,10 +288,13 @@ static int begin_invocation(recorded_run *r, skytune_error *err)
         .budget = rq->limits.max_evaluations,
         .time_limit_s = rq->limits.time_limit_s,
         .target = target[0] ? target : NULL,
+        .gain_below = rq->limits.gain_below,
     };
     if (store_invocation_begin(r->st, &ispec, &r->invocation_id, &r->before, err) != 0)
         return -1;
     r->invocation_open = true;
+    /* The report reads what the constraints removed from the database. */
+    if (store_record_space(r->st, r->campaign_id, r->rc->space, err) != 0) return -1;
     /* A run that joins one measuring the campaign says so, rather than
      * taking that run's open invocation for a killed one's. */
     if (claims_live_holder(r->st, r->campaign_id, (int64_t)getpid(), r->host, &r->sharing,

@@ -63,7 +63,8 @@ SELECT c.id                         AS campaign,
        COALESCE(n.ok, 0)            AS ok,
        COALESCE(n.failed, 0)        AS failed,
        d.peak_gflops                AS peak_gflops,
-       d.peak_gbs                   AS peak_gbs
+       d.peak_gbs                   AS peak_gbs,
+       d.is_gpu                     AS is_gpu
 FROM campaigns c
 JOIN plugins p      ON p.id = c.plugin_id
 JOIN devices d      ON d.id = c.device_id

@@ -23,6 +23,7 @@ const char *tuning_loop_stop_name(tuning_loop_stop s)
     case TUNING_LOOP_TARGET: return "target reached";
     case TUNING_LOOP_INTERRUPTED: return "interrupted";
     case TUNING_LOOP_DEVICE_TIME: return "device-time budget reached";
+    case TUNING_LOOP_GAIN_BELOW: return "expected gain below the threshold";
     }
     return "unknown";
 }
@@ -36,6 +37,7 @@ const char *tuning_loop_stop_key(tuning_loop_stop s)
     case TUNING_LOOP_TARGET: return "target";
     case TUNING_LOOP_INTERRUPTED: return "interrupted";
     case TUNING_LOOP_DEVICE_TIME: return "device_time";
+    case TUNING_LOOP_GAIN_BELOW: return "gain_below";
     }
     return "failed";
 }
@@ -232,6 +234,7 @@ typedef struct campaign_state {
      * (proposals answered from the history report nothing). */
     char phase_line[256];
     race_field race;           /* the best ok results so far, for the race limit */
+    gain_estimate gain;        /* what more evaluations are expected to gain */
 } campaign_state;
 
 /* How a turn of the loop ended. */
@@ -296,6 +299,7 @@ static void plan(campaign_state *c)
     c->best_objective = INFINITY;
     c->res->stop = TUNING_LOOP_EXHAUSTED;
     race_field_init(&c->race);
+    gain_estimate_init(&c->gain);
     c->res->racing = cfg->race && cfg->eval.race;
 }
 
@@ -459,6 +463,10 @@ static int count_evaluation(campaign_state *c, uint64_t rank, double objective,
     /* A result reused from the store brings its median alone. */
     if (m->status == MEAS_OK) race_field_add(&c->race, objective, m->samples_ns, m->n_samples);
     if (m->raced) res->raced++;
+    gain_estimate_add(&c->gain, m->status == MEAS_OK ? objective : 0);
+    uint64_t remaining = c->count > res->evaluated ? c->count - res->evaluated : 0;
+    res->have_gain = gain_estimate_expected(&c->gain, remaining, &res->expected_gain,
+                                            &res->gain_more);
     if (objective < c->best_objective) {
         c->best_objective = objective;
         res->have_best = true;
@@ -492,6 +500,9 @@ static void report_event(campaign_state *c, const measurement *m, bool cached, d
         .space_count = c->count,
         .limits = &cfg->limits,
         .strategy_phase = c->phase_line[0] ? c->phase_line : NULL,
+        .have_gain = res->have_gain,
+        .expected_gain = res->expected_gain,
+        .gain_more = res->gain_more,
     };
     cfg->on_event(cfg->event_ctx, &ev);
     c->phase_line[0] = '\0';
@@ -517,6 +528,16 @@ static bool target_reached(const campaign_state *c)
                               (l->target_gflops > 0 && res->best_gflops >= l->target_gflops));
 }
 
+/* Whether more evaluations are expected to gain less than the campaign
+ * asked for. An exhausted space is the strategy's to end (search complete),
+ * not this rule's. */
+static bool gain_too_small(const campaign_state *c)
+{
+    const tuning_loop_result *res = c->res;
+    return c->cfg->limits.gain_below > 0 && res->have_gain && res->gain_more > 0 &&
+           res->expected_gain < c->cfg->limits.gain_below;
+}
+
 /* The evaluation counted and reported and, when made now, recorded (k: the
  * measurement reused, or NULL); then whether it reached the target. */
 static turn_end record_evaluation(campaign_state *c, uint64_t rank, const known_entry *k,
@@ -529,6 +550,10 @@ static turn_end record_evaluation(campaign_state *c, uint64_t rank, const known_
     if (!k && c->cfg->store && submit(c, m, err) != 0) return TURN_FAILED;
     if (target_reached(c)) {
         c->res->stop = TUNING_LOOP_TARGET;
+        return TURN_STOP;
+    }
+    if (gain_too_small(c)) {
+        c->res->stop = TUNING_LOOP_GAIN_BELOW;
         return TURN_STOP;
     }
     return TURN_NEXT;

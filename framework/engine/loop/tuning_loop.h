@@ -11,6 +11,7 @@
 
 #include "claims.h"
 #include "evaluator.h"
+#include "gain_estimate.h"
 #include "measurement.h"
 #include "space.h"
 #include "store.h"
@@ -26,6 +27,9 @@ typedef struct tuning_loop_limits {
      * measured or, in replay, as recorded) reach this; 0 = no limit. This is
      * how a replayed campaign budgets "a night" of recorded device time. */
     double device_time_s;
+    /* Stop once more evaluations are expected to lower the best time by
+     * less than this fraction (gain_estimate.h); 0 = never. */
+    double gain_below;
 } tuning_loop_limits;
 
 typedef enum tuning_loop_stop {
@@ -34,12 +38,13 @@ typedef enum tuning_loop_stop {
     TUNING_LOOP_TIME_LIMIT = 2,
     TUNING_LOOP_TARGET = 3,
     TUNING_LOOP_INTERRUPTED = 4,
-    TUNING_LOOP_DEVICE_TIME = 5
+    TUNING_LOOP_DEVICE_TIME = 5,
+    TUNING_LOOP_GAIN_BELOW = 6    /* more evaluations expected to gain too little */
 } tuning_loop_stop;
 
 const char *tuning_loop_stop_name(tuning_loop_stop s);
 /* The same as a key for the database: "search_complete", "budget",
- * "time_limit", "target", "interrupted", "device_time". */
+ * "time_limit", "target", "interrupted", "device_time", "gain_below". */
 const char *tuning_loop_stop_key(tuning_loop_stop s);
 
 /* Whether a campaign under `l` that has evaluated `evaluated` configurations
@@ -70,6 +75,13 @@ typedef struct tuning_loop_event {
     /* The strategy's phase line (strategy_phase_change) when it entered a
      * new phase since the last event, else NULL. */
     const char *strategy_phase;
+    /* What a campaign of twice this length (gain_more more evaluations, at
+     * most the rest of the space) is expected to gain: the fraction by which
+     * it would lower the best time (gain_estimate.h); have_gain false while
+     * too few evaluations passed to say. */
+    bool have_gain;
+    double expected_gain;
+    uint64_t gain_more;
 } tuning_loop_event;
 
 /* The configuration in flight, reported while the evaluator works on it
@@ -146,6 +158,11 @@ typedef struct tuning_loop_result {
     bool racing;
     uint64_t raced;
     double race_margin;
+    /* The last estimate of what more evaluations would gain (as
+     * tuning_loop_event); have_gain false when there was none. */
+    bool have_gain;
+    double expected_gain;
+    uint64_t gain_more;
 } tuning_loop_result;
 
 /* History and strategy must be fresh; known measurements from the store are
