@@ -31,6 +31,9 @@ static int campaign_settings(const tuning_request *rq, const strategy *st, char 
     size_t used = (size_t)snprintf(buf, len, "runs=%u", rq->runs);
     if (rq->warm_up_runs && used < len)
         used += (size_t)snprintf(buf + used, len - used, ";warm_up=%u", rq->warm_up_runs);
+    /* Transfers change what a run's time is: another campaign. */
+    if (rq->transfers && used < len)
+        used += (size_t)snprintf(buf + used, len - used, ";transfers");
     for (size_t k = 0; k < rq->n_restricts && used < len; k++)
         used += (size_t)snprintf(buf + used, len - used, ";restrict=%s", rq->restricts[k]);
     for (size_t k = 0; k < rq->n_only && used < len; k++)
@@ -736,6 +739,7 @@ static int open_supervisor(const tuning_request *rq, device_run *d, recorded_cam
             .problem = &d->prob.values,
             .runs = rq->runs,
             .warm_up_runs = rq->warm_up_runs,
+            .transfers = rq->transfers,
             .seed = rq->seed,
             .cache_dir = spec->cache_dir,
             .cache_max_bytes = d->cache_limit,
@@ -764,7 +768,8 @@ static int open_measurer(const tuning_request *rq, device_run *d, recorded_campa
                          skytune_error *err)
 {
     measurer_options mopts = {
-        .runs = rq->runs, .warm_up_runs = rq->warm_up_runs, .seed = rq->seed, .cache = d->cache, .trace = d->trace};
+        .runs = rq->runs, .warm_up_runs = rq->warm_up_runs, .seed = rq->seed, .cache = d->cache,
+        .trace = d->trace, .transfers = rq->transfers};
     if (measurer_open(d->plugin.desc, d->dev, &d->prob.values, &mopts, &d->ms, err) != 0)
         return -1;
     d->de.space = d->sp;
