@@ -65,19 +65,19 @@ Test(correlator_small, edge_configurations_verify)
 {
     /* small: 10 stations (55 baselines), 4 channels, 64 samples. */
     /* 1 x 1: the first pass covers everything, no remainder pass. */
-    expect_ok("cell_width=1,cell_height=1,wg_size=4,use_local=0,block_time=4,in_layout=CTSP");
-    expect_ok("cell_width=1,cell_height=1,wg_size=64,use_local=1,block_time=16,in_layout=CTSP");
+    expect_ok("cell_width=1,cell_height=1,cell_order=column,wg_size=4,use_local=0,block_time=4,in_layout=CTSP");
+    expect_ok("cell_width=1,cell_height=1,cell_order=column,wg_size=64,use_local=1,block_time=16,in_layout=CTSP");
     /* Tall (the GTX 480's shape) and wide cells, both memory paths. */
-    expect_ok("cell_width=1,cell_height=4,wg_size=16,use_local=0,block_time=4,in_layout=CTSP");
-    expect_ok("cell_width=1,cell_height=4,wg_size=8,use_local=1,block_time=64,in_layout=CTSP");
-    expect_ok("cell_width=4,cell_height=1,wg_size=16,use_local=0,block_time=4,in_layout=CTSP");
-    expect_ok("cell_width=4,cell_height=1,wg_size=4,use_local=1,block_time=4,in_layout=CTSP");
+    expect_ok("cell_width=1,cell_height=4,cell_order=column,wg_size=16,use_local=0,block_time=4,in_layout=CTSP");
+    expect_ok("cell_width=1,cell_height=4,cell_order=column,wg_size=8,use_local=1,block_time=64,in_layout=CTSP");
+    expect_ok("cell_width=4,cell_height=1,cell_order=column,wg_size=16,use_local=0,block_time=4,in_layout=CTSP");
+    expect_ok("cell_width=4,cell_height=1,cell_order=column,wg_size=4,use_local=1,block_time=4,in_layout=CTSP");
     /* 4 x 4: one whole cell, 39 of 55 baselines in the remainder pass. */
-    expect_ok("cell_width=4,cell_height=4,wg_size=4,use_local=0,block_time=4,in_layout=CTSP");
-    expect_ok("cell_width=4,cell_height=4,wg_size=4,use_local=1,block_time=32,in_layout=CTSP");
+    expect_ok("cell_width=4,cell_height=4,cell_order=column,wg_size=4,use_local=0,block_time=4,in_layout=CTSP");
+    expect_ok("cell_width=4,cell_height=4,cell_order=column,wg_size=4,use_local=1,block_time=32,in_layout=CTSP");
     /* 3 divides neither 10 nor the triangle's rows. */
-    expect_ok("cell_width=2,cell_height=3,wg_size=8,use_local=1,block_time=8,in_layout=CTSP");
-    expect_ok("cell_width=3,cell_height=3,wg_size=4,use_local=0,block_time=4,in_layout=CTSP");
+    expect_ok("cell_width=2,cell_height=3,cell_order=column,wg_size=8,use_local=1,block_time=8,in_layout=CTSP");
+    expect_ok("cell_width=3,cell_height=3,cell_order=column,wg_size=4,use_local=0,block_time=4,in_layout=CTSP");
 }
 
 /* Cells up to 8 on a side, as long as their area is at most the 4 x 4
@@ -98,9 +98,9 @@ Test(correlator_small, tall_and_wide_cells_verify_in_both_orders)
             expect_ok(text);
         }
     /* Registers bound the area, not the side. */
-    cr_assert_eq(is_valid("cell_width=3,cell_height=6,wg_size=4,use_local=0,block_time=4,in_layout=CTSP"), 0);
-    cr_assert_eq(is_valid("cell_width=8,cell_height=3,wg_size=4,use_local=0,block_time=4,in_layout=CTSP"), 0);
-    cr_assert_eq(is_valid("cell_width=8,cell_height=2,wg_size=4,use_local=0,block_time=4,in_layout=CTSP"), 1);
+    cr_assert_eq(is_valid("cell_width=3,cell_height=6,cell_order=column,wg_size=4,use_local=0,block_time=4,in_layout=CTSP"), 0);
+    cr_assert_eq(is_valid("cell_width=8,cell_height=3,cell_order=column,wg_size=4,use_local=0,block_time=4,in_layout=CTSP"), 0);
+    cr_assert_eq(is_valid("cell_width=8,cell_height=2,cell_order=column,wg_size=4,use_local=0,block_time=4,in_layout=CTSP"), 1);
 }
 
 typedef void (*list_cells_fn)(int64_t, int64_t, int64_t, int, int32_t *);
@@ -152,13 +152,13 @@ Test(correlator_small, cell_orders_list_the_same_cells_down_columns_or_along_row
 Test(correlator_small, constraints_exclude_what_would_repeat_or_idle)
 {
     /* block_time is pinned without local memory. */
-    cr_assert_eq(is_valid("cell_width=1,cell_height=1,wg_size=4,use_local=0,block_time=8,in_layout=CTSP"), 0);
-    cr_assert_eq(is_valid("cell_width=1,cell_height=1,wg_size=4,use_local=1,block_time=8,in_layout=CTSP"), 1);
+    cr_assert_eq(is_valid("cell_width=1,cell_height=1,cell_order=column,wg_size=4,use_local=0,block_time=8,in_layout=CTSP"), 0);
+    cr_assert_eq(is_valid("cell_width=1,cell_height=1,cell_order=column,wg_size=4,use_local=1,block_time=8,in_layout=CTSP"), 1);
     /* 55 cells of 1 x 1: work-groups up to 64, the power of two above. */
-    cr_assert_eq(is_valid("cell_width=1,cell_height=1,wg_size=64,use_local=0,block_time=4,in_layout=CTSP"), 1);
-    cr_assert_eq(is_valid("cell_width=1,cell_height=1,wg_size=128,use_local=0,block_time=4,in_layout=CTSP"), 0);
+    cr_assert_eq(is_valid("cell_width=1,cell_height=1,cell_order=column,wg_size=64,use_local=0,block_time=4,in_layout=CTSP"), 1);
+    cr_assert_eq(is_valid("cell_width=1,cell_height=1,cell_order=column,wg_size=128,use_local=0,block_time=4,in_layout=CTSP"), 0);
     /* One 4 x 4 cell: only the smallest work-group. */
-    cr_assert_eq(is_valid("cell_width=4,cell_height=4,wg_size=8,use_local=0,block_time=4,in_layout=CTSP"), 0);
+    cr_assert_eq(is_valid("cell_width=4,cell_height=4,cell_order=column,wg_size=8,use_local=0,block_time=4,in_layout=CTSP"), 0);
 }
 
 /* The tiling as documented, counted independently: every grid position
@@ -264,8 +264,8 @@ Test(correlator_small, random_configurations_all_verify)
 Test(correlator_small, input_layouts_verify)
 {
     static const char *const kernels[] = {
-        "cell_width=2,cell_height=3,wg_size=8,use_local=1,block_time=8",
-        "cell_width=1,cell_height=4,wg_size=16,use_local=0,block_time=4",
+        "cell_width=2,cell_height=3,cell_order=column,wg_size=8,use_local=1,block_time=8",
+        "cell_width=1,cell_height=4,cell_order=column,wg_size=16,use_local=0,block_time=4",
     };
     static const char *const layouts[] = {"CTSP", "PSTC", "TPSC", "PCTS", "SCPT", "TCSP"};
     for (size_t k = 0; k < COUNT_OF(kernels); k++)
@@ -281,7 +281,7 @@ Test(correlator_small, input_layouts_verify)
  * build options contain every one of them. */
 Test(correlator_small, the_stage_macros_are_the_build_options)
 {
-    const char *config_text = "cell_width=2,cell_height=2,wg_size=4,use_local=1,block_time=8,"
+    const char *config_text = "cell_width=2,cell_height=2,cell_order=column,wg_size=4,use_local=1,block_time=8,"
                               "in_layout=PTCS";
     stage_macros macros;
     stage_macros_for(&h, config_text, correlator_macros_of_values, &macros);
@@ -299,7 +299,7 @@ Test(correlator_small, the_stage_macros_are_the_build_options)
  * #undef lines of the stage's macros, built with no -D at all. */
 Test(correlator_small, the_kernels_built_from_their_macro_section_verify)
 {
-    const char *config_text = "cell_width=3,cell_height=2,wg_size=4,use_local=1,block_time=16,"
+    const char *config_text = "cell_width=3,cell_height=2,cell_order=column,wg_size=4,use_local=1,block_time=16,"
                               "in_layout=CTSP";
     stage_macros macros;
     stage_macros_for(&h, config_text, correlator_macros_of_values, &macros);
@@ -377,7 +377,7 @@ static const char *const plain_correlator =
 static skytune_verify_report verify_with_kernel(const char *source, const char *options)
 {
     return plugin_verify_with_kernel(
-        &h, "cell_width=2,cell_height=2,wg_size=4,use_local=0,block_time=4,in_layout=CTSP", source, options);
+        &h, "cell_width=2,cell_height=2,cell_order=column,wg_size=4,use_local=0,block_time=4,in_layout=CTSP", source, options);
 }
 
 #define SMALL_BASELINES 55
@@ -500,14 +500,14 @@ TestSuite(correlator_odd, .init = open_odd, .fini = close_harness, .timeout = 60
 Test(correlator_odd, cells_and_blocks_that_divide_nothing)
 {
     /* 2 x 3 cells: 3 whole cells and 10 remaining baselines of 28. */
-    expect_ok("cell_width=2,cell_height=3,wg_size=4,use_local=0,block_time=4,in_layout=CTSP");
+    expect_ok("cell_width=2,cell_height=3,cell_order=column,wg_size=4,use_local=0,block_time=4,in_layout=CTSP");
     /* 50 samples in blocks of 16 (3 whole and 2 left) and of 64 (one
      * partial block). */
-    expect_ok("cell_width=2,cell_height=3,wg_size=4,use_local=1,block_time=16,in_layout=CTSP");
-    expect_ok("cell_width=3,cell_height=2,wg_size=4,use_local=1,block_time=64,in_layout=CTSP");
+    expect_ok("cell_width=2,cell_height=3,cell_order=column,wg_size=4,use_local=1,block_time=16,in_layout=CTSP");
+    expect_ok("cell_width=3,cell_height=2,cell_order=column,wg_size=4,use_local=1,block_time=64,in_layout=CTSP");
     /* 4 x 4 is the largest cell that fits 7 stations: one whole cell. */
-    expect_ok("cell_width=4,cell_height=4,wg_size=4,use_local=1,block_time=32,in_layout=CTSP");
-    cr_assert_eq(is_valid("cell_width=4,cell_height=4,wg_size=4,use_local=0,block_time=4,in_layout=CTSP"), 1);
+    expect_ok("cell_width=4,cell_height=4,cell_order=column,wg_size=4,use_local=1,block_time=32,in_layout=CTSP");
+    cr_assert_eq(is_valid("cell_width=4,cell_height=4,cell_order=column,wg_size=4,use_local=0,block_time=4,in_layout=CTSP"), 1);
     cr_assert_eq(space_count(h.space), brute_force_count(&h.problem.values, &h.device->info));
 }
 
@@ -525,8 +525,8 @@ Test(correlator_long, float_sums_of_4096_samples_verify)
 {
     /* The tolerance is derived for sums of any length; here both memory
      * paths sum 4096 samples in float and must still pass. */
-    expect_ok("cell_width=1,cell_height=2,wg_size=4,use_local=0,block_time=4,in_layout=CTSP");
-    expect_ok("cell_width=2,cell_height=2,wg_size=4,use_local=1,block_time=64,in_layout=CTSP");
+    expect_ok("cell_width=1,cell_height=2,cell_order=column,wg_size=4,use_local=0,block_time=4,in_layout=CTSP");
+    expect_ok("cell_width=2,cell_height=2,cell_order=column,wg_size=4,use_local=1,block_time=64,in_layout=CTSP");
 }
 
 /* ------------------------------------- as many stations as channels */
@@ -545,7 +545,7 @@ TestSuite(correlator_square, .init = open_square, .fini = close_harness, .timeou
 Test(correlator_square, verification_catches_an_input_index_with_two_strides_swapped)
 {
     const char *config =
-        "cell_width=2,cell_height=2,wg_size=4,use_local=0,block_time=4,in_layout=TCSP";
+        "cell_width=2,cell_height=2,cell_order=column,wg_size=4,use_local=0,block_time=4,in_layout=TCSP";
     char *intact = plugin_source_with("correlator", NULL, NULL, 0);
     skytune_verify_report good = plugin_verify_with_kernel(&h, config, intact, NULL);
     cr_assert_eq(good.passed, 1, "the source as it is: max abs error %g", good.max_abs_error);
@@ -566,7 +566,7 @@ Test(correlator_square, verification_catches_an_input_index_with_two_strides_swa
 /* ------------------------------------------- read_back and reference_data */
 
 #define READ_BACK_CONFIG \
-    "cell_width=2,cell_height=2,wg_size=4,use_local=0,block_time=4,in_layout=CTSP"
+    "cell_width=2,cell_height=2,cell_order=column,wg_size=4,use_local=0,block_time=4,in_layout=CTSP"
 
 Test(correlator_small, verify_compares_what_read_back_read)
 {

@@ -40,7 +40,7 @@ static void full_config(const char *text, char *out, size_t len)
     static const char *const pinned[] = {
         "variant=atomic", "wg_size=8",           "tile_size=8",     "groups_per_tile=1",
         "tile_registers=0", "box_radius=0",      "tiled_fraction=1", "pols_per_item=1",
-        "reorder_kernels=0", "romein_loop=strided"};
+        "reorder_kernels=0", "romein_loop=strided", "float_atomics=cas"};
     size_t used = (size_t)snprintf(out, len, "%s", text);
     for (size_t k = 0; k < COUNT_OF(pinned); k++) {
         const size_t name_len = (size_t)(strchr(pinned[k], '=') - pinned[k]);
@@ -198,20 +198,22 @@ Test(gridding_small, native_float_atomics_only_where_the_device_has_them)
     const skytune_device_info *dev = &h.device->info;
     const bool nvidia = device_is_nvidia(dev);
     skytune_error err = {0};
-    cr_assert_eq(harness_is_valid(&h, "variant=atomic,wg_size=8,float_atomics=native", &err),
-                 nvidia ? 1 : 0, "%s", err.message);
-    cr_assert_eq(harness_is_valid(&h, "variant=romein,wg_size=16,float_atomics=native", &err),
-                 nvidia ? 1 : 0, "%s", err.message);
+    char text[512];
+    full_config("variant=atomic,wg_size=8,float_atomics=native", text, sizeof text);
+    cr_assert_eq(harness_is_valid(&h, text, &err), nvidia ? 1 : 0, "%s", err.message);
+    full_config("variant=romein,wg_size=16,float_atomics=native", text, sizeof text);
+    cr_assert_eq(harness_is_valid(&h, text, &err), nvidia ? 1 : 0, "%s", err.message);
     /* One group per tile writes each point once: no atomics to choose. */
-    cr_assert_eq(harness_is_valid(&h, "variant=tiled,wg_size=8,float_atomics=native", &err), 0);
+    full_config("variant=tiled,wg_size=8,float_atomics=native", text, sizeof text);
+    cr_assert_eq(harness_is_valid(&h, text, &err), 0, "%s", err.message);
     if (nvidia) cr_skip_test("this device offers native float atomics");
 
     const size_t n = space_param_count(h.space);
     skytune_named_value *items = calloc(n, sizeof *items);
     cr_assert_not_null(items);
     skytune_values config;
-    cr_assert_eq(harness_config(&h, "variant=atomic,wg_size=8", items, &config, &err), 0, "%s",
-                 err.message);
+    full_config("variant=atomic,wg_size=8", text, sizeof text);
+    cr_assert_eq(harness_config(&h, text, items, &config, &err), 0, "%s", err.message);
     for (size_t k = 0; k < n; k++)
         if (strcmp(items[k].name, "float_atomics") == 0) items[k].value.s = "native";
     const char *why = NULL;
