@@ -22,7 +22,7 @@ def rows(db, sql, args=()):
 
 
 def tflops(gflops):
-    return f"{gflops / 1000:.1f} TFLOP/s"
+    return f"{gflops:,.0f} GFLOP/s"
 
 
 def correlator(dbs):

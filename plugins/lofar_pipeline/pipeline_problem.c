@@ -189,15 +189,6 @@ int pipeline_problem_read(const skytune_values *values, pipeline_problem *p, sky
     if (correlator_config_read(&config, &p->corr_config, &why) != SKYTUNE_OK)
         return refuse_config(&corr_params, values, &why, err);
     const correlator_config *c = &p->corr_config;
-    if (p->pipeline == 2 &&
-        (c->cell_width < 1 || c->cell_height < 1 || c->cell_width + c->cell_height > p->beams + 1))
-        return skytune_error_set(err, SKYTUNE_ERR_PROBLEM,
-                                 "corr_config '%s' does not suit this problem: the cells "
-                                 "(cell_width + cell_height = %lld) must fit the triangle of %lld "
-                                 "beams (at most beams + 1)",
-                                 skytune_string(values, "corr_config"),
-                                 (long long)(c->cell_width + c->cell_height),
-                                 (long long)p->beams);
     /* The correlator plugin's own bounds (correlator_stage.h): a cell of
      * more baselines would spill its accumulators out of registers. */
     if (c->cell_width > CORRELATOR_MAX_CELL_SIDE || c->cell_height > CORRELATOR_MAX_CELL_SIDE ||
@@ -208,5 +199,14 @@ int pipeline_problem_read(const skytune_values *values, pipeline_problem *p, sky
                                  skytune_string(values, "corr_config"), (long long)c->cell_width,
                                  (long long)c->cell_height, CORRELATOR_MAX_CELL_SIDE,
                                  CORRELATOR_MAX_CELL_AREA);
+    if (p->pipeline == 2 &&
+        (c->cell_width < 1 || c->cell_height < 1 || c->cell_width + c->cell_height > p->beams + 1))
+        return skytune_error_set(err, SKYTUNE_ERR_PROBLEM,
+                                 "corr_config '%s' does not suit this problem: the cells "
+                                 "(cell_width + cell_height = %lld) must fit the triangle of %lld "
+                                 "beams (at most beams + 1)",
+                                 skytune_string(values, "corr_config"),
+                                 (long long)(c->cell_width + c->cell_height),
+                                 (long long)p->beams);
     return SKYTUNE_OK;
 }
