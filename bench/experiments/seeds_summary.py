@@ -108,7 +108,11 @@ def gridding(dbs):
                 print(f"  {key[0]}: {text}: cas {cas[0] / 1e6:.2f} ms, native "
                       f"{native[0] / 1e6:.2f} ms, cas/native {cas[0] / native[0]:.2f}")
             else:
-                print(f"  {key[0]}: {text}: cas {cas}, native {native}")
+                def shown(m):
+                    ns, status = m
+                    return f"{ns / 1e6:.2f} ms" if ns else ("not measured" if status == "-"
+                                                              else status)
+                print(f"  {key[0]}: {text}: cas {shown(cas)}, native {shown(native)}")
     print("  seed (NAG report, Table 2): the atomic kernel on the synthetic set 86 ms on the P100, "
           "188 ms on the K80 (CUDA atomicAdd); H100 before, cas: 199.8 ms (uniform)")
     print("  seed (NAG report, section 3.6): on the P100 tiling the whole active grid always beat "

@@ -16,7 +16,8 @@
  *
  * Tuning parameters: the cell (cell_width x cell_height baselines computed
  * by one work-item from cell_width + cell_height stations held in
- * registers), the work-group size, and staging of blocks of samples in local
+ * registers) and the order work-items take the cells in (cell_order), the
+ * work-group size, and staging of blocks of samples in local
  * memory (use_local, block_time), and the layout the input is read in
  * (in_layout; thesis chapters 6 and 7). Every configuration computes every
  * baseline ("full tiling", thesis section 5.2.2): whole cells cover what they
