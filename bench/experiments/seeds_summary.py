@@ -86,8 +86,9 @@ def pipeline(dbs):
             print(f"  default (LOFAR's layouts) {base / 1e6:.3f} ms; best {best[0] / 1e6:.3f} ms "
                   f"(FIR {best[1]}, FFT {best[2]}, BF {best[3]}/{best[4]}, correlator {best[5]}, "
                   f"{best[6]}); gain {100 * (base - best[0]) / base:.1f} %")
-    print("  seed (Kis 2013, Table 7.3, GTX 480): Pipeline 2 gains 8.8 % with the FFT, 34.5 % "
-          "without; H100 before (1x4 cells): 6.6 % and 11.7 % (docs/results/pipelines.md)")
+    print("  seed (Kis 2013, Tables 7.2-7.3, GTX 480, as docs/results/pipelines.md quotes them): "
+          "Pipeline 2 gains 8.8 % with the FFT, 34.5 % without; the H100 before, with 1x4 cells: "
+          "6.6 % and 11.7 %")
 
 
 def gridding(dbs):
