@@ -49,6 +49,24 @@ static void measure(int64_t wg, int64_t mode, measurement *m)
 
 TestSuite(measurer, .init = open_measurer, .fini = close_measurer);
 
+/* The trivial plugin names no transfers: asking for them is refused
+ * before anything is measured, naming the plugin and what it lacks. */
+Test(measurer, transfers_are_refused_for_a_plugin_that_names_none)
+{
+    size_t n, chosen;
+    cl_device_entry *list = NULL;
+    skytune_error err = {0};
+    cr_assert_eq(cl_devices_list(&list, &n, &err), 0, "%s", err.message);
+    cr_assert_eq(cl_device_select(list, n, NULL, &chosen, &err), 0, "%s", err.message);
+    measurer_options opts = {.runs = 2, .seed = 1, .transfers = true};
+    static skytune_values problem = {0};
+    measurer *other = NULL;
+    cr_assert_neq(measurer_open(&trivial_plugin, &list[chosen], &problem, &opts, &other, &err), 0);
+    cr_expect(strstr(err.message, "names no host-device transfers"), "%s", err.message);
+    cr_expect(strstr(err.message, trivial_plugin.name), "%s", err.message);
+    free(list);
+}
+
 Test(measurer, good_configuration_is_verified_and_timed)
 {
     measurement m;

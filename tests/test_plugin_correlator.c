@@ -65,31 +65,100 @@ Test(correlator_small, edge_configurations_verify)
 {
     /* small: 10 stations (55 baselines), 4 channels, 64 samples. */
     /* 1 x 1: the first pass covers everything, no remainder pass. */
-    expect_ok("cell_width=1,cell_height=1,wg_size=4,use_local=0,block_time=4,in_layout=CTSP");
-    expect_ok("cell_width=1,cell_height=1,wg_size=64,use_local=1,block_time=16,in_layout=CTSP");
+    expect_ok("cell_width=1,cell_height=1,cell_order=column,wg_size=4,use_local=0,block_time=4,in_layout=CTSP");
+    expect_ok("cell_width=1,cell_height=1,cell_order=column,wg_size=64,use_local=1,block_time=16,in_layout=CTSP");
     /* Tall (the GTX 480's shape) and wide cells, both memory paths. */
-    expect_ok("cell_width=1,cell_height=4,wg_size=16,use_local=0,block_time=4,in_layout=CTSP");
-    expect_ok("cell_width=1,cell_height=4,wg_size=8,use_local=1,block_time=64,in_layout=CTSP");
-    expect_ok("cell_width=4,cell_height=1,wg_size=16,use_local=0,block_time=4,in_layout=CTSP");
-    expect_ok("cell_width=4,cell_height=1,wg_size=4,use_local=1,block_time=4,in_layout=CTSP");
+    expect_ok("cell_width=1,cell_height=4,cell_order=column,wg_size=16,use_local=0,block_time=4,in_layout=CTSP");
+    expect_ok("cell_width=1,cell_height=4,cell_order=column,wg_size=8,use_local=1,block_time=64,in_layout=CTSP");
+    expect_ok("cell_width=4,cell_height=1,cell_order=column,wg_size=16,use_local=0,block_time=4,in_layout=CTSP");
+    expect_ok("cell_width=4,cell_height=1,cell_order=column,wg_size=4,use_local=1,block_time=4,in_layout=CTSP");
     /* 4 x 4: one whole cell, 39 of 55 baselines in the remainder pass. */
-    expect_ok("cell_width=4,cell_height=4,wg_size=4,use_local=0,block_time=4,in_layout=CTSP");
-    expect_ok("cell_width=4,cell_height=4,wg_size=4,use_local=1,block_time=32,in_layout=CTSP");
+    expect_ok("cell_width=4,cell_height=4,cell_order=column,wg_size=4,use_local=0,block_time=4,in_layout=CTSP");
+    expect_ok("cell_width=4,cell_height=4,cell_order=column,wg_size=4,use_local=1,block_time=32,in_layout=CTSP");
     /* 3 divides neither 10 nor the triangle's rows. */
-    expect_ok("cell_width=2,cell_height=3,wg_size=8,use_local=1,block_time=8,in_layout=CTSP");
-    expect_ok("cell_width=3,cell_height=3,wg_size=4,use_local=0,block_time=4,in_layout=CTSP");
+    expect_ok("cell_width=2,cell_height=3,cell_order=column,wg_size=8,use_local=1,block_time=8,in_layout=CTSP");
+    expect_ok("cell_width=3,cell_height=3,cell_order=column,wg_size=4,use_local=0,block_time=4,in_layout=CTSP");
+}
+
+/* Cells up to 8 on a side, as long as their area is at most the 4 x 4
+ * cell's 16 baselines, each in both orders of the cell list. small has 10
+ * stations: a side of 8 leaves room for a second side of 3 at most. */
+Test(correlator_small, tall_and_wide_cells_verify_in_both_orders)
+{
+    static const char *const cells[] = {
+        "cell_width=1,cell_height=6", "cell_width=1,cell_height=8", "cell_width=8,cell_height=1",
+        "cell_width=2,cell_height=8", "cell_width=3,cell_height=5", "cell_width=5,cell_height=2",
+    };
+    for (size_t k = 0; k < COUNT_OF(cells); k++)
+        for (int rows = 0; rows <= 1; rows++) {
+            char text[256];
+            snprintf(text, sizeof text, "%s,cell_order=%s,wg_size=4,use_local=%d,block_time=%d,"
+                     "in_layout=CTSP", cells[k], rows ? "row" : "column", (int)(k % 2),
+                     k % 2 ? 16 : 4);
+            expect_ok(text);
+        }
+    /* Registers bound the area, not the side. */
+    cr_assert_eq(is_valid("cell_width=3,cell_height=6,cell_order=column,wg_size=4,use_local=0,block_time=4,in_layout=CTSP"), 0);
+    cr_assert_eq(is_valid("cell_width=8,cell_height=3,cell_order=column,wg_size=4,use_local=0,block_time=4,in_layout=CTSP"), 0);
+    cr_assert_eq(is_valid("cell_width=8,cell_height=2,cell_order=column,wg_size=4,use_local=0,block_time=4,in_layout=CTSP"), 1);
+}
+
+typedef void (*list_cells_fn)(int64_t, int64_t, int64_t, int, int32_t *);
+
+/* Both orders list the same whole cells; down the columns consecutive
+ * cells share their first s2, along the rows their first s1, which is what
+ * decides which loads a warp shares. */
+Test(correlator_small, cell_orders_list_the_same_cells_down_columns_or_along_rows)
+{
+    list_cells_fn list =
+        (list_cells_fn)(uintptr_t)dlsym(h.plugin.handle, "skytune_correlator_list_cells");
+    cr_assert_not_null(list, "the plugin exports skytune_correlator_list_cells");
+    whole_cells_fn whole_cells = whole_cells_function();
+    static const int64_t shapes[][2] = {{1, 6}, {1, 4}, {6, 1}, {2, 3}, {3, 5}};
+    for (size_t k = 0; k < COUNT_OF(shapes); k++) {
+        const int64_t stations = 64, w = shapes[k][0], hh = shapes[k][1];
+        const int64_t n = whole_cells(stations, w, hh);
+        int32_t *columns = malloc((size_t)n * 2 * sizeof *columns);
+        int32_t *rows = malloc((size_t)n * 2 * sizeof *rows);
+        cr_assert(columns && rows);
+        list(stations, w, hh, 0, columns);
+        list(stations, w, hh, 1, rows);
+        int64_t same_x = 0, same_y = 0, row_same_y = 0;
+        for (int64_t c = 1; c < n; c++) {
+            same_x += columns[2 * c] == columns[2 * c - 2];
+            same_y += columns[2 * c + 1] == columns[2 * c - 1];
+            row_same_y += rows[2 * c + 1] == rows[2 * c - 1];
+        }
+        /* Down a column only the last cell of one and the first of the
+         * next differ in s2 (and share s1 only where both columns hold a
+         * single cell, at the triangle's tip); along a row the same for s1. */
+        cr_expect_gt(same_x, n / 2, "%lldx%lld: column order keeps s2", (long long)w, (long long)hh);
+        cr_expect_lt(same_y, n / 4, "%lldx%lld: column order steps s1", (long long)w, (long long)hh);
+        cr_expect_gt(row_same_y, n / 2, "%lldx%lld: row order keeps s1", (long long)w, (long long)hh);
+        /* The same set: every column-order cell is in the row-order list. */
+        for (int64_t c = 0; c < n; c++) {
+            int64_t found = 0;
+            for (int64_t r = 0; r < n; r++)
+                found += rows[2 * r] == columns[2 * c] && rows[2 * r + 1] == columns[2 * c + 1];
+            cr_assert_eq(found, 1, "%lldx%lld: cell (%d, %d) listed %lld times in row order",
+                         (long long)w, (long long)hh, columns[2 * c], columns[2 * c + 1],
+                         (long long)found);
+        }
+        free(columns);
+        free(rows);
+    }
 }
 
 Test(correlator_small, constraints_exclude_what_would_repeat_or_idle)
 {
     /* block_time is pinned without local memory. */
-    cr_assert_eq(is_valid("cell_width=1,cell_height=1,wg_size=4,use_local=0,block_time=8,in_layout=CTSP"), 0);
-    cr_assert_eq(is_valid("cell_width=1,cell_height=1,wg_size=4,use_local=1,block_time=8,in_layout=CTSP"), 1);
+    cr_assert_eq(is_valid("cell_width=1,cell_height=1,cell_order=column,wg_size=4,use_local=0,block_time=8,in_layout=CTSP"), 0);
+    cr_assert_eq(is_valid("cell_width=1,cell_height=1,cell_order=column,wg_size=4,use_local=1,block_time=8,in_layout=CTSP"), 1);
     /* 55 cells of 1 x 1: work-groups up to 64, the power of two above. */
-    cr_assert_eq(is_valid("cell_width=1,cell_height=1,wg_size=64,use_local=0,block_time=4,in_layout=CTSP"), 1);
-    cr_assert_eq(is_valid("cell_width=1,cell_height=1,wg_size=128,use_local=0,block_time=4,in_layout=CTSP"), 0);
+    cr_assert_eq(is_valid("cell_width=1,cell_height=1,cell_order=column,wg_size=64,use_local=0,block_time=4,in_layout=CTSP"), 1);
+    cr_assert_eq(is_valid("cell_width=1,cell_height=1,cell_order=column,wg_size=128,use_local=0,block_time=4,in_layout=CTSP"), 0);
     /* One 4 x 4 cell: only the smallest work-group. */
-    cr_assert_eq(is_valid("cell_width=4,cell_height=4,wg_size=8,use_local=0,block_time=4,in_layout=CTSP"), 0);
+    cr_assert_eq(is_valid("cell_width=4,cell_height=4,cell_order=column,wg_size=8,use_local=0,block_time=4,in_layout=CTSP"), 0);
 }
 
 /* The tiling as documented, counted independently: every grid position
@@ -122,8 +191,8 @@ Test(correlator_small, tiling_matches_hand_and_brute_force_counts)
     cr_assert_eq(whole_cells(64, 1, 1), 2080);
     cr_assert_eq(whole_cells(64, 4, 4), 120);
     for (int64_t stations = 1; stations <= 20; stations++)
-        for (int64_t w = 1; w <= 4; w++)
-            for (int64_t hh = 1; hh <= 4; hh++) {
+        for (int64_t w = 1; w <= CORRELATOR_MAX_CELL_SIDE; w++)
+            for (int64_t hh = 1; hh <= CORRELATOR_MAX_CELL_SIDE; hh++) {
                 const int64_t n = whole_cells(stations, w, hh);
                 cr_assert_eq(n, whole_cells_brute_force(stations, w, hh), "%lld stations, %lldx%lld",
                              (long long)stations, (long long)w, (long long)hh);
@@ -140,8 +209,8 @@ static uint64_t brute_force_count(const skytune_values *p, const skytune_device_
     static const int64_t block_times[] = {4, 8, 16, 32, 64};
     const int64_t stations = skytune_int(p, "stations");
     uint64_t count = 0;
-    for (int64_t w = 1; w <= 4; w++)
-        for (int64_t hh = 1; hh <= 4; hh++)
+    for (int64_t w = 1; w <= 8; w++)
+        for (int64_t hh = 1; hh <= 8; hh++)
             for (int64_t wg = 4; wg <= 1024; wg *= 2)
                 for (int local = 0; local <= 1; local++)
                     for (size_t b = 0; b < COUNT_OF(block_times); b++) {
@@ -149,21 +218,23 @@ static uint64_t brute_force_count(const skytune_values *p, const skytune_device_
                         if (wg > dev->max_work_group_size || wg > dev->max_work_item_sizes[0] ||
                             w + hh > stations + 1)
                             continue;
+                        if (w * hh > 16) continue;
                         if (!local && bt != 4) continue;
                         if (local && stations * bt * 16 > dev->local_mem_size) continue;
                         if (wg > 4 && wg >= 2 * whole_cells_brute_force(stations, w, hh))
                             continue;
                         count++;
                     }
-    /* Every ordering of the input's four dimensions: 4!. */
-    return count * 24;
+    /* Both cell orders, and every ordering of the input's four dimensions:
+     * 2 x 4!. */
+    return count * 2 * 24;
 }
 
 Test(correlator_small, space_size_matches_the_documented_rules)
 {
     const uint64_t count = space_count(h.space);
     cr_assert_eq(count, brute_force_count(&h.problem.values, &h.device->info));
-    cr_assert(count >= 100 * 24 && count <= 300 * 24, "small should be 100-300 times 24, is %llu",
+    cr_assert(count >= 200 * 48 && count <= 600 * 48, "small should be 200-600 times 48, is %llu",
               (unsigned long long)count);
 
     /* The thesis preset, sized without measuring it. */
@@ -193,8 +264,8 @@ Test(correlator_small, random_configurations_all_verify)
 Test(correlator_small, input_layouts_verify)
 {
     static const char *const kernels[] = {
-        "cell_width=2,cell_height=3,wg_size=8,use_local=1,block_time=8",
-        "cell_width=1,cell_height=4,wg_size=16,use_local=0,block_time=4",
+        "cell_width=2,cell_height=3,cell_order=column,wg_size=8,use_local=1,block_time=8",
+        "cell_width=1,cell_height=4,cell_order=column,wg_size=16,use_local=0,block_time=4",
     };
     static const char *const layouts[] = {"CTSP", "PSTC", "TPSC", "PCTS", "SCPT", "TCSP"};
     for (size_t k = 0; k < COUNT_OF(kernels); k++)
@@ -210,7 +281,7 @@ Test(correlator_small, input_layouts_verify)
  * build options contain every one of them. */
 Test(correlator_small, the_stage_macros_are_the_build_options)
 {
-    const char *config_text = "cell_width=2,cell_height=2,wg_size=4,use_local=1,block_time=8,"
+    const char *config_text = "cell_width=2,cell_height=2,cell_order=column,wg_size=4,use_local=1,block_time=8,"
                               "in_layout=PTCS";
     stage_macros macros;
     stage_macros_for(&h, config_text, correlator_macros_of_values, &macros);
@@ -228,7 +299,7 @@ Test(correlator_small, the_stage_macros_are_the_build_options)
  * #undef lines of the stage's macros, built with no -D at all. */
 Test(correlator_small, the_kernels_built_from_their_macro_section_verify)
 {
-    const char *config_text = "cell_width=3,cell_height=2,wg_size=4,use_local=1,block_time=16,"
+    const char *config_text = "cell_width=3,cell_height=2,cell_order=column,wg_size=4,use_local=1,block_time=16,"
                               "in_layout=CTSP";
     stage_macros macros;
     stage_macros_for(&h, config_text, correlator_macros_of_values, &macros);
@@ -306,7 +377,7 @@ static const char *const plain_correlator =
 static skytune_verify_report verify_with_kernel(const char *source, const char *options)
 {
     return plugin_verify_with_kernel(
-        &h, "cell_width=2,cell_height=2,wg_size=4,use_local=0,block_time=4,in_layout=CTSP", source, options);
+        &h, "cell_width=2,cell_height=2,cell_order=column,wg_size=4,use_local=0,block_time=4,in_layout=CTSP", source, options);
 }
 
 #define SMALL_BASELINES 55
@@ -429,14 +500,14 @@ TestSuite(correlator_odd, .init = open_odd, .fini = close_harness, .timeout = 60
 Test(correlator_odd, cells_and_blocks_that_divide_nothing)
 {
     /* 2 x 3 cells: 3 whole cells and 10 remaining baselines of 28. */
-    expect_ok("cell_width=2,cell_height=3,wg_size=4,use_local=0,block_time=4,in_layout=CTSP");
+    expect_ok("cell_width=2,cell_height=3,cell_order=column,wg_size=4,use_local=0,block_time=4,in_layout=CTSP");
     /* 50 samples in blocks of 16 (3 whole and 2 left) and of 64 (one
      * partial block). */
-    expect_ok("cell_width=2,cell_height=3,wg_size=4,use_local=1,block_time=16,in_layout=CTSP");
-    expect_ok("cell_width=3,cell_height=2,wg_size=4,use_local=1,block_time=64,in_layout=CTSP");
+    expect_ok("cell_width=2,cell_height=3,cell_order=column,wg_size=4,use_local=1,block_time=16,in_layout=CTSP");
+    expect_ok("cell_width=3,cell_height=2,cell_order=column,wg_size=4,use_local=1,block_time=64,in_layout=CTSP");
     /* 4 x 4 is the largest cell that fits 7 stations: one whole cell. */
-    expect_ok("cell_width=4,cell_height=4,wg_size=4,use_local=1,block_time=32,in_layout=CTSP");
-    cr_assert_eq(is_valid("cell_width=4,cell_height=4,wg_size=4,use_local=0,block_time=4,in_layout=CTSP"), 1);
+    expect_ok("cell_width=4,cell_height=4,cell_order=column,wg_size=4,use_local=1,block_time=32,in_layout=CTSP");
+    cr_assert_eq(is_valid("cell_width=4,cell_height=4,cell_order=column,wg_size=4,use_local=0,block_time=4,in_layout=CTSP"), 1);
     cr_assert_eq(space_count(h.space), brute_force_count(&h.problem.values, &h.device->info));
 }
 
@@ -454,8 +525,8 @@ Test(correlator_long, float_sums_of_4096_samples_verify)
 {
     /* The tolerance is derived for sums of any length; here both memory
      * paths sum 4096 samples in float and must still pass. */
-    expect_ok("cell_width=1,cell_height=2,wg_size=4,use_local=0,block_time=4,in_layout=CTSP");
-    expect_ok("cell_width=2,cell_height=2,wg_size=4,use_local=1,block_time=64,in_layout=CTSP");
+    expect_ok("cell_width=1,cell_height=2,cell_order=column,wg_size=4,use_local=0,block_time=4,in_layout=CTSP");
+    expect_ok("cell_width=2,cell_height=2,cell_order=column,wg_size=4,use_local=1,block_time=64,in_layout=CTSP");
 }
 
 /* ------------------------------------- as many stations as channels */
@@ -474,7 +545,7 @@ TestSuite(correlator_square, .init = open_square, .fini = close_harness, .timeou
 Test(correlator_square, verification_catches_an_input_index_with_two_strides_swapped)
 {
     const char *config =
-        "cell_width=2,cell_height=2,wg_size=4,use_local=0,block_time=4,in_layout=TCSP";
+        "cell_width=2,cell_height=2,cell_order=column,wg_size=4,use_local=0,block_time=4,in_layout=TCSP";
     char *intact = plugin_source_with("correlator", NULL, NULL, 0);
     skytune_verify_report good = plugin_verify_with_kernel(&h, config, intact, NULL);
     cr_assert_eq(good.passed, 1, "the source as it is: max abs error %g", good.max_abs_error);
@@ -495,7 +566,7 @@ Test(correlator_square, verification_catches_an_input_index_with_two_strides_swa
 /* ------------------------------------------- read_back and reference_data */
 
 #define READ_BACK_CONFIG \
-    "cell_width=2,cell_height=2,wg_size=4,use_local=0,block_time=4,in_layout=CTSP"
+    "cell_width=2,cell_height=2,cell_order=column,wg_size=4,use_local=0,block_time=4,in_layout=CTSP"
 
 Test(correlator_small, verify_compares_what_read_back_read)
 {

@@ -11,6 +11,7 @@
 #include <criterion/criterion.h>
 #include <dlfcn.h>
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,7 +40,7 @@ static void full_config(const char *text, char *out, size_t len)
     static const char *const pinned[] = {
         "variant=atomic", "wg_size=8",           "tile_size=8",     "groups_per_tile=1",
         "tile_registers=0", "box_radius=0",      "tiled_fraction=1", "pols_per_item=1",
-        "reorder_kernels=0", "romein_loop=strided"};
+        "reorder_kernels=0", "romein_loop=strided", "float_atomics=cas"};
     size_t used = (size_t)snprintf(out, len, "%s", text);
     for (size_t k = 0; k < COUNT_OF(pinned); k++) {
         const size_t name_len = (size_t)(strchr(pinned[k], '=') - pinned[k]);
@@ -151,7 +152,9 @@ Test(gridding_small, the_data_crosses_edges_and_borders_with_three_supports)
  *   hybrid  tile 8, wg 8..64, registers 2, reorder 2 = 16 for each of: box
  *           radius 1 (3 tiles = 24 fit) with 4, 16 or 64 groups and a
  *           fraction of 0.75 or 1 (0.75 * 24 >= 16, 0.5 * 24 < 16), or no
- *           box, one group and 0.75: 7 x 16 = 112 */
+ *           box, one group and 0.75: 7 x 16 = 112
+ * all with float_atomics=cas: a device without NVIDIA's OpenCL (PoCL) is
+ * offered no native float atomics. */
 Test(gridding_small, space_per_variant_matches_a_hand_count)
 {
     if (h.device->info.max_work_group_size < 64 || h.device->info.local_mem_size < 512)
@@ -182,23 +185,68 @@ Test(gridding_small, space_per_variant_matches_a_hand_count)
     cr_expect_eq(space_count(sp), 162);
 }
 
+static bool device_is_nvidia(const skytune_device_info *dev)
+{
+    return strstr(dev->vendor, "NVIDIA") || strstr(dev->platform, "NVIDIA");
+}
+
+/* float_atomics=native is offered where the device takes NVIDIA's PTX and
+ * nowhere else: on PoCL the space holds none, the C constraint says why
+ * when asked, and a build that bypassed it fails with the same reason. */
+Test(gridding_small, native_float_atomics_only_where_the_device_has_them)
+{
+    const skytune_device_info *dev = &h.device->info;
+    const bool nvidia = device_is_nvidia(dev);
+    skytune_error err = {0};
+    char text[512];
+    full_config("variant=atomic,wg_size=8,float_atomics=native", text, sizeof text);
+    cr_assert_eq(harness_is_valid(&h, text, &err), nvidia ? 1 : 0, "%s", err.message);
+    full_config("variant=romein,wg_size=16,float_atomics=native", text, sizeof text);
+    cr_assert_eq(harness_is_valid(&h, text, &err), nvidia ? 1 : 0, "%s", err.message);
+    /* One group per tile writes each point once: no atomics to choose. */
+    full_config("variant=tiled,wg_size=8,float_atomics=native", text, sizeof text);
+    cr_assert_eq(harness_is_valid(&h, text, &err), 0, "%s", err.message);
+    if (nvidia) cr_skip_test("this device offers native float atomics");
+
+    const size_t n = space_param_count(h.space);
+    skytune_named_value *items = calloc(n, sizeof *items);
+    cr_assert_not_null(items);
+    skytune_values config;
+    full_config("variant=atomic,wg_size=8", text, sizeof text);
+    cr_assert_eq(harness_config(&h, text, items, &config, &err), 0, "%s", err.message);
+    for (size_t k = 0; k < n; k++)
+        if (strcmp(items[k].name, "float_atomics") == 0) items[k].value.s = "native";
+    const char *why = NULL;
+    cr_assert_eq(h.plugin.desc->constraint(&config, &h.problem.values, dev, &why), 0);
+    cr_assert_not_null(why);
+    cr_expect(strstr(why, "NVIDIA's OpenCL"), "%s", why);
+    /* Measured anyway, it fails to build, naming the reason and the device. */
+    measurement m;
+    cr_assert_eq(measurer_measure(h.measurer, &config, &m, &err), 0, "%s", err.message);
+    cr_expect_eq(m.status, MEAS_COMPILE);
+    cr_expect(m.message && strstr(m.message, "float_atomics=native needs NVIDIA's OpenCL"), "%s",
+              m.message ? m.message : "");
+    measurement_clear(&m);
+    free(items);
+}
+
 /* The parameters each variant uses; the others must be pinned, so that no
  * two configurations of the space differ only in what the variant ignores. */
 static bool matters(const char *variant, const char *param)
 {
-    static const char *const used[][8] = {
-        {"atomic", "wg_size", "pols_per_item", "reorder_kernels"},
-        {"romein", "wg_size", "pols_per_item", "reorder_kernels", "romein_loop"},
+    static const char *const used[][9] = {
+        {"atomic", "wg_size", "pols_per_item", "reorder_kernels", "float_atomics"},
+        {"romein", "wg_size", "pols_per_item", "reorder_kernels", "romein_loop", "float_atomics"},
         {"tiled", "wg_size", "pols_per_item", "reorder_kernels", "tile_size", "groups_per_tile",
-         "tile_registers"},
+         "tile_registers", "float_atomics"},
         {"hybrid", "wg_size", "pols_per_item", "reorder_kernels", "tile_size", "groups_per_tile",
-         "tile_registers", "box_radius"},
+         "tile_registers", "box_radius", "float_atomics"},
     };
     if (strcmp(param, "variant") == 0) return true;
     if (strcmp(variant, "hybrid") == 0 && strcmp(param, "tiled_fraction") == 0) return true;
     for (size_t v = 0; v < COUNT_OF(used); v++)
         if (strcmp(used[v][0], variant) == 0)
-            for (size_t k = 1; k < 8 && used[v][k]; k++)
+            for (size_t k = 1; k < 9 && used[v][k]; k++)
                 if (strcmp(used[v][k], param) == 0) return true;
     return false;
 }

@@ -258,6 +258,95 @@ Test(space, holds_the_thesis_combination_counts)
     }
 }
 
+/* ---------------------------------------------- the correlator's cells */
+
+/* The correlator stage takes the correlator plugin's new cells and either
+ * order of its cell list from corr_config; the thesis preset names the
+ * thesis's 1 x 6 cells. */
+Test(cells, tall_cells_in_either_order_verify_in_pipeline_2)
+{
+    static const char *const corr[] = {
+        "corr_config=cell_width=1,cell_height=6,wg_size=4,use_local=0,block_time=4",
+        "corr_config=cell_width=1,cell_height=6,wg_size=4,use_local=0,block_time=4,"
+        "cell_order=row",
+        "corr_config=cell_order=row,cell_width=2,cell_height=5,wg_size=8,use_local=1,"
+        "block_time=8",
+    };
+    for (size_t k = 0; k < COUNT_OF(corr); k++) {
+        const char *settings[] = {"beams=8", corr[k]};
+        open_with("small", settings, COUNT_OF(settings));
+        expect_ok_with_parts("fir_layout=TPSC,fft_layout=TPSC,bf_in_layout=CSTP,"
+                             "bf_out_layout=CBTP,corr_layout=CTBP,scheme=transpose",
+                             "fir fft transpose_fft_bf beamform transpose_bf_corr cells "
+                             "remainder");
+        harness_close(&h);
+    }
+    problem thesis;
+    skytune_error err = {0};
+    open_with("small", NULL, 0);
+    cr_assert_eq(problem_resolve(h.plugin.desc, "thesis", NULL, 0, &thesis, &err), 0, "%s",
+                 err.message);
+    cr_expect(strstr(skytune_string(&thesis.values, "corr_config"), "cell_width=1,cell_height=6"),
+              "%s", skytune_string(&thesis.values, "corr_config"));
+    problem_free(&thesis);
+    harness_close(&h);
+}
+
+/* ---------------------------------------------------------- transfers */
+
+/* The labels of the parts of db's measurements of the plugin build whose
+ * version is `version`, in order. */
+static char *stored_parts(const char *db, const char *version)
+{
+    return cli_db_text(db, "SELECT group_concat(label, ' ') FROM (SELECT label FROM "
+                           "measurement_parts mp JOIN measurements m ON m.id = mp.measurement_id "
+                           "JOIN plugins p ON p.id = m.plugin_id WHERE p.version = '%s' "
+                           "ORDER BY measurement_id, part)",
+                       version);
+}
+
+/* One run of Pipeline 2 at LOFAR's layouts. */
+#define LOFAR_LAYOUTS_RUN                                                                   \
+    "run", "--plugin", "lofar_pipeline", "--plugin-dir", cli_plugin_dir(), "--preset",     \
+        "small", "--only", "fir_layout=TPSC", "--only", "fft_layout=TPSC", "--only",        \
+        "bf_in_layout=CSTP", "--only", "bf_out_layout=CBTP", "--only", "corr_layout=CTBP", \
+        "--only", "scheme=transpose", "--runs", "2", "--quiet"
+
+/* With --transfers, the station samples, taps and weights go up before the
+ * pipeline and the visibilities come down after it, each a part of the
+ * run; without it, the run is the kernels alone, as before. In one
+ * database the two never stand in for each other: the store keeps one
+ * measurement per plugin build and configuration, and a run with transfers
+ * records the plugin as a build of its own. */
+Test(transfers, are_parts_of_the_run_only_when_asked_for)
+{
+    char *dir = cli_make_temp_dir();
+    char *db = cli_path(dir, "transfers.db");
+    cli_result r = cli_run(CLI_ARGS(LOFAR_LAYOUTS_RUN, "--db", db));
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    cli_result_free(&r);
+    r = cli_run(CLI_ARGS(LOFAR_LAYOUTS_RUN, "--transfers", "--db", db));
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    cli_result_free(&r);
+    char *parts = stored_parts(db, "1.0+transfers");
+    cr_expect_str_eq(parts, "upload station samples upload taps upload weights fir fft "
+                            "transpose_fft_bf beamform transpose_bf_corr cells remainder "
+                            "download visibilities");
+    free(parts);
+    parts = stored_parts(db, "1.0");
+    cr_expect_str_eq(parts, "fir fft transpose_fft_bf beamform transpose_bf_corr cells remainder");
+    free(parts);
+    cr_expect_eq(cli_db_int(db, "SELECT count(*) FROM measurements WHERE status = 'ok'"), 2);
+    cr_expect_eq(cli_db_int(db, "SELECT count(*) FROM measurement_parts WHERE median_ns <= 0"),
+                 0, "every part takes time");
+    cr_expect_eq(cli_db_int(db, "SELECT count(*) FROM campaigns WHERE settings LIKE "
+                                "'%%transfers%%'"),
+                 1);
+    free(db);
+    cli_remove_tree(dir);
+    free(dir);
+}
+
 /* ------------------------------------------------------------ refusals */
 
 Test(refusals, stage_configurations_and_sizes_are_checked_naming_the_parameter)
@@ -275,6 +364,11 @@ Test(refusals, stage_configurations_and_sizes_are_checked_naming_the_parameter)
          "suit this problem"},
         {"corr_config=cell_width=4,cell_height=4,wg_size=4,use_local=0,block_time=4",
          "corr_config"},
+        {"corr_config=cell_width=1,cell_height=2,wg_size=4,use_local=0,block_time=4,"
+         "cell_order=diagonal",
+         "cell_order 'diagonal' is neither of column,row"},
+        {"corr_config=cell_width=3,cell_height=6,wg_size=4,use_local=0,block_time=4",
+         "a 3 x 6 cell is beyond the correlator's cells"},
         {"fir_config=wg_size=sixteen,channels_per_item=2,samples_per_item=4,both_pols=1",
          "wg_size=sixteen is not an integer"},
         {"stations=100000000", "reduce"},

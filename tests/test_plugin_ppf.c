@@ -95,6 +95,45 @@ Test(ppf_small, edge_configurations_verify)
     expect_ok("wg_size=32,channels_per_item=2,samples_per_item=1,both_pols=1,out_layout=TPSC");
 }
 
+/* With transfers on, the packed samples and the taps go up before the FIR
+ * and the spectra come down after the FFT, each a labelled part of every
+ * run, and the run's time is all of them; off (the harness's measurer),
+ * the FIR and the FFT alone. */
+Test(ppf_small, transfers_are_labelled_parts_around_the_kernels)
+{
+    const char *text = "wg_size=16,channels_per_item=4,samples_per_item=8,both_pols=0,"
+                       "out_layout=TPSC";
+    measurer_options opts = {.runs = RUNS, .seed = h.seed, .transfers = true};
+    measurer *ms = NULL;
+    skytune_error err = {0};
+    cr_assert_eq(measurer_open(h.plugin.desc, h.device, &h.problem.values, &opts, &ms, &err), 0,
+                 "%s", err.message);
+    skytune_named_value items[16];
+    cr_assert_leq(space_param_count(h.space), COUNT_OF(items));
+    skytune_values config;
+    cr_assert_eq(harness_config(&h, text, items, &config, &err), 0, "%s", err.message);
+    measurement m;
+    cr_assert_eq(measurer_measure(ms, &config, &m, &err), 0, "%s", err.message);
+    cr_expect_eq(m.status, MEAS_OK, "%s", m.message ? m.message : "");
+    static const char *const labels[] = {"upload input", "upload coefficients", "fir", "fft",
+                                         "download spectra"};
+    cr_assert_eq(m.n_parts, COUNT_OF(labels), "%zu parts", m.n_parts);
+    double sum = 0.0;
+    for (size_t k = 0; k < COUNT_OF(labels); k++) {
+        cr_expect_str_eq(m.parts[k].label, labels[k]);
+        cr_expect_gt(m.parts[k].median_ns, 0.0, "%s", labels[k]);
+        sum += m.parts[k].median_ns;
+    }
+    cr_expect(fabs(sum - m.median_ns) <= 0.25 * m.median_ns, "parts %g ns, total median %g ns",
+              sum, m.median_ns);
+    measurement_clear(&m);
+    measurer_close(ms);
+
+    cr_assert_eq(harness_measure(&h, text, &m, &err), 0, "%s", err.message);
+    cr_expect_eq(m.n_parts, 2, "without transfers: the FIR and the FFT, %zu parts", m.n_parts);
+    measurement_clear(&m);
+}
+
 Test(ppf_small, constraints_exclude_what_cannot_run)
 {
     /* 256 work-items > 64 station-channels x 2 polarizations. */

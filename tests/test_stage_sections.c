@@ -97,7 +97,7 @@ static const char *const configs[3] = {
     "wg_size=16,channels_per_item=2,samples_per_item=4,both_pols=1,out_layout=STPC",
     "beam_block=5,station_block=4,wg_time=16,wg_beams=2,use_local=1,in_layout=STPC,"
     "out_layout=TCBP",
-    "cell_width=2,cell_height=3,wg_size=8,use_local=1,block_time=8,in_layout=TCSP",
+    "cell_width=2,cell_height=3,cell_order=column,wg_size=8,use_local=1,block_time=8,in_layout=TCSP",
 };
 
 static void open_all(void)

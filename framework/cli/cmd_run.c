@@ -37,6 +37,7 @@ static const cli_option options[] = {
     {"stop-when-gain-below", "FRACTION", false, "stop once a campaign twice as long is expected to lower the best time by less than this, e.g. 0.01 or 1% (docs/reports.md, stop advice)"},
     {"runs", "N", false, "timed runs per configuration (default 10)"},
     {"warm-up", "N", false, "untimed runs before the timed ones, besides the verification run, which is the kernel's first launch and the warm-up by default (default 0)"},
+    {"transfers", NULL, false, "also time the plugin's host-to-device and device-to-host copies of its inputs and outputs, each a labelled part of every run (a campaign of its own; default: the kernels alone)"},
     {"seed", "N", false, "seed for the strategy and the inputs (default 1)"},
     {"device", "SEL", false, "OpenCL device: PLATFORM:DEVICE, part of its name, or its platform's or vendor's short name as skytune devices shows it: pocl, nvidia, amd, intel (default: first GPU, else first device)"},
     {"devices", "all|LIST", false, "one campaign per device at once: every device, or a comma-separated list of --device selectors"},
@@ -217,6 +218,7 @@ static int parse_limits(const cli_args *args, tuning_request *rq)
         }
         rq->warm_up_runs = (unsigned)number;
     }
+    rq->transfers = cli_flag(args, "transfers");
     rq->seed = 1;
     if ((text = cli_get(args, "seed"))) {
         if (cli_parse_u64("seed", text, &number) != 0) return EXIT_USAGE;

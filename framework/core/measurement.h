@@ -48,7 +48,7 @@ const char *measure_stage_recorded_name(measure_stage s);
 /* Inverse of the above; -1 when unknown. */
 int measure_stage_parse(const char *name);
 
-#define MEAS_MAX_PARTS 16
+#define MEAS_MAX_PARTS 24
 
 typedef struct measurement_part {
     char label[32];         /* e.g. "fir", "fft" */

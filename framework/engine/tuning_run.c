@@ -32,6 +32,9 @@ static int campaign_settings(const tuning_request *rq, const strategy *st, char 
     size_t used = (size_t)snprintf(buf, len, "runs=%u", rq->runs);
     if (rq->warm_up_runs && used < len)
         used += (size_t)snprintf(buf + used, len - used, ";warm_up=%u", rq->warm_up_runs);
+    /* Transfers change what a run's time is: another campaign. */
+    if (rq->transfers && used < len)
+        used += (size_t)snprintf(buf + used, len - used, ";transfers");
     for (size_t k = 0; k < rq->n_restricts && used < len; k++)
         used += (size_t)snprintf(buf + used, len - used, ";restrict=%s", rq->restricts[k]);
     for (size_t k = 0; k < rq->n_only && used < len; k++)
@@ -652,6 +655,9 @@ typedef struct device_run {
     measurer *ms;                /* runs in this process */
     device_evaluator de;
     trace *trace;                /* --trace, or NULL */
+    /* The plugin's version as the store records it: "2.0+transfers" for a
+     * run with --transfers (campaign_on_device says why). */
+    char recorded_version[96];
 } device_run;
 
 /* The plugin, its problem and the device. */
@@ -702,15 +708,24 @@ static int build_device_space(const tuning_request *rq, device_run *d, skytune_e
     return 0;
 }
 
-/* The campaign's key in the store: what a check needs. */
-static recorded_campaign campaign_on_device(const device_run *d)
+/* The campaign's key in the store: what a check needs. The store keeps one
+ * measurement per plugin build, device, problem and configuration, and
+ * reuses it in every campaign that meets the configuration; a run with
+ * --transfers times the kernels and the host-device copies together, which
+ * is another measurement of the same configuration. So such a run records
+ * the plugin as a build of its own, its version marked "+transfers", and
+ * its measurements never stand in for the kernels' alone (or the other way
+ * round). */
+static recorded_campaign campaign_on_device(const tuning_request *rq, device_run *d)
 {
+    snprintf(d->recorded_version, sizeof d->recorded_version, "%s%s", d->plugin.desc->version,
+             rq->transfers ? "+transfers" : "");
     return (recorded_campaign){
         .device = &d->dev->info,
         .plugin = d->plugin.desc,
         .problem = &d->prob.values,
         .plugin_name = d->plugin.desc->name,
-        .plugin_version = d->plugin.desc->version,
+        .plugin_version = d->recorded_version,
         .source_hash = d->plugin.source_hash,
         .problem_text = d->prob.text,
         .space = d->sp,
@@ -740,6 +755,7 @@ static int open_supervisor(const tuning_request *rq, device_run *d, recorded_cam
             .problem = &d->prob.values,
             .runs = rq->runs,
             .warm_up_runs = rq->warm_up_runs,
+            .transfers = rq->transfers,
             .seed = rq->seed,
             .cache_dir = spec->cache_dir,
             .cache_max_bytes = d->cache_limit,
@@ -768,7 +784,8 @@ static int open_measurer(const tuning_request *rq, device_run *d, recorded_campa
                          skytune_error *err)
 {
     measurer_options mopts = {
-        .runs = rq->runs, .warm_up_runs = rq->warm_up_runs, .seed = rq->seed, .cache = d->cache, .trace = d->trace};
+        .runs = rq->runs, .warm_up_runs = rq->warm_up_runs, .seed = rq->seed, .cache = d->cache,
+        .trace = d->trace, .transfers = rq->transfers};
     if (measurer_open(d->plugin.desc, d->dev, &d->prob.values, &mopts, &d->ms, err) != 0)
         return -1;
     d->de.space = d->sp;
@@ -832,7 +849,7 @@ static int run_on_device(const tuning_request *rq,
     since = trace_step(d.trace, "load the plugin and list the devices", since);
     if (build_device_space(rq, &d, err) != 0) goto done;
     since = trace_step(d.trace, "build the space", since);
-    recorded_campaign spec = campaign_on_device(&d);
+    recorded_campaign spec = campaign_on_device(rq, &d);
     spec.trace = d.trace;
     if (rq->check_only) {
         /* Nothing is measured: no cache, no workers, no measurer. */

@@ -43,6 +43,7 @@ typedef struct tuning_request {
     bool check_only;
     unsigned runs;
     unsigned warm_up_runs;               /* untimed runs after the verification run */
+    bool transfers;                      /* the plugin's host-device copies timed as parts */
     uint64_t seed;
     const char *device;                  /* selector, may be NULL */
     const char *label;                   /* names the campaign in events (several at once) */

@@ -328,6 +328,22 @@ static void beamformer_release(void *opaque)
     free(l);
 }
 
+/* A beam former's exchange with the host: the stations' samples in, the
+ * beams out. The weights change with the pointing, not with each block of
+ * samples, and stay on the device. */
+static int beamformer_transfers(void *opaque, skytune_transfer *list, size_t max, size_t *count,
+                                skytune_error *err)
+{
+    const beamformer_state *s = opaque;
+    *count = 0;
+    if (skytune_transfer_add(list, max, count, "upload samples", 1, s->input,
+                             beamformer_input_count(&s->problem) * 2 * sizeof(float)) ||
+        skytune_transfer_add(list, max, count, "download beams", 0, NULL,
+                             s->buffers[BUFFER_OUTPUT].bytes))
+        return skytune_error_set(err, SKYTUNE_ERR_SETUP, "more transfers than %zu", max);
+    return SKYTUNE_OK;
+}
+
 static void beamformer_teardown(void *opaque)
 {
     beamformer_state *s = opaque;
@@ -393,6 +409,7 @@ static const skytune_plugin beamformer_plugin = {
     .teardown = beamformer_teardown,
     .flops = beamformer_flops,
     .bytes = beamformer_bytes,
+    .transfers = beamformer_transfers,
 };
 
 SKYTUNE_DEFINE_PLUGIN(beamformer_plugin)

@@ -16,7 +16,8 @@
  *
  * Tuning parameters: the cell (cell_width x cell_height baselines computed
  * by one work-item from cell_width + cell_height stations held in
- * registers), the work-group size, and staging of blocks of samples in local
+ * registers) and the order work-items take the cells in (cell_order), the
+ * work-group size, and staging of blocks of samples in local
  * memory (use_local, block_time), and the layout the input is read in
  * (in_layout; thesis chapters 6 and 7). Every configuration computes every
  * baseline ("full tiling", thesis section 5.2.2): whole cells cover what they
@@ -50,6 +51,11 @@ static const skytune_problem_param problem_params[] = {
 static const skytune_preset presets[] = {
     {"thesis", "stations=64,channels=256,samples=768",
      "Kis 2013, sections 5.3 and 7.3: 64 LOFAR stations, 256 channels, 768 samples"},
+    {"stations128", "stations=128,channels=256,samples=768",
+     "the thesis's channels and samples with 128 stations: where its model expects larger cells "
+     "to pay (8256 baselines)"},
+    {"stations256", "stations=256,channels=256,samples=768",
+     "the same with 256 stations (32896 baselines)"},
     {"small", "stations=10,channels=4,samples=64",
      "10 stations, 4 channels, 64 samples: for tests and demos"},
     {NULL, NULL, NULL}
@@ -62,20 +68,29 @@ static const skytune_problem_check problem_checks[] = {
     {NULL, NULL}
 };
 
-/* Cells up to 4 x 4 in every shape, tall (1 x N, the GTX 480's choice),
- * wide (N x 1) and square (the Xeon's 2 x 2): 16 cells of 2 float4
- * accumulators each already hold 128 floats per work-item, and the thesis
- * saw register spilling on the GTX 480 from 1 x 7 cells on. Work-groups are
- * powers of two from 4: the thesis's CPU runs used 10 to 50 work-items, its
- * GPU optima 96 to 320. Time blocks are powers of two: a block of 64 samples of
- * 64 stations fills 64 KiB. The input layout is any order of its four
- * dimensions (the thesis's pipeline tuned the 6 that keep the polarisation
- * innermost, section 7.5). */
+/* Cells up to 8 stations on a side, in every shape: tall (1 x N, the GTX
+ * 480's choice, whose best were 1 x 5 and 1 x 6), wide (N x 1) and square
+ * (the Xeon's 2 x 2). Registers bound a cell's area, not its side: a cell
+ * keeps 2 float4 accumulators per baseline, so its area is capped (below)
+ * at that of the 4 x 4 cell, 16 baselines or 128 floats per work-item,
+ * which the space held before; the thesis saw the GTX 480 spill from 1 x 7
+ * on, which the tuner is left to find. The cells are numbered down the
+ * grid's columns or along its rows (cell_order): neighbouring work-items
+ * then share their s2 stations or their s1 stations, which decides whose
+ * loads are the same address across a warp and whose are strided.
+ * Work-groups are powers of two from 4: the thesis's CPU runs used 10 to
+ * 50 work-items, its GPU optima 96 to 320. Time blocks are powers of two:
+ * a block of 64 samples of 64 stations fills 64 KiB. The input layout is
+ * any order of its four dimensions (the thesis's pipeline tuned the 6 that
+ * keep the polarisation innermost, section 7.5). */
 static const skytune_tuning_param tuning_params[] = {
-    {"cell_width", SKYTUNE_LIST, "1,2,3,4", 0, 0, 0,
+    {"cell_width", SKYTUNE_RANGE, NULL, 1, CORRELATOR_MAX_CELL_SIDE, 1,
      "stations per cell along s2 (the lower-numbered station of a baseline)"},
-    {"cell_height", SKYTUNE_LIST, "1,2,3,4", 0, 0, 0,
+    {"cell_height", SKYTUNE_RANGE, NULL, 1, CORRELATOR_MAX_CELL_SIDE, 1,
      "stations per cell along s1 (the higher-numbered station of a baseline)"},
+    {"cell_order", SKYTUNE_ENUM, CORRELATOR_CELL_ORDERS, 0, 0, 0,
+     "column: cells numbered down the grid's columns (work-items side by side share s2); "
+     "row: along its rows (they share s1)"},
     {"wg_size", SKYTUNE_POW2, NULL, CORRELATOR_SMALLEST_WG_SIZE, 1024, 0,
      "work-items per work-group: cells of one channel, one cell per work-item"},
     {"use_local", SKYTUNE_BOOLEAN, NULL, 0, 0, 0,
@@ -99,6 +114,7 @@ static const char *const constraints[] = {
     "wg_size <= device.max_work_group_size",
     "wg_size <= device.max_work_item_size_0",
     "cell_width + cell_height <= stations + 1",
+    "cell_width * cell_height <= " CORRELATOR_MAX_CELL_AREA_TEXT,
     "use_local == 1 or block_time == 4",
     "use_local == 0 or stations * block_time * 16 <= device.local_mem_size",
     NULL
@@ -113,6 +129,17 @@ SKYTUNE_EXPORT int64_t skytune_correlator_whole_cells(int64_t stations, int64_t 
                                                       int64_t cell_height)
 {
     return correlator_whole_cells(stations, cell_width, cell_height);
+}
+
+/* The whole cells in the order cell_order gives them to work-items:
+ * (first s2, first s1) pairs, as many as skytune_correlator_whole_cells
+ * says. Exported for the tests of the order. */
+SKYTUNE_EXPORT void skytune_correlator_list_cells(int64_t stations, int64_t cell_width,
+                                                  int64_t cell_height, int rows, int32_t *cells);
+SKYTUNE_EXPORT void skytune_correlator_list_cells(int64_t stations, int64_t cell_width,
+                                                  int64_t cell_height, int rows, int32_t *cells)
+{
+    correlator_list_cells(stations, cell_width, cell_height, rows != 0, cells);
 }
 
 /* Work-groups hold cells of one channel, so a work-group larger than twice
@@ -303,6 +330,20 @@ static int correlator_verify(void *opaque, const skytune_values *config, cl_comm
     return SKYTUNE_OK;
 }
 
+/* A correlator's exchange with the host: the samples in, the visibilities
+ * out. */
+static int correlator_transfers(void *opaque, skytune_transfer *list, size_t max, size_t *count,
+                                skytune_error *err)
+{
+    const correlator_state *s = opaque;
+    *count = 0;
+    if (skytune_transfer_add(list, max, count, "upload samples", 1, s->input,
+                             correlator_input_count(&s->problem) * 2 * sizeof(float)) ||
+        skytune_transfer_add(list, max, count, "download visibilities", 0, NULL, s->output.bytes))
+        return skytune_error_set(err, SKYTUNE_ERR_SETUP, "more transfers than %zu", max);
+    return SKYTUNE_OK;
+}
+
 static void correlator_release(void *opaque)
 {
     correlator_launch *l = opaque;
@@ -376,6 +417,7 @@ static const skytune_plugin correlator_plugin = {
     .teardown = correlator_teardown,
     .flops = correlator_flops,
     .bytes = correlator_bytes,
+    .transfers = correlator_transfers,
 };
 
 SKYTUNE_DEFINE_PLUGIN(correlator_plugin)

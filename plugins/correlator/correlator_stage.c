@@ -111,6 +111,11 @@ int correlator_config_read(const skytune_values *config, correlator_config *c,
     c->wg_size = skytune_int(config, "wg_size");
     c->use_local = skytune_int(config, "use_local") != 0;
     c->block_time = skytune_int(config, "block_time");
+    const char *order = skytune_string(config, "cell_order");
+    if (strcmp(order, "column") != 0 && strcmp(order, "row") != 0)
+        return skytune_error_set(err, SKYTUNE_ERR_LAUNCH,
+                                 "cell_order '%s' is neither of " CORRELATOR_CELL_ORDERS, order);
+    c->rows = strcmp(order, "row") == 0;
     return stage_read_layout(config, "in_layout", CORRELATOR_IN_LETTERS, c->in_layout, err);
 }
 
@@ -281,10 +286,38 @@ void correlator_tolerances(const correlator_problem *p, double *abs_tol, double 
 
 /* ------------------------------------------------------------ the device */
 
+/* The whole cells on the grid of correlator_whole_cells. Down the columns,
+ * consecutive cells (neighbouring work-items) share their s2 stations and
+ * their s1 stations step by h; along the rows they share s1 and their s2
+ * stations step by w. Which of the two a warp reads as one address and
+ * which strided is what cell_order tunes: a tall 1 x N cell's N s1 loads
+ * stride by N stations across a warp down the columns, and are shared along
+ * the rows. */
+void correlator_list_cells(int64_t stations, int64_t w, int64_t h, bool rows, int32_t *cells)
+{
+    int64_t k = 0;
+    if (rows) {
+        for (int64_t y = stations - h; y >= 0; y -= h)
+            for (int64_t x = 0; x + w <= stations && y >= x + w - 1; x += w) {
+                cells[2 * k] = (int32_t)x;
+                cells[2 * k + 1] = (int32_t)y;
+                k++;
+            }
+        return;
+    }
+    for (int64_t x = 0; x + w <= stations; x += w)
+        for (int64_t y = stations - h; y >= x + w - 1; y -= h) {
+            cells[2 * k] = (int32_t)x;
+            cells[2 * k + 1] = (int32_t)y;
+            k++;
+        }
+}
+
 /* The cell lists of both passes for a w x h cell: the whole cells of the
- * grid (see correlator_whole_cells), then every baseline they do not cover, found
- * with a map of the triangle. Lists hold (first s2, first s1) pairs. */
-static int build_cell_lists(int64_t stations, int64_t w, int64_t h, cl_int **cells,
+ * grid (see correlator_whole_cells) in the order asked for, then every
+ * baseline they do not cover, found with a map of the triangle. Lists hold
+ * (first s2, first s1) pairs. */
+static int build_cell_lists(int64_t stations, int64_t w, int64_t h, bool rows, cl_int **cells,
                             int64_t *n_cells, cl_int **remainder, int64_t *n_remainder,
                             skytune_error *err)
 {
@@ -303,15 +336,15 @@ static int build_cell_lists(int64_t stations, int64_t w, int64_t h, cl_int **cel
                                  "out of memory for the cell lists of %lld baselines",
                                  (long long)baselines);
     }
+    correlator_list_cells(stations, w, h, rows, *cells);
+    /* Marking each listed cell once, a cell listed twice shows up as a
+     * remainder count that does not match. */
     int64_t k = 0;
-    for (int64_t x = 0; x + w <= stations; x += w)
-        for (int64_t y = stations - h; y >= x + w - 1; y -= h) {
-            (*cells)[2 * k] = (cl_int)x;
-            (*cells)[2 * k + 1] = (cl_int)y;
-            k++;
-            for (int64_t s1 = y; s1 < y + h; s1++)
-                for (int64_t s2 = x; s2 < x + w; s2++) covered[s1 * (s1 + 1) / 2 + s2] = 1;
-        }
+    for (; k < *n_cells; k++) {
+        const int64_t x = (*cells)[2 * k], y = (*cells)[2 * k + 1];
+        for (int64_t s1 = y; s1 < y + h; s1++)
+            for (int64_t s2 = x; s2 < x + w; s2++) covered[s1 * (s1 + 1) / 2 + s2] = 1;
+    }
     int64_t r = 0;
     for (int64_t s1 = 0; s1 < stations; s1++)
         for (int64_t s2 = 0; s2 <= s1; s2++)
@@ -388,7 +421,7 @@ int correlator_stage_prepare(correlator_stage_launch *l, cl_program program,
 
     cl_int *cells = NULL, *remainder = NULL;
     int64_t n_cells = 0, n_remainder = 0;
-    rc = build_cell_lists(stations, w, h, &cells, &n_cells, &remainder, &n_remainder, err);
+    rc = build_cell_lists(stations, w, h, c->rows, &cells, &n_cells, &remainder, &n_remainder, err);
     if (rc) return rc;
     rc = prepare_pass(p, context, program, "correlate_cells", "cells", cells, n_cells, c->wg_size,
                       input, visibilities, &l->cells, err);

@@ -16,6 +16,7 @@
 #ifndef SKYTUNE_PLUGINS_CORRELATOR_STAGE_H
 #define SKYTUNE_PLUGINS_CORRELATOR_STAGE_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include <skytune/plugin.h>
@@ -33,6 +34,18 @@ extern const char correlator_cl_source[];
 /* The smallest work-group offered; the plugin's C constraint always keeps
  * it. */
 #define CORRELATOR_SMALLEST_WG_SIZE 4
+
+/* The longest side of a cell, and the largest area: registers bound the
+ * area (2 float4 accumulators per baseline, 128 floats for 16 baselines,
+ * the 4 x 4 cell's), so a tall 1 x 8 cell is as cheap as a 2 x 4 one. The
+ * pipeline's corr_config is held to the same bounds. */
+#define CORRELATOR_MAX_CELL_SIDE 8
+#define CORRELATOR_MAX_CELL_AREA 16
+#define CORRELATOR_MAX_CELL_AREA_TEXT "16"
+
+/* The orders of the cell list (cell_order): down the grid's columns (the
+ * order the plugin always had) or along its rows. */
+#define CORRELATOR_CELL_ORDERS "column,row"
 
 /* ------------------------------------------------------------ the problem */
 
@@ -70,12 +83,14 @@ int64_t correlator_whole_cells(int64_t stations, int64_t cell_width, int64_t cel
 
 typedef struct correlator_config {
     int64_t cell_width, cell_height, wg_size, use_local, block_time;
+    bool rows;             /* cell_order: true for "row", false for "column" */
     char in_layout[LAYOUT_MAX_DIMS + 1];
 } correlator_config;
 
-/* From the tuning parameters cell_width, cell_height, wg_size, use_local,
- * block_time and in_layout. SKYTUNE_ERR_LAUNCH naming in_layout when it is
- * not a layout of "SCTP". */
+/* From the tuning parameters cell_width, cell_height, cell_order, wg_size,
+ * use_local, block_time and in_layout. SKYTUNE_ERR_LAUNCH naming in_layout
+ * when it is not a layout of "SCTP", or cell_order when it is neither
+ * "column" nor "row". */
 int correlator_config_read(const skytune_values *config, correlator_config *c,
                            skytune_error *err);
 
@@ -123,7 +138,8 @@ typedef struct correlator_stage_launch {
     correlator_pass remainder;  /* 1 x 1 cells for the baselines left over */
 } correlator_stage_launch;
 
-/* Build both cell lists, create "correlate_cells" and
+/* Build both cell lists (the whole cells in the configuration's
+ * cell_order), create "correlate_cells" and
  * "correlate_remainder" from `program` (built with correlator_macros'
  * macros for the same problem and configuration), reading `input` (in
  * in_layout) and writing `visibilities`. On failure nothing is left to
@@ -131,6 +147,12 @@ typedef struct correlator_stage_launch {
 int correlator_stage_prepare(correlator_stage_launch *l, cl_program program,
                              const correlator_problem *p, const correlator_config *c,
                              cl_mem input, cl_mem visibilities, skytune_error *err);
+
+/* The whole cells of a w x h tiling of `stations`, (first s2, first s1)
+ * pairs in `rows`' order (down the columns when false), into `cells`,
+ * which holds correlator_whole_cells(stations, w, h) pairs. Exported by the
+ * plugin for the tests of the order. */
+void correlator_list_cells(int64_t stations, int64_t w, int64_t h, bool rows, int32_t *cells);
 
 /* Enqueue both passes; their events go into `events` labelled "cells" and
  * "remainder". */

@@ -67,6 +67,15 @@ static const skytune_preset presets[] = {
      "channels=32,samples=200000,dms=256,min_freq=138,max_freq=145,first_dm=0,dm_step=0.25,"
      "samples_per_second=200000",
      "the paper's LOFAR setup: 138-145 MHz in 32 channels, 200000 samples/s, one second"},
+    {"apertif_zero_dm",
+     "channels=1024,samples=20000,dms=256,min_freq=1420,max_freq=1720,first_dm=0,dm_step=0.25,"
+     "samples_per_second=20000,zero_dm=true",
+     "the paper's zero-DM experiment (section IV-C) on Apertif: every DM's delays 0, perfect "
+     "reuse"},
+    {"lofar_zero_dm",
+     "channels=32,samples=200000,dms=256,min_freq=138,max_freq=145,first_dm=0,dm_step=0.25,"
+     "samples_per_second=200000,zero_dm=true",
+     "the paper's zero-DM experiment on LOFAR, where it changed the results"},
     {NULL, NULL, NULL}
 };
 
@@ -490,6 +499,22 @@ static int dedispersion_verify(void *opaque, const skytune_values *config, cl_co
     return SKYTUNE_OK;
 }
 
+/* A dedisperser's exchange with the host: the channels' samples in, the
+ * dedispersed series out. The shift table depends on the problem alone and
+ * stays on the device. */
+static int dedispersion_transfers(void *opaque, skytune_transfer *list, size_t max,
+                                  size_t *count, skytune_error *err)
+{
+    const dedispersion_state *s = opaque;
+    *count = 0;
+    if (skytune_transfer_add(list, max, count, "upload input", 1, s->input,
+                             s->buffers[BUFFER_INPUT].bytes) ||
+        skytune_transfer_add(list, max, count, "download output", 0, NULL,
+                             s->buffers[BUFFER_OUTPUT].bytes))
+        return skytune_error_set(err, SKYTUNE_ERR_SETUP, "more transfers than %zu", max);
+    return SKYTUNE_OK;
+}
+
 static void dedispersion_teardown(void *opaque)
 {
     dedispersion_state *s = opaque;
@@ -550,6 +575,7 @@ static const skytune_plugin dedispersion_plugin = {
     .teardown = dedispersion_teardown,
     .flops = dedispersion_flops,
     .bytes = dedispersion_bytes,
+    .transfers = dedispersion_transfers,
 };
 
 SKYTUNE_DEFINE_PLUGIN(dedispersion_plugin)

@@ -17,6 +17,7 @@
 #include <limits.h>
 #include <math.h>
 #include <pthread.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -142,6 +143,10 @@ static const skytune_tuning_param tuning_params[] = {
     {"romein_loop", SKYTUNE_ENUM, "strided,whole", 0, 0, 0,
      "romein: strided = work-items own footprint positions and walk the track (Romein); "
      "whole = work-items own visibilities and walk whole footprints (the EPIC note)"},
+    {"float_atomics", SKYTUNE_ENUM, "cas,native", 0, 0, 0,
+     "how the grid's float atomic adds are made: cas = a compare-and-swap loop on the float's "
+     "bits (OpenCL 1.2 has no float atomic add); native = the device's own float reduction "
+     "(NVIDIA's red.global.add.f32, offered on NVIDIA's OpenCL only)"},
     {NULL, 0, NULL, 0, 0, 0, NULL}
 };
 
@@ -162,6 +167,8 @@ static const char *const constraints[] = {
     "(tile_size == 8 and groups_per_tile == 1 and tile_registers == 0)",
     "variant == 'hybrid' or (box_radius == 0 and tiled_fraction == 1.0)",
     "variant == 'romein' or romein_loop == 'strided'",
+    /* plain tiling with one group per tile writes each point once, no atomics */
+    "variant != 'tiled' or groups_per_tile > 1 or float_atomics == 'cas'",
     /* hybrid: not plain tiling; box work-groups only with a box */
     "variant != 'hybrid' or box_radius > 0 or tiled_fraction < 1.0",
     "variant != 'hybrid' or (box_radius == 0 and groups_per_tile == 1) or "
@@ -950,21 +957,52 @@ static int variant_of(const skytune_values *config)
     return VARIANT_ATOMIC;
 }
 
+/* Whether the device takes NVIDIA's PTX in OpenCL C: its vendor or
+ * platform says NVIDIA. The device facts are all a constraint sees (a
+ * replayed campaign's too), and they name no extensions, so the native
+ * float add is offered by vendor. */
+static bool device_takes_ptx(const skytune_device_info *device)
+{
+    return strstr(device->vendor, "NVIDIA") != NULL || strstr(device->platform, "NVIDIA") != NULL;
+}
+
+#define NATIVE_REFUSED "float_atomics=native needs NVIDIA's OpenCL (PTX red.global.add.f32)"
+
+/* native is offered only where the device can run it, so that the space
+ * of a device without it holds no configuration bound to fail to build. */
+static int gridding_constraint(const skytune_values *config, const skytune_values *problem,
+                               const skytune_device_info *device, const char **why)
+{
+    (void)problem;
+    if (strcmp(skytune_string(config, "float_atomics"), "native") != 0 ||
+        device_takes_ptx(device))
+        return 1;
+    *why = NATIVE_REFUSED;
+    return 0;
+}
+
 /* Build options the parameters do not give directly. */
 static int gridding_defines(void *opaque, const skytune_values *config, char *buf, size_t len,
                             skytune_error *err)
 {
     const gridding_state *s = opaque;
     const int variant = variant_of(config);
+    const bool native = strcmp(skytune_string(config, "float_atomics"), "native") == 0;
+    /* The constraint keeps native out of this device's space; a
+     * configuration that bypassed it fails its build with the reason
+     * instead of the assembler's complaint about PTX. */
+    if (native && !device_takes_ptx(&s->device))
+        return skytune_error_set(err, SKYTUNE_ERR_LAUNCH, NATIVE_REFUSED "; this device is %s's",
+                                 s->device.vendor);
     const int written = snprintf(
         buf, len,
         "-D VARIANT_ATOMIC=%d -D VARIANT_TILED=%d -D VARIANT_HYBRID=%d -D VARIANT_ROMEIN=%d "
         "-D ROMEIN_WHOLE=%d -D HALF_OS=%lld -D CUBE_DIM=%lld -D WEIGHT_SCALE=%d -D SORT_WG=%d "
-        "-D SCAN_WG=%lld",
+        "-D SCAN_WG=%lld -D FLOAT_ATOMICS_NATIVE=%d",
         variant == VARIANT_ATOMIC, variant == VARIANT_TILED, variant == VARIANT_HYBRID,
         variant == VARIANT_ROMEIN, strcmp(skytune_string(config, "romein_loop"), "whole") == 0,
         (long long)s->problem.half_os, (long long)s->problem.cube_dim, WEIGHT_SCALE, SORT_WG,
-        (long long)s->scan_wg);
+        (long long)s->scan_wg, native);
     if (written >= 0 && (size_t)written < len) return SKYTUNE_OK;
     return skytune_error_set(err, SKYTUNE_ERR_SETUP, "the variant and size defines do not fit");
 }
@@ -1310,6 +1348,26 @@ static void gridding_release(void *opaque)
 }
 
 /* Safe on a partly built state. */
+/* What a gridder exchanges with the host per snapshot: the visibilities
+ * and their u, v, w and weights in, the grids and weight sums out. The
+ * convolution kernels depend on the problem alone and stay on the device. */
+static int gridding_transfers(void *opaque, skytune_transfer *list, size_t max, size_t *count,
+                              skytune_error *err)
+{
+    const gridding_state *s = opaque;
+    const support_buffer *b = s->buffers;
+    *count = 0;
+    if (skytune_transfer_add(list, max, count, "upload u, v, w, weights", 1, s->uvwt,
+                             b[BUFFER_UVWT].bytes) ||
+        skytune_transfer_add(list, max, count, "upload visibilities", 1, s->vis,
+                             b[BUFFER_VIS].bytes) ||
+        skytune_transfer_add(list, max, count, "download grid", 0, NULL, b[BUFFER_GRID].bytes) ||
+        skytune_transfer_add(list, max, count, "download weight sums", 0, NULL,
+                             b[BUFFER_WEIGHTS].bytes))
+        return skytune_error_set(err, SKYTUNE_ERR_SETUP, "more transfers than %zu", max);
+    return SKYTUNE_OK;
+}
+
 static void gridding_teardown(void *opaque)
 {
     gridding_state *s = opaque;
@@ -1382,7 +1440,7 @@ static const skytune_plugin gridding_plugin = {
     .problem_checks = problem_checks,
     .tuning_params = tuning_params,
     .constraints = constraints,
-    .constraint = NULL,
+    .constraint = gridding_constraint,
     .kernel_source = gridding_cl_source,
     .generate_source = NULL,
     .defines = gridding_defines,
@@ -1398,6 +1456,7 @@ static const skytune_plugin gridding_plugin = {
     .teardown = gridding_teardown,
     .flops = gridding_flops,
     .bytes = gridding_bytes,
+    .transfers = gridding_transfers,
 };
 
 SKYTUNE_DEFINE_PLUGIN(gridding_plugin)

@@ -12,7 +12,7 @@
  *   concentration, halo_radius, extent                       the problem
  *   variant, wg_size, tile_size, groups_per_tile, tile_registers,
  *   box_radius, tiled_fraction, pols_per_item, reorder_kernels,
- *   romein_loop                                               the configuration
+ *   romein_loop, float_atomics                                the configuration
  * and from the plugin's `defines`:
  *   VARIANT_ATOMIC, VARIANT_TILED, VARIANT_HYBRID, VARIANT_ROMEIN   0 or 1
  *   ROMEIN_WHOLE     1: romein_loop is 'whole'
@@ -22,6 +22,7 @@
  *   WEIGHT_SCALE     weights are whole multiples of 1 / WEIGHT_SCALE
  *   SORT_WG          work-items per group of the bucket-sort kernels
  *   SCAN_WG          work-items of the one work-group that scans the buckets
+ *   FLOAT_ATOMICS_NATIVE  1: float_atomics is 'native' (NVIDIA's PTX)
  *
  * Layouts (host and device alike):
  *   uvwt     [batch][visibility] float4: u and v in grid cells from the grid
@@ -131,16 +132,24 @@ static inline int on_grid(const int u, const int v)
 
 /* ---------------------------------------------------------------- atomics */
 
-/* A float atomic add for OpenCL 1.2, which has none: compare-and-swap on the
- * float's bits until no other work-item changed them in between. */
+/* A float atomic add. OpenCL 1.2 has none: float_atomics=cas swaps the
+ * float's bits until no other work-item changed them in between, a loop
+ * whose retries grow with contention. float_atomics=native (offered on
+ * NVIDIA's OpenCL only, whose compiler takes inline PTX) is the device's own
+ * reduction in the memory system, as CUDA's atomicAdd on a float: no
+ * return value, no retries. */
 static inline void atomic_add_float(volatile __global float *target, const float value)
 {
+#if FLOAT_ATOMICS_NATIVE
+    asm volatile("red.global.add.f32 [%0], %1;" ::"l"(target), "f"(value) : "memory");
+#else
     volatile __global unsigned int *bits = (volatile __global unsigned int *)target;
     unsigned int seen = *bits, expected;
     do {
         expected = seen;
         seen = atomic_cmpxchg(bits, expected, as_uint(as_float(expected) + value));
     } while (seen != expected);
+#endif
 }
 
 static inline void atomic_add_complex(__global float2 *grid, const int index, const float2 value)

@@ -35,12 +35,13 @@
 /* ------------------------------------------------------------ description data */
 
 /* The stages' configurations of the thesis's setup (section 7.3: beam
- * blocks of 10, correlator cells of 1 x 6 -- 1 x 4 is the tallest the
- * correlator offers -- without local memory, as the tuned pipeline had it,
- * section 7.5), with work-groups that suit the sizes. */
+ * blocks of 10, correlator cells of 1 x 6 without local memory, as the
+ * tuned pipeline had it, section 7.5), with work-groups that suit the
+ * sizes. The cells are numbered down the columns, the correlator's order
+ * before cell_order was tunable; corr_config may name cell_order=row. */
 #define THESIS_FIR "wg_size=64,channels_per_item=2,samples_per_item=8,both_pols=1"
 #define THESIS_BF "beam_block=10,station_block=8,wg_time=32,wg_beams=2,use_local=0"
-#define THESIS_CORR "cell_width=1,cell_height=4,wg_size=64,use_local=0,block_time=4"
+#define THESIS_CORR "cell_width=1,cell_height=6,wg_size=64,use_local=0,block_time=4"
 #define SMALL_FIR "wg_size=16,channels_per_item=2,samples_per_item=4,both_pols=1"
 #define SMALL_BF "beam_block=2,station_block=2,wg_time=16,wg_beams=2,use_local=0"
 #define SMALL_CORR "cell_width=2,cell_height=2,wg_size=4,use_local=0,block_time=4"
@@ -60,7 +61,8 @@ static const skytune_problem_param problem_params[] = {
     {"bf_config", SKYTUNE_STRING, THESIS_BF,
      "the beam former's tuning parameters (beamformer's, without its layouts)"},
     {"corr_config", SKYTUNE_STRING, THESIS_CORR,
-     "the correlator's tuning parameters (correlator's, without in_layout)"},
+     "the correlator's tuning parameters (correlator's, without in_layout; cell_order may be "
+     "left out: column)"},
     {NULL, 0, NULL, NULL}};
 
 static const skytune_preset presets[] = {
@@ -297,6 +299,7 @@ typedef struct pipeline_state {
     /* Host data in the stages' canonical orders: the inputs, then each
      * stage's reference output. */
     int16_t *input;
+    void *packed;            /* the station samples as uploaded (ppf_pack_input) */
     float *coefficients, *weights;
     float *fir_ref, *spectra_ref, *beams_ref, *vis_ref;
     double fir_tol, spectra_tol, beams_tol, vis_tol;
@@ -314,6 +317,7 @@ static void pipeline_teardown(void *opaque)
     ppf_fft_destroy(&s->fft);
     support_buffers_release(s->buffers, BUFFERS);
     free(s->input);
+    free(s->packed);
     free(s->coefficients);
     free(s->weights);
     free(s->fir_ref);
@@ -365,11 +369,10 @@ static int pipeline_setup(const skytune_setup_context *ctx, void **state_out, sk
         s->vis_ref = malloc(visibilities * sizeof(float));
         s->vis_out = malloc(visibilities * sizeof(float));
     }
-    void *packed = malloc(ppf_input_bytes(&p->fir));
+    void *packed = s->packed = malloc(ppf_input_bytes(&p->fir));
     if (!s->input || !s->coefficients || !s->weights || !s->fir_ref || !s->beams_ref ||
         !s->fir_out || !s->beams_out || (p->fft && (!s->spectra_ref || !s->spectra_out)) ||
         (p->pipeline == 2 && (!s->vis_ref || !s->vis_out)) || !packed) {
-        free(packed);
         return skytune_error_set(err, SKYTUNE_ERR_MEMORY, "out of memory for the host arrays");
     }
     ppf_generate_input(&p->fir, ctx->seed, s->input);
@@ -393,12 +396,35 @@ static int pipeline_setup(const skytune_setup_context *ctx, void **state_out, sk
     b[BUFFER_CORR_IN] = support_read_write("correlator input", corr_bytes);
     b[BUFFER_VIS] = support_read_write("visibilities", visibilities * sizeof(float));
     rc = support_buffers_create(b, BUFFERS, ctx->context, SKYTUNE_ERR_SETUP, err);
-    free(packed);
     /* The plan is baked here, so no measurement includes clFFT's own
      * compilation. */
     if (rc == SKYTUNE_OK && p->fft)
         rc = ppf_fft_create(&s->fft, ctx->context, ctx->queue, &p->fft_problem, err);
     return rc;
+}
+
+/* What the pipeline exchanges with the host in a telescope: the station
+ * samples, the filter's taps and the beam former's weights in, and the
+ * pipeline's product out (the visibilities of Pipeline 2, the beams of
+ * Pipeline 1). The other outputs are read back for verification only. */
+static int pipeline_transfers(void *opaque, skytune_transfer *list, size_t max, size_t *count,
+                              skytune_error *err)
+{
+    const pipeline_state *s = opaque;
+    const support_buffer *b = s->buffers;
+    const bool visibilities = s->p.pipeline == 2;
+    *count = 0;
+    if (skytune_transfer_add(list, max, count, "upload station samples", 1, s->packed,
+                             b[BUFFER_INPUT].bytes) ||
+        skytune_transfer_add(list, max, count, "upload taps", 1, s->coefficients,
+                             b[BUFFER_COEFFICIENTS].bytes) ||
+        skytune_transfer_add(list, max, count, "upload weights", 1, s->weights,
+                             b[BUFFER_WEIGHTS].bytes) ||
+        skytune_transfer_add(list, max, count,
+                             visibilities ? "download visibilities" : "download beams", 0, NULL,
+                             b[visibilities ? BUFFER_VIS : BUFFER_BEAMS].bytes))
+        return skytune_error_set(err, SKYTUNE_ERR_SETUP, "more transfers than %zu", max);
+    return SKYTUNE_OK;
 }
 
 /* The largest |re| + |im| of `count` complex values: bounds each component
@@ -771,6 +797,7 @@ static const skytune_plugin lofar_pipeline_plugin = {
     .flops = pipeline_flops,
     .bytes = pipeline_bytes,
     .derived_values = derived_values,
+    .transfers = pipeline_transfers,
 };
 
 SKYTUNE_DEFINE_PLUGIN(lofar_pipeline_plugin)

@@ -145,6 +145,7 @@ enum { BUFFER_INPUT, BUFFER_COEFFICIENTS, BUFFER_FIR, BUFFER_SPECTRA, BUFFERS };
 typedef struct ppf_state {
     ppf_problem problem;
     int16_t *input;          /* [block][station][channel][pol][re, im], the host copy */
+    void *packed;            /* the same as uploaded (ppf_pack_input) */
     float *coefficients;     /* [tap][channel] */
     float *expected;         /* the verified output in canonical order, from `reference`:
                                 the spectra with fft, the FIR output without */
@@ -184,9 +185,8 @@ static int ppf_setup(const skytune_setup_context *ctx, void **state_out, skytune
     s->coefficients = malloc(ppf_coefficient_count(p) * sizeof *s->coefficients);
     s->expected = malloc(outputs * 2 * sizeof *s->expected);
     s->result = malloc(outputs * 2 * sizeof *s->result);
-    void *device_input = malloc(ppf_input_bytes(p));
+    void *device_input = s->packed = malloc(ppf_input_bytes(p));
     if (!s->input || !s->coefficients || !s->expected || !s->result || !device_input) {
-        free(device_input);
         ppf_teardown(s);
         return skytune_error_set(err, SKYTUNE_ERR_MEMORY,
                                  "out of memory for the host arrays (%zu input and %zu output "
@@ -207,7 +207,6 @@ static int ppf_setup(const skytune_setup_context *ctx, void **state_out, skytune
     s->buffers[BUFFER_FIR] = support_read_write("FIR output", output_bytes);
     s->buffers[BUFFER_SPECTRA] = support_read_write("spectra", p->fft ? output_bytes : 0);
     int rc = support_buffers_create(s->buffers, BUFFERS, ctx->context, SKYTUNE_ERR_SETUP, err);
-    free(device_input);
     if (rc == SKYTUNE_OK && p->fft) rc = ppf_fft_create(&s->fft, ctx->context, ctx->queue, p, err);
     if (rc) {
         ppf_teardown(s);
@@ -357,6 +356,26 @@ static void ppf_release(void *opaque)
 }
 
 /* Safe on a partly built state. */
+/* What a filter bank exchanges with the host: the station samples and the
+ * taps in, the verified product out (the spectra with fft, the FIR output
+ * without). */
+static int ppf_transfers(void *opaque, skytune_transfer *list, size_t max, size_t *count,
+                         skytune_error *err)
+{
+    const ppf_state *s = opaque;
+    const support_buffer *out = &s->buffers[s->problem.fft ? BUFFER_SPECTRA : BUFFER_FIR];
+    *count = 0;
+    if (skytune_transfer_add(list, max, count, "upload input", 1, s->packed,
+                             s->buffers[BUFFER_INPUT].bytes) ||
+        skytune_transfer_add(list, max, count, "upload coefficients", 1, s->coefficients,
+                             s->buffers[BUFFER_COEFFICIENTS].bytes) ||
+        skytune_transfer_add(list, max, count,
+                             s->problem.fft ? "download spectra" : "download FIR output", 0, NULL,
+                             out->bytes))
+        return skytune_error_set(err, SKYTUNE_ERR_SETUP, "more transfers than %zu", max);
+    return SKYTUNE_OK;
+}
+
 static void ppf_teardown(void *opaque)
 {
     ppf_state *s = opaque;
@@ -364,6 +383,7 @@ static void ppf_teardown(void *opaque)
     ppf_fft_destroy(&s->fft);
     support_buffers_release(s->buffers, BUFFERS);
     free(s->input);
+    free(s->packed);
     free(s->coefficients);
     free(s->expected);
     free(s->result);
@@ -426,6 +446,7 @@ static const skytune_plugin ppf_plugin = {
     .teardown = ppf_teardown,
     .flops = ppf_flops,
     .bytes = ppf_bytes,
+    .transfers = ppf_transfers,
 };
 
 SKYTUNE_DEFINE_PLUGIN(ppf_plugin)

@@ -361,6 +361,19 @@ static void transpose_release(void *opaque)
     free(l);
 }
 
+/* A transposition's exchange with the host: the array in and out. */
+static int transpose_transfers(void *opaque, skytune_transfer *list, size_t max, size_t *count,
+                               skytune_error *err)
+{
+    const transpose_state *s = opaque;
+    *count = 0;
+    if (skytune_transfer_add(list, max, count, "upload input", 1, s->canonical,
+                             s->elements * 2 * sizeof(float)) ||
+        skytune_transfer_add(list, max, count, "download output", 0, NULL, s->output.bytes))
+        return skytune_error_set(err, SKYTUNE_ERR_SETUP, "more transfers than %zu", max);
+    return SKYTUNE_OK;
+}
+
 static void transpose_teardown(void *opaque)
 {
     transpose_state *s = opaque;
@@ -411,6 +424,7 @@ static const skytune_plugin transpose_plugin = {
     .teardown = transpose_teardown,
     .flops = NULL,
     .bytes = transpose_bytes,
+    .transfers = transpose_transfers,
     .derived_values = derived_values,
 };
 

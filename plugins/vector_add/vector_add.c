@@ -276,6 +276,20 @@ static int vector_add_verify(void *opaque, const skytune_values *config, cl_comm
 }
 
 /* Frees whatever setup managed to create; safe on a partly built state. */
+/* With `skytune run --transfers`: a and b uploaded, c read back, each
+ * timed as a part of the run. */
+static int vector_add_transfers(void *opaque, skytune_transfer *list, size_t max, size_t *count,
+                                skytune_error *err)
+{
+    const vector_add_state *s = opaque;
+    *count = 0;
+    if (skytune_transfer_add(list, max, count, "upload a", 1, s->a, s->buffers[BUFFER_A].bytes) ||
+        skytune_transfer_add(list, max, count, "upload b", 1, s->b, s->buffers[BUFFER_B].bytes) ||
+        skytune_transfer_add(list, max, count, "download c", 0, NULL, s->buffers[BUFFER_C].bytes))
+        return skytune_error_set(err, SKYTUNE_ERR_SETUP, "more transfers than %zu", max);
+    return SKYTUNE_OK;
+}
+
 static void vector_add_teardown(void *opaque)
 {
     vector_add_state *s = opaque;
@@ -334,6 +348,7 @@ static const skytune_plugin vector_add_plugin = {
     .teardown = vector_add_teardown,
     .flops = vector_add_flops,
     .bytes = vector_add_bytes,
+    .transfers = vector_add_transfers,
     .derived_values = NULL,   /* no numbers besides the time to record per configuration */
 };
 

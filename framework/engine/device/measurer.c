@@ -1,4 +1,5 @@
 #include "measurer.h"
+#include "run_transfers.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -39,6 +40,7 @@ struct measurer {
     cache_entry_outcome entry;
     char entry_reason[CACHE_ENTRY_REASON_LEN];
     measure_stage stage;      /* the stage the measurement is in */
+    run_transfers transfers;  /* opts.transfers: the copies timed with every run */
 };
 
 /* The span from `since` to now on this process's trace track; returns now,
@@ -148,6 +150,11 @@ int measurer_open(const skytune_plugin *plugin, const cl_device_entry *device,
         return -1;
     }
     since = traced(ms, "plugin setup", since);
+    if (opts->transfers && !opts->skip_reference &&
+        run_transfers_open(&ms->transfers, plugin, ms->state, ms->context, err) != 0) {
+        measurer_close(ms);
+        return -1;
+    }
     if (!opts->skip_reference && obtain_reference(ms, since, err) != 0) {
         measurer_close(ms);
         return -1;
@@ -159,6 +166,7 @@ int measurer_open(const skytune_plugin *plugin, const cl_device_entry *device,
 void measurer_close(measurer *ms)
 {
     if (!ms) return;
+    run_transfers_close(&ms->transfers);
     if (ms->state) ms->plugin->teardown(ms->state);
     if (ms->queue) clReleaseCommandQueue(ms->queue);
     if (ms->context) clReleaseContext(ms->context);
@@ -423,42 +431,59 @@ static void kernel_crashed(measurer *ms, measurement *m, const char *run, const 
 }
 
 /* The times of one run: every event's duration and their sum. */
+#define RUN_EVENTS_MAX (SKYTUNE_MAX_EVENTS + SKYTUNE_MAX_TRANSFERS)
 typedef struct run_times {
     size_t count;
-    const char *labels[SKYTUNE_MAX_EVENTS];
-    double event_ns[SKYTUNE_MAX_EVENTS];
+    const char *labels[RUN_EVENTS_MAX];
+    double event_ns[RUN_EVENTS_MAX];
     double total_ns;
     double wall_s;          /* from the enqueue to the end of clFinish */
 } run_times;
 
-/* One run: enqueue, wait, read each event's profiling times. Returns 0,
+/* One run: enqueue (the uploads, the plugin's kernels, the downloads, when
+ * transfers are on), wait, read each event's profiling times. Returns 0,
  * or -1 with m failed as a launch error that names the run (`run`, e.g.
  * "the verification run"): a kernel that broke its context fails there. */
 static int run_once(measurer *ms, void *launch, const char *run, run_times *t, measurement *m)
 {
     skytune_events ev = {0};
     skytune_error perr = {0};
+    cl_event events[RUN_EVENTS_MAX];
+    const char *labels[RUN_EVENTS_MAX];
+    size_t count = 0;
     double started = clock_monotonic_s();
-    int rc = ms->plugin->enqueue(launch, ms->queue, &ev, &perr);
+    cl_int copied = run_transfers_enqueue(&ms->transfers, ms->queue, true, events, labels, &count);
+    int rc = copied == CL_SUCCESS ? ms->plugin->enqueue(launch, ms->queue, &ev, &perr) : 0;
+    const size_t kernels = ev.count;
+    for (size_t k = 0; k < ev.count && count < RUN_EVENTS_MAX; k++) {
+        events[count] = ev.events[k];
+        labels[count++] = ev.labels[k];
+    }
+    if (copied == CL_SUCCESS && rc == 0)
+        copied = run_transfers_enqueue(&ms->transfers, ms->queue, false, events, labels, &count);
     cl_int finish = clFinish(ms->queue);
     t->wall_s = clock_monotonic_s() - started;
-    if (rc != 0) {
+    if (copied != CL_SUCCESS) {
+        rc = -1;
+        fail(m, MEAS_LAUNCH, "%s: a host-device transfer could not be enqueued: %s", run,
+             cl_error_name(copied));
+    } else if (rc != 0) {
         fail(m, MEAS_LAUNCH, "%s: enqueue: %s [%s]", run, perr.message,
              perr.cl_error ? cl_error_name(perr.cl_error) : "no OpenCL error code");
     } else if (finish != CL_SUCCESS) {
         rc = -1;
         kernel_crashed(ms, m, run, "clFinish", finish);
-    } else if (ev.count == 0) {
+    } else if (kernels == 0) {
         rc = -1;
         fail(m, MEAS_LAUNCH, "%s: the plugin's enqueue returned no event to time", run);
     }
-    t->count = ev.count;
+    t->count = count;
     t->total_ns = 0.0;
-    for (size_t k = 0; k < ev.count; k++) {
-        const char *label = ev.labels[k] ? ev.labels[k] : "kernel";
+    for (size_t k = 0; k < count; k++) {
+        const char *label = labels[k] ? labels[k] : "kernel";
         cl_int exec = CL_COMPLETE;
         cl_ulong start = 0, end = 0;
-        clGetEventInfo(ev.events[k], CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof exec, &exec, NULL);
+        clGetEventInfo(events[k], CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof exec, &exec, NULL);
         if (rc == 0 && exec < 0) {
             rc = -1;
             char what[96];
@@ -466,14 +491,14 @@ static int run_once(measurer *ms, void *launch, const char *run, run_times *t, m
             kernel_crashed(ms, m, run, what, exec);
         }
         if (rc == 0 &&
-            (clGetEventProfilingInfo(ev.events[k], CL_PROFILING_COMMAND_START, sizeof start,
-                                     &start, NULL) != CL_SUCCESS ||
-             clGetEventProfilingInfo(ev.events[k], CL_PROFILING_COMMAND_END, sizeof end, &end,
+            (clGetEventProfilingInfo(events[k], CL_PROFILING_COMMAND_START, sizeof start, &start,
+                                     NULL) != CL_SUCCESS ||
+             clGetEventProfilingInfo(events[k], CL_PROFILING_COMMAND_END, sizeof end, &end,
                                      NULL) != CL_SUCCESS)) {
             rc = -1;
             fail(m, MEAS_LAUNCH, "%s: no profiling information for kernel '%s'", run, label);
         }
-        clReleaseEvent(ev.events[k]);
+        clReleaseEvent(events[k]);
         t->labels[k] = label;
         t->event_ns[k] = end >= start ? (double)(end - start) : 0.0;
         t->total_ns += t->event_ns[k];

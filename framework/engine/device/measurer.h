@@ -67,6 +67,10 @@ typedef struct measurer_options {
      * an earlier worker left it, else computed and left there; NULL: every
      * measurer computes its own. */
     const char *reference_file;
+    /* Time the plugin's host-device copies (its `transfers` callback) as
+     * parts of every run (run_transfers.h); opening fails for a plugin that
+     * names none. Off: the kernels alone, as tuning them needs. */
+    bool transfers;
 } measurer_options;
 
 /* `plugin`, `device` and `problem` are kept by reference: they must outlive

@@ -86,10 +86,12 @@ static int set_up(worker_state *ws, worker_message *msg, skytune_error *err)
     /* Read in the order written: initialisers have no order of their own. */
     unsigned runs = worker_get_u32(msg);
     unsigned warm_up_runs = worker_get_u32(msg);
+    bool transfers = worker_get_u32(msg) != 0;
     uint64_t seed = worker_get_u64(msg);
     measurer_options opts = {
         .runs = runs,
         .warm_up_runs = warm_up_runs,
+        .transfers = transfers,
         .seed = seed,
         .on_stage = report_stage,
         .stage_ctx = ws,

@@ -107,6 +107,7 @@ typedef struct worker_setup {
     const skytune_values *problem;
     unsigned runs;
     unsigned warm_up_runs;             /* measurer_options.warm_up_runs */
+    bool transfers;                    /* measurer_options.transfers */
     uint64_t seed;
     const char *cache_dir;             /* NULL: no binary cache */
     uint64_t cache_max_bytes;

@@ -53,7 +53,7 @@
 extern "C" {
 #endif
 
-#define SKYTUNE_PLUGIN_ABI_VERSION 5u
+#define SKYTUNE_PLUGIN_ABI_VERSION 6u
 #define SKYTUNE_PLUGIN_ENTRY "skytune_plugin_entry"
 
 /* ---------------------------------------------------------- callbacks */
@@ -93,6 +93,31 @@ static inline int skytune_events_add(skytune_events *ev, cl_event e, const char 
     ev->events[ev->count] = e;
     ev->labels[ev->count] = label;
     ev->count++;
+    return 0;
+}
+
+/* One copy between host and device that a run of the kernel needs in an
+ * application, outside its kernels: an input uploaded before them, an
+ * output read back after. With transfers on (`skytune run --transfers`)
+ * the engine times each as a labelled part of every run, the uploads
+ * before the plugin's enqueue and the downloads after, copying `bytes`
+ * from or into buffers of its own of the same size, so that the plugin's
+ * device buffers and host arrays are never touched. */
+#define SKYTUNE_MAX_TRANSFERS 8
+typedef struct skytune_transfer {
+    const char *label;         /* static: the part's label, e.g. "upload samples" */
+    int to_device;             /* 1: host to device (an input); 0: device to host (an output) */
+    const void *host;          /* an upload's host array: valid until teardown */
+    size_t bytes;
+} skytune_transfer;
+
+/* Appends a transfer to `list` (which holds `max`); -1 when it is full. */
+static inline int skytune_transfer_add(skytune_transfer *list, size_t max, size_t *count,
+                                       const char *label, int to_device, const void *host,
+                                       size_t bytes)
+{
+    if (*count >= max) return -1;
+    list[(*count)++] = (skytune_transfer){label, to_device, host, bytes};
     return 0;
 }
 
@@ -359,6 +384,14 @@ typedef struct skytune_plugin {
      * results_<plugin> (a transposition's layout distance, say), so that
      * queries can relate time to them. */
     const struct skytune_derived_value *derived_values;
+
+    /* Optional (ABI 6): the copies a run needs between host and device
+     * (skytune_transfer), at most `max`, uploads and downloads in any order
+     * (the engine makes the uploads first). Called after setup; a problem
+     * may leave some out (a buffer it does not use). Without it, a run with
+     * transfers on is refused before anything is measured. */
+    int (*transfers)(void *state, skytune_transfer *list, size_t max, size_t *count,
+                     skytune_error *err);
 
     /* Optional: what a description made at run time needs in setup, which
      * reaches it as ctx->plugin->data. Static descriptions leave it NULL. */
