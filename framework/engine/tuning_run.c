@@ -764,7 +764,8 @@ static int open_measurer(const tuning_request *rq, device_run *d, recorded_campa
                          skytune_error *err)
 {
     measurer_options mopts = {
-        .runs = rq->runs, .warm_up_runs = rq->warm_up_runs, .seed = rq->seed, .cache = d->cache, .trace = d->trace};
+        .runs = rq->runs, .warm_up_runs = rq->warm_up_runs, .seed = rq->seed, .cache = d->cache, .trace = d->trace,
+        .reference_name = d->plugin.compared_with};
     if (measurer_open(d->plugin.desc, d->dev, &d->prob.values, &mopts, &d->ms, err) != 0)
         return -1;
     d->de.space = d->sp;

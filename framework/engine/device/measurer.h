@@ -67,6 +67,10 @@ typedef struct measurer_options {
      * an earlier worker left it, else computed and left there; NULL: every
      * measurer computes its own. */
     const char *reference_file;
+    /* What the plugin's reference is, in words, for a wrong_result's
+     * message (NULL: "the CPU reference"); kept by reference. A T1 file's
+     * may be the outputs of its Default configuration, say. */
+    const char *reference_name;
 } measurer_options;
 
 /* `plugin`, `device` and `problem` are kept by reference: they must outlive

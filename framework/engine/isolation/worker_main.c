@@ -120,6 +120,7 @@ static int set_up(worker_state *ws, worker_message *msg, skytune_error *err)
     free(cache_dir);
     if (rc != 0) goto done;
     opts.cache = ws->cache;
+    opts.reference_name = ws->plugin.compared_with;
     plugin_search no_dirs = {0};
     size_t n_devices = 0;
     double since = clock_monotonic_s();
