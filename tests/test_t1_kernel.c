@@ -281,9 +281,15 @@ Test(t1_kernel, a_size_expression_with_an_unknown_name)
                      "parameter", "the tuning parameters are wg"));
     refused(GOOD_KERNEL ", " GOOD_GEOMETRY ", \"Arguments\": ["
             "{\"Name\": \"a\", \"Type\": \"float\", \"MemoryType\": \"Vector\", "
+            "\"AccessType\": \"ReadOnly\", \"Size\": \"wg * 4\"}]",
+            CLI_ARGS("Arguments[0] 'a' Size \"wg * 4\"", "an input Vector's Size",
+                     "not a tuning parameter's value", "max(P)"));
+    /* An output's may, but then its elements have no one reference. */
+    refused(GOOD_KERNEL ", " GOOD_GEOMETRY ", \"Arguments\": ["
+            "{\"Name\": \"a\", \"Type\": \"float\", \"MemoryType\": \"Vector\", "
             "\"Size\": \"wg * 4\"}]",
-            CLI_ARGS("Arguments[0] 'a' Size \"wg * 4\"", "not a tuning parameter's value",
-                     "max(P)"));
+            CLI_ARGS("output 'a': its Size \"wg * 4\" reads 'wg'",
+                     "name 'wg' in Verification.OutputParameters", "Verification.Checks"));
 }
 
 Test(t1_kernel, a_reference_argument_naming_no_argument)
@@ -317,10 +323,8 @@ Test(t1_kernel, what_else_the_plugin_cannot_do)
     refused_with("{\"Name\": \"wg\", \"Type\": \"int\", \"Values\": \"[16, 32]\"}",
                  GOOD_KERNEL ", " GOOD_GEOMETRY ", " GOOD_ARGUMENTS,
                  CLI_ARGS("tuning parameter 'wg' has no Default among its values (16, 32)",
-                          "without ReferenceArguments"));
-    refused_with("{\"Name\": \"read_only\", \"Type\": \"int\", \"Values\": \"[0, 1]\"}",
-                 GOOD_KERNEL ", " GOOD_GEOMETRY ", " GOOD_ARGUMENTS,
-                 CLI_ARGS("tuning parameter 'read_only' is a word of OpenCL C", "rename it"));
+                          "or give ReferenceArguments, a Verification.ReferenceKernel, or "
+                          "Verification.Method \"None\""));
     refused(GOOD_KERNEL ", " GOOD_GEOMETRY ", \"Arguments\": ["
             "{\"Name\": \"a\", \"Type\": \"float\", \"MemoryType\": \"Vector\", \"AccessType\": "
             "\"ReadOnly\", \"Size\": 4}]",
