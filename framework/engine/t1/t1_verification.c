@@ -378,6 +378,11 @@ static int describe(t1_kernel *s, skytune_error *err)
                  t1_method_name(s->default_check.method), s->default_check.threshold);
         break;
     }
+    if (s->method == T1_VERIFY_NONE && s->n_checks)
+        snprintf(with, sizeof with, "the value its Check expects (Verification.Checks)");
+    else if (s->n_checks)
+        snprintf(with + strlen(with), sizeof with - strlen(with),
+                 ", or for a Check the value it expects");
     used = strlen(text);
     for (size_t k = 0; k < s->n_checks && used < sizeof text; k++)
         used += (size_t)snprintf(text + used, sizeof text - used, "%s%s within %g", k ? "; " : "; checks: ",
