@@ -120,7 +120,6 @@ static int set_up(worker_state *ws, worker_message *msg, skytune_error *err)
     free(cache_dir);
     if (rc != 0) goto done;
     opts.cache = ws->cache;
-    opts.reference_name = ws->plugin.compared_with;
     plugin_search no_dirs = {0};
     size_t n_devices = 0;
     double since = clock_monotonic_s();
@@ -128,6 +127,7 @@ static int set_up(worker_state *ws, worker_message *msg, skytune_error *err)
         rc = -1;
         goto done;
     }
+    opts.reference_name = ws->plugin.compared_with;
     trace_span(ws->trace, "load plugin", "setup", since, clock_monotonic_s(), NULL);
     since = clock_monotonic_s();
     if (cl_devices_list(&ws->devices, &n_devices, err) != 0) {
