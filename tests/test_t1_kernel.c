@@ -1,7 +1,9 @@
 /* T1 files read without a device: the benchmark hub's spaces load with the
  * numbers of valid configurations Python counts, and malformed
  * KernelSpecifications are refused naming the file, the key and what is
- * valid (through plugin_load, the way every process loads a plugin).
+ * valid (through plugin_load, the way every process loads a plugin):
+ * unknown and misplaced keys, verification that cannot hold, Defines that
+ * would break the kernel; and Kernel Tuner's forms load.
  *
  * The hub fixtures (tests/fixtures/t1/, README.md there) are the
  * ConfigurationSpace parts of the hub's files; their counts were computed by

@@ -8,7 +8,12 @@
  * (checked bit for bit against data this test computes on its own); an
  * edited file is a new plugin build; bad files are refused leaving no
  * database; and the T4 export of a T1 campaign validates against the T4
- * schemas with python3-jsonschema. */
+ * schemas with python3-jsonschema. The examples of kernels that compute
+ * no one answer verify too: partial sums by their sum, a filter whose size
+ * is tuned against the Default of the same size, a convolution against a
+ * naive kernel of its file; each wrong variant is caught, its message
+ * naming what it was compared with; a compile error names the kernel
+ * file; Flops and Bytes give GFLOP/s and GB/s. */
 #include <criterion/criterion.h>
 
 #include <math.h>

@@ -598,7 +598,7 @@ static int t1_reference_data(void *opaque, skytune_region *regions, size_t max, 
     t1_state *s = opaque;
     const t1_kernel *spec = s->spec;
     *count = 0;
-    if (!t1_reference_is_shared(spec)) return SKYTUNE_OK;
+    if (!t1_reference_is_shared(spec) || spec->method == T1_VERIFY_NONE) return SKYTUNE_OK;
     int rc = t1_expected_arrays(s, err);
     if (rc != SKYTUNE_OK) return rc;
     size_t n = 0;
