@@ -633,8 +633,15 @@ static int t1_defines(void *opaque, const skytune_values *config, char *buf, siz
         if (v.kind == EXPR_INT)
             used += (size_t)snprintf(buf + used, len - used, "%s-D %s=%lld", sep, d->name,
                                      (long long)v.i);
-        else if (v.kind == EXPR_FLOAT)
-            used += (size_t)snprintf(buf + used, len - used, "%s-D %s=%.17g", sep, d->name, v.f);
+        else if (v.kind == EXPR_FLOAT && isfinite(v.f)) {
+            /* A float literal, as a real parameter's (build_options.c). */
+            char number[48];
+            snprintf(number, sizeof number, "%.9g", v.f);
+            used += (size_t)snprintf(buf + used, len - used, "%s-D %s=%s%s", sep, d->name, number,
+                                     strpbrk(number, ".eE") ? "f" : ".0f");
+        } else if (v.kind == EXPR_FLOAT)
+            return skytune_error_set(err, SKYTUNE_ERR_SETUP, "%s: %s \"%s\" is not a finite "
+                                     "number", spec->path, d->value.key, d->value.text);
         else
             return skytune_error_set(err, SKYTUNE_ERR_SETUP, "%s: %s \"%s\" is a string; a Define "
                                      "is a number", spec->path, d->value.key, d->value.text);
