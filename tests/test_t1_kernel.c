@@ -513,3 +513,20 @@ Test(t1_kernel, kernel_tuner_forms_load)
     plugin_unload(&p);
     free(path);
 }
+
+Test(t1_kernel, a_uint_parameter_takes_no_negative_value)
+{
+    refused_with("{\"Name\": \"wg\", \"Type\": \"uint\", \"Values\": \"[-16, 32]\", "
+                 "\"Default\": 32}",
+                 GOOD_KERNEL ", " GOOD_GEOMETRY ", " GOOD_ARGUMENTS,
+                 CLI_ARGS("tuning parameter 'wg' of Type uint: value -16 is below 0"));
+    char *path = write_t1_with("{\"Name\": \"wg\", \"Type\": \"uint\", \"Values\": \"[16, 32]\", "
+                               "\"Default\": 32}",
+                               GOOD_KERNEL ", " GOOD_GEOMETRY ", " GOOD_ARGUMENTS);
+    loaded_plugin p;
+    skytune_error err = {0};
+    plugin_search none = {0};
+    cr_assert_eq(plugin_load(path, &none, &p, &err), 0, "%s", err.message);
+    plugin_unload(&p);
+    free(path);
+}
