@@ -1,7 +1,9 @@
 /* T1 files read without a device: the benchmark hub's spaces load with the
  * numbers of valid configurations Python counts, and malformed
  * KernelSpecifications are refused naming the file, the key and what is
- * valid (through plugin_load, the way every process loads a plugin).
+ * valid (through plugin_load, the way every process loads a plugin):
+ * unknown and misplaced keys, verification that cannot hold, Defines that
+ * would break the kernel; and Kernel Tuner's forms load.
  *
  * The hub fixtures (tests/fixtures/t1/, README.md there) are the
  * ConfigurationSpace parts of the hub's files; their counts were computed by
@@ -281,9 +283,15 @@ Test(t1_kernel, a_size_expression_with_an_unknown_name)
                      "parameter", "the tuning parameters are wg"));
     refused(GOOD_KERNEL ", " GOOD_GEOMETRY ", \"Arguments\": ["
             "{\"Name\": \"a\", \"Type\": \"float\", \"MemoryType\": \"Vector\", "
+            "\"AccessType\": \"ReadOnly\", \"Size\": \"wg * 4\"}]",
+            CLI_ARGS("Arguments[0] 'a' Size \"wg * 4\"", "an input Vector's Size",
+                     "not a tuning parameter's value", "max(P)"));
+    /* An output's may, but then its elements have no one reference. */
+    refused(GOOD_KERNEL ", " GOOD_GEOMETRY ", \"Arguments\": ["
+            "{\"Name\": \"a\", \"Type\": \"float\", \"MemoryType\": \"Vector\", "
             "\"Size\": \"wg * 4\"}]",
-            CLI_ARGS("Arguments[0] 'a' Size \"wg * 4\"", "not a tuning parameter's value",
-                     "max(P)"));
+            CLI_ARGS("output 'a': its Size \"wg * 4\" reads 'wg'",
+                     "name 'wg' in Verification.OutputParameters", "Verification.Checks"));
 }
 
 Test(t1_kernel, a_reference_argument_naming_no_argument)
@@ -317,10 +325,8 @@ Test(t1_kernel, what_else_the_plugin_cannot_do)
     refused_with("{\"Name\": \"wg\", \"Type\": \"int\", \"Values\": \"[16, 32]\"}",
                  GOOD_KERNEL ", " GOOD_GEOMETRY ", " GOOD_ARGUMENTS,
                  CLI_ARGS("tuning parameter 'wg' has no Default among its values (16, 32)",
-                          "without ReferenceArguments"));
-    refused_with("{\"Name\": \"read_only\", \"Type\": \"int\", \"Values\": \"[0, 1]\"}",
-                 GOOD_KERNEL ", " GOOD_GEOMETRY ", " GOOD_ARGUMENTS,
-                 CLI_ARGS("tuning parameter 'read_only' is a word of OpenCL C", "rename it"));
+                          "or give ReferenceArguments, a Verification.ReferenceKernel, or "
+                          "Verification.Method \"None\""));
     refused(GOOD_KERNEL ", " GOOD_GEOMETRY ", \"Arguments\": ["
             "{\"Name\": \"a\", \"Type\": \"float\", \"MemoryType\": \"Vector\", \"AccessType\": "
             "\"ReadOnly\", \"Size\": 4}]",
@@ -364,4 +370,163 @@ Test(t1_kernel, a_float_beyond_int64_is_refused_as_an_int)
     cr_assert_eq(p.values[1].i, -8000000000000000);
     param_free(&p);
     json_decref(whole);
+}
+
+/* ------------------------------------------------------------ keys and extensions */
+
+/* Loading the file of JSON `text` (beside k.cl) fails with every one of
+ * `parts` in the message. */
+static void refused_text(const char *text, const char *const *parts)
+{
+    char *kernel = cli_path(scratch, "k.cl");
+    const char *source = "__kernel void k(__global const float *a, __global float *out) "
+                         "{ out[get_global_id(0)] = a[get_global_id(0)]; }\n";
+    cli_write_file(kernel, source, strlen(source));
+    free(kernel);
+    char *path = cli_path(scratch, "k.json");
+    cli_write_file(path, text, strlen(text));
+    loaded_plugin p;
+    skytune_error err = {0};
+    plugin_search none = {0};
+    cr_assert_neq(plugin_load(path, &none, &p, &err), 0, "accepted: %s", text);
+    for (size_t k = 0; parts[k]; k++)
+        cr_assert(strstr(err.message, parts[k]), "'%s' is not in: %s", parts[k], err.message);
+    free(path);
+}
+
+#define SPACE "\"ConfigurationSpace\": {\"TuningParameters\": [" WG "]}"
+#define KERNEL_SPEC "\"KernelSpecification\": {" GOOD_KERNEL ", " GOOD_GEOMETRY ", " GOOD_ARGUMENTS
+
+Test(t1_kernel, unknown_and_misplaced_keys_are_refused_naming_where_they_belong)
+{
+    refused_text("{" SPACE ", " KERNEL_SPEC "}, \"ReferenceArguments\": []}",
+                 CLI_ARGS("\"ReferenceArguments\" is not a key of the top level",
+                          "it belongs in KernelSpecification"));
+    refused_text("{" SPACE ", " KERNEL_SPEC ", \"GridDivx\": [\"wg\"]}}",
+                 CLI_ARGS("unknown key \"GridDivx\" in KernelSpecification",
+                          "the keys there are Language, KernelName", "GridDivX"));
+    refused_text("{" SPACE ", " KERNEL_SPEC "}, \"Defines\": {\"N\": 4}}",
+                 CLI_ARGS("\"Defines\" is not a key of the top level",
+                          "it belongs in KernelSpecification"));
+    refused_text("{\"ConfigurationSpace\": {\"TuningParameters\": [" WG "], \"Defaults\": 1}, "
+                 KERNEL_SPEC "}}",
+                 CLI_ARGS("unknown key \"Defaults\" in ConfigurationSpace",
+                          "the keys there are TuningParameters, Conditions"));
+    refused_text("{" SPACE ", \"KernelSpecification\": {" GOOD_KERNEL ", " GOOD_GEOMETRY ", "
+                 "\"Arguments\": [{\"Name\": \"out\", \"Type\": \"float\", \"MemoryType\": "
+                 "\"Vector\", \"Size\": 4, \"TargetName\": \"out\"}]}}",
+                 CLI_ARGS("\"TargetName\" is not a key of KernelSpecification.Arguments[0]",
+                          "it belongs in a KernelSpecification.ReferenceArguments item"));
+    refused_text("{" SPACE ", " KERNEL_SPEC ", \"Verification\": {\"Method\": \"None\", "
+                 "\"Checks\": [{\"Reduce\": \"sum\", \"Output\": \"out\", \"Against\": \"a\", "
+                 "\"Tolerance\": 1}]}}}",
+                 CLI_ARGS("unknown key \"Tolerance\" in KernelSpecification.Verification.Checks[0]",
+                          "Reduce, Output, Against, ValidationThreshold"));
+    refused_text("{" SPACE ", \"KernelSpecification\": {" GOOD_KERNEL ", "
+                 "\"LocalSize\": {\"X\": \"wg\", \"W\": 2}, \"GlobalSize\": {\"X\": 256}, "
+                 "\"ProblemSize\": [256], " GOOD_ARGUMENTS "}}",
+                 CLI_ARGS("unknown key \"W\" in KernelSpecification.LocalSize",
+                          "the keys there are X, Y, Z"));
+}
+
+Test(t1_kernel, verification_is_refused_where_it_cannot_hold)
+{
+    refused(GOOD_KERNEL ", " GOOD_GEOMETRY ", " GOOD_ARGUMENTS ", \"Verification\": "
+            "{\"Method\": \"Sometimes\"}",
+            CLI_ARGS("Verification.Method \"Sometimes\" is unknown",
+                     "\"ReferenceArguments\", \"ReferenceKernel\", \"Default\" and \"None\""));
+    refused(GOOD_KERNEL ", " GOOD_GEOMETRY ", " GOOD_ARGUMENTS ", \"Verification\": "
+            "{\"OutputParameters\": [\"wg\", \"tile\"]}",
+            CLI_ARGS("OutputParameters[1] 'tile' is not a tuning parameter; they are wg"));
+    refused(GOOD_KERNEL ", " GOOD_GEOMETRY ", " GOOD_ARGUMENTS ", \"ReferenceArguments\": ["
+            "{\"Name\": \"e\", \"TargetName\": \"out\", \"FillType\": \"Constant\"}], "
+            "\"Verification\": {\"OutputParameters\": [\"wg\"]}",
+            CLI_ARGS("OutputParameters need a reference computed for their values",
+                     "not \"ReferenceArguments\""));
+    refused(GOOD_KERNEL ", " GOOD_GEOMETRY ", " GOOD_ARGUMENTS ", \"Verification\": "
+            "{\"Method\": \"None\", \"Checks\": [{\"Reduce\": \"sum\", \"Output\": \"a\", "
+            "\"Against\": \"out\"}]}",
+            CLI_ARGS("Checks[0]: Output 'a' must name an output"));
+    refused(GOOD_KERNEL ", " GOOD_GEOMETRY ", " GOOD_ARGUMENTS ", \"Verification\": "
+            "{\"Method\": \"None\", \"Checks\": [{\"Reduce\": \"mean\", \"Output\": \"out\"}]}",
+            CLI_ARGS("Checks[0]: Reduce must be \"sum\", \"min\" or \"max\""));
+    refused(GOOD_KERNEL ", " GOOD_GEOMETRY ", " GOOD_ARGUMENTS ", \"Verification\": "
+            "{\"Method\": \"None\", \"Checks\": [{\"Reduce\": \"sum\", \"Output\": \"out\"}]}",
+            CLI_ARGS("Checks[0] (sum(out) = sum(out)) compares with the reference's outputs",
+                     "Method \"None\" computes none", "name an input in Against"));
+    refused(GOOD_KERNEL ", " GOOD_GEOMETRY ", " GOOD_ARGUMENTS ", \"Verification\": "
+            "{\"Method\": \"ReferenceKernel\"}",
+            CLI_ARGS("Method \"ReferenceKernel\" needs Verification.ReferenceKernel"));
+    refused(GOOD_KERNEL ", " GOOD_GEOMETRY ", " GOOD_ARGUMENTS ", \"Verification\": "
+            "{\"ReferenceKernel\": {\"KernelName\": \"naive\"}}",
+            CLI_ARGS("Verification.ReferenceKernel must be an object with KernelName",
+                     "GlobalSize {X, Y, Z} (work-items)"));
+    refused(GOOD_KERNEL ", " GOOD_GEOMETRY ", " GOOD_ARGUMENTS ", \"Verification\": "
+            "{\"ReferenceKernel\": {\"KernelName\": \"k\", \"GlobalSize\": {\"X\": 4}}}",
+            CLI_ARGS("ReferenceKernel.KernelName 'k' is the kernel being tuned"));
+}
+
+Test(t1_kernel, defines_are_refused_where_they_would_break_the_kernel)
+{
+    refused(GOOD_KERNEL ", " GOOD_GEOMETRY ", " GOOD_ARGUMENTS ", \"Defines\": {\"local\": 4}",
+            CLI_ARGS("KernelSpecification.Defines.local", "a word of OpenCL C"));
+    refused(GOOD_KERNEL ", " GOOD_GEOMETRY ", " GOOD_ARGUMENTS ", \"Defines\": {\"wg\": 4}",
+            CLI_ARGS("KernelSpecification.Defines.wg", "'wg' is a tuning parameter"));
+    refused(GOOD_KERNEL ", " GOOD_GEOMETRY ", " GOOD_ARGUMENTS ", \"Defines\": {\"N\": \"M * 2\"}",
+            CLI_ARGS("KernelSpecification.Defines.N \"M * 2\"", "unknown name 'M'"));
+    refused(GOOD_KERNEL ", " GOOD_GEOMETRY ", " GOOD_ARGUMENTS ", \"Defines\": [\"N\"]",
+            CLI_ARGS("KernelSpecification.Defines must be an object of macro names and "
+                     "expressions"));
+    refused(GOOD_KERNEL ", " GOOD_GEOMETRY ", " GOOD_ARGUMENTS ", \"Flops\": \"2 * flops\"",
+            CLI_ARGS("KernelSpecification.Flops \"2 * flops\"", "unknown name 'flops'"));
+}
+
+/* What Kernel Tuner's files write and skytune reads: a ProblemSize naming
+ * a tuning parameter with GridDivX [] (work-groups = the parameter), the
+ * Default left out where the reference needs none, a parameter named as a
+ * word of OpenCL C, Defines read by sizes and Flops, an output sized by
+ * the launch. */
+Test(t1_kernel, kernel_tuner_forms_load)
+{
+    char *path = write_t1_with(
+        "{\"Name\": \"num_blocks\", \"Type\": \"int\", \"Values\": \"[4, 8]\"}, "
+        "{\"Name\": \"read_only\", \"Type\": \"int\", \"Values\": \"[0, 1]\"}",
+        GOOD_KERNEL ", \"LocalSize\": {\"X\": 32}, \"ProblemSize\": [\"num_blocks\"], "
+        "\"GridDivX\": [], \"Defines\": {\"N\": 1024, \"TWICE\": \"2 * N\"}, "
+        "\"Flops\": \"TWICE\", \"Bytes\": \"4 * N + 4 * NumGroups[0]\", "
+        "\"Arguments\": [{\"Name\": \"a\", \"Type\": \"float\", \"MemoryType\": \"Vector\", "
+        "\"AccessType\": \"ReadOnly\", \"Size\": \"N\", \"FillType\": \"Random\"}, "
+        "{\"Name\": \"out\", \"Type\": \"float\", \"MemoryType\": \"Vector\", \"AccessType\": "
+        "\"WriteOnly\", \"Size\": \"NumGroups[0]\"}], "
+        "\"Verification\": {\"Method\": \"None\", \"Checks\": [{\"Reduce\": \"sum\", "
+        "\"Output\": \"out\", \"Against\": \"a\", \"ValidationThreshold\": 1e-3}]}");
+    loaded_plugin p;
+    skytune_error err = {0};
+    plugin_search none = {0};
+    cr_assert_eq(plugin_load(path, &none, &p, &err), 0, "%s", err.message);
+    cr_assert_null(p.desc->problem_params[0].name, "ProblemSize [\"num_blocks\"] is no problem "
+                   "parameter");
+    cr_assert(strstr(p.checked_against, "checks: sum(out) = sum(a) within 0.001"), "%s",
+              p.checked_against);
+    cr_assert_str_eq(p.compared_with, "the value its Check expects (Verification.Checks)");
+    cr_assert_not_null(p.desc->flops);
+    plugin_unload(&p);
+    free(path);
+}
+
+Test(t1_kernel, a_uint_parameter_takes_no_negative_value)
+{
+    refused_with("{\"Name\": \"wg\", \"Type\": \"uint\", \"Values\": \"[-16, 32]\", "
+                 "\"Default\": 32}",
+                 GOOD_KERNEL ", " GOOD_GEOMETRY ", " GOOD_ARGUMENTS,
+                 CLI_ARGS("tuning parameter 'wg' of Type uint: value -16 is below 0"));
+    char *path = write_t1_with("{\"Name\": \"wg\", \"Type\": \"uint\", \"Values\": \"[16, 32]\", "
+                               "\"Default\": 32}",
+                               GOOD_KERNEL ", " GOOD_GEOMETRY ", " GOOD_ARGUMENTS);
+    loaded_plugin p;
+    skytune_error err = {0};
+    plugin_search none = {0};
+    cr_assert_eq(plugin_load(path, &none, &p, &err), 0, "%s", err.message);
+    plugin_unload(&p);
+    free(path);
 }

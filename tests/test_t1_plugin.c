@@ -8,7 +8,12 @@
  * (checked bit for bit against data this test computes on its own); an
  * edited file is a new plugin build; bad files are refused leaving no
  * database; and the T4 export of a T1 campaign validates against the T4
- * schemas with python3-jsonschema. */
+ * schemas with python3-jsonschema. The examples of kernels that compute
+ * no one answer verify too: partial sums by their sum, a filter whose size
+ * is tuned against the Default of the same size, a convolution against a
+ * naive kernel of its file; each wrong variant is caught, its message
+ * naming what it was compared with; a compile error names the kernel
+ * file; Flops and Bytes give GFLOP/s and GB/s. */
 #include <criterion/criterion.h>
 
 #include <math.h>
@@ -121,13 +126,19 @@ static void assert_status(const char *db, const char *config, const char *expect
 
 /* ------------------------------------------------------------ the examples */
 
-static void tune_example(const char *name, const char *const *more, long long budget)
+#define BY_DEFAULT "outputs verified against the outputs of the Default configuration"
+
+/* Example NAME tuned with `more`: `budget` configurations measured, every
+ * one verified (the campaign saying `says` of how), the work counted when
+ * the file gives Flops. */
+static void tune_example(const char *name, const char *says, const char *const *more,
+                         long long budget)
 {
     char *t1 = example(name);
-    char *db = in_scratch("example.db");
+    char db[128];
+    snprintf(db, sizeof db, "%s/%s.db", scratch, name);
     cli_result r = run_t1(0, t1, db, more);
-    cr_assert(strstr(r.out, "outputs verified against the outputs of the Default configuration"),
-              "%s", r.out);
+    cr_assert(strstr(r.out, says), "%s does not say \"%s\":\n%s", name, says, r.out);
     cr_assert(strstr(r.out, "measured in a supervised worker"), "%s", r.out);
     cr_assert_eq(cli_db_int(db, "SELECT COUNT(*) FROM measurements"), budget);
     cr_assert_eq(cli_db_int(db, "SELECT COUNT(*) FROM measurements WHERE status = 'ok'"), budget,
@@ -135,21 +146,29 @@ static void tune_example(const char *name, const char *const *more, long long bu
     char *version = cli_db_text(db, "SELECT version FROM plugins");
     cr_assert(strncmp(version, "t1.", 3) == 0, "%s", version);
     free(version);
+    size_t len;
+    char *text = (char *)cli_read_file(t1, &len);
+    if (strstr(text, "\"Flops\""))
+        cr_assert_eq(cli_db_int(db, "SELECT COUNT(*) FROM measurements WHERE gflops > 0"), budget,
+                     "%s gives Flops: every measurement has its GFLOP/s", name);
+    if (strstr(text, "\"Bytes\""))
+        cr_assert_eq(cli_db_int(db, "SELECT COUNT(*) FROM measurements WHERE gbs > 0"), budget,
+                     "%s gives Bytes: every measurement has its GB/s", name);
+    free(text);
     cli_result_free(&r);
-    free(db);
     free(t1);
 }
 
 Test(t1_plugin, the_vector_add_example_tunes_and_verifies)
 {
-    tune_example("vector_add.json",
+    tune_example("vector_add.json", BY_DEFAULT,
                  CLI_ARGS("--set", "problem_size_0=5000", "--strategy", "random", "--budget", "6"),
                  6);
 }
 
 Test(t1_plugin, the_matmul_example_tunes_and_verifies)
 {
-    tune_example("matmul.json",
+    tune_example("matmul.json", BY_DEFAULT,
                  CLI_ARGS("--set", "problem_size_0=96", "--set", "problem_size_1=40", "--strategy",
                           "random", "--budget", "5"),
                  5);
@@ -157,10 +176,140 @@ Test(t1_plugin, the_matmul_example_tunes_and_verifies)
 
 Test(t1_plugin, the_convolution_example_tunes_and_verifies)
 {
-    tune_example("convolution.json",
+    tune_example("convolution.json", BY_DEFAULT,
                  CLI_ARGS("--set", "problem_size_0=100", "--set", "problem_size_1=60",
                           "--strategy", "random", "--budget", "5"),
                  5);
+}
+
+/* The examples of kernels that do not compute one answer for every
+ * configuration, or whose answer a program computes: each verifies, and
+ * each counts its work. */
+Test(t1_plugin, the_reduction_example_checks_its_partial_sums_by_their_sum)
+{
+    tune_example("reduction.json",
+                 "outputs verified against nothing element-wise (Verification.Method \"None\"); "
+                 "checks: sum(partial) = sum(x) within 0.0001",
+                 CLI_ARGS("--strategy", "random", "--budget", "2"), 2);
+}
+
+Test(t1_plugin, the_matmul_defines_example_tunes_and_verifies)
+{
+    tune_example("matmul_defines.json", BY_DEFAULT,
+                 CLI_ARGS("--set", "problem_size_0=40", "--set", "problem_size_1=24", "--set",
+                          "problem_size_2=20", "--strategy", "random", "--budget", "2"),
+                 2);
+}
+
+Test(t1_plugin, the_separable_convolution_example_verifies_every_filter_size)
+{
+    tune_example("separable_convolution.json",
+                 BY_DEFAULT " (block_size_x=16,block_size_y=1,per_item=1,filter_radius=as "
+                 "measured), run for each value of the OutputParameters",
+                 CLI_ARGS("--set", "problem_size_0=48", "--set", "problem_size_1=16",
+                          "--strategy", "random", "--budget", "2"),
+                 2);
+}
+
+Test(t1_plugin, the_stencil_example_with_a_read_only_parameter_verifies)
+{
+    tune_example("stencil.json", BY_DEFAULT,
+                 CLI_ARGS("--set", "problem_size_0=64", "--set", "problem_size_1=32",
+                          "--strategy", "random", "--budget", "2", "--only", "read_only=1"),
+                 2);
+}
+
+Test(t1_plugin, the_convolution_example_is_checked_against_its_naive_kernel)
+{
+    tune_example("convolution_naive.json",
+                 "outputs verified against the outputs of the reference kernel "
+                 "convolution_reference",
+                 CLI_ARGS("--set", "problem_size_0=40", "--set", "problem_size_1=24",
+                          "--strategy", "random", "--budget", "2"),
+                 2);
+}
+
+/* Example NAME copied with its kernel edited (`at` replaced by `edit`),
+ * measured exhaustively over the values `only` keeps. */
+static char *measure_broken(const char *name, const char *at, const char *edit,
+                            const char *const *only)
+{
+    char json[64], cl[64], db_name[64];
+    snprintf(json, sizeof json, "%s.json", name);
+    snprintf(cl, sizeof cl, "%s.cl", name);
+    snprintf(db_name, sizeof db_name, "%s-broken.db", name);
+    copy_example(json, NULL, NULL);
+    copy_example(cl, at, edit);
+    char *copy = in_scratch(json);
+    char *db = in_scratch(db_name);
+    const char *more[MAX_ARGS] = {"--strategy", "exhaustive"};
+    size_t n = 2;
+    for (size_t k = 0; only[k]; k++) more[n++] = only[k];
+    more[n] = NULL;
+    cli_result r = run_t1(0, copy, db, more);
+    cli_result_free(&r);
+    free(copy);
+    return db;
+}
+
+static void assert_message(const char *db, const char *config, const char *says)
+{
+    char *message = cli_db_text(db, "SELECT m.message FROM measurements m JOIN configurations c "
+                                    "ON c.id = m.configuration_id WHERE c.text = '%s'", config);
+    cr_assert(strstr(message, says), "%s: the message does not say \"%s\": %s", config, says,
+              message);
+    free(message);
+}
+
+/* Every filter radius computes its own answer: compared with the Default
+ * of the same radius, all are right but the broken per_item. */
+Test(t1_plugin, output_parameters_compare_with_a_reference_of_the_same_values)
+{
+    char *db = measure_broken("separable_convolution", "out[y * WIDTH + x] = sum;",
+                              "out[y * WIDTH + x] = per_item == 2 ? sum * 1.01f : sum;",
+                              CLI_ARGS("--set", "problem_size_0=32", "--set", "problem_size_1=8",
+                                       "--only", "block_size_x=16", "--only", "block_size_y=1",
+                                       "--only", "per_item=1,2", "--only", "filter_radius=1,3"));
+    assert_status(db, "block_size_x=16,block_size_y=1,per_item=1,filter_radius=1", "ok", "right");
+    assert_status(db, "block_size_x=16,block_size_y=1,per_item=1,filter_radius=3", "ok",
+                  "right for its own radius");
+    assert_status(db, "block_size_x=16,block_size_y=1,per_item=2,filter_radius=1", "wrong_result",
+                  "1% off");
+    assert_status(db, "block_size_x=16,block_size_y=1,per_item=2,filter_radius=3", "wrong_result",
+                  "1% off");
+    assert_message(db, "block_size_x=16,block_size_y=1,per_item=2,filter_radius=3",
+                   "output 'out': ");
+    assert_message(db, "block_size_x=16,block_size_y=1,per_item=2,filter_radius=3",
+                   "differ from the outputs of the Default configuration (block_size_x=16,"
+                   "block_size_y=1,per_item=1,filter_radius=as measured)");
+    free(db);
+}
+
+Test(t1_plugin, a_reference_kernel_catches_a_wrong_kernel_and_says_so)
+{
+    char *db = measure_broken("convolution_naive",
+                              "if (x < WIDTH && y < HEIGHT) out[y * WIDTH + x] = sum;",
+                              "if (x < WIDTH && y < HEIGHT) out[y * WIDTH + x] = "
+                              "tile_y == 2 && x == 3 ? -sum : sum;",
+                              CLI_ARGS("--set", "problem_size_0=32", "--set", "problem_size_1=8",
+                                       "--only", "block_size_x=16", "--only", "block_size_y=2"));
+    assert_status(db, "block_size_x=16,block_size_y=2,tile_y=1", "ok", "right");
+    assert_status(db, "block_size_x=16,block_size_y=2,tile_y=2", "wrong_result", "x == 3 negated");
+    assert_message(db, "block_size_x=16,block_size_y=2,tile_y=2",
+                   "output 'out': 8 of 256 differ from the outputs of the reference kernel "
+                   "convolution_reference; first at index 3");
+    free(db);
+}
+
+Test(t1_plugin, a_check_catches_partial_sums_that_do_not_add_up)
+{
+    char *db = measure_broken("reduction", "acc += x[i];",
+                              "acc += num_blocks == 16 && i == 0 ? x[i] + 100.0f : x[i];",
+                              CLI_ARGS("--only", "block_size_x=64", "--only", "num_blocks=8,16"));
+    assert_status(db, "block_size_x=64,num_blocks=8", "ok", "adds up");
+    assert_status(db, "block_size_x=64,num_blocks=16", "wrong_result", "100 too many");
+    assert_message(db, "block_size_x=64,num_blocks=16", "output 'sum(partial) = sum(x)': 1 of 1");
+    free(db);
 }
 
 /* The example's kernel with a mistake where per_item is 4: the Default
@@ -181,7 +330,10 @@ Test(t1_plugin, a_broken_example_is_caught_by_the_default_reference)
     assert_status(db, "wg_size=64,per_item=4", "wrong_result", "subtracts");
     char *message = cli_db_text(db, "SELECT message FROM measurements WHERE status = "
                                     "'wrong_result' LIMIT 1");
-    cr_assert(strstr(message, "differ from the CPU reference; first at index 0"), "%s", message);
+    cr_assert(strstr(message, "output 'c': ") &&
+                  strstr(message, " differ from the outputs of the Default configuration "
+                                  "(wg_size=64,per_item=1); first at index 0"),
+              "the message says what the outputs were compared with: %s", message);
     free(message);
 
     /* The T4 export of this campaign, failures and all, is T4. */
@@ -298,6 +450,16 @@ Test(t1_plugin, a_compile_error_is_a_compile_failure_in_every_mode)
         assert_status(db, "wg_size=32,per_item=1", "ok", "compiles");
         assert_status(db, "wg_size=16,per_item=2", "compile", "a syntax error");
         assert_status(db, "wg_size=32,per_item=2", "compile", "a syntax error");
+        /* The compiler's message names the kernel file and its line (a
+         * #line directive before the source), not the driver's copy. */
+        char *message = cli_db_text(db, "SELECT m.message FROM measurements m JOIN configurations "
+                                        "c ON c.id = m.configuration_id WHERE c.text = "
+                                        "'wg_size=16,per_item=2'");
+        char where[1200];
+        snprintf(where, sizeof where, "%s/vector_add.cl:13:", scratch);
+        cr_assert(strstr(message, where) && !strstr(message, "tempfile"),
+                  "mode %zu: the message names no %s: %s", m, where, message);
+        free(message);
         free(db);
     }
 }

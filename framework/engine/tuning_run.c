@@ -785,7 +785,7 @@ static int open_measurer(const tuning_request *rq, device_run *d, recorded_campa
 {
     measurer_options mopts = {
         .runs = rq->runs, .warm_up_runs = rq->warm_up_runs, .seed = rq->seed, .cache = d->cache,
-        .trace = d->trace, .transfers = rq->transfers};
+        .trace = d->trace, .transfers = rq->transfers, .reference_name = d->plugin.compared_with};
     if (measurer_open(d->plugin.desc, d->dev, &d->prob.values, &mopts, &d->ms, err) != 0)
         return -1;
     d->de.space = d->sp;

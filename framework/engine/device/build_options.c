@@ -2,6 +2,7 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "error.h"
@@ -19,9 +20,27 @@ static void format_define(const skytune_value *value, char *text, size_t len)
     if (n + strlen(suffix) < len) strcat(text, suffix);
 }
 
+bool build_options_opencl_word(const char *name)
+{
+    static const char *const words[] = {
+        "read_only", "write_only", "read_write", "__read_only", "__write_only", "__read_write",
+        "kernel", "__kernel", "global", "__global", "local", "__local", "constant", "__constant",
+        "private", "__private", "generic", "__generic", "uniform", "pipe", "restrict",
+        "bool", "char", "uchar", "short", "ushort", "int", "uint", "long", "ulong", "half",
+        "float", "double", "size_t", "void", "if", "else", "for", "while", "do", "switch",
+        "case", "default", "break", "continue", "return", "goto", "const", "volatile",
+        "static", "extern", "struct", "union", "enum", "typedef", "sizeof", "signed",
+        "unsigned", "inline", "auto", "register",
+    };
+    for (size_t k = 0; k < sizeof words / sizeof words[0]; k++)
+        if (strcmp(name, words[k]) == 0) return true;
+    return false;
+}
+
 static size_t append_defines(char *buf, size_t len, size_t used, const skytune_values *v)
 {
     for (size_t k = 0; v && k < v->count; k++) {
+        if (build_options_opencl_word(v->items[k].name)) continue; /* a #define line */
         char text[256];
         format_define(&v->items[k].value, text, sizeof text);
         if (used < len)
@@ -56,4 +75,41 @@ int build_options_format(const skytune_plugin *plugin, void *state, const skytun
     }
     if (used >= len) return err_set(err, "the build options do not fit in %zu bytes", len);
     return 0;
+}
+
+/* "#define NAME value\n" for each parameter of `v` named as a word of
+ * OpenCL C, appended to f. */
+static void append_define_lines(FILE *f, const skytune_values *v, bool *any)
+{
+    for (size_t k = 0; v && k < v->count; k++) {
+        if (!build_options_opencl_word(v->items[k].name)) continue;
+        char text[256];
+        format_define(&v->items[k].value, text, sizeof text);
+        fprintf(f, "#define %s %s\n", v->items[k].name, text);
+        *any = true;
+    }
+}
+
+char *build_options_source(const skytune_values *problem, const skytune_values *config,
+                           const char *source, bool *made)
+{
+    *made = false;
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    if (!f) return NULL;
+    bool any = false;
+    append_define_lines(f, problem, &any);
+    append_define_lines(f, config, &any);
+    if (any) fprintf(f, "#line 1\n%s", source);
+    if (fclose(f) != 0) {
+        free(text);
+        return NULL;
+    }
+    if (!any) {
+        free(text);
+        return (char *)source;
+    }
+    *made = true;
+    return text;
 }

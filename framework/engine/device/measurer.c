@@ -404,6 +404,19 @@ static int build_program(measurer *ms, const skytune_values *config, bool need_p
         fail(m, MEAS_COMPILE, "%s", lookup.message);
         return -1;
     }
+    /* Parameters named as words of OpenCL C reach it as #define lines. */
+    bool made = false;
+    const char *compiled = build_options_source(&ms->problem, config, source, &made);
+    if (!compiled) {
+        free(generated);
+        fail(m, MEAS_COMPILE, "out of memory for the source");
+        return -1;
+    }
+    if (made) {
+        free(generated);
+        generated = (char *)compiled;
+    }
+    source = compiled;
     binary_cache_key key;
     int rc;
     /* Without memory for the key, compiling is still possible. */
@@ -580,7 +593,8 @@ static int check_lookups(measurer *ms, const char *callback, measurement *m)
 
 /* "output 'spectra': 12 of 8192 differ ..." for every output that failed,
  * or the summary when the plugin filled the report without outputs. */
-static void fail_verification(measurement *m, const skytune_verify_report *report)
+static void fail_verification(measurement *m, const skytune_verify_report *report,
+                              const char *reference)
 {
     m->max_abs_error = report->max_abs_error;
     m->max_rel_error = report->max_rel_error;
@@ -595,18 +609,19 @@ static void fail_verification(measurement *m, const skytune_verify_report *repor
         char name[64];
         quote_text(o->name, name, sizeof name);
         used += (size_t)snprintf(text + used, sizeof text - used,
-                                 "%soutput '%s': %lld of %zu differ from the CPU reference; "
+                                 "%soutput '%s': %lld of %zu differ from %s; "
                                  "first at index %lld; max abs error %.6g, max rel error %.6g "
                                  "(tolerance: abs %.3g or rel %.3g)",
                                  used ? "; " : "", name, (long long)o->mismatches, o->count,
+                                 reference,
                                  (long long)o->first_mismatch, o->max_abs_error,
                                  o->max_rel_error, o->abs_tol, o->rel_tol);
     }
     if (used == 0)
         snprintf(text, sizeof text,
-                 "%lld of the outputs differ from the CPU reference; first at index %lld; max "
+                 "%lld of the outputs differ from %s; first at index %lld; max "
                  "abs error %.6g, max rel error %.6g",
-                 (long long)report->mismatches, (long long)report->first_mismatch,
+                 (long long)report->mismatches, reference, (long long)report->first_mismatch,
                  report->max_abs_error, report->max_rel_error);
     if (report->n_outputs > SKYTUNE_MAX_OUTPUTS && used < sizeof text)
         snprintf(text + used, sizeof text - used,
@@ -619,12 +634,13 @@ static void fail_verification(measurement *m, const skytune_verify_report *repor
  * with m failed as wrong_result. The largest errors are kept either way:
  * how close a passing configuration came to its tolerance is worth knowing
  * too. */
-static int judge_report(measurement *m, const skytune_verify_report *report)
+static int judge_report(const measurer *ms, measurement *m, const skytune_verify_report *report)
 {
     m->max_abs_error = report->max_abs_error;
     m->max_rel_error = report->max_rel_error;
     if (report->passed) return 0;
-    fail_verification(m, report);
+    fail_verification(m, report,
+                      ms->opts.reference_name ? ms->opts.reference_name : "the CPU reference");
     return -1;
 }
 
@@ -679,7 +695,7 @@ static int verify_configuration(measurer *ms, cl_program program, const skytune_
     if (check_lookups(ms, "verify", m) != 0) return -1;
     traced(ms, "read back and compare", since);
     m->verify_s = clock_monotonic_s() - t1 - deferred_s;
-    return judge_report(m, &report);
+    return judge_report(ms, m, &report);
 }
 
 /* With read_back: the outputs of the verification run, read before the
@@ -695,7 +711,7 @@ static void compare_outputs(measurer *ms, const skytune_values *config, measurem
     if (ms->plugin->verify(ms->state, config, ms->queue, &report, &perr) != 0)
         fail(m, MEAS_LAUNCH, "verify: %s", perr.message);
     else if (check_lookups(ms, "verify", m) == 0)
-        judge_report(m, &report);
+        judge_report(ms, m, &report);
     m->verify_s += traced(ms, "compare", since) - since;
     if (m->status != MEAS_OK) {
         /* The times of wrong outputs are no configuration's: recorded as

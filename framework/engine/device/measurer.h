@@ -71,6 +71,10 @@ typedef struct measurer_options {
      * parts of every run (run_transfers.h); opening fails for a plugin that
      * names none. Off: the kernels alone, as tuning them needs. */
     bool transfers;
+    /* What the plugin's reference is, in words, for a wrong_result's
+     * message (NULL: "the CPU reference"); kept by reference. A T1 file's
+     * may be the outputs of its Default configuration, say. */
+    const char *reference_name;
 } measurer_options;
 
 /* `plugin`, `device` and `problem` are kept by reference: they must outlive

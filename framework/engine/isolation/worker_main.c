@@ -129,6 +129,7 @@ static int set_up(worker_state *ws, worker_message *msg, skytune_error *err)
         rc = -1;
         goto done;
     }
+    opts.reference_name = ws->plugin.compared_with;
     trace_span(ws->trace, "load plugin", "setup", since, clock_monotonic_s(), NULL);
     since = clock_monotonic_s();
     if (cl_devices_list(&ws->devices, &n_devices, err) != 0) {

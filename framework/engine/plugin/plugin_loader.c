@@ -306,6 +306,7 @@ static int load_t1_file(const char *name_or_path, loaded_plugin *out, skytune_er
     out->desc = t1_plugin_description(p);
     out->t1 = p;
     out->checked_against = t1_plugin_checked_against(p);
+    out->compared_with = t1_plugin_compared_with(p);
     snprintf(out->source_hash, sizeof out->source_hash, "%016llx",
              (unsigned long long)t1_plugin_build_hash(p));
     return 0;

@@ -30,6 +30,7 @@ typedef struct loaded_plugin {
     char source_hash[17];        /* FNV-1a 64 of the kernel source, hex */
     struct t1_plugin *t1;        /* a T1 file's plugin (t1_plugin.h), instead of a module */
     const char *checked_against; /* T1: what its outputs are verified against */
+    const char *compared_with;   /* T1: what a wrong_result differs from; NULL: the CPU reference */
 } loaded_plugin;
 
 /* The directories searched, in order (malloc'd array of malloc'd strings). */

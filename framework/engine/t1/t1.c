@@ -101,6 +101,7 @@ static const t1_type t1_types[] = {
     {"int", SKYTUNE_INT},       {"integer", SKYTUNE_INT},    {"float", SKYTUNE_FLOAT},
     {"double", SKYTUNE_FLOAT},  {"real", SKYTUNE_FLOAT},     {"string", SKYTUNE_STRING},
     {"str", SKYTUNE_STRING},    {"bool", SKYTUNE_BOOL},      {"boolean", SKYTUNE_BOOL},
+    {"uint", SKYTUNE_INT},
 };
 
 static int find_type(const char *name, skytune_type *type)
@@ -217,7 +218,7 @@ int t1_read_parameter(const char *path, size_t number, const json_t *spec, param
     skytune_type type = SKYTUNE_INT;
     if (rc == 0 && type_field && find_type(json_string_value(type_field), &type) != 0)
         rc = err_set(err, "%s: tuning parameter '%s': unknown Type \"%s\"; valid types are int, "
-                     "float, string and bool", path, shown,
+                     "uint, float, string and bool", path, shown,
                      quote_text(json_string_value(type_field), shown_text, sizeof shown_text));
     if (rc == 0 && !type_field && infer_type(&list, &type) != 0)
         rc = err_set(err, "%s: tuning parameter '%s': Values mix strings and numbers; give a "
@@ -225,6 +226,12 @@ int t1_read_parameter(const char *path, size_t number, const json_t *spec, param
     if (rc == 0 && coerce(&list, type, why, sizeof why) != 0)
         rc = err_set(err, "%s: tuning parameter '%s' of Type %s: %s", path, shown,
                      type_name(type), quote_text(why, shown_why, sizeof shown_why));
+    /* The schema's uint: whole numbers, none below 0. */
+    bool unsigned_type = type_field && strcmp(json_string_value(type_field), "uint") == 0;
+    for (size_t k = 0; rc == 0 && unsigned_type && k < list.count; k++)
+        if (list.items[k].i < 0)
+            rc = err_set(err, "%s: tuning parameter '%s' of Type uint: value %lld is below 0",
+                         path, shown, (long long)list.items[k].i);
     skytune_error param_err = {0};
     if (rc == 0 && param_from_values(name, type, list.items, list.count, out, &param_err) != 0)
         rc = err_set(err, "%s: %s", path, param_err.message);

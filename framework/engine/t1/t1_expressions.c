@@ -4,6 +4,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <limits.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -91,6 +92,15 @@ static bool starts_name(const char *text, size_t at)
                         text[at - 1] == '.'));
 }
 
+/* The text `text` in parentheses, appended. */
+static int append_group(rewriting *r, const char *text)
+{
+    size_t n = strlen(text);
+    if (reserve(&r->buf, &r->capacity, r->used, n + 2 + (strlen(r->text) + 128)) != 0) return -1;
+    r->used += (size_t)snprintf(r->buf + r->used, r->capacity - r->used, "(%s)", text);
+    return 0;
+}
+
 /* ProblemSize at `word`, its '[' at `next`, as the name of the problem
  * parameter; *at: where the text goes on. */
 static int rewrite_problem_size(rewriting *r, size_t word, size_t next, size_t *at,
@@ -113,9 +123,75 @@ static int rewrite_problem_size(rewriting *r, size_t word, size_t next, size_t *
         return t1_kernel_fail(s, err, "%s \"%s\": column %zu: ProblemSize[%lu], but the "
                             "KernelSpecification's ProblemSize has %zu entr%s",
                     r->key, text, word + 1, index, s->n_problem, s->n_problem == 1 ? "y" : "ies");
+    *at = (size_t)(end - text) + 1;
+    if (s->problem_expr[index].e) /* an expression of the tuning parameters */
+        return append_group(r, s->problem_expr[index].text) == 0
+                   ? 0
+                   : t1_kernel_fail(s, err, "out of memory");
     char name[32];
     t1_problem_name(index, name, sizeof name);
     r->used += (size_t)snprintf(r->buf + r->used, r->capacity - r->used, "%s", name);
+    return 0;
+}
+
+/* The work-groups of the launch in dimension d, as an expression (NULL
+ * when out of memory). */
+static char *groups_text(const t1_kernel *s, unsigned d)
+{
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    if (!f) return NULL;
+    if (s->has_grid_div[d]) {
+        char problem[32];
+        t1_problem_name(d, problem, sizeof problem);
+        const char *extent = s->problem_expr[d].e ? s->problem_expr[d].text : problem;
+        fprintf(f, "(((%s) + (", extent);
+        for (size_t k = 0; k < s->n_grid_div[d]; k++)
+            fprintf(f, "%s(%s)", k ? " * " : "", s->grid_div[d][k].text);
+        if (!s->n_grid_div[d]) fputs("1", f);
+        fputs(") - 1) // (", f);
+        for (size_t k = 0; k < s->n_grid_div[d]; k++)
+            fprintf(f, "%s(%s)", k ? " * " : "", s->grid_div[d][k].text);
+        if (!s->n_grid_div[d]) fputs("1", f);
+        fputs("))", f);
+    } else if (s->global[d].e && s->global_counts_groups) {
+        fprintf(f, "%s", s->global[d].text);
+    } else if (s->global[d].e) {
+        fprintf(f, "(%s) // (%s)", s->global[d].text, s->local[d].text);
+    } else {
+        fputs("1", f);
+    }
+    if (fclose(f) != 0) {
+        free(text);
+        return NULL;
+    }
+    return text;
+}
+
+/* NumGroups[d] at `word`, its '[' at `next`, as the work-groups of the
+ * launch in dimension d; *at: where the text goes on. */
+static int rewrite_groups(rewriting *r, size_t word, size_t next, size_t *at, skytune_error *err)
+{
+    const t1_kernel *s = r->s;
+    const char *text = r->text;
+    char *end = NULL;
+    unsigned long index = text[next] == '[' ? strtoul(text + next + 1, &end, 10) : 99;
+    if (index > 2 || !end || *end != ']')
+        return t1_kernel_fail(s, err, "%s \"%s\": column %zu: NumGroups is a list of the launch's "
+                              "work-groups per dimension; write NumGroups[0], [1] or [2]",
+                              r->key, text, word + 1);
+    if (!s->local[0].e)
+        return t1_kernel_fail(s, err, "%s \"%s\": column %zu: NumGroups, the launch's work-groups, "
+                              "may be read in the Arguments' sizes and values, Flops, Bytes and "
+                              "the Verification, not in the launch's own sizes or the Conditions",
+                              r->key, text, word + 1);
+    char *groups = groups_text(s, (unsigned)index);
+    if (!groups || append_group(r, groups) != 0) {
+        free(groups);
+        return t1_kernel_fail(s, err, "out of memory");
+    }
+    free(groups);
     *at = (size_t)(end - text) + 1;
     return 0;
 }
@@ -190,6 +266,18 @@ static int rewrite_name(rewriting *r, size_t *at, skytune_error *err)
     bool is_min = word_len == 3 && strncmp(text + word, "min", 3) == 0;
     if ((is_max || is_min) && text[next] == '(')
         return rewrite_extreme(r, is_max, word, next, at, err);
+    if (word_len == 9 && strncmp(text + word, "NumGroups", 9) == 0)
+        return rewrite_groups(r, word, next, at, err);
+    /* A Define is its expression; one being compiled names nothing yet. */
+    for (size_t k = 0; k < r->s->n_defines; k++) {
+        const t1_define *d = &r->s->defines[k];
+        if (d->value.e && strlen(d->name) == word_len &&
+            strncmp(d->name, text + word, word_len) == 0) {
+            *at = end;
+            return append_group(r, d->value.text) == 0 ? 0
+                                                       : t1_kernel_fail(r->s, err, "out of memory");
+        }
+    }
     memcpy(r->buf + r->used, text + word, word_len);
     r->used += word_len;
     *at = end;
@@ -234,7 +322,7 @@ static int resolve_name(void *ctx, const char *name, size_t len)
     for (size_t k = 0; k < s->n_problem; k++) {
         char problem[32];
         t1_problem_name(k, problem, sizeof problem);
-        if (strlen(problem) == len && memcmp(problem, name, len) == 0)
+        if (!s->problem_expr[k].e && strlen(problem) == len && memcmp(problem, name, len) == 0)
             return (int)(s->n_params + k);
     }
     for (size_t k = 0; k < scope->n_device; k++)
@@ -333,5 +421,13 @@ int t1_expression_integer(const t1_kernel *s, const t1_expression *x, const expr
         return t1_kernel_fail(s, err, "%s \"%s\" is %lld here; it must be at least %lld", x->key, x->text,
                     (long long)i, (long long)minimum);
     *out = i;
+    return 0;
+}
+
+int t1_problem_extent(const t1_kernel *s, unsigned d, const expr_value *slots, int64_t *out,
+                      skytune_error *err)
+{
+    if (s->problem_expr[d].e) return t1_expression_integer(s, &s->problem_expr[d], slots, 1, out, err);
+    *out = slots[s->n_params + d].i;
     return 0;
 }

@@ -23,4 +23,10 @@ void t1_kernel_slots(const t1_kernel *spec, const skytune_values *problem,
 int t1_expression_integer(const t1_kernel *spec, const t1_expression *x, const expr_value *slots,
                           int64_t minimum, int64_t *out, skytune_error *err);
 
+/* The value of ProblemSize[d]: its problem parameter's, or, for an entry
+ * written as an expression, the expression's for the configuration in
+ * the slots. */
+int t1_problem_extent(const t1_kernel *spec, unsigned d, const expr_value *slots, int64_t *out,
+                      skytune_error *err);
+
 #endif

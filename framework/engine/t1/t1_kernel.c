@@ -7,10 +7,19 @@
  *     LocalSize, as a CUDA grid times its blocks).
  *   - GridDivX (Y, Z), as Kernel Tuner's grid_div_x: the work-groups of
  *     that dimension are ceil(ProblemSize[d] / the product of its
- *     expressions), and GlobalSize of that dimension is not used.
+ *     expressions), 1 for an empty list, and GlobalSize of that dimension
+ *     is not used.
+ *   - A ProblemSize entry is a whole number (a problem parameter) or an
+ *     expression of the tuning parameters (Kernel Tuner's problem_size
+ *     naming a parameter).
  *   - An argument's Size counts elements of its Type (a float4 element is
- *     four floats). A Vector's Size may not read a tuning parameter's value
- *     (its buffer is made once per problem); a Local one's may.
+ *     four floats). An input Vector's Size may not read a tuning
+ *     parameter's value (its data is made once per problem); an output's
+ *     and a Local one's may.
+ *   - A tuning parameter whose name is a word of OpenCL C reaches the
+ *     kernel as a #define line at the top of the source (build_options.h).
+ *   - The kernel source is compiled after a #line directive naming the
+ *     KernelFile, so that the compiler's messages name the user's file.
  *   - A Scalar's FillValue is a number or an expression.
  *   - A Vector that is not ReadOnly (AccessType defaults to ReadWrite), or
  *     that says "Output", is an output: its data is reset to its fill before
@@ -32,6 +41,7 @@
 
 #include <jansson.h>
 
+#include "build_options.h"
 #include "cl_device.h"
 #include "compiler_inputs.h"
 #include "hash.h"
@@ -112,25 +122,6 @@ static char *beside(const t1_kernel *s, const char *name)
 
 /* ------------------------------------------------------------ the space */
 
-/* Words of OpenCL C a parameter's macro would redefine: its qualifiers,
- * its scalar types and C's keywords. */
-static bool opencl_word(const char *name)
-{
-    static const char *const words[] = {
-        "read_only", "write_only", "read_write", "__read_only", "__write_only", "__read_write",
-        "kernel", "__kernel", "global", "__global", "local", "__local", "constant", "__constant",
-        "private", "__private", "generic", "__generic", "uniform", "pipe", "restrict",
-        "bool", "char", "uchar", "short", "ushort", "int", "uint", "long", "ulong", "half",
-        "float", "double", "size_t", "void", "if", "else", "for", "while", "do", "switch",
-        "case", "default", "break", "continue", "return", "goto", "const", "volatile",
-        "static", "extern", "struct", "union", "enum", "typedef", "sizeof", "signed",
-        "unsigned", "inline", "auto", "register",
-    };
-    for (size_t k = 0; k < sizeof words / sizeof words[0]; k++)
-        if (strcmp(name, words[k]) == 0) return true;
-    return false;
-}
-
 /* Default, as the hub writes it: a value, or a list of one. */
 static int find_default(const t1_kernel *s, const param_def *p, const json_t *d, int *index,
                         skytune_error *err)
@@ -172,11 +163,6 @@ static int read_space(t1_kernel *s, const json_t *root, skytune_error *err)
             if (strcmp(s->params[j].name, s->params[k].name) == 0)
                 return t1_kernel_fail(s, err, "ConfigurationSpace.TuningParameters: '%s' is declared "
                                     "twice (items %zu and %zu)", s->params[k].name, j + 1, k + 1);
-        if (opencl_word(s->params[k].name))
-            return t1_kernel_fail(s, err, "tuning parameter '%s' is a word of OpenCL C: defined as the "
-                                "macro -D %s=..., it would break the kernel's compilation and "
-                                "the compiler's own headers; rename it (in the kernel too)",
-                        s->params[k].name, s->params[k].name);
         if (find_default(s, &s->params[k], json_object_get(item, "Default"),
                          &s->default_index[k], err) != 0)
             return -1;
@@ -232,6 +218,32 @@ static int read_conditions(t1_kernel *s, const json_t *root, skytune_error *err)
 
 /* ------------------------------------------------------------ the kernel */
 
+/* The source after a #line directive naming the KernelFile as the T1 file
+ * names it (relative to the current folder when the T1 file's path is):
+ * the compiler's messages then name the user's file and its lines, not the
+ * driver's temporary copy. The directive is part of the source, so the
+ * binary cache's key covers it; the plugin's version hashes the file as
+ * written. A name no C string can hold as it is (a control character) is
+ * left out, and the messages name the driver's copy. */
+static int name_the_file(t1_kernel *s, size_t len)
+{
+    size_t name_len = strlen(s->kernel_file);
+    for (size_t k = 0; k < name_len; k++)
+        if ((unsigned char)s->kernel_file[k] < 0x20 || s->kernel_file[k] == 0x7f) return 0;
+    char *named = malloc(2 * name_len + len + 16);
+    if (!named) return -1;
+    size_t used = (size_t)sprintf(named, "#line 1 \"");
+    for (size_t k = 0; k < name_len; k++) {
+        if (s->kernel_file[k] == '"' || s->kernel_file[k] == '\\') named[used++] = '\\';
+        named[used++] = s->kernel_file[k];
+    }
+    used += (size_t)sprintf(named + used, "\"\n");
+    memcpy(named + used, s->kernel_source, len + 1);
+    free(s->kernel_source);
+    s->kernel_source = named;
+    return 0;
+}
+
 static int read_kernel(t1_kernel *s, const json_t *ks, skytune_error *err)
 {
     const char *language = json_string_value(json_object_get(ks, "Language"));
@@ -266,6 +278,7 @@ static int read_kernel(t1_kernel *s, const json_t *ks, skytune_error *err)
                               shown_file, quote_text(s->kernel_file, shown_path, sizeof shown_path),
                               why);
     s->hash = hash_fnv1a(s->hash, s->kernel_source, len);
+    if (name_the_file(s, len) != 0) return t1_kernel_fail(s, err, "out of memory");
 
     const json_t *options = json_object_get(ks, "CompilerOptions");
     if (options && !json_is_array(options))
@@ -308,12 +321,97 @@ static int read_problem(t1_kernel *s, const json_t *ks, skytune_error *err)
                             "(X, Y, Z)", n, T1_MAX_PROBLEM);
     for (size_t k = 0; k < n; k++) {
         const json_t *v = json_is_array(ps) ? json_array_get(ps, k) : ps;
+        if (json_is_string(v)) {
+            s->problem_size[k] = 0; /* an expression, read with the tuning parameters */
+            continue;
+        }
         if (!json_is_integer(v) || json_integer_value(v) < 1)
-            return t1_kernel_fail(s, err, "KernelSpecification.ProblemSize[%zu] must be a positive integer",
-                        k);
+            return t1_kernel_fail(s, err, "KernelSpecification.ProblemSize[%zu] must be a positive "
+                                  "integer (a problem parameter) or an expression of the tuning "
+                                  "parameters such as \"num_blocks\"", k);
         s->problem_size[k] = (int64_t)json_integer_value(v);
     }
     s->n_problem = n;
+    return 0;
+}
+
+/* ProblemSize entries written as expressions, once the tuning parameters
+ * are known. Each may read the tuning parameters and the entries before
+ * it. */
+static int read_problem_expressions(t1_kernel *s, const json_t *ks, skytune_error *err)
+{
+    const json_t *ps = json_object_get(ks, "ProblemSize");
+    for (size_t k = 0; k < s->n_problem; k++) {
+        const json_t *v = json_is_array(ps) ? json_array_get(ps, k) : ps;
+        if (!json_is_string(v)) continue;
+        char key[64];
+        snprintf(key, sizeof key, "KernelSpecification.ProblemSize[%zu]", k);
+        /* Until it is compiled, ProblemSize[k] names nothing: no entry reads
+         * itself or a later one. */
+        size_t n = s->n_problem;
+        s->n_problem = k;
+        int rc = t1_compile_expression(s, key, v, &s->problem_expr[k], err);
+        s->n_problem = n;
+        if (rc != 0) return -1;
+    }
+    return 0;
+}
+
+/* Defines (a T1 extension): names of the kernel's macros and their
+ * expressions, each may read the tuning parameters, ProblemSize and the
+ * Defines before it. */
+static int read_defines(t1_kernel *s, const json_t *ks, skytune_error *err)
+{
+    const json_t *defines = json_object_get(ks, "Defines");
+    if (!defines) return 0;
+    if (!json_is_object(defines))
+        return t1_kernel_fail(s, err, "KernelSpecification.Defines must be an object of macro names "
+                              "and expressions, such as {\"N\": \"ProblemSize[0]\", "
+                              "\"TILE\": \"block_size * 2\"}");
+    s->defines = calloc(json_object_size(defines) + 1, sizeof *s->defines);
+    if (!s->defines) return t1_kernel_fail(s, err, "out of memory");
+    const char *name;
+    const json_t *value;
+    json_object_foreach((json_t *)defines, name, value) {
+        char key[160];
+        snprintf(key, sizeof key, "KernelSpecification.Defines.%.100s", name);
+        if (!name_is_identifier(name))
+            return t1_kernel_fail(s, err, "%s: a macro's name must be an identifier", key);
+        if (build_options_opencl_word(name))
+            return t1_kernel_fail(s, err, "%s: \"%s\" is a word of OpenCL C; as a macro it would "
+                                  "change the kernel's own words; choose another name", key, name);
+        for (size_t k = 0; k < s->n_params; k++)
+            if (strcmp(s->params[k].name, name) == 0)
+                return t1_kernel_fail(s, err, "%s: '%s' is a tuning parameter, which reaches the "
+                                      "kernel as a macro already", key, name);
+        for (size_t k = 0; k < s->n_problem; k++) {
+            char problem[32];
+            t1_problem_name(k, problem, sizeof problem);
+            if (strcmp(problem, name) == 0)
+                return t1_kernel_fail(s, err, "%s: '%s' is the macro of ProblemSize[%zu] already",
+                                      key, name, k);
+        }
+        /* Until its expression is compiled, a Define names nothing
+         * (t1_rewrite): none reads itself. */
+        t1_define *d = &s->defines[s->n_defines++];
+        if (!(d->name = strdup(name))) return t1_kernel_fail(s, err, "out of memory");
+        if (t1_compile_expression(s, key, value, &d->value, err) != 0) return -1;
+    }
+    return 0;
+}
+
+/* Flops and Bytes (T1 extensions): the work of one run, for GFLOP/s and
+ * GB/s. */
+static int read_work(t1_kernel *s, const json_t *ks, skytune_error *err)
+{
+    const json_t *flops = json_object_get(ks, "Flops");
+    const json_t *bytes = json_object_get(ks, "Bytes");
+    if (flops &&
+        t1_compile_expression(s, "KernelSpecification.Flops", flops, &s->flops, err) != 0)
+        return -1;
+    if (bytes &&
+        t1_compile_expression(s, "KernelSpecification.Bytes", bytes, &s->bytes, err) != 0)
+        return -1;
     return 0;
 }
 
@@ -348,14 +446,15 @@ static int read_geometry(t1_kernel *s, const json_t *ks, skytune_error *err)
         json_decref(one);
         if (rc != 0) return -1;
         if (div) {
-            if (!json_is_array(div) || json_array_size(div) == 0)
+            if (!json_is_array(div))
                 return t1_kernel_fail(s, err, "KernelSpecification.%s must be a list of expressions whose "
-                                    "product divides ProblemSize[%u]", grid_div_keys[d], d);
+                                    "product divides ProblemSize[%u] ([] for 1)", grid_div_keys[d], d);
             if (d >= s->n_problem)
                 return t1_kernel_fail(s, err, "KernelSpecification.%s divides ProblemSize[%u], but "
                                     "ProblemSize has %zu entr%s", grid_div_keys[d], d,
                             s->n_problem, s->n_problem == 1 ? "y" : "ies");
-            s->grid_div[d] = calloc(json_array_size(div), sizeof *s->grid_div[d]);
+            s->grid_div[d] = calloc(json_array_size(div) + 1, sizeof *s->grid_div[d]);
+            s->has_grid_div[d] = true;
             if (!s->grid_div[d]) return t1_kernel_fail(s, err, "out of memory");
             for (size_t k = 0; k < json_array_size(div); k++) {
                 snprintf(key, sizeof key, "KernelSpecification.%s[%zu]", grid_div_keys[d], k);
@@ -407,8 +506,8 @@ static int read_geometry(t1_kernel *s, const json_t *ks, skytune_error *err)
 
 /* ------------------------------------------------------------ arguments */
 
-static int read_fill(t1_kernel *s, const char *key, const json_t *a, const t1_type *type,
-                     bool needed, t1_fill *fill, skytune_error *err)
+int t1_read_fill(t1_kernel *s, const char *key, const json_t *a, const t1_type *type, bool needed,
+                 t1_fill *fill, skytune_error *err)
 {
     const char *kind = json_string_value(json_object_get(a, "FillType"));
     const json_t *value = json_object_get(a, "FillValue");
@@ -495,9 +594,7 @@ static const t1_type *read_type(t1_kernel *s, const char *key, const json_t *a, 
     return NULL;
 }
 
-/* Item k of a list of the KernelSpecification: its Name (or "argument k")
- * into *name, and the key messages show it by into key. */
-static int name_item(const t1_kernel *s, const json_t *item, const char *list, const char *kind,
+int t1_name_item(const t1_kernel *s, const json_t *item, const char *list, const char *kind,
                      size_t k, char **name, char *key, size_t key_len, skytune_error *err)
 {
     const char *given = json_string_value(json_object_get(item, "Name"));
@@ -515,7 +612,7 @@ static int read_argument(t1_kernel *s, size_t k, const json_t *a, t1_argument *a
     if (!json_is_object(a))
         return t1_kernel_fail(s, err, "KernelSpecification.Arguments[%zu] is not an object", k);
     char key[200];
-    if (name_item(s, a, "Arguments", "argument", k, &arg->name, key, sizeof key, err) != 0)
+    if (t1_name_item(s, a, "Arguments", "argument", k, &arg->name, key, sizeof key, err) != 0)
         return -1;
     if (!(arg->type = read_type(s, key, a, err))) return -1;
     const char *memory = json_string_value(json_object_get(a, "MemoryType"));
@@ -551,11 +648,6 @@ static int read_argument(t1_kernel *s, size_t k, const json_t *a, t1_argument *a
                         arg->type->name);
         snprintf(part, sizeof part, "%s Size", key);
         if (t1_compile_expression(s, part, size, &arg->size, err) != 0) return -1;
-        if (arg->memory == T1_VECTOR && arg->size.reads_config)
-            return t1_kernel_fail(s, err, "%s \"%s\": a Vector's Size may read ProblemSize and max(P) or "
-                                "min(P), not a tuning parameter's value (its buffer is made once "
-                                "for every configuration); write max(P) for the largest",
-                        part, arg->size.text);
     }
     if (arg->memory == T1_SCALAR) {
         const json_t *value = json_object_get(a, "FillValue");
@@ -575,10 +667,17 @@ static int read_argument(t1_kernel *s, size_t k, const json_t *a, t1_argument *a
         if (arg->type->component_size == 2 && arg->type->number == T1_REAL)
             return t1_kernel_fail(s, err, "%s: a half Scalar needs cl_khr_fp16; pass a float", key);
     } else if (arg->memory == T1_VECTOR) {
-        if (read_fill(s, key, a, arg->type, false, &arg->fill, err) != 0) return -1;
+        if (t1_read_fill(s, key, a, arg->type, false, &arg->fill, err) != 0) return -1;
         const json_t *output = json_object_get(a, "Output");
         arg->output = arg->access != T1_READ_ONLY || json_is_true(output) ||
                       (json_is_integer(output) && json_integer_value(output) != 0);
+        if (arg->size.reads_config && !arg->output)
+            return t1_kernel_fail(s, err, "%s Size \"%s\": an input Vector's Size may read "
+                                  "ProblemSize, Defines of the problem and max(P) or min(P), not "
+                                  "a tuning parameter's value (its data is made once for every "
+                                  "configuration); write max(P) for the largest. An output's "
+                                  "Size may (partial results, one per work-group)",
+                                  key, arg->size.text);
     }
     return 0;
 }
@@ -595,59 +694,6 @@ static int read_arguments(t1_kernel *s, const json_t *ks, skytune_error *err)
     for (size_t k = 0; k < n; k++) {
         s->n_args++;
         if (read_argument(s, k, json_array_get(args, k), &s->args[k], err) != 0) return -1;
-    }
-    return 0;
-}
-
-static int read_references(t1_kernel *s, const json_t *ks, skytune_error *err)
-{
-    const json_t *refs = json_object_get(ks, "ReferenceArguments");
-    if (refs && !json_is_array(refs))
-        return t1_kernel_fail(s, err, "KernelSpecification.ReferenceArguments must be an array");
-    size_t n = json_array_size(refs);
-    s->refs = calloc(n + 1, sizeof *s->refs);
-    if (!s->refs) return t1_kernel_fail(s, err, "out of memory");
-    for (size_t k = 0; k < n; k++) {
-        const json_t *r = json_array_get(refs, k);
-        t1_reference *ref = &s->refs[k];
-        s->n_refs++;
-        char key[200];
-        if (name_item(s, r, "ReferenceArguments", "reference", k, &ref->name, key, sizeof key,
-                      err) != 0)
-            return -1;
-        const char *target = json_string_value(json_object_get(r, "TargetName"));
-        bool found = false;
-        for (size_t a = 0; target && a < s->n_args && !found; a++)
-            if (strcmp(s->args[a].name, target) == 0 && s->args[a].memory == T1_VECTOR) {
-                ref->target = a;
-                found = true;
-            }
-        if (!found) {
-            char names[500] = "";
-            size_t used = 0;
-            for (size_t a = 0; a < s->n_args && used < sizeof names; a++)
-                if (s->args[a].memory == T1_VECTOR)
-                    used += (size_t)snprintf(names + used, sizeof names - used, "%s'%s'",
-                                             used ? ", " : "", s->args[a].name);
-            return t1_kernel_fail(s, err, "%s: TargetName %s%s%s names no Vector argument; the Vector "
-                                "arguments are %s", key, target ? "'" : "",
-                        target ? target : "(missing)", target ? "'" : "",
-                        used ? names : "none");
-        }
-        if (read_fill(s, key, r, s->args[ref->target].type, true, &ref->fill, err) != 0) return -1;
-        const char *method = json_string_value(json_object_get(r, "ValidationMethod"));
-        ref->check.method = T1_SIDE_BY_SIDE;
-        if (method && t1_method_find(method, &ref->check.method) != 0)
-            return t1_kernel_fail(s, err, "%s: ValidationMethod \"%s\" is unknown; valid are "
-                                "AbsoluteDifference, SideBySideComparison and "
-                                "SideBySideRelativeComparison", key, method);
-        const json_t *threshold = json_object_get(r, "ValidationThreshold");
-        ref->check.threshold = 1e-4;
-        if (threshold) {
-            if (!json_is_number(threshold) || json_number_value(threshold) < 0)
-                return t1_kernel_fail(s, err, "%s: ValidationThreshold must be a number >= 0", key);
-            ref->check.threshold = json_number_value(threshold);
-        }
     }
     return 0;
 }
@@ -679,50 +725,6 @@ static int read_identity(t1_kernel *s, const json_t *root, const json_t *ks, sky
     snprintf(s->description, len, "T1 file %s: kernel %s of %s", s->path, s->kernel_name,
              s->kernel_file);
     return 0;
-}
-
-/* What outputs are checked against, said when a campaign starts. */
-static int describe_verification(t1_kernel *s, skytune_error *err)
-{
-    char text[1024];
-    size_t used = 0;
-    if (s->n_refs) {
-        used = (size_t)snprintf(text, sizeof text, "ReferenceArguments:");
-        for (size_t k = 0; k < s->n_refs && used < sizeof text; k++)
-            used += (size_t)snprintf(text + used, sizeof text - used, "%s %s by %s, threshold %g",
-                                     k ? ";" : "", s->args[s->refs[k].target].name,
-                                     t1_method_name(s->refs[k].check.method),
-                                     s->refs[k].check.threshold);
-    } else {
-        size_t outputs = 0;
-        for (size_t k = 0; k < s->n_args; k++) outputs += s->args[k].output;
-        if (outputs == 0)
-            return t1_kernel_fail(s, err, "nothing to verify: no ReferenceArguments, and no Vector argument "
-                                "the kernel writes (AccessType WriteOnly or ReadWrite)");
-        for (size_t k = 0; k < s->n_params; k++)
-            if (s->default_index[k] < 0) {
-                char values[300];
-                param_describe_values(&s->params[k], values, sizeof values);
-                return t1_kernel_fail(s, err, "tuning parameter '%s' has no Default among its values (%s): "
-                                    "without ReferenceArguments the outputs of the Default "
-                                    "configuration are the reference, so every parameter needs "
-                                    "one",
-                            s->params[k].name, values);
-            }
-        s->default_check = (t1_check){.method = T1_SIDE_BY_SIDE_RELATIVE, .threshold = 1e-4};
-        used = (size_t)snprintf(text, sizeof text, "the outputs of the Default configuration (");
-        for (size_t k = 0; k < s->n_params && used < sizeof text; k++) {
-            char v[64];
-            value_format(&s->params[k].values[s->default_index[k]], v, sizeof v);
-            used += (size_t)snprintf(text + used, sizeof text - used, "%s%s=%s", k ? "," : "",
-                                     s->params[k].name, v);
-        }
-        if (used < sizeof text)
-            snprintf(text + used, sizeof text - used, "), run first, by %s, threshold %g",
-                     t1_method_name(s->default_check.method), s->default_check.threshold);
-    }
-    s->verification = strdup(text);
-    return s->verification ? 0 : t1_kernel_fail(s, err, "out of memory");
 }
 
 /* ------------------------------------------------------------ entry */
@@ -757,14 +759,17 @@ int t1_kernel_load(const char *path, t1_kernel **out, skytune_error *err)
         rc = t1_kernel_fail(s, err, "no \"KernelSpecification\" object: a T1 file describes the kernel "
                           "to tune there (KernelFile, KernelName, LocalSize, GlobalSize, "
                           "Arguments)");
+    if (rc == 0) rc = t1_check_keys(s, root, err);
     if (rc == 0) rc = read_kernel(s, ks, err);
     if (rc == 0) rc = read_problem(s, ks, err);
     if (rc == 0) rc = read_space(s, root, err);
+    if (rc == 0) rc = read_problem_expressions(s, ks, err);
+    if (rc == 0) rc = read_defines(s, ks, err);
     if (rc == 0) rc = read_conditions(s, root, err);
     if (rc == 0) rc = read_geometry(s, ks, err);
     if (rc == 0) rc = read_arguments(s, ks, err);
-    if (rc == 0) rc = read_references(s, ks, err);
-    if (rc == 0) rc = describe_verification(s, err);
+    if (rc == 0) rc = t1_read_verification(s, ks, err);
+    if (rc == 0) rc = read_work(s, ks, err);
     if (rc == 0) rc = read_identity(s, root, ks, err);
     json_decref(root);
     if (rc != 0) {
@@ -806,6 +811,23 @@ void t1_kernel_free(t1_kernel *s)
         fill_free(&s->refs[k].fill);
     }
     free(s->refs);
+    for (unsigned d = 0; d < T1_MAX_PROBLEM; d++) t1_expression_free(&s->problem_expr[d]);
+    for (size_t k = 0; k < s->n_defines; k++) {
+        free(s->defines[k].name);
+        t1_expression_free(&s->defines[k].value);
+    }
+    free(s->defines);
+    t1_expression_free(&s->flops);
+    t1_expression_free(&s->bytes);
+    for (unsigned d = 0; d < 3; d++) {
+        t1_expression_free(&s->reference_local[d]);
+        t1_expression_free(&s->reference_global[d]);
+    }
+    free(s->reference_kernel);
+    free(s->output_param);
+    for (size_t k = 0; k < s->n_checks; k++) free(s->checks[k].text);
+    free(s->checks);
+    free(s->compared_with);
     free(s->path);
     free(s->name);
     free(s->version);

@@ -1,12 +1,17 @@
-/* The T1 plugin's description and callbacks (t1_plugin.h).
+/* The T1 plugin's description and callbacks (t1_plugin.h); the expected
+ * outputs are t1_reference.c's.
  *
  * setup only computes the buffer sizes of the problem and checks them
  * against the device; the data is made on first need (the reference or the
  * first prepare). A compile worker, which calls setup but never the
- * reference, so costs nothing but the file's reading. */
+ * reference, so costs nothing but the file's reading. An output whose Size
+ * reads the configuration gets its buffer as a configuration is prepared,
+ * grown to the largest asked so far. */
 #include "t1_plugin.h"
 
+#include <math.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,10 +20,8 @@
 #include "space.h"
 #include "t1_expressions.h"
 #include "t1_kernel.h"
+#include "t1_plugin_internal.h"
 #include "value.h"
-
-/* Enough for the longest build log excerpt a message shows. */
-#define LOG_EXCERPT 600
 
 struct t1_plugin {
     skytune_plugin desc;
@@ -32,31 +35,6 @@ struct t1_plugin {
     const char **constraints;          /* into spec->constraints, NULL-terminated */
 };
 
-typedef struct t1_state {
-    const t1_kernel *spec;
-    const skytune_plugin *desc;
-    cl_context context;
-    cl_device_id device;
-    cl_command_queue queue;
-    const skytune_values *problem;
-    uint64_t seed;
-    size_t *count;                     /* per argument: VECTOR elements */
-    bool ready;                        /* buffers made */
-    void **initial;                    /* per output: its data as filled, to reset it */
-    cl_mem *buffers;                   /* per VECTOR argument */
-    void **expected;                   /* the reference data: per ReferenceArgument, or per
-                                          output when the Default's outputs are the reference */
-    void **actual;                     /* the checked outputs read back, indexed as expected */
-    expr_value *slots;
-} t1_state;
-
-typedef struct t1_launch {
-    cl_kernel kernel;
-    cl_uint work_dim;
-    size_t global[3], local[3];
-    const char *label;
-} t1_launch;
-
 bool t1_plugin_names_file(const char *name_or_path)
 {
     size_t len = strlen(name_or_path);
@@ -64,25 +42,37 @@ bool t1_plugin_names_file(const char *name_or_path)
            (len > 5 && strcmp(name_or_path + len - 5, ".json") == 0);
 }
 
+/* The file whose Flops and Bytes this thread's measurements count. The
+ * ABI's flops and bytes callbacks take the problem and the configuration
+ * but no state, as a C plugin's work is its code's; a T1 file's is its
+ * expressions. setup binds its file here, in the thread that measures
+ * with it, and teardown unbinds it. */
+static _Thread_local const t1_kernel *measured_spec;
+
 /* ------------------------------------------------------------ state */
 
 static void t1_teardown(void *opaque)
 {
     t1_state *s = opaque;
     if (!s) return;
+    if (measured_spec == s->spec) measured_spec = NULL;
+    size_t n = s->spec->n_args > s->spec->n_refs ? s->spec->n_args : s->spec->n_refs;
     for (size_t k = 0; k < s->spec->n_args; k++) {
         if (s->buffers && s->buffers[k]) clReleaseMemObject(s->buffers[k]);
         if (s->initial) free(s->initial[k]);
     }
-    for (size_t k = 0; k < s->spec->n_args + s->spec->n_refs; k++) {
+    for (size_t k = 0; k < n; k++) {
         if (s->expected) free(s->expected[k]);
         if (s->actual) free(s->actual[k]);
     }
     free(s->buffers);
     free(s->initial);
     free(s->expected);
+    free(s->expected_count);
+    free(s->reference_for);
     free(s->actual);
     free(s->count);
+    free(s->capacity);
     free(s->slots);
     free(s);
 }
@@ -90,6 +80,36 @@ static void t1_teardown(void *opaque)
 static size_t vector_bytes(const t1_state *s, size_t k)
 {
     return s->count[k] * t1_type_size(s->spec->args[k].type);
+}
+
+/* Whether argument k's host data is kept: an output's, to reset it before
+ * each run, and an input's a Check reduces. */
+static bool keeps_data(const t1_kernel *spec, size_t k)
+{
+    if (spec->args[k].output) return true;
+    for (size_t c = 0; c < spec->n_checks; c++)
+        if (spec->checks[c].against == k) return true;
+    return false;
+}
+
+/* Elements of Vector argument k for the slots, checked against the
+ * device's largest buffer. */
+static int vector_count(const t1_state *s, size_t k, int code, size_t *out, skytune_error *err)
+{
+    const t1_kernel *spec = s->spec;
+    const t1_argument *a = &spec->args[k];
+    int64_t count;
+    if (t1_expression_integer(spec, &a->size, s->slots, 1, &count, err) != 0) return code;
+    double bytes = (double)count * (double)t1_type_size(a->type);
+    if (bytes > (double)s->device_info->max_mem_alloc_size)
+        return skytune_error_set(err, code,
+                                 "%s: argument '%s' needs %.0f bytes (%lld %s); this device "
+                                 "allocates at most %lld bytes in one buffer (reduce the "
+                                 "ProblemSize it reads, with --set problem_size_N=...)",
+                                 spec->path, a->name, bytes, (long long)count, a->type->name,
+                                 (long long)s->device_info->max_mem_alloc_size);
+    *out = (size_t)count;
+    return SKYTUNE_OK;
 }
 
 static int t1_setup(const skytune_setup_context *ctx, void **out, skytune_error *err)
@@ -103,39 +123,36 @@ static int t1_setup(const skytune_setup_context *ctx, void **out, skytune_error 
     s->device = ctx->device;
     s->queue = ctx->queue;
     s->problem = ctx->problem;
+    s->device_info = ctx->device_info;
     s->seed = ctx->seed;
-    size_t n = spec->n_args + 1;
+    size_t n = (spec->n_args > spec->n_refs ? spec->n_args : spec->n_refs) + 1;
     s->count = calloc(n, sizeof *s->count);
+    s->capacity = calloc(n, sizeof *s->capacity);
     s->initial = calloc(n, sizeof *s->initial);
     s->buffers = calloc(n, sizeof *s->buffers);
-    s->expected = calloc(n + spec->n_refs, sizeof *s->expected);
-    s->actual = calloc(n + spec->n_refs, sizeof *s->actual);
-    s->slots = calloc(spec->n_params + spec->n_problem + 1, sizeof *s->slots);
-    if (!s->count || !s->initial || !s->buffers || !s->expected || !s->actual || !s->slots) {
+    s->expected = calloc(n, sizeof *s->expected);
+    s->expected_count = calloc(n, sizeof *s->expected_count);
+    s->actual = calloc(n, sizeof *s->actual);
+    s->reference_for = calloc(spec->n_params + 1, sizeof *s->reference_for);
+    s->slots = calloc(spec->n_params + T1_MAX_PROBLEM + 1, sizeof *s->slots);
+    if (!s->count || !s->capacity || !s->initial || !s->buffers || !s->expected ||
+        !s->expected_count || !s->actual || !s->reference_for || !s->slots) {
         t1_teardown(s);
         return skytune_error_set(err, SKYTUNE_ERR_MEMORY, "out of memory");
     }
     t1_kernel_slots(spec, ctx->problem, NULL, s->slots);
     for (size_t k = 0; k < spec->n_args; k++) {
         const t1_argument *a = &spec->args[k];
-        if (a->memory != T1_VECTOR) continue;
-        int64_t count;
-        if (t1_expression_integer(spec, &a->size, s->slots, 1, &count, err) != 0) {
+        /* An output sized by the configuration is sized as each is prepared. */
+        if (a->memory != T1_VECTOR || a->size.reads_config) continue;
+        int rc = vector_count(s, k, SKYTUNE_ERR_PROBLEM, &s->count[k], err);
+        if (rc != SKYTUNE_OK) {
             t1_teardown(s);
-            return SKYTUNE_ERR_PROBLEM;
+            return rc;
         }
-        double bytes = (double)count * (double)t1_type_size(a->type);
-        if (bytes > (double)ctx->device_info->max_mem_alloc_size) {
-            t1_teardown(s);
-            return skytune_error_set(err, SKYTUNE_ERR_PROBLEM,
-                                     "%s: argument '%s' needs %.0f bytes (%lld %s); this device "
-                                     "allocates at most %lld bytes in one buffer (reduce the "
-                                     "ProblemSize it reads, with --set problem_size_N=...)",
-                                     spec->path, a->name, bytes, (long long)count, a->type->name,
-                                     (long long)ctx->device_info->max_mem_alloc_size);
-        }
-        s->count[k] = (size_t)count;
+        s->capacity[k] = s->count[k];
     }
+    measured_spec = spec;
     *out = s;
     return SKYTUNE_OK;
 }
@@ -147,49 +164,76 @@ static int opencl_failure(skytune_error *err, int code, cl_int status, const cha
     return skytune_error_set(err, code, "%s (argument '%s') failed", what, name);
 }
 
-/* The buffers, filled as the file says. */
+/* Argument k's buffer of `count` elements, filled as the file says (its
+ * host copy kept where keeps_data says). */
+static int make_buffer(t1_state *s, size_t k, size_t count, int code, skytune_error *err)
+{
+    const t1_kernel *spec = s->spec;
+    const t1_argument *a = &spec->args[k];
+    size_t bytes = count * t1_type_size(a->type);
+    void *data = malloc(bytes ? bytes : 1);
+    if (!data)
+        return skytune_error_set(err, SKYTUNE_ERR_MEMORY, "out of memory for argument '%s' "
+                                 "(%zu bytes)", a->name, bytes);
+    skytune_error why = {0};
+    if (t1_fill_data(&a->fill, a->type, data, count, s->seed, k + 1, &why) != 0) {
+        free(data);
+        return skytune_error_set(err, code, "%s: argument '%s': %s", spec->path, a->name,
+                                 why.message);
+    }
+    cl_mem_flags flags = a->access == T1_READ_ONLY    ? CL_MEM_READ_ONLY
+                         : a->access == T1_WRITE_ONLY ? CL_MEM_WRITE_ONLY
+                                                      : CL_MEM_READ_WRITE;
+    cl_int status;
+    cl_mem buffer = clCreateBuffer(s->context, flags | CL_MEM_COPY_HOST_PTR, bytes ? bytes : 1,
+                                   data, &status);
+    if (status != CL_SUCCESS) {
+        free(data);
+        return opencl_failure(err, code, status, "clCreateBuffer", a->name);
+    }
+    if (s->buffers[k]) clReleaseMemObject(s->buffers[k]);
+    s->buffers[k] = buffer;
+    free(s->initial[k]);
+    s->initial[k] = NULL;
+    if (keeps_data(spec, k))
+        s->initial[k] = data;
+    else
+        free(data);
+    s->capacity[k] = count;
+    return SKYTUNE_OK;
+}
+
+/* The buffers of the problem, filled as the file says. */
 static int ensure_data(t1_state *s, skytune_error *err)
 {
     if (s->ready) return SKYTUNE_OK;
-    const t1_kernel *spec = s->spec;
-    for (size_t k = 0; k < spec->n_args; k++) {
-        const t1_argument *a = &spec->args[k];
-        if (a->memory != T1_VECTOR) continue;
-        size_t bytes = vector_bytes(s, k);
-        void *data = malloc(bytes ? bytes : 1);
-        if (!data)
-            return skytune_error_set(err, SKYTUNE_ERR_MEMORY, "out of memory for argument '%s' "
-                                     "(%zu bytes)", a->name, bytes);
-        skytune_error why = {0};
-        if (t1_fill_data(&a->fill, a->type, data, s->count[k], s->seed, k + 1, &why) != 0) {
-            free(data);
-            return skytune_error_set(err, SKYTUNE_ERR_SETUP, "%s: argument '%s': %s", spec->path,
-                                     a->name, why.message);
-        }
-        cl_mem_flags flags = a->access == T1_READ_ONLY    ? CL_MEM_READ_ONLY
-                             : a->access == T1_WRITE_ONLY ? CL_MEM_WRITE_ONLY
-                                                          : CL_MEM_READ_WRITE;
-        cl_int status;
-        s->buffers[k] = clCreateBuffer(s->context, flags | CL_MEM_COPY_HOST_PTR, bytes, data,
-                                       &status);
-        if (status != CL_SUCCESS) {
-            s->buffers[k] = NULL;
-            free(data);
-            return opencl_failure(err, SKYTUNE_ERR_SETUP, status, "clCreateBuffer", a->name);
-        }
-        /* An input's host copy is not needed again; an output's resets it. */
-        if (a->output)
-            s->initial[k] = data;
-        else
-            free(data);
+    for (size_t k = 0; k < s->spec->n_args; k++) {
+        const t1_argument *a = &s->spec->args[k];
+        if (a->memory != T1_VECTOR || a->size.reads_config) continue;
+        int rc = make_buffer(s, k, s->count[k], SKYTUNE_ERR_SETUP, err);
+        if (rc != SKYTUNE_OK) return rc;
     }
     s->ready = true;
     return SKYTUNE_OK;
 }
 
+int t1_size_outputs(t1_state *s, skytune_error *err)
+{
+    for (size_t k = 0; k < s->spec->n_args; k++) {
+        const t1_argument *a = &s->spec->args[k];
+        if (a->memory != T1_VECTOR || !a->size.reads_config) continue;
+        int rc = vector_count(s, k, SKYTUNE_ERR_LAUNCH, &s->count[k], err);
+        /* A buffer grows to the largest size asked so far, never shrinks. */
+        if (rc == SKYTUNE_OK && s->count[k] > s->capacity[k])
+            rc = make_buffer(s, k, s->count[k], SKYTUNE_ERR_LAUNCH, err);
+        if (rc != SKYTUNE_OK) return rc;
+    }
+    return SKYTUNE_OK;
+}
+
 /* ------------------------------------------------------------ a launch */
 
-static void t1_release(void *opaque)
+void t1_release(void *opaque)
 {
     t1_launch *l = opaque;
     if (!l) return;
@@ -247,6 +291,13 @@ static int set_arguments(const t1_state *s, t1_launch *l, skytune_error *err)
     return SKYTUNE_OK;
 }
 
+static int check_extent(const t1_kernel *spec, int64_t global, unsigned d, skytune_error *err)
+{
+    if (global <= ((int64_t)1 << 40)) return SKYTUNE_OK;
+    return skytune_error_set(err, SKYTUNE_ERR_LAUNCH, "%s: %lld work-items in dimension %u is "
+                             "past any device", spec->path, (long long)global, d);
+}
+
 /* Work-items per group and in all, in each dimension (t1_kernel.c says how
  * the file's sizes are read). */
 static int geometry(const t1_state *s, t1_launch *l, skytune_error *err)
@@ -257,7 +308,7 @@ static int geometry(const t1_state *s, t1_launch *l, skytune_error *err)
         int64_t local, groups = 1, global;
         if (t1_expression_integer(spec, &spec->local[d], s->slots, 1, &local, err) != 0)
             return SKYTUNE_ERR_LAUNCH;
-        if (spec->n_grid_div[d]) {
+        if (spec->has_grid_div[d]) {
             int64_t divisor = 1;
             for (size_t k = 0; k < spec->n_grid_div[d]; k++) {
                 int64_t f;
@@ -265,9 +316,10 @@ static int geometry(const t1_state *s, t1_launch *l, skytune_error *err)
                     return SKYTUNE_ERR_LAUNCH;
                 if (__builtin_mul_overflow(divisor, f, &divisor)) divisor = INT64_MAX;
             }
-            int64_t extent = s->slots[spec->n_params + d].i;
+            int64_t extent;
+            if (t1_problem_extent(spec, d, s->slots, &extent, err) != 0) return SKYTUNE_ERR_LAUNCH;
             groups = extent / divisor + (extent % divisor != 0);
-            global = groups * local;
+            if (__builtin_mul_overflow(groups, local, &global)) global = INT64_MAX;
         } else if (spec->global[d].e) {
             if (t1_expression_integer(spec, &spec->global[d], s->slots, 1, &global, err) != 0)
                 return SKYTUNE_ERR_LAUNCH;
@@ -276,12 +328,63 @@ static int geometry(const t1_state *s, t1_launch *l, skytune_error *err)
         } else {
             global = local; /* no extent given: one work-group */
         }
-        if (global > ((int64_t)1 << 40))
-            return skytune_error_set(err, SKYTUNE_ERR_LAUNCH, "%s: %lld work-items in dimension "
-                                     "%u is past any device", spec->path, (long long)global, d);
+        if (check_extent(spec, global, d, err) != SKYTUNE_OK) return SKYTUNE_ERR_LAUNCH;
         l->local[d] = (size_t)local;
         l->global[d] = (size_t)global;
     }
+    return SKYTUNE_OK;
+}
+
+/* The reference kernel's: GlobalSize counts work-items; without LocalSize
+ * the driver chooses the work-group. */
+static int reference_geometry(const t1_state *s, t1_launch *l, skytune_error *err)
+{
+    const t1_kernel *spec = s->spec;
+    l->work_dim = spec->reference_work_dim;
+    l->driver_local = !spec->reference_local[0].e;
+    for (unsigned d = 0; d < spec->reference_work_dim; d++) {
+        int64_t global = 1, local = 1;
+        if (spec->reference_global[d].e &&
+            t1_expression_integer(spec, &spec->reference_global[d], s->slots, 1, &global, err) != 0)
+            return SKYTUNE_ERR_LAUNCH;
+        if (spec->reference_local[d].e &&
+            t1_expression_integer(spec, &spec->reference_local[d], s->slots, 1, &local, err) != 0)
+            return SKYTUNE_ERR_LAUNCH;
+        if (check_extent(spec, global, d, err) != SKYTUNE_OK) return SKYTUNE_ERR_LAUNCH;
+        l->global[d] = (size_t)global;
+        l->local[d] = (size_t)local;
+    }
+    return SKYTUNE_OK;
+}
+
+int t1_make_launch(t1_state *s, cl_program program, const char *kernel_name,
+                   const skytune_values *config, bool reference, t1_launch **out,
+                   skytune_error *err)
+{
+    t1_kernel_slots(s->spec, s->problem, config, s->slots);
+    t1_launch *l = calloc(1, sizeof *l);
+    if (!l) return skytune_error_set(err, SKYTUNE_ERR_MEMORY, "out of memory");
+    l->label = kernel_name;
+    cl_int status;
+    l->kernel = clCreateKernel(program, kernel_name, &status);
+    if (status != CL_SUCCESS) {
+        l->kernel = NULL;
+        t1_release(l);
+        err->cl_error = status;
+        return skytune_error_set(err, SKYTUNE_ERR_LAUNCH,
+                                 "clCreateKernel(%s) failed: %s has no __kernel of that name "
+                                 "(KernelSpecification.%s)",
+                                 kernel_name, s->spec->kernel_file,
+                                 reference ? "Verification.ReferenceKernel.KernelName"
+                                           : "KernelName");
+    }
+    int rc = set_arguments(s, l, err);
+    if (rc == SKYTUNE_OK) rc = reference ? reference_geometry(s, l, err) : geometry(s, l, err);
+    if (rc != SKYTUNE_OK) {
+        t1_release(l);
+        return rc;
+    }
+    *out = l;
     return SKYTUNE_OK;
 }
 
@@ -292,35 +395,25 @@ static int t1_prepare(void *opaque, cl_program program, const skytune_values *co
     int rc = ensure_data(s, err);
     if (rc != SKYTUNE_OK) return rc;
     t1_kernel_slots(s->spec, s->problem, config, s->slots);
-    t1_launch *l = calloc(1, sizeof *l);
-    if (!l) return skytune_error_set(err, SKYTUNE_ERR_MEMORY, "out of memory");
-    l->label = s->spec->kernel_name;
-    cl_int status;
-    l->kernel = clCreateKernel(program, s->spec->kernel_name, &status);
-    if (status != CL_SUCCESS) {
-        l->kernel = NULL;
-        t1_release(l);
-        err->cl_error = status;
-        return skytune_error_set(err, SKYTUNE_ERR_LAUNCH,
-                                 "clCreateKernel(%s) failed: %s has no __kernel of that name "
-                                 "(KernelSpecification.KernelName)",
-                                 s->spec->kernel_name, s->spec->kernel_file);
+    if ((rc = t1_size_outputs(s, err)) != SKYTUNE_OK) return rc;
+    if (!t1_reference_is_shared(s->spec)) {
+        /* The reference may have run another configuration: this one's
+         * sizes again. */
+        if ((rc = t1_reference_for_config(s, program, config, err)) != SKYTUNE_OK) return rc;
+        t1_kernel_slots(s->spec, s->problem, config, s->slots);
+        if ((rc = t1_size_outputs(s, err)) != SKYTUNE_OK) return rc;
     }
-    if ((rc = set_arguments(s, l, err)) != SKYTUNE_OK || (rc = geometry(s, l, err)) != SKYTUNE_OK) {
-        t1_release(l);
-        return rc;
-    }
-    *out = l;
-    return SKYTUNE_OK;
+    return t1_make_launch(s, program, s->spec->kernel_name, config, false, (t1_launch **)out,
+                          err);
 }
 
 /* Every output back to its fill, so that a configuration that writes
  * nothing is judged on nothing but the file's data. */
-static int t1_clear_outputs(void *opaque, cl_command_queue queue, skytune_error *err)
+int t1_clear_outputs(void *opaque, cl_command_queue queue, skytune_error *err)
 {
     t1_state *s = opaque;
     for (size_t k = 0; k < s->spec->n_args; k++) {
-        if (!s->initial[k]) continue;
+        if (!s->initial[k] || !s->spec->args[k].output) continue;
         cl_int status = clEnqueueWriteBuffer(queue, s->buffers[k], CL_FALSE, 0,
                                              vector_bytes(s, k), s->initial[k], 0, NULL, NULL);
         if (status != CL_SUCCESS)
@@ -330,19 +423,18 @@ static int t1_clear_outputs(void *opaque, cl_command_queue queue, skytune_error 
     return SKYTUNE_OK;
 }
 
-static int t1_enqueue(void *opaque, cl_command_queue queue, skytune_events *events,
-                      skytune_error *err)
+int t1_enqueue(void *opaque, cl_command_queue queue, skytune_events *events, skytune_error *err)
 {
     t1_launch *l = opaque;
     cl_event done = NULL;
     cl_int status = clEnqueueNDRangeKernel(queue, l->kernel, l->work_dim, NULL, l->global,
-                                           l->local, 0, NULL, &done);
+                                           l->driver_local ? NULL : l->local, 0, NULL, &done);
     if (status != CL_SUCCESS) {
         err->cl_error = status;
         return skytune_error_set(err, SKYTUNE_ERR_LAUNCH,
-                                 "clEnqueueNDRangeKernel (global %zu x %zu x %zu, local %zu x "
-                                 "%zu x %zu) failed",
-                                 l->global[0], l->work_dim > 1 ? l->global[1] : 1,
+                                 "clEnqueueNDRangeKernel of %s (global %zu x %zu x %zu, local "
+                                 "%zu x %zu x %zu) failed",
+                                 l->label, l->global[0], l->work_dim > 1 ? l->global[1] : 1,
                                  l->work_dim > 2 ? l->global[2] : 1, l->local[0],
                                  l->work_dim > 1 ? l->local[1] : 1,
                                  l->work_dim > 2 ? l->local[2] : 1);
@@ -354,8 +446,7 @@ static int t1_enqueue(void *opaque, cl_command_queue queue, skytune_events *even
 
 /* ------------------------------------------------------------ checking */
 
-static int read_output(t1_state *s, cl_command_queue queue, size_t k, void *into,
-                       skytune_error *err)
+int t1_read_output(t1_state *s, cl_command_queue queue, size_t k, void *into, skytune_error *err)
 {
     cl_int status = clEnqueueReadBuffer(queue, s->buffers[k], CL_TRUE, 0, vector_bytes(s, k),
                                         into, 0, NULL, NULL);
@@ -364,34 +455,17 @@ static int read_output(t1_state *s, cl_command_queue queue, size_t k, void *into
                                                  "clEnqueueReadBuffer", s->spec->args[k].name);
 }
 
-/* The checks, in order: one per ReferenceArgument, or (without any) one per
- * argument, the outputs compared with the Default configuration's. Check c
- * reads argument k (check_target) into actual[c] and compares it with
- * expected[c]; check_target is false where c checks nothing (without
- * ReferenceArguments, an argument that is not an output). */
-static size_t check_count(const t1_kernel *spec)
+/* The outputs read back: with ReferenceArguments one per reference (its
+ * target), else every output, indexed by argument. */
+static size_t read_count(const t1_kernel *spec)
 {
-    return spec->n_refs ? spec->n_refs : spec->n_args;
+    return spec->method == T1_VERIFY_REFERENCES ? spec->n_refs : spec->n_args;
 }
 
-static bool check_target(const t1_kernel *spec, size_t c, size_t *k)
+static bool read_target(const t1_kernel *spec, size_t c, size_t *k)
 {
-    *k = spec->n_refs ? spec->refs[c].target : c;
-    return spec->n_refs || spec->args[*k].output;
-}
-
-/* One host array per check, for `arrays` (expected or actual), made on
- * first need and kept until teardown: reference_data names the expected
- * ones before the reference fills them. */
-static int check_arrays(t1_state *s, void **arrays, skytune_error *err)
-{
-    for (size_t c = 0, k; c < check_count(s->spec); c++) {
-        if (!check_target(s->spec, c, &k) || arrays[c]) continue;
-        size_t bytes = vector_bytes(s, k);
-        arrays[c] = malloc(bytes ? bytes : 1);
-        if (!arrays[c]) return skytune_error_set(err, SKYTUNE_ERR_MEMORY, "out of memory");
-    }
-    return SKYTUNE_OK;
+    *k = spec->method == T1_VERIFY_REFERENCES ? spec->refs[c].target : c;
+    return spec->method == T1_VERIFY_REFERENCES || spec->args[*k].output;
 }
 
 /* The checked outputs of the verification run, read right after it: the
@@ -401,10 +475,79 @@ static int t1_read_back(void *opaque, const skytune_values *config, cl_command_q
 {
     (void)config;
     t1_state *s = opaque;
-    int rc = check_arrays(s, s->actual, err);
-    for (size_t c = 0, k; rc == SKYTUNE_OK && c < check_count(s->spec); c++)
-        if (check_target(s->spec, c, &k)) rc = read_output(s, queue, k, s->actual[c], err);
-    return rc;
+    for (size_t c = 0, k; c < read_count(s->spec); c++) {
+        if (!read_target(s->spec, c, &k)) continue;
+        size_t bytes = vector_bytes(s, k);
+        void *grown = realloc(s->actual[c], bytes ? bytes : 1);
+        if (!grown) return skytune_error_set(err, SKYTUNE_ERR_MEMORY, "out of memory");
+        s->actual[c] = grown;
+        int rc = t1_read_output(s, queue, k, s->actual[c], err);
+        if (rc != SKYTUNE_OK) return rc;
+    }
+    return SKYTUNE_OK;
+}
+
+/* One comparison as an output of the report, merged into its summary as
+ * skytune_verify_floats does. */
+static void report_output(skytune_verify_report *report, const char *name, const t1_type *type,
+                          const void *got, const void *want, size_t count, const t1_check *check)
+{
+    skytune_verify_report one = {.passed = 1, .first_mismatch = -1};
+    t1_compare(type, got, want, count, check, 0, &one);
+    if (report->n_outputs < SKYTUNE_MAX_OUTPUTS) {
+        skytune_output_report *o = &report->outputs[report->n_outputs++];
+        snprintf(o->name, sizeof o->name, "%s", name);
+        o->abs_tol = check->method == T1_SIDE_BY_SIDE_RELATIVE ? 0.0 : check->threshold;
+        o->rel_tol = check->method == T1_SIDE_BY_SIDE_RELATIVE ? check->threshold : 0.0;
+        o->count = count * type->width;
+        o->passed = one.passed;
+        o->max_abs_error = one.max_abs_error;
+        o->max_rel_error = one.max_rel_error;
+        o->first_mismatch = one.first_mismatch;
+        o->mismatches = one.mismatches;
+    }
+    bool first_failure = !one.passed && report->passed;
+    if (first_failure || (report->passed && one.passed)) {
+        if (first_failure || one.max_abs_error > report->max_abs_error)
+            report->max_abs_error = one.max_abs_error;
+        if (first_failure || one.max_rel_error > report->max_rel_error)
+            report->max_rel_error = one.max_rel_error;
+        if (first_failure) report->first_mismatch = one.first_mismatch;
+    }
+    if (!one.passed) {
+        report->passed = 0;
+        report->mismatches += one.mismatches;
+    }
+}
+
+/* The sum, least or greatest of every component of `count` elements. */
+static double reduce(t1_reduce how, const t1_type *type, const void *data, size_t count)
+{
+    size_t n = count * type->width;
+    double r = how == T1_REDUCE_SUM ? 0.0 : how == T1_REDUCE_MIN ? INFINITY : -INFINITY;
+    for (size_t k = 0; k < n; k++) {
+        double v = t1_component_get(type, data, k);
+        r = how == T1_REDUCE_SUM ? r + v : how == T1_REDUCE_MIN ? fmin(r, v) : fmax(r, v);
+    }
+    return r;
+}
+
+static void report_checks(const t1_state *s, skytune_verify_report *report)
+{
+    const t1_kernel *spec = s->spec;
+    const t1_type *real = t1_type_find("double");
+    for (size_t c = 0; c < spec->n_checks; c++) {
+        const t1_reduction_check *check = &spec->checks[c];
+        size_t o = check->output;
+        const t1_type *type = spec->args[o].type;
+        double got = reduce(check->reduce, type, s->actual[o], s->count[o]);
+        double want = check->against == SIZE_MAX
+                          ? reduce(check->reduce, type, s->expected[o], s->expected_count[o])
+                          : reduce(check->reduce, spec->args[check->against].type,
+                                   s->initial[check->against], s->count[check->against]);
+        t1_check relative = {.method = T1_SIDE_BY_SIDE_RELATIVE, .threshold = check->threshold};
+        report_output(report, check->text, real, &got, &want, 1, &relative);
+    }
 }
 
 /* Compares what t1_read_back read, each with the file's check. */
@@ -419,162 +562,122 @@ static int t1_verify(void *opaque, const skytune_values *config, cl_command_queu
     memset(report, 0, sizeof *report);
     report->passed = 1;
     report->first_mismatch = -1;
-    for (size_t c = 0, k; c < check_count(spec); c++) {
-        if (!check_target(spec, c, &k)) continue;
-        const t1_check *check = spec->n_refs ? &spec->refs[c].check : &spec->default_check;
-        t1_compare(spec->args[k].type, s->actual[c], s->expected[c], s->count[k], check, 0,
-                   report);
-    }
-    return SKYTUNE_OK;
-}
-
-/* ------------------------------------------------------------ the reference */
-
-static int expected_from_references(t1_state *s, skytune_error *err)
-{
-    const t1_kernel *spec = s->spec;
-    for (size_t c = 0; c < spec->n_refs; c++) {
-        const t1_reference *r = &spec->refs[c];
-        size_t k = r->target;
-        skytune_error why = {0};
-        if (t1_fill_data(&r->fill, spec->args[k].type, s->expected[c], s->count[k], s->seed,
-                         1000 + c, &why) != 0)
-            return skytune_error_set(err, SKYTUNE_ERR_SETUP, "%s: reference '%s': %s", spec->path,
-                                     r->name, why.message);
-    }
-    return SKYTUNE_OK;
-}
-
-/* The Default configuration, built and run once: its outputs are what every
- * other configuration must reproduce. */
-static int expected_from_default(t1_state *s, skytune_error *err)
-{
-    const t1_kernel *spec = s->spec;
-    skytune_named_value *items = calloc(spec->n_params + 1, sizeof *items);
-    if (!items) return skytune_error_set(err, SKYTUNE_ERR_MEMORY, "out of memory");
-    for (size_t k = 0; k < spec->n_params; k++) {
-        items[k].name = spec->params[k].name;
-        items[k].value = spec->params[k].values[spec->default_index[k]];
-    }
-    skytune_values config = {.count = spec->n_params, .items = items};
-    char shown[512];
-    size_t used = 0;
-    shown[0] = '\0';
-    for (size_t k = 0; k < spec->n_params && used < sizeof shown; k++) {
-        char v[128];
-        value_format(&items[k].value, v, sizeof v);
-        used += (size_t)snprintf(shown + used, sizeof shown - used, "%s%s=%s", k ? "," : "",
-                                 items[k].name, v);
-    }
-    char options[8192];
-    cl_program program = NULL;
-    t1_launch *launch = NULL;
-    int rc = SKYTUNE_OK;
-    cl_int status = CL_SUCCESS;
-    skytune_error why = {0};
-    if (build_options_format(s->desc, s, s->problem, &config, options, sizeof options, &why) !=
-        0) {
-        rc = skytune_error_set(err, SKYTUNE_ERR_SETUP, "%s", why.message);
-        goto done;
-    }
-    const char *source = spec->kernel_source;
-    program = clCreateProgramWithSource(s->context, 1, &source, NULL, &status);
-    if (status == CL_SUCCESS) status = clBuildProgram(program, 1, &s->device, options, NULL, NULL);
-    if (status != CL_SUCCESS) {
-        char log[LOG_EXCERPT] = "";
-        size_t log_size = 0;
-        char *full = NULL;
-        /* A log read into too small a buffer fails whole: read all of it. */
-        if (program &&
-            clGetProgramBuildInfo(program, s->device, CL_PROGRAM_BUILD_LOG, 0, NULL, &log_size) ==
-                CL_SUCCESS &&
-            (full = malloc(log_size + 1)) &&
-            clGetProgramBuildInfo(program, s->device, CL_PROGRAM_BUILD_LOG, log_size, full, NULL) ==
-                CL_SUCCESS) {
-            full[log_size] = '\0';
-            snprintf(log, sizeof log, "%s", full);
+    if (spec->method == T1_VERIFY_REFERENCES) {
+        for (size_t c = 0; c < spec->n_refs; c++) {
+            size_t k = spec->refs[c].target;
+            report_output(report, spec->args[k].name, spec->args[k].type, s->actual[c],
+                          s->expected[c], s->count[k], &spec->refs[c].check);
         }
-        free(full);
-        err->cl_error = status;
-        rc = skytune_error_set(err, SKYTUNE_ERR_SETUP,
-                               "%s: the Default configuration (%s), whose outputs are the "
-                               "reference, does not build: %s",
-                               spec->path, shown, log);
-        goto done;
+    } else if (spec->method != T1_VERIFY_NONE) {
+        for (size_t k = 0; k < spec->n_args; k++) {
+            const t1_argument *a = &spec->args[k];
+            if (!a->output || a->checked_by_reduction) continue;
+            report_output(report, a->name, a->type, s->actual[k], s->expected[k],
+                          s->count[k] < s->expected_count[k] ? s->count[k] : s->expected_count[k],
+                          &spec->default_check);
+        }
     }
-    skytune_events events = {0};
-    if ((rc = t1_prepare(s, program, &config, (void **)&launch, &why)) == SKYTUNE_OK &&
-        (rc = t1_clear_outputs(s, s->queue, &why)) == SKYTUNE_OK)
-        rc = t1_enqueue(launch, s->queue, &events, &why);
-    status = clFinish(s->queue);
-    for (size_t k = 0; k < events.count; k++) {
-        cl_int done_status = CL_COMPLETE;
-        clGetEventInfo(events.events[k], CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof done_status,
-                       &done_status, NULL);
-        if (done_status < 0) status = done_status;
-        clReleaseEvent(events.events[k]);
-    }
-    if (rc == SKYTUNE_OK && status != CL_SUCCESS) {
-        why.cl_error = status;
-        rc = skytune_error_set(&why, SKYTUNE_ERR_LAUNCH, "the kernel failed");
-    }
-    if (rc != SKYTUNE_OK) {
-        err->cl_error = why.cl_error;
-        rc = skytune_error_set(err, rc, "%s: the Default configuration (%s), whose outputs are "
-                               "the reference, does not run: %s",
-                               spec->path, shown, why.message);
-        goto done;
-    }
-    for (size_t k = 0; k < spec->n_args && rc == SKYTUNE_OK; k++)
-        if (spec->args[k].output) rc = read_output(s, s->queue, k, s->expected[k], err);
-done:
-    t1_release(launch);
-    if (program) clReleaseProgram(program);
-    free(items);
-    return rc;
+    report_checks(s, report);
+    return SKYTUNE_OK;
 }
 
 static int t1_compute_reference(void *opaque, skytune_error *err)
 {
     t1_state *s = opaque;
     int rc = ensure_data(s, err);
-    if (rc == SKYTUNE_OK) rc = check_arrays(s, s->expected, err);
-    if (rc != SKYTUNE_OK) return rc;
-    return s->spec->n_refs ? expected_from_references(s, err) : expected_from_default(s, err);
+    return rc == SKYTUNE_OK ? t1_reference_at_setup(s, err) : rc;
 }
 
-/* The expected arrays, one per check in check order, which the reference
- * fills and nothing else writes: the engine computes them once per
- * campaign (building and running the Default configuration, or reading the
- * ReferenceArguments' data) and copies them into every later worker. More
- * checks than the engine takes: each worker computes its own. */
+/* The expected arrays, which the reference fills and nothing else writes:
+ * the engine computes them once per campaign and copies them into every
+ * later worker. None where the reference is computed as configurations
+ * are prepared: each worker computes its own. */
 static int t1_reference_data(void *opaque, skytune_region *regions, size_t max, size_t *count,
                              skytune_error *err)
 {
     t1_state *s = opaque;
-    int rc = check_arrays(s, s->expected, err);
+    const t1_kernel *spec = s->spec;
+    *count = 0;
+    if (!t1_reference_is_shared(spec) || spec->method == T1_VERIFY_NONE) return SKYTUNE_OK;
+    int rc = t1_expected_arrays(s, err);
     if (rc != SKYTUNE_OK) return rc;
     size_t n = 0;
-    for (size_t c = 0, k; c < check_count(s->spec); c++) {
-        if (!check_target(s->spec, c, &k)) continue;
+    for (size_t c = 0, k; c < read_count(spec); c++) {
+        if (!read_target(spec, c, &k) || !s->expected[c]) continue;
         if (n == max)
             return skytune_error_set(err, SKYTUNE_ERR_SETUP, "%s: more than %zu checked outputs",
-                                     s->spec->path, max);
+                                     spec->path, max);
         regions[n++] = (skytune_region){s->expected[c], vector_bytes(s, k)};
     }
     *count = n;
     return SKYTUNE_OK;
 }
 
+/* ------------------------------------------------------------ build and work */
+
 static int t1_defines(void *opaque, const skytune_values *config, char *buf, size_t len,
                       skytune_error *err)
 {
-    const t1_state *s = opaque;
-    (void)config;
-    if ((size_t)snprintf(buf, len, "%s", s->spec->compiler_options) < len) return 0;
+    t1_state *s = opaque;
+    const t1_kernel *spec = s->spec;
+    size_t used = (size_t)snprintf(buf, len, "%s", spec->compiler_options);
+    t1_kernel_slots(spec, s->problem, config, s->slots);
+    for (size_t k = 0; k < spec->n_defines && used < len; k++) {
+        const t1_define *d = &spec->defines[k];
+        expr_value v;
+        skytune_error why = {0};
+        if (expr_eval(d->value.e, s->slots, &v, &why) != 0)
+            return skytune_error_set(err, SKYTUNE_ERR_SETUP, "%s: %s \"%s\": %s", spec->path,
+                                     d->value.key, d->value.text, why.message);
+        const char *sep = used ? " " : "";
+        if (v.kind == EXPR_INT)
+            used += (size_t)snprintf(buf + used, len - used, "%s-D %s=%lld", sep, d->name,
+                                     (long long)v.i);
+        else if (v.kind == EXPR_FLOAT && isfinite(v.f)) {
+            /* A float literal, as a real parameter's (build_options.c). */
+            char number[48];
+            snprintf(number, sizeof number, "%.9g", v.f);
+            used += (size_t)snprintf(buf + used, len - used, "%s-D %s=%s%s", sep, d->name, number,
+                                     strpbrk(number, ".eE") ? "f" : ".0f");
+        } else if (v.kind == EXPR_FLOAT)
+            return skytune_error_set(err, SKYTUNE_ERR_SETUP, "%s: %s \"%s\" is not a finite "
+                                     "number", spec->path, d->value.key, d->value.text);
+        else
+            return skytune_error_set(err, SKYTUNE_ERR_SETUP, "%s: %s \"%s\" is a string; a Define "
+                                     "is a number", spec->path, d->value.key, d->value.text);
+    }
+    if (used < len) return 0;
     return skytune_error_set(err, SKYTUNE_ERR_SETUP,
-                             "%s: the CompilerOptions do not fit in the build options",
-                             s->spec->path);
+                             "%s: the CompilerOptions and Defines do not fit in the build options",
+                             spec->path);
+}
+
+/* An expression of the work of one run, for the configuration; 0 where
+ * the file gives none or it cannot be evaluated. */
+static double work(const t1_expression *x, const skytune_values *problem,
+                   const skytune_values *config)
+{
+    const t1_kernel *spec = measured_spec;
+    if (!spec || !x->e) return 0.0;
+    expr_value *slots = calloc(spec->n_params + T1_MAX_PROBLEM, sizeof *slots);
+    if (!slots) return 0.0;
+    t1_kernel_slots(spec, problem, config, slots);
+    expr_value v;
+    skytune_error why = {0};
+    int rc = expr_eval(x->e, slots, &v, &why);
+    free(slots);
+    if (rc != 0) return 0.0;
+    return v.kind == EXPR_INT ? (double)v.i : v.kind == EXPR_FLOAT ? v.f : 0.0;
+}
+
+static double t1_flops(const skytune_values *problem, const skytune_values *config)
+{
+    return measured_spec ? work(&measured_spec->flops, problem, config) : 0.0;
+}
+
+static double t1_bytes(const skytune_values *problem, const skytune_values *config)
+{
+    return measured_spec ? work(&measured_spec->bytes, problem, config) : 0.0;
 }
 
 /* ------------------------------------------------------------ the description */
@@ -645,18 +748,20 @@ static int describe(struct t1_plugin *p, skytune_error *err)
     if (!p->problem_params || !p->problem_checks || !p->problem_texts || !p->tuning_params ||
         !p->value_lists || !p->constraints)
         return err_set(err, "out of memory");
-    for (size_t k = 0; k < np; k++) {
+    /* An entry written as an expression is no problem parameter. */
+    for (size_t k = 0, n = 0; k < np; k++) {
+        if (spec->problem_expr[k].e) continue;
         char name[32];
         t1_problem_name(k, name, sizeof name);
-        skytune_problem_param *pp = &p->problem_params[k];
+        skytune_problem_param *pp = &p->problem_params[n];
+        skytune_problem_check *check = &p->problem_checks[n++];
         pp->name = keep(p, "%s", name);
         pp->type = SKYTUNE_INT;
         pp->default_value = keep(p, "%lld", (long long)spec->problem_size[k]);
         pp->help = "ProblemSize entry of the T1 file";
-        p->problem_checks[k].expression = keep(p, "%s >= 1", name);
-        p->problem_checks[k].message = keep(p, "%s (ProblemSize[%zu]) must be at least 1", name, k);
-        if (!pp->name || !pp->default_value || !p->problem_checks[k].expression ||
-            !p->problem_checks[k].message)
+        check->expression = keep(p, "%s >= 1", name);
+        check->message = keep(p, "%s (ProblemSize[%zu]) must be at least 1", name, k);
+        if (!pp->name || !pp->default_value || !check->expression || !check->message)
             return err_set(err, "out of memory");
     }
     for (size_t k = 0; k < nt; k++) {
@@ -691,6 +796,8 @@ static int describe(struct t1_plugin *p, skytune_error *err)
         .enqueue = t1_enqueue,
         .read_back = t1_read_back,
         .verify = t1_verify,
+        .flops = t1_flops,
+        .bytes = t1_bytes,
         .release = t1_release,
         .teardown = t1_teardown,
         .data = p,
@@ -722,6 +829,11 @@ const skytune_plugin *t1_plugin_description(const struct t1_plugin *p)
 const char *t1_plugin_checked_against(const struct t1_plugin *p)
 {
     return p->spec->verification;
+}
+
+const char *t1_plugin_compared_with(const struct t1_plugin *p)
+{
+    return p->spec->compared_with;
 }
 
 uint64_t t1_plugin_build_hash(const struct t1_plugin *p)

@@ -10,9 +10,9 @@
  * ".json". The plugin's problem parameters are the file's ProblemSize
  * entries (problem_size_0, ...), its tuning parameters and constraints the
  * file's ConfigurationSpace plus the device's work-group limits. Outputs
- * are verified against the ReferenceArguments, or, where the file gives
- * none, against the outputs of its Default configuration, computed once by
- * every measuring worker before it measures anything. The file's hash (with
+ * are verified as the file's Verification says (t1_verification.c):
+ * against the ReferenceArguments, the outputs of its Default
+ * configuration or of a reference kernel, by reductions, or not at all. The file's hash (with
  * its kernel source and data files) is part of the plugin build's identity:
  * editing any of them starts new measurements. */
 #ifndef SKYTUNE_T1_PLUGIN_H
@@ -42,6 +42,10 @@ const skytune_plugin *t1_plugin_description(const struct t1_plugin *p);
 
 /* What its outputs are verified against, in words. */
 const char *t1_plugin_checked_against(const struct t1_plugin *p);
+
+/* What a wrong_result's outputs differ from, in words ("the outputs of
+ * the Default configuration (...)"). */
+const char *t1_plugin_compared_with(const struct t1_plugin *p);
 
 /* The build's identity: the file, its kernel and its data files. */
 uint64_t t1_plugin_build_hash(const struct t1_plugin *p);

@@ -300,7 +300,9 @@ typedef struct skytune_plugin {
                       const skytune_device_info *device, const char **why);
 
     /* OpenCL C source. The engine builds it with `-D NAME=value` for every
-     * tuning and problem parameter (integers in decimal, booleans as 0/1,
+     * tuning and problem parameter (one named as a word of OpenCL C, such
+     * as read_only, as a "#define NAME value" line before the source
+     * instead: build_options.h) (integers in decimal, booleans as 0/1,
      * reals as float literals such as 1420.0f, strings as bare tokens) plus
      * whatever `defines` adds. A string value is a token: 1 to 200 printable
      * ASCII characters with no space, quote or backslash, so that it can
