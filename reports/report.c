@@ -27,6 +27,7 @@ static const char *const query_names_by_part[REPORT_N_QUERIES] = {
     [REPORT_INSTANCES] = "instances",
     [REPORT_SCALING] = "scaling",
     [REPORT_FIXED_VS_TUNED] = "fixed-vs-tuned",
+    [REPORT_CONFIRMATIONS] = "confirmations",
 };
 
 static bool is_across(report_query q)
@@ -84,7 +85,7 @@ static const report_query cost_order[REPORT_N_QUERIES] = {
     REPORT_BY_PARAM,     REPORT_INDEPENDENCE,   REPORT_FIXED_VS_TUNED, REPORT_EVALUATIONS,
     REPORT_BEST_SO_FAR,  REPORT_SNR,            REPORT_INSTANCES,      REPORT_SCALING,
     REPORT_DISTRIBUTION, REPORT_ROOFLINE,       REPORT_FAILURES,       REPORT_TOP,
-    REPORT_TIME_SPLIT,   REPORT_PARTS,          REPORT_CAMPAIGNS,
+    REPORT_TIME_SPLIT,   REPORT_PARTS,          REPORT_CONFIRMATIONS,  REPORT_CAMPAIGNS,
 };
 
 #define MAX_WORKERS 4

@@ -27,6 +27,7 @@ typedef enum report_query {
     REPORT_INSTANCES,
     REPORT_SCALING,
     REPORT_FIXED_VS_TUNED,
+    REPORT_CONFIRMATIONS,
     REPORT_N_QUERIES
 } report_query;
 
