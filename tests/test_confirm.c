@@ -88,6 +88,15 @@ Test(confirm, a_campaign_confirms_its_winner_by_default)
     cr_expect(strstr(r.out, "  confirmed  the best 3 timed again in 4 interleaved rounds: "), "%s",
               r.out);
     cli_result_free(&r);
+    char *html = cli_path(scratch, "default.html");
+    r = cli_run(CLI_ARGS("report", "--db", db, "--html", html));
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    cli_result_free(&r);
+    char *page = hostile_read_text(html);
+    cr_expect(strstr(page, "Confirmation of the winner"), "the report has no confirmation");
+    cr_expect(strstr(page, "95 % interval of the median"), "the report has no interval");
+    free(page);
+    free(html);
 
     /* The same command again measures nothing new: no second confirmation. */
     r = campaign(db, "3", CLI_ARGS("--confirm-rounds", "4"));
@@ -125,7 +134,8 @@ Test(confirm, no_confirm_turns_it_off_and_one_configuration_has_nothing_to_confi
                                       {"--confirm-rounds must be between 1 and 1000", NULL},
                                       {"--no-confirm contradicts --confirm", NULL}};
     for (size_t k = 0; k < 3; k++) {
-        hostile_args args = hostile_run_args("exhaustive", db);
+        hostile_args args = {.n = 0};
+        hostile_args_add(&args, CLI_ARGS("run", "--plugin", hostile_plugin_path(), "--db", db));
         hostile_args_add(&args, bad[k]);
         cli_result refused = cli_run(args.items);
         cr_expect_eq(refused.status, 2, "%s", refused.err);

@@ -12,7 +12,10 @@
 # on PoCL (its name holds "pocl") is confirmed on CPU_SELECTOR (default
 # pocl), any other on GPU_SELECTOR (default nvidia): the campaign's own
 # device name may not match this host's card. TOP, ROUNDS and RUNS change
-# the defaults (5, 5, 10). Plugin and problem come from each database.
+# the defaults (5, 5, 10). Plugin and problem come from each database; a
+# campaign whose plugin gained tuning parameters since it was measured (the
+# layouts of beamformer, correlator and ppf) has configurations the plugin's
+# space no longer holds, and is skipped with that reason in the summary.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/find_skytune.sh"
@@ -44,19 +47,21 @@ for db in $dbs; do
     status=$?
     echo "$name: exit $status in $(( $(date +%s) - t0 )) s" >> "$out/timing.txt"
     "$sk" query confirmations --db "$copy" --format json > "$out/$name.json" 2>> "$out/$name.log"
-    python3 - "$name" "$out/$name.json" >> "$summary" <<'PY'
+    python3 - "$name" "$out/$name.json" "$out/$name.log" >> "$summary" <<'PY'
 import json, sys
-name, path = sys.argv[1], sys.argv[2]
+name, path, log = sys.argv[1], sys.argv[2], sys.argv[3]
+# Why a campaign was not confirmed, as `skytune confirm` said it.
+reasons = [l.strip() for l in open(log, errors="replace")
+           if l.startswith("confirmed: no") or l.startswith("skytune")]
 try:
     rows = json.load(open(path))
 except Exception as e:
-    print(f"{name} - - - (no confirmations: {e})")
-    sys.exit(0)
+    rows = []
 by = {}
 for r in rows:
     by.setdefault((r["campaign"], r["confirmation"]), []).append(r)
 if not by:
-    print(f"{name} - - - (no confirmations: see {name}.log)")
+    print(f"{name} - skipped - - {'; '.join(reasons) or 'see ' + name + '.log'}")
 for (campaign, _), entries in sorted(by.items()):
     old = next(e for e in entries if e["campaign_place"] == 1)
     new = next((e for e in entries if e["confirmed_place"] == 1), None)

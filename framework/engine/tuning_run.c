@@ -427,6 +427,10 @@ static int confirm_at_end(recorded_run *r, skytune_error *err)
     double since = clock_monotonic_s();
     int rc = confirm_campaign_best(&cr, c, err);
     trace_span(r->rc->trace, "confirm the winner", "engine", since, clock_monotonic_s(), NULL);
+    /* Stopped while confirming: the run ends as interrupted, and running it
+     * again confirms (nothing was recorded). */
+    if (rc == 0 && !c->confirmed && rq->stop_requested && *rq->stop_requested)
+        r->out->result.stop = TUNING_LOOP_INTERRUPTED;
     return rc;
 }
 

@@ -17,6 +17,8 @@ typedef struct confirming {
     double *campaign_ns;             /* their medians in the campaign */
     size_t n;                        /* configurations confirmed */
     size_t capacity;
+    size_t found;                    /* of the campaign's best, before index_top */
+    char outside[256];               /* why the first one left out is not in the space */
     bool out_of_memory;              /* collect_top could not keep one */
     uint16_t *idx;                   /* n × space_param_count */
     double *visit_ns;                /* n × rounds: the medians of the ok visits */
@@ -63,10 +65,11 @@ static int index_top(const confirmation_request *rq, confirming *c, skytune_erro
     c->idx = calloc(c->n * (params + 1), sizeof *c->idx);
     if (!c->idx) return err_set(err, "out of memory");
     size_t kept = 0;
+    c->found = c->n;
     for (size_t k = 0; k < c->n; k++) {
-        skytune_error ignored;
-        if (space_parse_config(rq->space, c->texts[k], c->idx + kept * (params + 1), &ignored) !=
-            0) {
+        skytune_error why;
+        if (space_parse_config(rq->space, c->texts[k], c->idx + kept * (params + 1), &why) != 0) {
+            if (!c->outside[0]) snprintf(c->outside, sizeof c->outside, "%.200s", why.message);
             free(c->texts[k]);
             continue;
         }
@@ -95,6 +98,13 @@ static int visit_all(const confirmation_request *rq, confirming *c, confirmation
                 return -1;
             }
             bool ok = m.status == MEAS_OK && m.median_ns > 0.0;
+            /* A failure that coincides with a stop request may be the
+             * stop's doing: the confirmation ends unrecorded. */
+            if (!ok && stop_asked(rq)) {
+                measurement_clear(&m);
+                snprintf(out->skipped, sizeof out->skipped, "interrupted");
+                return 1;
+            }
             store_confirmation_visit *v = &c->visits[c->n_visits++];
             *v = (store_confirmation_visit){
                 .round = round,
@@ -184,6 +194,15 @@ int confirm_campaign_best(const confirmation_request *rq, confirmation_outcome *
         goto done;
     }
     if (index_top(rq, &c, err) != 0) goto done;
+    if (c.n < 2 && c.found > c.n) {
+        /* The plugin changed since the campaign (a parameter added). */
+        snprintf(out->skipped, sizeof out->skipped,
+                 "%zu of the campaign's %zu best are not in the plugin's space now (%s): "
+                 "nothing to confirm",
+                 c.found - c.n, c.found, c.outside);
+        rc = 0;
+        goto done;
+    }
     if (c.n < 2) {
         snprintf(out->skipped, sizeof out->skipped,
                  "%s: nothing to confirm",

@@ -42,7 +42,7 @@ typedef struct confirmation_request {
 
 typedef struct confirmation_outcome {
     bool confirmed;                  /* false: skipped, `skipped` says why */
-    char skipped[160];
+    char skipped[512];
     int64_t confirmation_id;
     unsigned top, rounds;            /* configurations and rounds confirmed */
     bool has_winner;                 /* some configuration passed every visit */
