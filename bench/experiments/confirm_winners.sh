@@ -6,6 +6,8 @@
 # gain (the old winner's confirmed median / the new winner's; 1 when it
 # stands).
 #   usage: confirm_winners.sh OUT_DIR [GPU_SELECTOR [CPU_SELECTOR]]
+# e.g. from a bundle in the repository's root:
+#   .device-carry/confirm_winners.sh "$OUT/confirm" nvidia pocl
 # The databases are docs/results/*.db unless DBS names others; each is
 # copied into OUT_DIR first (the committed files stay as they are), and the
 # copy, with its confirmations, comes back in OUT_DIR. A database measured
@@ -25,7 +27,13 @@ cpu=${3:-pocl}
 top=${TOP:-5}
 rounds=${ROUNDS:-5}
 runs=${RUNS:-10}
-dbs=${DBS:-$(ls "$here"/../../docs/results/*.db)}
+# The committed databases: beside the source tree's scripts, or beside a
+# bundle (bench/experiments/bundle.sh) in the repository's root.
+results=
+for d in "$here/../../docs/results" "$here/../docs/results" docs/results; do
+    if [ -d "$d" ]; then results=$d; break; fi
+done
+dbs=${DBS:-$(ls "$results"/*.db)}
 plugin_dir=
 for d in "$here/plugins" "$here/../../build/plugins"; do
     if [ -d "$d" ]; then plugin_dir=$d; break; fi
