@@ -8,7 +8,9 @@
 #   usage: confirm_winners.sh OUT_DIR [GPU_SELECTOR [CPU_SELECTOR]]
 # e.g. from a bundle in the repository's root:
 #   .device-carry/confirm_winners.sh "$OUT/confirm" nvidia pocl
-# The databases are docs/results/*.db unless DBS names others; each is
+# The databases are the GPU ones of docs/results (PoCL's take many minutes
+# each: the gridding ones' kernels run seconds on a CPU; name them in DBS to
+# include them) unless DBS names others; each is
 # copied into OUT_DIR first (the committed files stay as they are), and the
 # copy, with its confirmations, comes back in OUT_DIR. A database measured
 # on PoCL (its name holds "pocl") is confirmed on CPU_SELECTOR (default
@@ -33,7 +35,7 @@ results=
 for d in "$here/../../docs/results" "$here/../docs/results" docs/results; do
     if [ -d "$d" ]; then results=$d; break; fi
 done
-dbs=${DBS:-$(ls "$results"/*.db)}
+dbs=${DBS:-$(ls "$results"/*.db | grep -v pocl)}
 plugin_dir=
 for d in "$here/plugins" "$here/../../build/plugins"; do
     if [ -d "$d" ]; then plugin_dir=$d; break; fi
