@@ -176,10 +176,13 @@ int cmd_confirm(int argc, char **argv)
         return EXIT_FAILED;
     }
     rq.stop_requested = stop_signals_receive("confirm", rq.watchdog.stop_grace_s);
-    int status = rq.stop_requested ? EXIT_OK : EXIT_FAILED;
-    for (size_t k = 0; k < n && status != EXIT_FAILED && !*rq.stop_requested; k++)
-        if (confirm_one(&rq, cli_get(&args, "device"), ids[k]) != EXIT_OK) status = EXIT_FAILED;
+    int status = EXIT_FAILED;
     if (rq.stop_requested) {
+        /* A campaign that cannot be confirmed (its plugin gone) is said,
+         * and the others are still confirmed. */
+        status = EXIT_OK;
+        for (size_t k = 0; k < n && !*rq.stop_requested; k++)
+            if (confirm_one(&rq, cli_get(&args, "device"), ids[k]) != EXIT_OK) status = EXIT_FAILED;
         if (*rq.stop_requested && status == EXIT_OK) status = stop_signals_exit_status();
         stop_signals_release();
     }
