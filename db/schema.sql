@@ -1,8 +1,8 @@
--- skytune result database, schema version 8.
+-- skytune result database, schema version 9.
 --
 -- This script creates a fresh database. The store runs it in one transaction
 -- together with PRAGMA application_id = 0x534B5954 ("SKYT") and
--- PRAGMA user_version = 8; a database made by an older skytune is brought
+-- PRAGMA user_version = 9; a database made by an older skytune is brought
 -- forward by the migration steps in db/store.c instead. docs/schema.md
 -- describes every column and has example queries.
 --
@@ -222,6 +222,13 @@ CREATE TABLE measurements (
     -- 1: stopped timing early, clearly slower than the campaign's best
     -- (racing); n_samples and the statistics are those of the runs made.
     raced            INTEGER NOT NULL DEFAULT 0 CHECK (raced IN (0, 1)),
+    -- The 95 % confidence interval of median_ns from the samples, by order
+    -- statistics (framework/core/median_interval.h), and the probability it
+    -- holds the median: 0.95 or more, less with fewer than 6 samples (3:
+    -- 0.75). NULL when not ok or fewer than 2 samples (a replayed result).
+    ci_low_ns        REAL,
+    ci_high_ns       REAL,
+    ci_coverage      REAL,
     -- plugin_id first: the same index then serves the per-plugin views as
     -- well as looking up a campaign's (plugin, device, problem).
     UNIQUE (plugin_id, device_id, problem_id, configuration_id)
@@ -339,6 +346,55 @@ CREATE TABLE merges (
 
 -- A campaign's evaluations in the order the strategy proposed them (seq
 -- from 0). cached = 1: the measurement existed before and was reused.
+-- A campaign's best configurations timed again, interleaved (A B C ... A
+-- B C ...) in one measuring worker, each visit with its own warm-up: the
+-- winner is the fastest on these paired rounds (docs/reports.md,
+-- "Confirmation").
+CREATE TABLE confirmations (
+    id           INTEGER PRIMARY KEY,
+    campaign_id  INTEGER NOT NULL REFERENCES campaigns (id) ON DELETE CASCADE,
+    started_at   TEXT    NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%SZ', 'now')),
+    ended_at     TEXT,
+    top          INTEGER NOT NULL,  -- configurations confirmed (the campaign's best, by median)
+    rounds       INTEGER NOT NULL,  -- visits of each
+    runs         INTEGER NOT NULL,  -- timed runs per visit
+    -- The campaign's best before, and the confirmed winner (NULL when no
+    -- configuration passed every visit).
+    campaign_best_id INTEGER NOT NULL REFERENCES configurations (id),
+    winner_id        INTEGER REFERENCES configurations (id),
+    changed      INTEGER NOT NULL CHECK (changed IN (0, 1))  -- winner_id differs from campaign_best_id
+);
+
+-- Each confirmed configuration: its place in the campaign, and its
+-- confirmed figures (the median of its visits' medians, and that median's
+-- interval over the visits).
+CREATE TABLE confirmation_entries (
+    confirmation_id  INTEGER NOT NULL REFERENCES confirmations (id) ON DELETE CASCADE,
+    configuration_id INTEGER NOT NULL REFERENCES configurations (id),
+    campaign_place   INTEGER NOT NULL,  -- 1: the campaign's best
+    campaign_median_ns REAL NOT NULL,
+    confirmed_place  INTEGER,           -- 1: the winner; NULL when a visit failed
+    confirmed_median_ns REAL,
+    ci_low_ns        REAL,
+    ci_high_ns       REAL,
+    ci_coverage      REAL,
+    ok_visits        INTEGER NOT NULL,
+    PRIMARY KEY (confirmation_id, configuration_id)
+) WITHOUT ROWID;
+
+-- Every visit: its round, its place in the round, and what it measured
+-- (the median of its timed runs; a failed visit has its status).
+CREATE TABLE confirmation_visits (
+    confirmation_id  INTEGER NOT NULL REFERENCES confirmations (id) ON DELETE CASCADE,
+    round            INTEGER NOT NULL,  -- from 1
+    slot             INTEGER NOT NULL,  -- order in the round, from 1
+    configuration_id INTEGER NOT NULL REFERENCES configurations (id),
+    status           TEXT    NOT NULL,
+    median_ns        REAL,
+    n_samples        INTEGER NOT NULL,
+    PRIMARY KEY (confirmation_id, round, slot)
+) WITHOUT ROWID;
+
 CREATE TABLE evaluations (
     campaign_id    INTEGER NOT NULL REFERENCES campaigns (id),
     seq            INTEGER NOT NULL,

@@ -12,6 +12,7 @@
 #include <sqlite3.h>
 
 #include "canonical.h"
+#include "median_interval.h"
 #include "clock.h"
 #include "busy_wait.h"
 #include "quote.h"
@@ -38,6 +39,7 @@ typedef struct store_migration {
 } store_migration;
 
 static int migrate_problem_texts(store *st, skytune_error *err);
+static int migrate_intervals(store *st, skytune_error *err);
 
 static const store_migration store_migrations[] = {
     /* 2: the stage of a crash or timeout, the degraded flag, claims of
@@ -169,6 +171,34 @@ static const store_migration store_migrations[] = {
          " 'callback')),"
          " rule TEXT, ruled_out REAL NOT NULL,"
          " PRIMARY KEY (campaign_id, position)) WITHOUT ROWID;", NULL },
+    /* 9: every ok measurement's interval of the median (filled in from
+     * its samples by migrate_intervals), and the confirmations of
+     * campaigns' best configurations. One statement per new table. */
+    { 8, "ALTER TABLE measurements ADD COLUMN ci_low_ns REAL;"
+         "ALTER TABLE measurements ADD COLUMN ci_high_ns REAL;"
+         "ALTER TABLE measurements ADD COLUMN ci_coverage REAL;"
+         "CREATE TABLE confirmations ("
+         " id INTEGER PRIMARY KEY,"
+         " campaign_id INTEGER NOT NULL REFERENCES campaigns (id) ON DELETE CASCADE,"
+         " started_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%SZ', 'now')),"
+         " ended_at TEXT, top INTEGER NOT NULL, rounds INTEGER NOT NULL, runs INTEGER NOT NULL,"
+         " campaign_best_id INTEGER NOT NULL REFERENCES configurations (id),"
+         " winner_id INTEGER REFERENCES configurations (id),"
+         " changed INTEGER NOT NULL CHECK (changed IN (0, 1)));"
+         "CREATE TABLE confirmation_entries ("
+         " confirmation_id INTEGER NOT NULL REFERENCES confirmations (id) ON DELETE CASCADE,"
+         " configuration_id INTEGER NOT NULL REFERENCES configurations (id),"
+         " campaign_place INTEGER NOT NULL, campaign_median_ns REAL NOT NULL,"
+         " confirmed_place INTEGER, confirmed_median_ns REAL, ci_low_ns REAL, ci_high_ns REAL,"
+         " ci_coverage REAL, ok_visits INTEGER NOT NULL,"
+         " PRIMARY KEY (confirmation_id, configuration_id)) WITHOUT ROWID;"
+         "CREATE TABLE confirmation_visits ("
+         " confirmation_id INTEGER NOT NULL REFERENCES confirmations (id) ON DELETE CASCADE,"
+         " round INTEGER NOT NULL, slot INTEGER NOT NULL,"
+         " configuration_id INTEGER NOT NULL REFERENCES configurations (id),"
+         " status TEXT NOT NULL, median_ns REAL, n_samples INTEGER NOT NULL,"
+         " PRIMARY KEY (confirmation_id, round, slot)) WITHOUT ROWID;",
+      migrate_intervals },
     { 0, NULL, NULL } /* end */
 };
 
@@ -221,9 +251,10 @@ static const char *const hot_sql[HOT_COUNT] = {
         "INSERT INTO measurements (device_id, plugin_id, problem_id, configuration_id,"
         " campaign_id, status, median_ns, min_ns, max_ns, mean_ns, stddev_ns, gflops, gbs,"
         " n_samples, build_s, verify_s, bench_s, overhead_s, max_abs_error, max_rel_error,"
-        " first_mismatch, message, replayed, stage, degraded, raced)"
+        " first_mismatch, message, replayed, stage, degraded, raced, ci_low_ns, ci_high_ns,"
+        " ci_coverage)"
         " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17,"
-        " ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26)",
+        " ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27, ?28, ?29)",
     [HOT_MEASUREMENT_FIND] =
         "SELECT id FROM measurements WHERE plugin_id = ?1 AND device_id = ?2"
         " AND problem_id = ?3 AND configuration_id = ?4",
@@ -262,7 +293,8 @@ static const char *const hot_sql[HOT_COUNT] = {
         " max_ns = ?6, mean_ns = ?7, stddev_ns = ?8, gflops = ?9, gbs = ?10, n_samples = ?11,"
         " build_s = ?12, verify_s = ?13, bench_s = ?14, overhead_s = ?15, max_abs_error = ?16,"
         " max_rel_error = ?17, first_mismatch = ?18, message = ?19, replayed = ?20, stage = ?21,"
-        " degraded = ?22, raced = ?23, measured_at = strftime('%Y-%m-%dT%H:%M:%SZ', 'now') WHERE id = ?1",
+        " degraded = ?22, raced = ?23, ci_low_ns = ?24, ci_high_ns = ?25, ci_coverage = ?26,"
+        " measured_at = strftime('%Y-%m-%dT%H:%M:%SZ', 'now') WHERE id = ?1",
     [HOT_SAMPLES_DELETE] = "DELETE FROM samples WHERE measurement_id = ?1",
     [HOT_PARTS_DELETE] = "DELETE FROM measurement_parts WHERE measurement_id = ?1",
     [HOT_DERIVED_DELETE] = "DELETE FROM derived_values WHERE measurement_id = ?1",
@@ -671,6 +703,65 @@ static int migrate_problem_texts(store *st, skytune_error *err)
         canonical_text_free(&text);
     }
     problem_rows_free(rows, n_rows);
+    return rc;
+}
+
+/* ------------------------------------------------------------ migration to version 9 */
+
+/* The interval of one measurement's samples into its row. */
+static int store_interval(store *st, sqlite3_stmt *update, int64_t id, const double *x, size_t n,
+                          skytune_error *err)
+{
+    median_interval ci;
+    if (median_interval_of(x, n, MEDIAN_INTERVAL_LEVEL, &ci) != 0) return 0;
+    const sql_arg args[] = { ARG_INT(id), ARG_REAL(ci.low), ARG_REAL(ci.high),
+                             ARG_REAL(ci.coverage) };
+    return stmt_exec(st, update, args, N_ARGS(args), err, "recording a measurement's interval");
+}
+
+/* Every ok measurement gets the interval of its samples, as if it had been
+ * recorded now: SQL has no order statistics of a binomial level. */
+static int migrate_intervals(store *st, skytune_error *err)
+{
+    sqlite3_stmt *read = NULL, *update = NULL;
+    if (prepare(st, "SELECT s.measurement_id, s.time_ns FROM samples s"
+                    " JOIN measurements m ON m.id = s.measurement_id WHERE m.status = 'ok'"
+                    " ORDER BY s.measurement_id, s.run",
+                0, &read, err, "reading the samples") != 0 ||
+        prepare(st, "UPDATE measurements SET ci_low_ns = ?2, ci_high_ns = ?3, ci_coverage = ?4"
+                    " WHERE id = ?1",
+                0, &update, err, "recording the intervals") != 0) {
+        sqlite3_finalize(read);
+        return -1;
+    }
+    double *x = NULL;
+    size_t n = 0, capacity = 0;
+    int64_t current = 0;
+    int rc = 0, step = SQLITE_DONE;
+    while (rc == 0 && (step = sqlite3_step(read)) == SQLITE_ROW) {
+        int64_t id = sqlite3_column_int64(read, 0);
+        if (id != current) {
+            rc = store_interval(st, update, current, x, n, err);
+            current = id;
+            n = 0;
+        }
+        if (n == capacity) {
+            size_t grown_to = capacity ? 2 * capacity : 64;
+            double *grown = realloc(x, grown_to * sizeof *grown);
+            if (!grown) {
+                rc = err_set(err, "recording the intervals: out of memory");
+                break;
+            }
+            x = grown;
+            capacity = grown_to;
+        }
+        x[n++] = sqlite3_column_double(read, 1);
+    }
+    if (rc == 0 && step != SQLITE_DONE) rc = fail_sqlite(st, err, "reading the samples");
+    if (rc == 0) rc = store_interval(st, update, current, x, n, err);
+    free(x);
+    sqlite3_finalize(read);
+    sqlite3_finalize(update);
     return rc;
 }
 
@@ -1604,16 +1695,22 @@ static int configuration_id(store *st, const char *config_text, uint64_t config_
     return 0;
 }
 
-/* A measurement's own columns, status through raced, in the order both
- * the insert (from ?6) and the in-place update (from ?3) bind them. Values
- * that do not exist for its status go in as NULL (see schema.sql). */
-#define MEASUREMENT_VALUES 21
+/* A measurement's own columns, status through ci_coverage, in the order
+ * both the insert (from ?6) and the in-place update (from ?3) bind them.
+ * Values that do not exist for its status go in as NULL (see schema.sql). */
+#define MEASUREMENT_VALUES 24
 
 static void measurement_values(const measurement *m, sql_arg *v)
 {
     bool ok = m->status == MEAS_OK;
     bool verified = ok || m->status == MEAS_WRONG_RESULT;
     bool faulted = m->status == MEAS_CRASH || m->status == MEAS_TIMEOUT;
+    /* The interval is the samples' (median_interval.h): computed here, once,
+     * so that every reader — reports, exports, the sqlite3 shell — shows
+     * the same one. */
+    median_interval ci = {0};
+    bool interval = ok && median_interval_of(m->samples_ns, m->n_samples, MEDIAN_INTERVAL_LEVEL,
+                                             &ci) == 0;
     const sql_arg values[MEASUREMENT_VALUES] = {
         ARG_TEXT(measurement_status_name(m->status)),
         ARG_REAL_IF(ok, m->median_ns),
@@ -1636,6 +1733,9 @@ static void measurement_values(const measurement *m, sql_arg *v)
         ARG_TEXT(faulted && m->stage != STAGE_NONE ? measure_stage_recorded_name(m->stage) : NULL),
         ARG_INT(m->degraded ? 1 : 0),
         ARG_INT(m->raced ? 1 : 0),
+        ARG_REAL_IF(interval, ci.low),
+        ARG_REAL_IF(interval, ci.high),
+        ARG_REAL_IF(interval, ci.coverage),
     };
     memcpy(v, values, sizeof values);
 }

@@ -22,7 +22,7 @@
 #include "measurement.h"
 
 #define STORE_APPLICATION_ID 0x534B5954 /* "SKYT" */
-#define STORE_SCHEMA_VERSION 8
+#define STORE_SCHEMA_VERSION 9
 
 /* How long a statement waits by default for a lock another process holds
  * on the database (busy_wait.h) before it fails, naming the holder: runs

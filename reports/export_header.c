@@ -252,6 +252,9 @@ static void write_types(FILE *f, const plugin_group *g, const char *id)
             "    const char *configuration;  /* canonical configuration text */\n"
             "    skytune_%s_config config;\n"
             "    double median_ns;           /* median time of the timed runs */\n"
+            "    double ci_low_ns, ci_high_ns; /* its confidence interval, 0 when unknown */\n"
+            "    double ci_coverage;         /* the interval holds the median with this\n"
+            "                                   probability: 0.95, less with few runs */\n"
             "    double gflops;              /* 0 when the plugin does not count FLOPs */\n"
             "} skytune_%s_entry;\n\n",
             id, n_numeric ? n_numeric : 1, id, id);
@@ -292,12 +295,17 @@ static void write_entries(FILE *f, const query_table *t, const plugin_group *g, 
         }
         if (g->n_config == 0) fputs("0", f);
         fputs("},\n     ", f);
-        double median = 0, gflops = 0;
+        double median = 0, low = 0, high = 0, coverage = 0, gflops = 0;
         query_number(t, r, "median_ns", &median);
+        query_number(t, r, "ci_low_ns", &low);
+        query_number(t, r, "ci_high_ns", &high);
+        query_number(t, r, "ci_coverage", &coverage);
         query_number(t, r, "gflops", &gflops);
-        c_double(f, median);
-        fputs(", ", f);
-        c_double(f, gflops);
+        const double figures[] = {median, low, high, coverage, gflops};
+        for (size_t k = 0; k < sizeof figures / sizeof figures[0]; k++) {
+            fputs(k ? ", " : "", f);
+            c_double(f, figures[k]);
+        }
         fputs("},\n", f);
     }
     fputs("};\n\n", f);

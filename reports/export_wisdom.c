@@ -52,6 +52,9 @@ int export_wisdom_json(void *db, const char *plugin, FILE *f, size_t *entries, s
             json_object_set_new(entry, "problem", problem) != 0 ||
             json_object_set_new(entry, "configuration", configuration) != 0 ||
             json_object_set_new(entry, "median_ns", cell_or_null(&t, r, "median_ns")) != 0 ||
+            json_object_set_new(entry, "ci_low_ns", cell_or_null(&t, r, "ci_low_ns")) != 0 ||
+            json_object_set_new(entry, "ci_high_ns", cell_or_null(&t, r, "ci_high_ns")) != 0 ||
+            json_object_set_new(entry, "ci_coverage", cell_or_null(&t, r, "ci_coverage")) != 0 ||
             json_object_set_new(entry, "gflops", cell_or_null(&t, r, "gflops")) != 0)
             rc = -1;
     }

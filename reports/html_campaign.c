@@ -11,6 +11,7 @@
 #include "html_settings.h"
 #include "html_roofline.h"
 #include "html_sections.h"
+#include "median_interval.h"
 #include "param_columns.h"
 #include "report_format.h"
 #include "svg_chart.h"
@@ -165,6 +166,55 @@ static void describe_spread(const query_table *t, size_t r, char *buf, size_t le
                    : "");
 }
 
+/* "1.20 ms to 1.26 ms", saying so when the runs are too few for 95 %
+ * (median_interval.h); a dash without an interval (fewer than 2 runs). */
+static void describe_interval(const query_table *t, size_t r, char *buf, size_t len)
+{
+    char low[64], high[64];
+    double coverage = campaign_number(t, r, "ci_coverage", NAN);
+    if (!isfinite(coverage)) {
+        snprintf(buf, len, "\xE2\x80\x93");
+        return;
+    }
+    report_format_cell(query_cell(t, r, "ci_low_ns"), FORMAT_TIME_NS, low, sizeof low);
+    report_format_cell(query_cell(t, r, "ci_high_ns"), FORMAT_TIME_NS, high, sizeof high);
+    if (coverage >= MEDIAN_INTERVAL_LEVEL)
+        snprintf(buf, len, "%s to %s", low, high);
+    else
+        snprintf(buf, len, "%s to %s, which holds the median with only %.0f %%: too few runs "
+                           "for 95 %%", low, high, 100.0 * coverage);
+}
+
+/* The campaign's confirmations (confirmation.h): each confirmed
+ * configuration's place in the campaign and on confirmation. */
+static void write_confirmations(campaign_ctx *c, size_t first, size_t end)
+{
+    if (first == end) return;
+    FILE *f = c->f;
+    const query_table *t = campaign_table(c, REPORT_CONFIRMATIONS);
+    campaign_heading(c, "confirmation", "Confirmation of the winner");
+    html_paragraph(f, NULL,
+                   "The campaign's best configurations timed again, interleaved (A B C \xE2\x80\xA6 "
+                   "A B C \xE2\x80\xA6) in one measuring worker, each visit with its own warm-up: "
+                   "the confirmed median is the median of a configuration's visits, and the "
+                   "winner is the fastest of those that passed every visit. A place that differs "
+                   "from the campaign's is a ranking the campaign's single visit got wrong.");
+    static const html_column cols[] = {
+        {"confirmation", "confirmation", FORMAT_INTEGER, false},
+        {"campaign_place", "campaign #", FORMAT_INTEGER, false},
+        {"confirmed_place", "confirmed #", FORMAT_INTEGER, false},
+        {"configuration", "configuration", FORMAT_TEXT, true},
+        {"campaign_median_ns", "campaign median", FORMAT_TIME_NS, false},
+        {"confirmed_median_ns", "confirmed median", FORMAT_TIME_NS, false},
+        {"ci_low_ns", "interval low", FORMAT_TIME_NS, false},
+        {"ci_high_ns", "interval high", FORMAT_TIME_NS, false},
+        {"ok_visits", "ok visits", FORMAT_INTEGER, false},
+        {"gain", "gain", FORMAT_RATIO, false},
+    };
+    html_table(f, t, first, end, cols, COUNT(cols));
+    html_source_note(f, c->d->queries[REPORT_CONFIRMATIONS]);
+}
+
 static void write_best(campaign_ctx *c, size_t first, size_t end)
 {
     FILE *f = c->f;
@@ -185,6 +235,9 @@ static void write_best(campaign_ctx *c, size_t first, size_t end)
     html_kv_row(f, "median time", report_format_cell(query_cell(t, r, "median_ns"), FORMAT_TIME_NS, a, sizeof a), false);
     html_kv_row(f, "fastest run", report_format_cell(query_cell(t, r, "min_ns"), FORMAT_TIME_NS, b, sizeof b), false);
     html_kv_row(f, "slowest run", report_format_cell(query_cell(t, r, "max_ns"), FORMAT_TIME_NS, x, sizeof x), false);
+    char interval[256];
+    describe_interval(t, r, interval, sizeof interval);
+    html_kv_row(f, "95 % interval of the median", interval, false);
     html_kv_row(f, "standard deviation", report_format_cell(query_cell(t, r, "stddev_ns"), FORMAT_TIME_NS, s, sizeof s), false);
     html_kv_row(f, "timed runs", report_format_cell(query_cell(t, r, "n_samples"), FORMAT_INTEGER, n, sizeof n), false);
     char spread[256];
@@ -235,6 +288,8 @@ static int write_top(campaign_ctx *c, size_t first, size_t end, skytune_error *e
     static const html_column figures[] = {
         {"median_ns", "median", FORMAT_TIME_NS, false},
         {"min_ns", "min", FORMAT_TIME_NS, false},
+        {"ci_low_ns", "95 % low", FORMAT_TIME_NS, false},
+        {"ci_high_ns", "95 % high", FORMAT_TIME_NS, false},
         {"stddev_ns", "sd", FORMAT_TIME_NS, false},
         {"noisy", "noisy", FORMAT_FLAG, false},
         {"gflops", "GFLOP/s", FORMAT_NUMBER, false},
@@ -588,6 +643,7 @@ int html_campaign_write(FILE *f, const report_data *d, size_t row, size_t *curso
     if (write_status(&c, first[REPORT_FAILURES], end[REPORT_FAILURES], err) != 0) return -1;
     write_time(&c, first[REPORT_TIME_SPLIT], end[REPORT_TIME_SPLIT]);
     write_best(&c, first[REPORT_TOP], end[REPORT_TOP]);
+    write_confirmations(&c, first[REPORT_CONFIRMATIONS], end[REPORT_CONFIRMATIONS]);
     write_parts(&c, first[REPORT_PARTS], end[REPORT_PARTS]);
     if (write_top(&c, first[REPORT_TOP], end[REPORT_TOP], err) != 0 ||
         campaign_write_convergence(&c, err) != 0 ||

@@ -31,6 +31,8 @@ extern const char report_sql_interactions[];
 extern const char report_sql_portability[];
 extern const char report_sql_rejections[];
 extern const char report_sql_stop_advice[];
+extern const char report_sql_top_samples[];
+extern const char report_sql_confirmations[];
 
 static const query_def queries[] = {
     {"campaigns", "campaign_summary.sql", report_sql_campaign_summary,
@@ -38,6 +40,10 @@ static const query_def queries[] = {
     {"best", "best.sql", report_sql_best, "the best configuration of each campaign"},
     {"top", "top.sql", report_sql_top,
      "each campaign's fastest configurations (--limit, default 20) with their figures"},
+    {"top-samples", "top_samples.sql", report_sql_top_samples,
+     "the timed runs of each campaign's fastest configurations (--limit, default 6)"},
+    {"confirmations", "confirmations.sql", report_sql_confirmations,
+     "each confirmation of a campaign's winner: its configurations, campaign and confirmed medians"},
     {"time-split", "time_split.sql", report_sql_time_split,
      "each campaign's time in build, verification, timed runs and engine overhead"},
     {"failures", "failures.sql", report_sql_failures,

@@ -32,6 +32,7 @@ static const char *const query_names_by_part[REPORT_N_QUERIES] = {
     [REPORT_REJECTIONS] = "rejections",
     [REPORT_STOP_ADVICE] = "stop-advice",
     [REPORT_PORTABILITY] = "portability",
+    [REPORT_CONFIRMATIONS] = "confirmations",
 };
 
 static bool is_across(report_query q)
@@ -91,7 +92,8 @@ static const report_query cost_order[REPORT_N_QUERIES] = {
     REPORT_EVALUATIONS,  REPORT_IMPORTANCE,     REPORT_BEST_SO_FAR,    REPORT_SNR,
     REPORT_PORTABILITY,  REPORT_INSTANCES,      REPORT_SCALING,        REPORT_DISTRIBUTION,
     REPORT_ROOFLINE,     REPORT_STOP_ADVICE,    REPORT_FAILURES,       REPORT_TOP,
-    REPORT_TIME_SPLIT,   REPORT_PARTS,          REPORT_REJECTIONS,     REPORT_CAMPAIGNS,
+    REPORT_TIME_SPLIT,   REPORT_PARTS,          REPORT_REJECTIONS,     REPORT_CONFIRMATIONS,
+    REPORT_CAMPAIGNS,
 };
 
 #define MAX_WORKERS 4

@@ -32,6 +32,7 @@ typedef enum report_query {
     REPORT_REJECTIONS,
     REPORT_STOP_ADVICE,
     REPORT_PORTABILITY,
+    REPORT_CONFIRMATIONS,
     REPORT_N_QUERIES
 } report_query;
 

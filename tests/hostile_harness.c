@@ -86,8 +86,10 @@ void hostile_args_add(hostile_args *a, const char *const *more)
 hostile_args hostile_run_args(const char *strategy, const char *db)
 {
     hostile_args a = {.n = 0};
+    /* The campaigns of these tests are about faults, not about their
+     * winners: no confirmation at the end (tests/test_confirm.c has it). */
     hostile_args_add(&a, CLI_ARGS("run", "--plugin", hostile_plugin_path(), "--strategy", strategy,
-                                  "--db", db, "--quiet"));
+                                  "--db", db, "--quiet", "--no-confirm"));
     return a;
 }
 

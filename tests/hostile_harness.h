@@ -44,7 +44,8 @@ typedef struct hostile_args {
 /* Append every argument of a NULL-terminated list. */
 void hostile_args_add(hostile_args *a, const char *const *more);
 
-/* "run --plugin <hostile.so> --strategy STRATEGY --db DB --quiet". */
+/* "run --plugin <hostile.so> --strategy STRATEGY --db DB --quiet
+ * --no-confirm". */
 hostile_args hostile_run_args(const char *strategy, const char *db);
 
 /* Run to the end and require exit status 0; prints the output otherwise. */

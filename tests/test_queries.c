@@ -15,8 +15,10 @@
 #include "measurement.h"
 #include "query.h"
 #include "report.h"
+#include "rank_sum.h"
 #include "report_fixture.h"
 #include "store.h"
+#include "winner_verdict.h"
 
 static char tmp_dir[64];
 static char db_path[128];
@@ -394,6 +396,64 @@ Test(queries, noisy_is_a_standard_deviation_above_a_tenth_of_the_median)
     t = run("instances", NULL, NULL, NULL);
     assert_text(&t, 0, "noisy", "1");
     query_table_free(&t);
+}
+
+/* The noisy fixture's runs (report_fixture.h) in ns, by place. */
+static const double noisy_runs_ns[4][7] = {
+    {1.2e6, 1.5e6, 2.9e6, 3.07e6, 3.3e6, 5.4e6, 6.0e6},
+    {3.45e6, 3.48e6, 3.5e6, 3.5e6, 3.5e6, 3.52e6, 3.55e6},
+    {3.62e6, 4.0e6, 4.38e6},
+    {4.0275e6, 4.5e6, 4.9725e6},
+};
+static const size_t noisy_counts[4] = {7, 7, 3, 3};
+
+/* Every configuration's interval is the order statistics of its runs:
+ * seven runs give the whole range at 1 - 2/128 (the 2nd and 6th would hold
+ * the median with only 87.5 %), three runs the range at 75 %. */
+Test(queries, the_interval_of_each_median_is_the_order_statistics_of_its_runs)
+{
+    char path[160];
+    open_instead("noisy_ci.db", false, path, sizeof path);
+    query_table t = run("top", NULL, NULL, NULL);
+    cr_assert_eq(t.n_rows, 4);
+    for (size_t k = 0; k < 4; k++) {
+        size_t n = noisy_counts[k];
+        assert_near(number(&t, k, "ci_low_ns"), noisy_runs_ns[k][0], "lowest run");
+        assert_near(number(&t, k, "ci_high_ns"), noisy_runs_ns[k][n - 1], "highest run");
+        assert_near(number(&t, k, "ci_coverage"), n == 7 ? 1.0 - 2.0 / 128.0 : 0.75, "coverage");
+    }
+    query_table_free(&t);
+    t = run("best", NULL, NULL, NULL);
+    assert_near(number(&t, 0, "ci_low_ns"), 1.2e6, "best's interval");
+    assert_near(number(&t, 0, "ci_coverage"), 1.0 - 2.0 / 128.0, "best's coverage");
+    query_table_free(&t);
+}
+
+/* The verdict tests the best's own runs against each runner-up's own, in
+ * place order: its p-values are the rank-sum test's of the fixture's runs,
+ * and at 95 % none of the three is told apart from the noisy best. */
+Test(queries, the_verdict_tests_the_best_runs_against_each_runner_up)
+{
+    char path[160];
+    open_instead("noisy_verdict.db", false, path, sizeof path);
+    winner_verdict v;
+    skytune_error err = {0};
+    cr_assert_eq(winner_verdict_of(store_handle(st), "1", &v, &err), 0, "%s", err.message);
+    cr_assert_eq(v.best_samples, 7);
+    cr_assert_eq(v.n, 3);
+    for (size_t k = 0; k < 3; k++) {
+        const verdict_runner_up *u = &v.runner_ups[k];
+        cr_expect_eq(u->place, k + 2);
+        cr_expect_eq(u->n_samples, noisy_counts[k + 1]);
+        double p = rank_sum_p(noisy_runs_ns[0], 7, noisy_runs_ns[k + 1], noisy_counts[k + 1]);
+        cr_expect(fabs(u->p - p) < 1e-12, "place %zu: p %g, expected %g", u->place, u->p, p);
+        cr_expect_eq(u->indistinguishable, p >= VERDICT_ALPHA);
+    }
+    cr_expect_str_eq(v.runner_ups[0].configuration, "wg=64,mode=plain");
+    cr_expect_eq(v.indistinguishable, 3, "the noisy best is told apart from none");
+    /* A campaign that is not there has no runner-ups. */
+    cr_assert_eq(winner_verdict_of(store_handle(st), "9", &v, &err), 0, "%s", err.message);
+    cr_expect_eq(v.n, 0);
 }
 
 Test(queries, distribution_bins_the_performance_of_the_configurations_that_passed)

@@ -1358,6 +1358,94 @@ Test(store, a_version_2_database_is_migrated_with_every_row_kept)
     store_close(fresh.st);
 }
 
+/* ------------------------------------------------------------ version 8 */
+
+/* A database of version 8: one made now, with what version 9 added taken
+ * away again (its columns dropped, its tables too) and its version set
+ * back. Opened, it is migrated: every row is kept, each ok measurement's
+ * interval is that of its samples again (one with a single sample has
+ * none), and the confirmation tables are there, empty, as a new database
+ * has them. */
+Test(store, a_version_8_database_gets_intervals_and_the_confirmation_tables)
+{
+    fixture f = open_fixture("v8.db");
+    skytune_error err = { 0 };
+    measurement m;
+    int64_t id;
+    for (int k = 0; k < 3; k++) {
+        ok_measurement(&m, 1000.0 * (k + 1));
+        test_config c = make_config(16 << k, "fast", "1");
+        cr_assert_eq(record(&f, f.campaign_id, k, &c, &m, &id, &err), 0, "%s", err.message);
+        measurement_clear(&m);
+    }
+    measurement_init(&m);
+    const double one = 5000.0;
+    cr_assert_eq(measurement_set_samples(&m, &one, 1), 0);
+    test_config single = make_config(128, "fast", "1");
+    cr_assert_eq(record(&f, f.campaign_id, 3, &single, &m, &id, &err), 0, "%s", err.message);
+    measurement_clear(&m);
+    char *intervals = query_text(f.db, "SELECT group_concat(id || ':' || COALESCE(ci_low_ns, '-')"
+                                       " || '-' || COALESCE(ci_high_ns, '-') || '@' ||"
+                                       " COALESCE(ci_coverage, '-'), ' ') FROM (SELECT * FROM"
+                                       " measurements ORDER BY id)");
+    /* Ten samples base + 10 k + 0.25: the 2nd and 9th. */
+    cr_expect(strstr(intervals, "1:1010.25-1080.25@0.978515625"), "%s", intervals);
+    cr_expect(strstr(intervals, "4:---@-"), "one sample has no interval: %s", intervals);
+    char *path = strdup(tmp_path("v8.db"));
+    store_close(f.st);
+
+    sqlite3 *db;
+    cr_assert_eq(sqlite3_open(path, &db), SQLITE_OK);
+    cr_assert_eq(sqlite3_exec(db,
+                              "DROP TABLE confirmation_visits; DROP TABLE confirmation_entries;"
+                              " DROP TABLE confirmations;"
+                              " ALTER TABLE measurements DROP COLUMN ci_low_ns;"
+                              " ALTER TABLE measurements DROP COLUMN ci_high_ns;"
+                              " ALTER TABLE measurements DROP COLUMN ci_coverage;"
+                              " PRAGMA user_version = 8;",
+                              NULL, NULL, NULL),
+                 SQLITE_OK, "%s", sqlite3_errmsg(db));
+    int64_t samples = query_int(db, "SELECT count(*) FROM samples");
+    int64_t measurements = query_int(db, "SELECT count(*) FROM measurements");
+    sqlite3_close(db);
+
+    store *st = NULL;
+    cr_assert_eq(store_open(path, false, STORE_BUSY_TIMEOUT_S, &st, &err), 0, "%s", err.message);
+    db = store_handle(st);
+    cr_expect_eq(query_int(db, "PRAGMA user_version"), STORE_SCHEMA_VERSION);
+    cr_expect_eq(query_int(db, "SELECT count(*) FROM samples"), samples);
+    cr_expect_eq(query_int(db, "SELECT count(*) FROM measurements"), measurements);
+    char *migrated = query_text(db, "SELECT group_concat(id || ':' || COALESCE(ci_low_ns, '-')"
+                                    " || '-' || COALESCE(ci_high_ns, '-') || '@' ||"
+                                    " COALESCE(ci_coverage, '-'), ' ') FROM (SELECT * FROM"
+                                    " measurements ORDER BY id)");
+    cr_expect_str_eq(migrated, intervals, "the migration's intervals differ from the recorded ones");
+    cr_expect_eq(query_int(db, "SELECT count(*) FROM confirmations"), 0);
+    cr_expect_eq(query_int(db, "SELECT count(*) FROM confirmation_entries"), 0);
+    cr_expect_eq(query_int(db, "SELECT count(*) FROM confirmation_visits"), 0);
+    static const char columns[] =
+        "SELECT group_concat(name || ' ' || type || ' ' || \"notnull\" || ' ' ||"
+        " COALESCE(dflt_value, '') || ' ' || pk, '; ') FROM pragma_table_info('%s')";
+    static const char *const tables[] = {"confirmations", "confirmation_entries",
+                                         "confirmation_visits", "measurements"};
+    fixture fresh = open_fixture("fresh8.db");
+    for (size_t k = 0; k < sizeof tables / sizeof tables[0]; k++) {
+        char sql[512];
+        snprintf(sql, sizeof sql, columns, tables[k]);
+        char *a = query_text(db, sql), *b = query_text(fresh.db, sql);
+        cr_expect_str_eq(a, b, "a migrated database's %s differs from a new one's", tables[k]);
+        free(a);
+        free(b);
+    }
+    store_close(fresh.st);
+    cr_expect_eq(query_int(db, "SELECT count(*) FROM pragma_integrity_check WHERE "
+                               "integrity_check != 'ok'"), 0);
+    store_close(st);
+    free(migrated);
+    free(intervals);
+    free(path);
+}
+
 /* ------------------------------------------------------------ claims */
 
 static bool never_alive(void *ctx, int64_t pid, const char *host)

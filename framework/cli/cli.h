@@ -30,7 +30,7 @@ typedef struct cli_option {
 } cli_option;
 
 #define CLI_MAX_VALUES 64
-#define CLI_MAX_OPTIONS 48
+#define CLI_MAX_OPTIONS 64
 #define CLI_MAX_POSITIONAL 1024
 
 typedef struct cli_args {
@@ -73,6 +73,7 @@ int cmd_plugins(int argc, char **argv);
 int cmd_run(int argc, char **argv);
 int cmd_worker(int argc, char **argv);
 int cmd_best(int argc, char **argv);
+int cmd_confirm(int argc, char **argv);
 int cmd_export(int argc, char **argv);
 int cmd_bench_strategies(int argc, char **argv);
 int cmd_report(int argc, char **argv);

@@ -21,6 +21,7 @@ static const struct {
     {"plugins", cmd_plugins, "list kernel plugins; `plugins show NAME` describes one", false},
     {"run", cmd_run, "tune a kernel: search its space, measure, record in a database", true},
     {"best", cmd_best, "the best configuration of each campaign in a database", false},
+    {"confirm", cmd_confirm, "time a campaign's best configurations again, interleaved, to confirm its winner", true},
     {"export", cmd_export, "write measurements as CSV, or the best configurations as JSON, a C header or T4", false},
     {"report", cmd_report, "write an HTML report (and CSV data) of a result database", false},
     {"publish", cmd_publish, "upload a campaign's T4 results or HTML report to a web server", false},

@@ -29,6 +29,9 @@ const cli_option run_supervision_options[] = {
     {"cache-limit", "SIZE", false, "binary cache size limit, least recently used entries go first, e.g. 500M, 4G (default 1G)"},
     {"no-cache", NULL, false, "compile every configuration from source, keep no binaries (also no compile workers)"},
     {"health-threshold", "FRACTION", false, "after a fault, the best configuration is re-timed; a drift past this marks the device degraded (default 0.25)"},
+    {"confirm", "K", false, "at the end, time the K best configurations again, interleaved in one measuring worker (A B C … A B C …), and decide the winner on those rounds (default 5; at least 2)"},
+    {"confirm-rounds", "R", false, "rounds of the confirmation: visits of each configuration, each with its warm-up and --runs timed runs (default 5)"},
+    {"no-confirm", NULL, false, "no confirmation of the winner at the end"},
     {"no-isolation", NULL, false, "measure in this process, without a supervised worker (for debugging a plugin: a crash ends the run)"},
     BUSY_TIMEOUT_OPTION,
 };
@@ -77,6 +80,39 @@ int run_parse_positive_duration(const char *option, const char *text, double *ou
                   quote_text(text, shown, sizeof shown));
         return -1;
     }
+    return 0;
+}
+
+/* An unsigned option within [low, high] into *out; prints and returns -1
+ * otherwise. */
+static int parse_count(const char *option, const char *text, unsigned low, unsigned high,
+                       unsigned *out)
+{
+    unsigned long long number;
+    if (cli_parse_u64(option, text, &number) != 0) return -1;
+    if (number < low || number > high) {
+        cli_error("--%s must be between %u and %u, got %llu", option, low, high, number);
+        return -1;
+    }
+    *out = (unsigned)number;
+    return 0;
+}
+
+int run_parse_confirmation(const cli_args *args, tuning_request *rq)
+{
+    rq->confirm_top = CONFIRM_DEFAULT_TOP;
+    rq->confirm_rounds = CONFIRM_DEFAULT_ROUNDS;
+    const char *top = cli_get(args, "confirm"), *rounds = cli_get(args, "confirm-rounds");
+    if (cli_flag(args, "no-confirm") && (top || rounds)) {
+        cli_error("--no-confirm contradicts --%s: give one or the other",
+                  top ? "confirm" : "confirm-rounds");
+        return -1;
+    }
+    if (top && parse_count("confirm", top, 2, CONFIRM_MAX_TOP, &rq->confirm_top) != 0) return -1;
+    if (rounds &&
+        parse_count("confirm-rounds", rounds, 1, CONFIRM_MAX_ROUNDS, &rq->confirm_rounds) != 0)
+        return -1;
+    if (cli_flag(args, "no-confirm")) rq->confirm_top = 0;
     return 0;
 }
 
@@ -131,6 +167,7 @@ int run_parse_supervision(const cli_args *args, tuning_request *rq)
         rq->measure_ahead = (int)ahead;
     }
     if (cli_busy_timeout(args, &rq->busy_timeout_s) != 0) return -1;
+    if (run_parse_confirmation(args, rq) != 0) return -1;
     rq->retry_failed = cli_flag(args, "retry-failed");
     rq->no_race = cli_flag(args, "no-race");
     rq->no_cache = cli_flag(args, "no-cache");
@@ -337,6 +374,36 @@ static void print_stop_advice(const tuning_loop_result *r)
     printf("more evaluations: %llu more expected to lower the best time by %.3g %%\n",
            (unsigned long long)r->gain_more, 100 * r->expected_gain);
 }
+void run_print_confirmation(const confirmation_outcome *c)
+{
+    if (!c->confirmed) {
+        if (c->skipped[0]) printf("confirmed: no (%s)\n", c->skipped);
+        return;
+    }
+    printf("confirmed: the best %u timed again in %u interleaved rounds", c->top, c->rounds);
+    if (c->failed_visits) printf(" (%u visits failed)", c->failed_visits);
+    if (!c->has_winner) {
+        printf(": none passed every visit, no winner\n");
+        return;
+    }
+    char winner[32], before[32];
+    format_duration_ns(c->winner_confirmed_ns, winner, sizeof winner);
+    if (!c->changed) {
+        terminal_printf(": the winner stands, %s (median %s)\n", c->winner, winner);
+        return;
+    }
+    terminal_printf(": a new winner, %s (median %s)\n", c->winner, winner);
+    if (c->campaign_best_confirmed_ns > 0) {
+        format_duration_ns(c->campaign_best_confirmed_ns, before, sizeof before);
+        terminal_printf("  the campaign's best, %s, confirmed at %s: the new winner is %.3g× as "
+                        "fast\n",
+                        c->campaign_best, before,
+                        c->campaign_best_confirmed_ns / c->winner_confirmed_ns);
+    } else {
+        terminal_printf("  the campaign's best, %s, failed a visit\n", c->campaign_best);
+    }
+}
+
 int run_print_outcome(const tuning_outcome *out, const char *label, const char *db_path)
 {
     const tuning_loop_result *r = &out->result;
@@ -403,6 +470,7 @@ int run_print_outcome(const tuning_outcome *out, const char *label, const char *
         printf("best: none — no configuration passed verification\n");
     }
     print_stop_advice(r);
+    run_print_confirmation(&out->confirmation);
     if (r->stop == TUNING_LOOP_INTERRUPTED) {
         printf("interrupted: run the same command again to continue\n");
         return EXIT_INTERRUPTED;

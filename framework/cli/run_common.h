@@ -19,6 +19,14 @@ size_t run_options_with_supervision(const cli_option *options, size_t n, cli_opt
  * request. Prints the problem and returns -1 on bad input. */
 int run_parse_supervision(const cli_args *args, tuning_request *rq);
 
+/* --confirm, --confirm-rounds and --no-confirm into the request (also
+ * called by run_parse_supervision). Prints the problem and returns -1 on
+ * bad input. */
+int run_parse_confirmation(const cli_args *args, tuning_request *rq);
+
+/* The confirmation's lines of a run's summary. */
+void run_print_confirmation(const confirmation_outcome *c);
+
 /* A duration longer than 0 for --OPTION (prints the problem and returns -1
  * otherwise): a limit of 0 would mean no limit, which is leaving the option
  * out. */

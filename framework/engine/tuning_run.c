@@ -20,6 +20,7 @@
 #include "store_spaces.h"
 #include "value.h"
 #include "store.h"
+#include "store_confirmations.h"
 #include "store_invocations.h"
 #include "t1.h"
 #include "usable_cpus.h"
@@ -395,6 +396,51 @@ static int run_campaign(recorded_run *r, skytune_error *err)
     return 0;
 }
 
+/* The campaign's winner confirmed (confirmation.h), unless none was asked
+ * for, the times are recorded ones, the run was stopped, or the campaign
+ * was confirmed before and this run measured nothing new. */
+static int confirm_at_end(recorded_run *r, skytune_error *err)
+{
+    const tuning_request *rq = r->rq;
+    confirmation_outcome *c = &r->out->confirmation;
+    if (rq->confirm_top < 2 || rq->confirm_rounds < 1) return 0;
+    if (r->rc->replayed) {
+        snprintf(c->skipped, sizeof c->skipped,
+                 "replayed times are recorded ones: nothing to confirm");
+        return 0;
+    }
+    if (r->out->result.stop == TUNING_LOOP_INTERRUPTED ||
+        (rq->stop_requested && *rq->stop_requested)) {
+        snprintf(c->skipped, sizeof c->skipped, "interrupted");
+        return 0;
+    }
+    int64_t before = 0;
+    if (store_confirmation_count(r->st, r->campaign_id, &before, err) != 0) return -1;
+    if (before > 0 && r->out->result.measured == 0) {
+        snprintf(c->skipped, sizeof c->skipped,
+                 "confirmed before, and nothing new was measured since");
+        return 0;
+    }
+    confirmation_request cr = {
+        .space = r->rc->space,
+        .eval = r->rc->eval,
+        .store = r->st,
+        .campaign_id = r->campaign_id,
+        .top = rq->confirm_top,
+        .rounds = rq->confirm_rounds,
+        .runs = rq->runs,
+        .stop_requested = rq->stop_requested,
+    };
+    double since = clock_monotonic_s();
+    int rc = confirm_campaign_best(&cr, c, err);
+    trace_span(r->rc->trace, "confirm the winner", "engine", since, clock_monotonic_s(), NULL);
+    /* Stopped while confirming: the run ends as interrupted, and running it
+     * again confirms (nothing was recorded). */
+    if (rc == 0 && !c->confirmed && rq->stop_requested && *rq->stop_requested)
+        r->out->result.stop = TUNING_LOOP_INTERRUPTED;
+    return rc;
+}
+
 /* The invocation and the campaign closed as the run ended (status), and
  * everything let go. The run's own error, if any, is the one to report:
  * closing reports into err only after a run that succeeded. */
@@ -445,6 +491,7 @@ static int run_recorded(const tuning_request *rq, const recorded_campaign *rc,
     trace_span(rc->trace, "open the database", "engine", since, clock_monotonic_s(), NULL);
     announce_start(&r, on_start, start_ctx);
     status = run_campaign(&r, err);
+    if (status == 0) status = confirm_at_end(&r, err);
 done:
     return end_run(&r, status, err);
 }
@@ -837,6 +884,26 @@ static int open_trace(const tuning_request *rq, device_run *d, skytune_error *er
     return 0;
 }
 
+/* The binary cache, unless --no-cache or it cannot be trusted. */
+static int open_cache(const tuning_request *rq, device_run *d, skytune_error *err)
+{
+    d->cache_limit = rq->cache_max_bytes ? rq->cache_max_bytes : BINARY_CACHE_DEFAULT_MAX_BYTES;
+    if (!rq->no_cache && binary_cache_open(rq->cache_dir, d->cache_limit, &d->cache, err) != 0)
+        return -1;
+    if (d->cache && binary_cache_distrust(d->cache)) {
+        if (rq->on_notice) {
+            char text[400];
+            snprintf(text, sizeof text, "%s: the binary cache is not used, every configuration "
+                                        "is compiled from source",
+                     binary_cache_distrust(d->cache));
+            rq->on_notice(rq->notice_ctx, text);
+        }
+        binary_cache_close(d->cache);
+        d->cache = NULL;
+    }
+    return 0;
+}
+
 static int run_on_device(const tuning_request *rq,
                          void (*on_start)(void *ctx, const tuning_started *s), void *start_ctx,
                          tuning_outcome *out, skytune_error *err)
@@ -856,20 +923,7 @@ static int run_on_device(const tuning_request *rq,
         rc = run_recorded(rq, &spec, NULL, NULL, out, err);
         goto done;
     }
-    d.cache_limit = rq->cache_max_bytes ? rq->cache_max_bytes : BINARY_CACHE_DEFAULT_MAX_BYTES;
-    if (!rq->no_cache && binary_cache_open(rq->cache_dir, d.cache_limit, &d.cache, err) != 0)
-        goto done;
-    if (d.cache && binary_cache_distrust(d.cache)) {
-        if (rq->on_notice) {
-            char text[400];
-            snprintf(text, sizeof text, "%s: the binary cache is not used, every configuration "
-                                        "is compiled from source",
-                     binary_cache_distrust(d.cache));
-            rq->on_notice(rq->notice_ctx, text);
-        }
-        binary_cache_close(d.cache);
-        d.cache = NULL;
-    }
+    if (open_cache(rq, &d, err) != 0) goto done;
     spec.isolated = rq->worker_exe != NULL;
     spec.cache_dir = d.cache ? binary_cache_dir(d.cache) : NULL;
     spec.verification = d.plugin.checked_against;
@@ -956,4 +1010,38 @@ int tuning_run(const tuning_request *rq, void (*on_start)(void *ctx, const tunin
     if (rq->replay) return run_replayed(rq, on_start, start_ctx, out, err);
     if (!rq->plugin) return err_set(err, "a run needs --plugin NAME or --replay FILE");
     return run_on_device(rq, on_start, start_ctx, out, err);
+}
+
+int tuning_confirm(const tuning_request *rq, int64_t campaign_id, confirmation_outcome *out,
+                   skytune_error *err)
+{
+    memset(out, 0, sizeof *out);
+    if (!rq->plugin) return err_set(err, "a confirmation needs the campaign's plugin");
+    device_run d = {0};
+    store *st = NULL;
+    int rc = -1;
+    if (open_device_run(rq, &d, err) != 0 || build_device_space(rq, &d, err) != 0 ||
+        open_cache(rq, &d, err) != 0)
+        goto done;
+    recorded_campaign spec = campaign_on_device(rq, &d);
+    spec.cache_dir = d.cache ? binary_cache_dir(d.cache) : NULL;
+    if ((rq->worker_exe ? open_supervisor(rq, &d, &spec, err) : open_measurer(rq, &d, &spec, err)) !=
+            0 ||
+        store_open(rq->db_path, false, tuning_request_busy_timeout_s(rq), &st, err) != 0)
+        goto done;
+    confirmation_request cr = {
+        .space = d.sp,
+        .eval = spec.eval,
+        .store = st,
+        .campaign_id = campaign_id,
+        .top = rq->confirm_top,
+        .rounds = rq->confirm_rounds,
+        .runs = rq->runs,
+        .stop_requested = rq->stop_requested,
+    };
+    rc = confirm_campaign_best(&cr, out, err);
+done:
+    store_close(st);
+    close_device_run(&d);
+    return rc;
 }

@@ -9,6 +9,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "confirmation.h"
 #include "tuning_loop.h"
 #include "plugin_loader.h"
 #include "supervisor.h"
@@ -62,6 +63,10 @@ typedef struct tuning_request {
     uint64_t cache_max_bytes;            /* 0: the cache's default */
     bool retry_failed;                   /* measure failed configurations again */
     bool no_race;                        /* --no-race: every configuration timed in full */
+    /* At the end of a campaign on a device, its confirm_top best timed
+     * again for confirm_rounds interleaved rounds (confirmation.h); 0: no
+     * confirmation (the CLI's default is CONFIRM_DEFAULT_TOP). */
+    unsigned confirm_top, confirm_rounds;
     /* `--trace FILE`: the run's pipeline as Chrome trace events (core/trace.h);
      * NULL: none. */
     const char *trace_path;
@@ -122,6 +127,9 @@ typedef struct tuning_outcome {
     cache_entries measuring_entries;
     int64_t campaign_id;
     char best_text[4096];
+    /* The confirmation at the end (confirmation.confirmed), or why there
+     * was none (confirmation.skipped; "" when none was asked for). */
+    confirmation_outcome confirmation;
 } tuning_outcome;
 
 /* How long the request's connections wait for a lock on its database:
@@ -134,5 +142,13 @@ double tuning_request_busy_timeout_s(const tuning_request *rq);
  * under a device and plugin named after the dataset. */
 int tuning_run(const tuning_request *rq, void (*on_start)(void *ctx, const tuning_started *s),
                void *start_ctx, tuning_outcome *out, skytune_error *err);
+
+/* `skytune confirm`: the best configurations of a campaign already in
+ * rq->db_path timed again (confirmation.h) with rq's plugin, problem,
+ * device, runs and supervision, rq->confirm_top of them for
+ * rq->confirm_rounds rounds. The caller reads plugin, problem and device
+ * from the campaign (store_campaign_origin_of). */
+int tuning_confirm(const tuning_request *rq, int64_t campaign_id, confirmation_outcome *out,
+                   skytune_error *err);
 
 #endif

@@ -5,7 +5,9 @@
 -- the configuration's timed runs spread widely: their sample standard
 -- deviation is more than 10 % of their median (docs/reports.md, "Noisy
 -- configurations"). raced is 1 for one that stopped timing early (racing,
--- never one of the best 5): n_samples is the runs it made.
+-- never one of the best 5): n_samples is the runs it made. ci_low_ns and
+-- ci_high_ns bound the median's confidence interval, which holds it with
+-- probability ci_coverage (docs/reports.md, "Intervals").
 -- Parameters: ?1 a campaign id or NULL; ?2 a plugin name or NULL;
 -- ?3 how many per campaign (NULL: 20).
 WITH scope AS (
@@ -47,6 +49,9 @@ SELECT r.campaign_id             AS campaign,
        m.min_ns                  AS min_ns,
        m.max_ns                  AS max_ns,
        m.stddev_ns               AS stddev_ns,
+       m.ci_low_ns               AS ci_low_ns,
+       m.ci_high_ns              AS ci_high_ns,
+       m.ci_coverage             AS ci_coverage,
        COALESCE(m.stddev_ns > 0.1 * m.median_ns, 0) AS noisy,
        m.n_samples               AS n_samples,
        m.raced                   AS raced,

@@ -3,7 +3,8 @@
 -- what `skytune export --format json|header` writes. problem_values and
 -- configuration_values are JSON objects of the parameters (the problem's in
 -- the order of its text, the configuration's by name), each value typed as in the config_values view (integer,
--- real, else text).
+-- real, else text). ci_low_ns, ci_high_ns: the median's confidence interval,
+-- holding it with probability ci_coverage (NULL: fewer than 2 runs).
 -- Parameters: ?1 a campaign id (its plugin) or NULL; ?2 a plugin name or NULL.
 WITH plugin_scope AS (
     SELECT p.id
@@ -52,6 +53,9 @@ SELECT p.name            AS plugin,
         WHERE v.configuration_id = cf.id)
                          AS configuration_values,
        m.median_ns       AS median_ns,
+       m.ci_low_ns       AS ci_low_ns,
+       m.ci_high_ns      AS ci_high_ns,
+       m.ci_coverage     AS ci_coverage,
        m.gflops          AS gflops,
        m.gbs             AS gbs
 FROM best b
