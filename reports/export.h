@@ -8,6 +8,9 @@
  *           function (export_header.c)
  *   t4      a campaign's evaluations in the T4 results format, schema
  *           1.0.0 (export_t4.c), from reports/sql/t4.sql
+ *   kernel_tuner  the same evaluations as a Kernel Tuner cache file, which
+ *           Kernel Tuner's simulation mode and skytune's --replay read
+ *           (export_kernel_tuner.c)
  * Each writes to a stream; callers that write files use atomic_file. */
 #ifndef SKYTUNE_EXPORT_H
 #define SKYTUNE_EXPORT_H
@@ -32,5 +35,10 @@ int export_wisdom_header(void *db, const char *plugin, const char *source, FILE 
 
 /* campaign: a campaign id. Fails when there is no such campaign. */
 int export_t4(void *db, const char *campaign, FILE *f, size_t *results, skytune_error *err);
+
+/* campaign: a campaign id. Fails when there is no such campaign. *entries:
+ * the configurations written. */
+int export_kernel_tuner(void *db, const char *campaign, FILE *f, size_t *entries,
+                        skytune_error *err);
 
 #endif

@@ -290,6 +290,14 @@ static bool read_terminal(int master, char **text, size_t *len, size_t *cap, int
 
 cli_result cli_run_terminal(const char *const *env, const char *const *args, int columns)
 {
+    return cli_run_terminal_watched(env, args, columns, NULL, NULL);
+}
+
+cli_result cli_run_terminal_watched(const char *const *env, const char *const *args, int columns,
+                                    void (*watch)(void *ctx, const char *text, size_t len,
+                                                  double now_s),
+                                    void *watch_ctx)
+{
     cli_result r = {.status = CLI_NOT_STARTED};
     int master = posix_openpt(O_RDWR | O_NOCTTY | O_CLOEXEC);
     cr_assert(master >= 0 && grantpt(master) == 0 && unlockpt(master) == 0,
@@ -333,7 +341,9 @@ cli_result cli_run_terminal(const char *const *env, const char *const *args, int
             status = CLI_TIMED_OUT;
             break;
         }
+        size_t before = len;
         read_terminal(master, &text, &len, &cap, 50);
+        if (watch && len > before) watch(watch_ctx, text, len, clock_monotonic_s());
     }
     while (read_terminal(master, &text, &len, &cap, 0) && len < (size_t)64 << 20) {
         struct pollfd p = {.fd = master, .events = POLLIN};

@@ -64,6 +64,12 @@ void cli_result_free(cli_result *r);
  * what the terminal received in r.out (r.err is empty). Lines end in
  * "\r\n", as a terminal turns them. */
 cli_result cli_run_terminal(const char *const *env, const char *const *args, int columns);
+/* The same, calling watch with all the terminal has received so far and
+ * the monotonic clock (clock.h) each time more arrives while it runs. */
+cli_result cli_run_terminal_watched(const char *const *env, const char *const *args, int columns,
+                                    void (*watch)(void *ctx, const char *text, size_t len,
+                                                  double now_s),
+                                    void *watch_ctx);
 
 /* Start skytune in the background with stdout and stderr going to the given
  * files; returns its pid. */

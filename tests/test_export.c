@@ -371,3 +371,172 @@ Test(export, csv_cells_never_read_as_formulas)
         free(text);
     }
 }
+
+/* ------------------------------------------------------------ Kernel Tuner cache */
+
+/* Kernel Tuner and what its simulation mode imports, without the rest of
+ * its dependencies (pandas, scikit-learn, pymoo: half a gigabyte its
+ * strategies and plots use), into `folder`. 0, or the reason it could
+ * not be installed in `why`. */
+static int install_kernel_tuner(const char *python, const char *folder, char *why, size_t len)
+{
+    char *log = cli_path(scratch, "pip.log");
+    int rc = cli_shell("timeout 600 '%s' -m pip install --quiet --disable-pip-version-check "
+                       "--no-deps --target '%s' kernel_tuner numpy scipy python-constraint2 "
+                       "jsonschema jsonschema-specifications referencing rpds-py attrs packaging "
+                       "xmltodict typing_extensions >'%s' 2>&1",
+                       python, folder, log);
+    if (rc != 0) {
+        size_t n;
+        char *out = (char *)cli_read_file(log, &n);
+        snprintf(why, len, "pip install kernel_tuner failed (%d): %.400s", rc, out ? out : "");
+        free(out);
+    }
+    free(log);
+    return rc;
+}
+
+/* "64,0,0": the cache key of configuration text "wg=64,MODE=0,variant=0"
+ * (values without commas). */
+static void key_of(const char *text, char *key, size_t len)
+{
+    size_t used = 0;
+    key[0] = '\0';
+    for (const char *at = text; at && *at;) {
+        const char *value = strchr(at, '=') + 1;
+        size_t n = strcspn(value, ",");
+        used += (size_t)snprintf(key + used, len - used, "%s%.*s", used ? "," : "", (int)n, value);
+        at = value[n] ? value + n + 1 : NULL;
+    }
+}
+
+/* The trivial plugin's 12 configurations with variant 0: MODE 1 does not
+ * compile, MODE 3 and 4 give wrong results, wg 3 does not divide the work
+ * (launch), the rest pass. Exported as a Kernel Tuner cache, each failure
+ * is written as Kernel Tuner records its own, and both Kernel Tuner's
+ * simulation mode and skytune's --replay find the campaign's best in it. */
+Test(export, a_kernel_tuner_cache_reads_back_to_the_same_best_in_kernel_tuner_and_replay)
+{
+    char *module = trivial_module();
+    char *db = cli_path(scratch, "kt.db");
+    cli_result r = cli_run(CLI_ARGS("run", "--plugin", module, "--only", "variant=0", "--strategy",
+                                    "exhaustive", "--runs", "2", "--timeout-floor", "10m",
+                                    "--quiet", "--db", db));
+    cr_assert_eq(r.status, 0, "skytune run: %s\n%s%s", cli_status_text(r.status), r.out, r.err);
+    cli_result_free(&r);
+    char *best = cli_db_text(db, "SELECT c.text FROM measurements m JOIN configurations c "
+                                 "ON c.id = m.configuration_id WHERE m.status = 'ok' "
+                                 "ORDER BY m.median_ns, m.id LIMIT 1");
+    cr_assert(best, "no configuration passed");
+    char best_key[128];
+    key_of(best, best_key, sizeof best_key);
+
+    char *path = cli_path(scratch, "kt.json");
+    r = cli_run(CLI_ARGS("export", "--db", db, "--format", "kernel_tuner", "--out", path));
+    cr_assert_eq(r.status, 0, "skytune export --format kernel_tuner: %s\n%s",
+                 cli_status_text(r.status), r.err);
+    cr_assert(strstr(r.out, "wrote 12 configurations to "), "%s", r.out);
+    cli_result_free(&r);
+
+    /* The header Kernel Tuner checks, and every entry as it records them. */
+    json_error_t error;
+    json_t *root = json_load_file(path, 0, &error);
+    cr_assert(json_is_object(root), "%s: %s", path, error.text);
+    char *device = cli_db_text(db, "SELECT name FROM devices");
+    cr_assert_str_eq(json_string_value(json_object_get(root, "device_name")), device);
+    cr_assert_str_eq(json_string_value(json_object_get(root, "kernel_name")), "scale");
+    cr_assert_str_eq(json_string_value(json_object_get(root, "objective")), "time");
+    json_t *keys = json_pack("[sss]", "wg", "MODE", "variant");
+    json_t *wg = json_pack("[iii]", 1, 3, 64);
+    cr_assert(json_equal(json_object_get(root, "tune_params_keys"), keys),
+              "tune_params_keys are not the parameters in order");
+    cr_assert(json_equal(json_object_get(json_object_get(root, "tune_params"), "wg"), wg),
+              "tune_params.wg is not the values evaluated, in order");
+    json_decref(keys);
+    json_decref(wg);
+    json_t *cache = json_object_get(root, "cache");
+    cr_assert_eq(json_object_size(cache), 12);
+    char *rows = cli_db_text(db, "SELECT group_concat(c.text || ' ' || m.status || ' ' || "
+                                 "COALESCE(m.median_ns, 0), char(10)) FROM measurements m "
+                                 "JOIN configurations c ON c.id = m.configuration_id");
+    size_t statuses[4] = {0};
+    for (char *line = strtok(rows, "\n"); line; line = strtok(NULL, "\n")) {
+        char text[128], status[32], key[128];
+        double median_ns;
+        cr_assert_eq(sscanf(line, "%127s %31s %lf", text, status, &median_ns), 3, "%s", line);
+        key_of(text, key, sizeof key);
+        json_t *entry = json_object_get(cache, key);
+        cr_assert(entry, "no cache entry \"%s\" for %s", key, text);
+        json_t *time = json_object_get(entry, "time");
+        const char *error_name = json_string_value(json_object_get(entry, "__error__"));
+        if (strcmp(status, "ok") == 0) {
+            statuses[0]++;
+            cr_assert(json_is_real(time) && !error_name, "%s: an ok configuration without a time",
+                      key);
+            cr_assert_float_eq(json_real_value(time), median_ns / 1e6, 1e-9, "%s", key);
+            cr_assert_eq(json_array_size(json_object_get(entry, "times")), 2, "%s", key);
+        } else {
+            const char *expected = strcmp(status, "compile") == 0 ? "CompilationFailedConfig"
+                                                                  : "RuntimeFailedConfig";
+            statuses[strcmp(status, "compile") == 0 ? 1 : strcmp(status, "launch") == 0 ? 2 : 3]++;
+            cr_assert_str_eq(json_string_value(time), expected, "%s (%s)", key, status);
+            cr_assert_str_eq(error_name, expected, "%s (%s)", key, status);
+        }
+        cr_assert(json_is_number(json_object_get(entry, "compile_time")), "%s", key);
+    }
+    /* Every kind of failure is there to be written. */
+    cr_assert(statuses[0] && statuses[1] && statuses[2] && statuses[3],
+              "ok %zu, compile %zu, launch %zu, wrong_result %zu", statuses[0], statuses[1],
+              statuses[2], statuses[3]);
+    free(rows);
+    json_decref(root);
+
+    /* skytune reads it back as a recorded dataset. */
+    char *replay_db = cli_path(scratch, "replay.db");
+    r = cli_run(CLI_ARGS("run", "--replay", path, "--space", "recorded", "--strategy",
+                         "exhaustive", "--quiet", "--db", replay_db));
+    cr_assert_eq(r.status, 0, "skytune run --replay: %s\n%s%s", cli_status_text(r.status), r.out,
+                 r.err);
+    cli_result_free(&r);
+    char *replayed = cli_db_text(replay_db, "SELECT c.text FROM measurements m JOIN "
+                                            "configurations c ON c.id = m.configuration_id "
+                                            "WHERE m.status = 'ok' ORDER BY m.median_ns, m.id "
+                                            "LIMIT 1");
+    cr_assert_str_eq(replayed, best, "--replay of the export finds another best");
+    cr_assert_eq(cli_db_int(replay_db, "SELECT COUNT(*) FROM measurements WHERE status = "
+                                       "'compile'"),
+                 (long long)statuses[1]);
+
+    /* And so does Kernel Tuner, in its simulation mode. */
+    const char *python = getenv("SKYTUNE_PYTHON");
+    char *folder = cli_path(scratch, "kernel_tuner");
+    char why[600] = "";
+    if (!python || !*python)
+        snprintf(why, sizeof why, "SKYTUNE_PYTHON is not set");
+    else
+        install_kernel_tuner(python, folder, why, sizeof why);
+    if (why[0]) {
+        fprintf(stderr, "SKIP (the Kernel Tuner half of this test): %s\n", why);
+    } else {
+        char *out = cli_path(scratch, "kt.out");
+        int rc = cli_shell("cd '%s' && PYTHONPATH='%s' timeout 300 '%s' '%s/tests/kernel_tuner_best.py' "
+                           "'%s' >'%s' 2>&1",
+                           scratch, folder, python, cli_source_dir(), path, out);
+        size_t n;
+        char *said = (char *)cli_read_file(out, &n);
+        cr_assert_eq(rc, 0, "Kernel Tuner could not read the cache:\n%s", said ? said : "");
+        char first[128] = "";
+        sscanf(said, "%127s", first);
+        cr_assert_str_eq(first, best_key, "Kernel Tuner finds another best:\n%s", said);
+        free(said);
+        free(out);
+    }
+    free(folder);
+    free(replayed);
+    free(replay_db);
+    free(device);
+    free(path);
+    free(best);
+    free(db);
+    free(module);
+}

@@ -6,12 +6,14 @@
 #include <criterion/criterion.h>
 
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 #include "cli_harness.h"
+#include "clock.h"
 
 static char *scratch;
 
@@ -333,5 +335,114 @@ Test(resume, a_larger_budget_extends_the_campaign_and_each_run_is_recorded)
                  2);
     /* The campaign keeps the command that started it. */
     cr_assert_eq(cli_db_int(db, "SELECT command LIKE '%%--budget 3 %%' FROM campaigns"), 1);
+    free(db);
+}
+
+/* ------------------------------------------------------------ the ETA of an extended campaign */
+
+/* What a watched terminal showed: the first bar drawn after the estimate
+ * line, with when it arrived, and the estimate itself. */
+typedef struct eta_watch {
+    size_t scanned;          /* the text before this is read */
+    bool estimated;          /* the estimate line has arrived */
+    double estimate_at_s, estimate_s;
+    bool have_eta;
+    double eta_at_s, eta_s;
+} eta_watch;
+
+/* "12 s", "0.5 s", "3 min", "1.2 h" (format_wait_s) in seconds; -1 when
+ * it is none of them. */
+static double wait_seconds(const char *text)
+{
+    double v;
+    char unit[8];
+    if (sscanf(text, "%lf %7s", &v, unit) != 2) return -1;
+    if (strcmp(unit, "s") == 0) return v;
+    if (strcmp(unit, "min") == 0) return 60 * v;
+    if (strcmp(unit, "h") == 0) return 3600 * v;
+    return -1;
+}
+
+static void watch_eta(void *ctx, const char *text, size_t len, double now_s)
+{
+    eta_watch *w = ctx;
+    if (!w->estimated) {
+        const char *line = strstr(text + w->scanned, "estimate: ");
+        const char *about = line ? strstr(line, " take about ") : NULL;
+        const char *end = about ? strchr(about, '\n') : NULL;
+        if (!end) return; /* not all of it yet */
+        w->estimated = true;
+        w->estimate_at_s = now_s;
+        w->estimate_s = wait_seconds(about + strlen(" take about "));
+        w->scanned = (size_t)(end - text);
+    }
+    if (w->have_eta) return;
+    const char *eta = strstr(text + w->scanned, "ETA ");
+    int minutes, seconds;
+    char after;
+    if (eta && sscanf(eta, "ETA %d:%d%c", &minutes, &seconds, &after) == 3 && after == ' ') {
+        w->have_eta = true;
+        w->eta_at_s = now_s;
+        w->eta_s = 60.0 * minutes + seconds;
+    }
+    (void)len;
+}
+
+/* A campaign of 8 configurations extended to 28 at a terminal: the 8 it
+ * has come back from the database at once, and the bar's ETA and the
+ * estimate count only the 20 it measures now, at the pace they come out
+ * with a compile worker building ahead: each is within a factor of 2 of
+ * the time the rest of the run then takes. Before, the bar's rate counted
+ * the 8 it took from the database and its ETA said 0:00 to 0:04. The
+ * configurations are the trivial plugin's that differ only in a build
+ * option, so each takes about as long as the next to build: an estimate
+ * can only know the configurations it has seen. */
+Test(resume, an_extended_campaigns_eta_counts_only_its_new_work)
+{
+    char *db = cli_path(scratch, "eta.db");
+    char *cache = cli_path(scratch, "binaries");
+    const char *budgets[] = {"8", "28"};
+    const char *build = getenv("SKYTUNE_BUILD_DIR");
+    cr_assert(build, "SKYTUNE_BUILD_DIR is not set: run the tests through `meson test`");
+    char *module = cli_path(build, "trivial.so");
+    eta_watch w = {0};
+    double ended_s = 0;
+    cli_result r = {0};
+    for (int k = 0; k < 2; k++) {
+        /* An empty binary cache of its own: the configurations are built. */
+        const char *const args[] = {"run", "--plugin", module, "--only", "MODE=0", "--only",
+                                    "wg=64", "--strategy", "random", "--seed", "3", "--runs",
+                                    "2", "--timeout-floor", "10m", "--budget", budgets[k],
+                                    "--compile-jobs", "1", "--cache-dir", cache, "--db", db,
+                                    NULL};
+        r = k == 0 ? cli_run(args) : cli_run_terminal_watched(NULL, args, 250, watch_eta, &w);
+        ended_s = clock_monotonic_s();
+        cr_assert_eq(r.status, 0, "run %d: %s\n%s%s", k + 1, cli_status_text(r.status), r.out,
+                     r.err);
+        if (k == 0) cli_result_free(&r);
+    }
+    cr_assert(strstr(r.out, "extending campaign 1: 8 configurations evaluated under --budget 8; "
+                            "now --budget 28: 20 more"),
+              "%s", r.out);
+    cr_assert(w.estimated && w.estimate_s > 0, "no estimate line:\n%s", r.out);
+    cr_assert(w.have_eta, "no ETA after the estimate line:\n%s", r.out);
+    double took_after_estimate = ended_s - w.estimate_at_s;
+    double took_after_eta = ended_s - w.eta_at_s;
+    double estimate_ratio = w.estimate_s / took_after_estimate;
+    double eta_ratio = w.eta_s / took_after_eta;
+    /* The ratios, for the record (the test's log). */
+    fprintf(stderr, "extended campaign: estimate %.1f s for %.1f s (ratio %.2f), ETA %.0f s for "
+            "%.1f s (ratio %.2f)\n", w.estimate_s, took_after_estimate, estimate_ratio, w.eta_s,
+            took_after_eta, eta_ratio);
+    cr_assert(estimate_ratio >= 0.5 && estimate_ratio <= 2.0,
+              "the estimate said %.1f s, the rest took %.1f s:\n%s", w.estimate_s,
+              took_after_estimate, r.out);
+    /* The ETA is shown in whole seconds: a second either way is its
+     * rounding, not its error. */
+    cr_assert(w.eta_s + 1 >= 0.5 * took_after_eta && w.eta_s - 1 <= 2.0 * took_after_eta,
+              "the ETA said %.0f s, the rest took %.1f s:\n%s", w.eta_s, took_after_eta, r.out);
+    cli_result_free(&r);
+    free(module);
+    free(cache);
     free(db);
 }

@@ -3,11 +3,13 @@
 # Run as root (or with sudo available); does nothing when all are present.
 #   usage: tools/install-deps.sh [fuzz]
 # With `fuzz`, also clang and its libFuzzer runtime (for `make fuzz`).
+# chromium renders the HTML report in the test suite (tests/test_report.c),
+# headless: the test of what a reader sees needs a real browser.
 set -eu
 packages="meson ninja-build pkg-config gcc python3 ocl-icd-opencl-dev opencl-c-headers
   pocl-opencl-icd clinfo libsqlite3-dev sqlite3 libcriterion-dev libjansson-dev zlib1g-dev
   libclfft-dev libyaml-dev slurm-wlm munge valgrind libcurl4-openssl-dev openssl
-  python3-jsonschema"
+  python3-jsonschema chromium"
 if [ "${1:-}" = fuzz ]; then
     packages="$packages clang libclang-rt-14-dev"
 fi

@@ -16,8 +16,10 @@ static const cli_option options[] = {
      "csv (default): every evaluation, a column per parameter; json: the best configuration "
      "per plugin, device and "
      "problem (wisdom); header: the same as a C header with a lookup function; t4: a "
-     "campaign's evaluations in the T4 results format"},
-    {"campaign", "ID", false, "only this campaign (csv; t4: required unless there is one)"},
+     "campaign's evaluations in the T4 results format; kernel_tuner: the same as a Kernel Tuner "
+     "cache file (Kernel Tuner's simulation mode and skytune run --replay read it)"},
+    {"campaign", "ID", false,
+     "only this campaign (csv; t4, kernel_tuner: required unless there is one)"},
     {"plugin", "NAME", false, "only this plugin (json, header)"},
     {"out", "FILE", false, "write here instead of standard output"},
     BUSY_TIMEOUT_OPTION,
@@ -30,6 +32,7 @@ static int write_export(void *db, const char *format, const char *campaign, cons
     if (strcmp(format, "json") == 0) return export_wisdom_json(db, plugin, f, count, err);
     if (strcmp(format, "header") == 0) return export_wisdom_header(db, plugin, source, f, count, err);
     if (strcmp(format, "t4") == 0) return export_t4(db, campaign, f, count, err);
+    if (strcmp(format, "kernel_tuner") == 0) return export_kernel_tuner(db, campaign, f, count, err);
     return export_csv(db, campaign, plugin, f, count, err);
 }
 
@@ -45,7 +48,8 @@ int cmd_export(int argc, char **argv)
                        "configuration per (plugin, device, problem) as wisdom an application can "
                        "read; header: the same as a C header with skytune_<plugin>_lookup() "
                        "(reports/sql/wisdom.sql). t4: one campaign in the T4 results format "
-                       "(reports/sql/t4.sql). See docs/reports.md.",
+                       "(reports/sql/t4.sql). kernel_tuner: one campaign as a Kernel Tuner cache file, "
+                       "failures as Kernel Tuner records them. See docs/reports.md.",
                        options, sizeof options / sizeof options[0], 0, NULL, argc, argv, &args);
     if (rc) return rc < 0 ? EXIT_OK : rc;
     const char *path = cli_get(&args, "db");
@@ -57,8 +61,8 @@ int cmd_export(int argc, char **argv)
         cli_error("export: --db FILE is required");
         return EXIT_USAGE;
     }
-    static const char *const formats[] = {"csv", "json", "header", "t4"};
-    if (cli_check_choice("export: --format", format, formats, 4) != 0) return EXIT_USAGE;
+    static const char *const formats[] = {"csv", "json", "header", "t4", "kernel_tuner"};
+    if (cli_check_choice("export: --format", format, formats, 5) != 0) return EXIT_USAGE;
     double busy_timeout_s;
     if (cli_campaign_arg(campaign) != 0 || cli_busy_timeout(&args, &busy_timeout_s) != 0)
         return EXIT_USAGE;
@@ -66,8 +70,11 @@ int cmd_export(int argc, char **argv)
     if (!st) return EXIT_FAILED;
     void *db = store_handle(st);
     char only[32];
-    if (strcmp(format, "t4") == 0 && !campaign) {
-        if (cli_only_campaign(st, "export: t4", only, sizeof only) != 0) {
+    bool one_campaign = strcmp(format, "t4") == 0 || strcmp(format, "kernel_tuner") == 0;
+    if (one_campaign && !campaign) {
+        char what[64];
+        snprintf(what, sizeof what, "export: %s", format);
+        if (cli_only_campaign(st, what, only, sizeof only) != 0) {
             store_close(st);
             return EXIT_FAILED;
         }
@@ -113,6 +120,7 @@ int cmd_export(int argc, char **argv)
     }
     const char *what = strcmp(format, "csv") == 0 ? "rows"
                        : strcmp(format, "t4") == 0 ? "results"
+                       : strcmp(format, "kernel_tuner") == 0 ? "configurations"
                                                    : "entries";
     printf("wrote %zu %s to %s\n", count, what, quote_text(out_path, shown, sizeof shown));
     return EXIT_OK;

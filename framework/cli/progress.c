@@ -95,12 +95,19 @@ static progress_campaign *campaign_of(progress *p, const char *label)
     return &p->campaigns[PROGRESS_MAX_CAMPAIGNS - 1];
 }
 
-void progress_begin(progress *p, const char *label)
+void progress_begin(progress *p, const char *label, unsigned ahead)
 {
     progress_campaign *c = campaign_of(p, label);
     memset(c, 0, sizeof *c);
     c->used = true;
     c->label = label;
+    run_pace_init(&c->pace, ahead);
+}
+
+/* Configurations of the plan not evaluated yet. */
+static uint64_t left_of(uint64_t planned, uint64_t evaluated)
+{
+    return planned > evaluated ? planned - evaluated : 0;
 }
 
 /* ------------------------------------------------------------ the bar */
@@ -169,10 +176,11 @@ static void draw_bar(progress *p, const progress_campaign *c)
 {
     double now = clock_monotonic_s();
     p->last_draw_s = now;
-    double rate = c->elapsed_s > 0 ? (double)c->evaluated / c->elapsed_s : 0.0;
-    double eta = rate > 0 && c->planned >= c->evaluated
-                     ? (double)(c->planned - c->evaluated) / rate
-                     : INFINITY;
+    /* This run's own pace: configurations reused from the database come
+     * back at once and would make the rest look instant. */
+    double pace = run_pace_seconds(&c->pace);
+    double rate = pace > 0 ? 1.0 / pace : 0.0;
+    double eta = pace > 0 ? (double)left_of(c->planned, c->evaluated) * pace : INFINITY;
     char eta_text[32], best[32], counts[256];
     format_clock(eta, eta_text, sizeof eta_text);
     format_duration_ns(c->have_best ? c->best_ns : NAN, best, sizeof best);
@@ -252,32 +260,42 @@ static void print_line_prefix(const progress *p, const char *label)
     if (label) terminal_fprintf(p->out, "[%s] ", label);
 }
 
-/* After the first configuration measured in this run: what the whole run
- * would take at its pace. */
+/* Once the run has measured its pace (run_pace.h): what the configurations
+ * left will take at that pace. */
 static void print_estimate(progress *p, progress_campaign *c, const tuning_loop_event *ev)
 {
     c->estimated = true;
-    uint64_t left = ev->planned >= ev->evaluated ? ev->planned - ev->evaluated + 1 : 1;
-    char first[32], total[32], why[160], limit[160] = "";
-    format_wait_s(ev->wall_s, first, sizeof first);
-    format_wait_s(ev->wall_s * (double)left, total, sizeof total);
+    uint64_t left = left_of(ev->planned, ev->evaluated);
+    if (left == 0) return;
+    const run_pace *pace = &c->pace;
+    double each = run_pace_seconds(pace);
+    char every[32], total[32], why[160], limit[160] = "";
+    format_wait_s(each, every, sizeof every);
+    format_wait_s(each * (double)left, total, sizeof total);
     const tuning_loop_limits *l = ev->limits;
     if (l && l->max_evaluations)
         snprintf(why, sizeof why, " of --budget %llu", (unsigned long long)l->max_evaluations);
     else
         snprintf(why, sizeof why, " (the whole space: no --budget; --budget N or --time-limit "
                                   "bounds it)");
-    if (l && l->time_limit_s > 0 && l->time_limit_s < ev->wall_s * (double)left) {
+    /* The time limit counts from the run's start. */
+    double to_go = l && l->time_limit_s > 0 ? l->time_limit_s - ev->elapsed_s : 0;
+    if (l && l->time_limit_s > 0 && to_go < each * (double)left) {
         char stop[32];
-        format_wait_s(l->time_limit_s, stop, sizeof stop);
-        snprintf(limit, sizeof limit, "; --time-limit stops it after %s", stop);
+        format_wait_s(to_go > 0 ? to_go : 0, stop, sizeof stop);
+        snprintf(limit, sizeof limit, "; --time-limit stops it in %s", stop);
     }
     progress_finish(p);
     print_line_prefix(p, ev->label);
-    fprintf(p->out, "estimate: %s for the first configuration; at that pace the %llu %s left%s "
-            "take about %s%s\n",
-            first, (unsigned long long)left, left == 1 ? "configuration" : "configurations", why,
-            total, limit);
+    char first[64] = "the first, which starts the worker";
+    uint64_t round = run_pace_round(pace);
+    if (round > 1)
+        snprintf(first, sizeof first, "the first %llu, which start the workers",
+                 (unsigned long long)round);
+    fprintf(p->out, "estimate: one configuration every %s (%llu measured; %s, not counted); at "
+            "that pace the %llu %s left%s take about %s%s\n",
+            every, (unsigned long long)pace->measured, first, (unsigned long long)left,
+            left == 1 ? "configuration" : "configurations", why, total, limit);
     fflush(p->out);
 }
 
@@ -381,9 +399,11 @@ void progress_event(void *ctx, const tuning_loop_event *ev)
     c->gain_more = ev->gain_more;
     c->elapsed_s = ev->elapsed_s;
     c->in_flight = false;
+    if (!ev->cached) run_pace_add(&c->pace, ev->elapsed_s, ev->wall_s);
     if (p->quiet) return;
     /* A replay takes no time of its own to estimate. */
-    bool estimate = !ev->cached && !ev->m->replayed && !c->estimated;
+    bool estimate = !ev->cached && !ev->m->replayed && !c->estimated &&
+                    run_pace_settled(&c->pace);
     if (ev->strategy_phase) print_phase_line(p, ev);
     if (!p->terminal) {
         print_log_line(p, ev);

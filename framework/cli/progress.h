@@ -7,8 +7,9 @@
  * get a line above it with their reason. A log gets, per configuration, its
  * status, time and, for a failure, the first line of its reason; and, for a
  * configuration that takes long, "still measuring CONFIG: stage S, N s"
- * after 10 s and every 30 s after that. Both get, after the first measured
- * configuration, an estimate of the whole run at that pace. */
+ * after 10 s and every 30 s after that. Both get, once the run has measured
+ * its pace (run_pace.h), an estimate of what is left at that pace; the
+ * bar's rate and ETA are that pace too. */
 #ifndef SKYTUNE_PROGRESS_H
 #define SKYTUNE_PROGRESS_H
 
@@ -16,6 +17,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
+#include "run_pace.h"
 #include "tuning_loop.h"
 
 /* Campaigns one progress follows at once (--devices), each by its label. */
@@ -35,6 +37,7 @@ typedef struct progress_campaign {
     uint64_t gain_more;
     unsigned gain_marks_said;                   /* a log's gain lines so far (progress.c) */
     double elapsed_s;                           /* the campaign's, at the last report */
+    run_pace pace;                              /* of the configurations this run measured */
     bool estimated;                             /* the estimate has been printed */
     /* The configuration in flight, since the last event; in_flight false
      * once it is done. */
@@ -59,8 +62,10 @@ typedef struct progress {
 
 void progress_init(progress *p, FILE *out, bool quiet);
 /* A campaign (label as in its events, may be NULL) starts: its counts and
- * estimate start afresh. */
-void progress_begin(progress *p, const char *label);
+ * estimate start afresh. ahead: the workers that build configurations
+ * ahead of the device (compile workers and spare measuring workers), whose
+ * first round the pace waits for. */
+void progress_begin(progress *p, const char *label, unsigned ahead);
 /* tuning_loop_config.on_event */
 void progress_event(void *ctx, const tuning_loop_event *ev);
 /* tuning_request.on_activity: the configuration in flight. */

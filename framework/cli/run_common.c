@@ -270,7 +270,7 @@ static void print_database(const char *path)
 void run_print_start(void *ctx, const tuning_started *s)
 {
     progress *p = ctx;
-    progress_begin(p, s->label);
+    progress_begin(p, s->label, s->compile_jobs + s->measure_ahead);
     if (p->quiet) return;
     /* The plugin's, the driver's and the user's words (a version, a device,
      * a dataset's name in the problem, the cache folder) go out escaped. */
