@@ -276,8 +276,8 @@ static int bench_file(const char *file, replay_dataset *const *all, size_t n_all
                             data->name, (unsigned long long)space_count(d.space),
                             (*cells)[first].optimum_ns / 1e6, b->runs, b->unit_text);
             if (warm.recordings)
-                printf(", warm start from %zu recordings (%zu configurations)", warm.recordings,
-                       warm.prior.count);
+                printf(", warm start from %zu recording%s (%zu configurations)",
+                       warm.recordings, warm.recordings == 1 ? "" : "s", warm.prior.count);
             printf("\n");
             print_table_header();
             for (size_t k = first; k < *n_cells; k++) print_cell(&(*cells)[k]);
