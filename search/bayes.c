@@ -48,9 +48,13 @@
  * the others held, and the model is rebuilt under the new kernel.
  *
  * Proposals. Expected improvement over the best transformed target, on a
- * set of candidates: every valid configuration when there are at most
- * `candidates` of them, otherwise a fixed random pool of that many drawn at
- * creation. EI alone is slow to polish the best region (it keeps spending
+ * set of candidates (bayes_pool.h): every valid configuration when there
+ * are at most `candidates` of them (by default 16,384), otherwise a fixed
+ * random pool of that many drawn at creation and beside it 256 local slots,
+ * refilled whenever the best changes with its untried neighbours, each
+ * brought into the model at O(observations^2): in a space of 10^5 the
+ * optimum is seldom in the pool, and its neighbours are what the search
+ * needs scored. EI alone is slow to polish the best region (it keeps spending
  * evaluations where the model is unsure), which is what the `hc_share` of
  * steps to untried neighbours of the best, adjacent moves first, make up
  * for. Nothing in the history is ever proposed; with no candidate left the
@@ -83,6 +87,16 @@
  * tuning. Memory is bounded by `max_points` observations; later ones are
  * not added to the model (the history still keeps them from being
  * proposed again).
+ *
+ * Warm start. With a prior (strategy_setup.prior: other devices'
+ * recordings of the space, as normalised ranks), the first `warm_samples`
+ * proposals are the recordings' fastest configurations, and the model's
+ * mean is alpha + beta × the normal score of a configuration's rank there,
+ * refitted by least squares at each update (beta at most `prior_weight`),
+ * the Gaussian process modelling what is left. So the recordings point
+ * where to look first, and the results say how far this device follows
+ * them: on the recorded GPU spaces one device in six has its optimum in a
+ * family the others rank poorly, and a weight above 0.25 kept it there.
  * Out of memory, the strategy proposes random unvisited configurations. */
 #include <math.h>
 #include <stdlib.h>
