@@ -49,7 +49,7 @@
  *
  * Proposals. Expected improvement over the best transformed target, on a
  * set of candidates (bayes_pool.h): every valid configuration when there
- * are at most `candidates` of them (by default 16,384), otherwise a fixed
+ * are at most `candidates` of them (by default 8,192), otherwise a fixed
  * random pool of that many drawn at creation and beside it 256 local slots,
  * refilled whenever the best changes with its untried neighbours, each
  * brought into the model at O(observations^2): in a space of 10^5 the

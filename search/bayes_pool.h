@@ -12,7 +12,7 @@
  * model's update is O(observations × candidates): at this many candidates
  * a step of a campaign of 200 evaluations costs under a millisecond
  * (docs/benchmarks.md), nothing next to compiling and timing a kernel. */
-#define BAYES_WHOLE_SPACE_LIMIT 16384
+#define BAYES_WHOLE_SPACE_LIMIT 8192
 
 /* Slots for the untried neighbours of the best configuration so far,
  * added where the pool is a sample: there the optimum is most likely
