@@ -80,7 +80,7 @@
  * lookup per group of parameters in tables made for x. The pass is
  * O(observations × candidates), a rebuild after a relevance fit
  * O(observations^2 × candidates) but done a block of candidates at a time,
- * in cache: at the default 4,096 candidates, about 200 µs per evaluation
+ * in cache: at 4,096 candidates, about 200 µs per evaluation
  * averaged over budgets of 20 to 200. That is nothing next to a real
  * evaluation (compiling and timing a kernel takes seconds), but twenty
  * times the 10 µs of a replayed one: the strategy is meant for real
