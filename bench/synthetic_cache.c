@@ -5,9 +5,15 @@
  * kernel's; the figures strategies reach on it say nothing about real
  * kernels. This writes a file; it measures nothing.
  *
- *   synthetic_cache OUTPUT.json [seed]     (default seed 1)
+ *   synthetic_cache OUTPUT.json [seed] [stages]    (default seed 1, stages 1)
  *
- * The same seed gives the same file, byte for byte.
+ * With stages S > 1 a seventh parameter, `stages` (1 to S: say, how many
+ * pipeline stages a work-group overlaps), multiplies the space to S × 10^4
+ * configurations, for the search on spaces of 10^5: a smooth bowl whose
+ * bottom, at S / 3, makes the optimum unique again.
+ *
+ * The same arguments give the same file, byte for byte (without stages,
+ * the file of 10^4 that earlier figures were measured on).
  */
 #include <inttypes.h>
 #include <math.h>
@@ -77,11 +83,30 @@ static double landscape_ms(const int *c)
     return 2.0 * exp(log_t);
 }
 
+/* The stages' bowl: a tenth slower at its far ends. */
+static double stages_factor(int stage, int stages)
+{
+    double bottom = stages / 3.0 > 1 ? stages / 3.0 : 1;
+    double d = (stage - bottom) / stages;
+    return exp(0.4 * d * d);
+}
+
 int main(int argc, char **argv)
 {
-    if (argc < 2 || argc > 3) {
-        fprintf(stderr, "usage: synthetic_cache OUTPUT.json [seed]\n");
+    if (argc < 2 || argc > 4) {
+        fprintf(stderr, "usage: synthetic_cache OUTPUT.json [seed] [stages]\n");
         return 2;
+    }
+    int stages = 1;
+    if (argc > 3) {
+        char *end;
+        long v = strtol(argv[3], &end, 10);
+        if (argv[3][0] == '\0' || *end != '\0' || v < 1 || v > 100) {
+            fprintf(stderr, "synthetic_cache: stages '%s' is not a whole number from 1 to 100\n",
+                    argv[3]);
+            return 2;
+        }
+        stages = (int)v;
     }
     uint64_t seed = 1;
     if (argc > 2) {
@@ -104,10 +129,16 @@ int main(int argc, char **argv)
     fprintf(out, "{\n\"device_name\": \"Synthetic GPU\",\n\"kernel_name\": \"synthetic_kernel\",\n");
     fprintf(out, "\"tune_params_keys\": [");
     for (int k = 0; k < n_params; k++) fprintf(out, "%s\"%s\"", k ? ", " : "", names[k]);
+    if (stages > 1) fprintf(out, ", \"stages\"");
     fprintf(out, "],\n\"tune_params\": {");
     for (int k = 0; k < n_params; k++) {
         fprintf(out, "%s\"%s\": [", k ? ", " : "", names[k]);
         for (int v = 0; v < counts[k]; v++) fprintf(out, "%s%d", v ? ", " : "", values[k][v]);
+        fprintf(out, "]");
+    }
+    if (stages > 1) {
+        fprintf(out, ", \"stages\": [");
+        for (int v = 1; v <= stages; v++) fprintf(out, "%s%d", v > 1 ? ", " : "", v);
         fprintf(out, "]");
     }
     fprintf(out, "},\n\"objective\": \"time\",\n\"cache\": {\n");
@@ -115,26 +146,32 @@ int main(int argc, char **argv)
     /* Visit every configuration in the order Kernel Tuner lists them (the
      * last parameter fastest), one entry per line as Kernel Tuner writes. */
     int idx[n_params] = {0};
-    for (int n = 0; n < 10000; n++) {
+    int total = 10000 * stages;
+    for (int n = 0; n < total; n++) {
         int c[n_params];
         for (int k = 0; k < n_params; k++) c[k] = values[k][idx[k]];
+        int stage = n % stages + 1; /* the last parameter, the fastest */
         /* Measurement noise: at most +-2% on the time, triangular. */
         double noise = 0.02 * (pcg32_double(&rng) + pcg32_double(&rng) - 1.0);
         double compile_ms = 700.0 + 150.0 * c[4] + 25.0 * c[2] * c[3] + pcg32_bounded(&rng, 200);
 
-        fprintf(out, "\"%d,%d,%d,%d,%d,%d\": {", c[0], c[1], c[2], c[3], c[4], c[5]);
+        fprintf(out, "\"%d,%d,%d,%d,%d,%d", c[0], c[1], c[2], c[3], c[4], c[5]);
+        if (stages > 1) fprintf(out, ",%d", stage);
+        fprintf(out, "\": {");
         for (int k = 0; k < n_params; k++) fprintf(out, "\"%s\": %d, ", names[k], c[k]);
+        if (stages > 1) fprintf(out, "\"stages\": %d, ", stage);
         if (fails(c)) {
             fprintf(out, "\"time\": \"CompilationFailedConfig\", \"compile_time\": %.3f, "
                          "\"benchmark_time\": 0}", compile_ms);
         } else {
-            double time_ms = landscape_ms(c) * exp(noise);
+            double time_ms = landscape_ms(c) * stages_factor(stage, stages) * exp(noise);
             /* Kernel Tuner's benchmark: 32 timed runs and some overhead. */
             fprintf(out, "\"time\": %.6f, \"compile_time\": %.3f, \"benchmark_time\": %.3f}",
                     time_ms, compile_ms, 32.0 * time_ms + 5.0);
         }
-        fprintf(out, "%s\n", n < 9999 ? "," : "");
+        fprintf(out, "%s\n", n < total - 1 ? "," : "");
 
+        if (stage < stages) continue;
         for (int k = n_params - 1; k >= 0 && ++idx[k] == counts[k]; k--) idx[k] = 0;
     }
     fprintf(out, "}\n}\n");

@@ -48,9 +48,13 @@
  * the others held, and the model is rebuilt under the new kernel.
  *
  * Proposals. Expected improvement over the best transformed target, on a
- * set of candidates: every valid configuration when there are at most
- * `candidates` of them, otherwise a fixed random pool of that many drawn at
- * creation. EI alone is slow to polish the best region (it keeps spending
+ * set of candidates (bayes_pool.h): every valid configuration when there
+ * are at most `candidates` of them (by default 8,192), otherwise a fixed
+ * random pool of that many drawn at creation and beside it 256 local slots,
+ * refilled whenever the best changes with its untried neighbours, each
+ * brought into the model at O(observations^2): in a space of 10^5 the
+ * optimum is seldom in the pool, and its neighbours are what the search
+ * needs scored. EI alone is slow to polish the best region (it keeps spending
  * evaluations where the model is unsure), which is what the `hc_share` of
  * steps to untried neighbours of the best, adjacent moves first, make up
  * for. Nothing in the history is ever proposed; with no candidate left the
@@ -76,19 +80,31 @@
  * lookup per group of parameters in tables made for x. The pass is
  * O(observations × candidates), a rebuild after a relevance fit
  * O(observations^2 × candidates) but done a block of candidates at a time,
- * in cache: at the default 4,096 candidates, about 200 µs per evaluation
+ * in cache: at 4,096 candidates, about 200 µs per evaluation
  * averaged over budgets of 20 to 200. That is nothing next to a real
  * evaluation (compiling and timing a kernel takes seconds), but twenty
  * times the 10 µs of a replayed one: the strategy is meant for real
  * tuning. Memory is bounded by `max_points` observations; later ones are
  * not added to the model (the history still keeps them from being
  * proposed again).
+ *
+ * Warm start. With a prior (strategy_setup.prior: other devices'
+ * recordings of the space, as normalised ranks), the first `warm_samples`
+ * proposals are the recordings' fastest configurations, and the model's
+ * mean is alpha + beta × the normal score of a configuration's rank there,
+ * refitted by least squares at each update (beta at most `prior_weight`),
+ * the Gaussian process modelling what is left. So the recordings point
+ * where to look first, and the results say how far this device follows
+ * them: on the recorded GPU spaces one device in six has its optimum in a
+ * family the others rank poorly, and a weight above 0.25 kept it there.
  * Out of memory, the strategy proposes random unvisited configurations. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "bayes_pool.h"
 #include "neighbourhood.h"
+#include "ranks.h"
 #include "strategy.h"
 
 /* Weights of the kernel's parts; they sum to 1, the prior variance. */
@@ -115,6 +131,10 @@
  * kept at that share of the results, from BALANCE_FROM results on. */
 #define BALANCE_SHARE 0.4
 #define BALANCE_FROM 20
+
+/* Warm start: beta's shrinkage, per observation, towards ignoring the
+ * prior while the observations' prior scores hardly vary. */
+#define PRIOR_SHRINK 0.05
 
 typedef struct bayes_state {
     const space *space;
@@ -153,15 +173,23 @@ typedef struct bayes_state {
     double *table_sum, *table_sum_sq, *table_product;
     bool *key_matches;         /* the most keys of any group, scratch for one proposal */
 
-    /* The candidates EI chooses from. */
+    /* The candidates EI chooses from: the pool (the whole space, or a
+     * random sample of it), then, when the pool is a sample, the local
+     * slots, which hold the untried neighbours of the best so far. */
     size_t n_cand;
     size_t cand_cap;
+    size_t n_pool;
+    size_t n_local;            /* local slots (0 when the pool is the whole space) */
+    uint64_t local_of;         /* the configuration the local slots are the neighbours of */
+    bool have_local;
+    pcg32 local_rng;           /* orders the neighbours; the proposals' generator is left alone */
     uint32_t *cand_key;        /* group-major: group g's keys of the candidates at g × cand_cap */
     uint16_t *row;             /* n_params, scratch for one drawn configuration */
     uint64_t *cand_rank;
     bool *cand_known;          /* found in the history (it only grows) */
     double *variance;          /* posterior variance */
     double *mean;              /* posterior mean of the normal-scored times */
+    double *cand_prior;        /* per candidate: the warm start's normal score (NULL: none) */
     double *sd, *bound;        /* scratch for one proposal: posterior sd, bound on EI */
     double ei_table[EI_TABLE_SIZE]; /* EI at sd 1 over a grid of improvements */
 
@@ -174,6 +202,18 @@ typedef struct bayes_state {
     double *chol;              /* lower Cholesky factor, packed: row i at i(i+1)/2 */
     float **cross;             /* per observation: row of L^-1 k(X, candidates) */
     double *scratch;           /* 3 × obs_cap, for one update */
+    const double *weights;     /* L^-1 (targets less the prior), in scratch, of the last update */
+
+    /* Warm start (NULL prior: none). The model's targets are the
+     * normal-scored times less alpha + beta × the prior's normal score,
+     * refitted at each update; the first proposals are the recordings'
+     * fastest configurations. */
+    const strategy_prior *prior;
+    double *obs_prior;         /* per observation */
+    double prior_alpha, prior_beta;
+    double prior_weight;       /* beta's ceiling */
+    uint64_t *warm_ranks;      /* the recordings' fastest first */
+    size_t n_warm, next_warm;
 
     size_t samples_proposed;
     size_t balance;            /* every this many model proposals; 0 = never */
@@ -205,12 +245,21 @@ static const strategy_option bayes_options[] = {
      "every this many model proposals, keep each value that covers 40 % or more of the "
      "candidates at its share of the results (0: never)"},
     {"noise", "0.01", "noise variance of the normal-scored times"},
-    {"candidates", "4096",
-     "configurations expected improvement scores: all of them in a space no larger, "
-     "otherwise a random pool of this many"},
+    {"candidates", "0",
+     "configurations expected improvement scores: all of them in a space no larger, otherwise "
+     "a random pool of this many and the neighbours of the best so far; 0: chosen by the "
+     "space's size (bayes_pool.h)"},
+    {"prior_weight", "0.25",
+     "with a warm start: the most the recordings' ranks weigh in the model's mean, 0 to 1 "
+     "(0: they only choose the first samples)"},
+    {"warm_samples", "5",
+     "with a warm start: the recordings' fastest configurations measured first, counted among "
+     "the initial samples"},
     {"max_points", "400", "observations the model holds; later ones only count as evaluated"},
     {NULL, NULL, NULL},
 };
+
+static double inverse_normal(double p);
 
 /* malloc for n items, failing on overflow; never malloc(0), whose NULL would
  * read as out of memory. */
@@ -467,14 +516,35 @@ static int candidates_alloc(bayes_state *s, size_t count)
     if (!s->cand_key || !s->row || !s->cand_rank || !s->cand_known || !s->variance || !s->mean ||
         !s->sd || !s->bound)
         return -1;
-    for (size_t c = 0; c < count; c++) s->variance[c] = PRIOR_VARIANCE;
+    if (s->prior && !(s->cand_prior = calloc(count ? count : 1, sizeof *s->cand_prior))) return -1;
+    for (size_t c = 0; c < count; c++) {
+        s->variance[c] = PRIOR_VARIANCE;
+        s->mean[c] = 0;
+    }
     return 0;
+}
+
+/* What the warm start predicts of candidate c's target (0 without one). */
+static double prior_mean(const bayes_state *s, size_t c)
+{
+    return s->cand_prior ? s->prior_alpha + s->prior_beta * s->cand_prior[c] : 0;
+}
+
+/* The standard normal quantile of the warm start's normalised rank of a
+ * configuration: as the model's targets are scored (copula_targets); 0,
+ * the middle, for one no recording holds. */
+static double prior_score(const bayes_state *s, uint64_t rank)
+{
+    double position;
+    if (!s->prior || !strategy_prior_lookup(s->prior, rank, &position)) return 0;
+    return inverse_normal(position);
 }
 
 /* Appends a candidate, given its value indices. */
 static void add_candidate(bayes_state *s, uint64_t rank, const uint16_t *row)
 {
     candidate_keys(s, s->n_cand, row);
+    if (s->cand_prior) s->cand_prior[s->n_cand] = prior_score(s, rank);
     s->cand_rank[s->n_cand++] = rank;
 }
 
@@ -507,15 +577,23 @@ static int draw_pool(bayes_state *s, size_t size)
     return 0;
 }
 
-static int candidates_init(bayes_state *s, size_t limit)
+/* The pool, then the local slots, empty until there is a best (they hold
+ * key 0, a valid one, and count as evaluated). */
+static int candidates_init(bayes_state *s, size_t requested)
 {
-    uint64_t count = space_count(s->space);
-    if (count <= limit) {
-        if (candidates_alloc(s, (size_t)count) != 0) return -1;
-        return space_enumerate(s->space, store_candidate, s) < 0 ? -1 : 0;
+    bayes_pool size = bayes_pool_size(space_count(s->space), requested);
+    if (candidates_alloc(s, size.pool + size.local) != 0) return -1;
+    if (size.whole_space ? space_enumerate(s->space, store_candidate, s) < 0
+                         : draw_pool(s, size.pool) != 0)
+        return -1;
+    s->n_pool = s->n_cand;
+    s->n_local = size.local;
+    for (size_t c = 0; c < s->n_local; c++) {
+        for (size_t g = 0; g < s->n_groups; g++) s->cand_key[g * s->cand_cap + s->n_cand] = 0;
+        s->cand_known[s->n_cand] = true;
+        s->cand_rank[s->n_cand++] = 0;
     }
-    if (candidates_alloc(s, limit) != 0) return -1;
-    return draw_pool(s, limit);
+    return 0;
 }
 
 /* The value index of parameter k (active) in candidate c. */
@@ -539,7 +617,7 @@ static int count_candidate_values(bayes_state *s)
     if (!s->value_candidates) return -1;
     for (size_t k = 0; k < s->n_params; k++) {
         if (space_param(s->space, k)->count < 2) continue;
-        for (size_t c = 0; c < s->n_cand; c++)
+        for (size_t c = 0; c < s->n_pool; c++)
             s->value_candidates[s->value_first[k] + candidate_value(s, c, k)]++;
     }
     return 0;
@@ -566,7 +644,9 @@ static int model_grow(bayes_state *s)
     if (cross) s->cross = cross;
     double *scratch = realloc(s->scratch, 3 * cap * sizeof *scratch);
     if (scratch) s->scratch = scratch;
-    if (!obs_idx || !objective || !chol || !cross || !scratch) return -1;
+    double *obs_prior = realloc(s->obs_prior, cap * sizeof *obs_prior);
+    if (obs_prior) s->obs_prior = obs_prior;
+    if (!obs_idx || !objective || !chol || !cross || !scratch || !obs_prior) return -1;
     s->obs_cap = cap;
     return 0;
 }
@@ -598,12 +678,6 @@ static double extend_cholesky(bayes_state *s, const uint16_t *x)
 
 /* ----------------------------------------------------- the transform */
 
-static int compare_doubles(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 /* Inverse of the standard normal CDF, P. J. Acklam's rational approximation
  * (relative error below 1.2e-9), for p in (0, 1). */
 static double inverse_normal(double p)
@@ -631,33 +705,13 @@ static double inverse_normal(double p)
            (((((b[0] * r + b[1]) * r + b[2]) * r + b[3]) * r + b[4]) * r + 1);
 }
 
-/* How many of the sorted values are below x (inclusive: not above it). */
-static size_t count_below(const double *sorted, size_t n, double x, bool inclusive)
-{
-    size_t lo = 0, hi = n;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (sorted[mid] < x || (inclusive && sorted[mid] == x))
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo;
-}
-
-/* target[i] = the normal quantile r / (n + 1) of objective i's rank r
- * (1 to n, ties sharing their mean rank): symmetric, and never 0 or 1.
- * `sorted` is scratch for n values. */
+/* target[i] = the normal quantile of objective i's normalised rank
+ * (ranks.h): symmetric, and never infinite. `sorted` is scratch for n
+ * values. */
 static void copula_targets(const double *objective, size_t n, double *target, double *sorted)
 {
-    memcpy(sorted, objective, n * sizeof *sorted);
-    qsort(sorted, n, sizeof *sorted, compare_doubles);
-    for (size_t i = 0; i < n; i++) {
-        size_t below = count_below(sorted, n, objective[i], false);
-        size_t upto = count_below(sorted, n, objective[i], true);
-        double rank = ((double)below + (double)upto + 1.0) / 2.0;
-        target[i] = inverse_normal(rank / ((double)n + 1.0));
-    }
+    normalised_ranks(objective, n, target, sorted);
+    for (size_t i = 0; i < n; i++) target[i] = inverse_normal(target[i]);
 }
 
 /* ------------------------------------------------------- posterior */
@@ -745,21 +799,50 @@ static void finish_block(bayes_state *s, size_t n, size_t c0, double d, const fl
     for (size_t c = 0; c < len; c++) {
         double v = ((double)row[c] - by_row[c]) * inverse_d;
         s->variance[c0 + c] -= v * v;
-        if (weights) s->mean[c0 + c] = by_weight[c] + weights[n] * v;
+        if (weights) s->mean[c0 + c] = by_weight[c] + weights[n] * v + prior_mean(s, c0 + c);
         row[c] = (float)v;
     }
 }
 
-/* The normal-scored targets of the observations, L^-1 of them (weights, in
- * s->scratch, returned) and the best of them. */
+/* The normal-scored targets of the first n observations, the best of them
+ * returned; with a warm start, less what the prior predicts of them:
+ * alpha + beta × its score, fitted to them by least squares (beta held in
+ * 0..1 and shrunk towards 0 while the observations' scores hardly vary), so
+ * that the model learns how far this device follows the others. */
+static double model_targets(bayes_state *s, size_t n, double *target, double *sorted)
+{
+    copula_targets(s->objective, n, target, sorted);
+    double best = target[0];
+    for (size_t i = 1; i < n; i++)
+        if (target[i] < best) best = target[i];
+    if (!s->prior) return best;
+    double mean_m = 0, mean_y = 0;
+    for (size_t i = 0; i < n; i++) {
+        mean_m += s->obs_prior[i];
+        mean_y += target[i];
+    }
+    mean_m /= (double)n;
+    mean_y /= (double)n;
+    double cov = 0, var = 0;
+    for (size_t i = 0; i < n; i++) {
+        cov += (s->obs_prior[i] - mean_m) * (target[i] - mean_y);
+        var += (s->obs_prior[i] - mean_m) * (s->obs_prior[i] - mean_m);
+    }
+    double beta = cov / (var + PRIOR_SHRINK * (double)n);
+    s->prior_beta = beta < 0 ? 0 : beta > s->prior_weight ? s->prior_weight : beta;
+    s->prior_alpha = mean_y - s->prior_beta * mean_m;
+    for (size_t i = 0; i < n; i++) target[i] -= s->prior_alpha + s->prior_beta * s->obs_prior[i];
+    return best;
+}
+
+/* The model's targets, L^-1 of them (weights, in s->scratch, returned and
+ * kept in s->weights) and the best normal-scored time. */
 static double *model_weights(bayes_state *s, size_t n)
 {
     double *target = s->scratch, *sorted = target + s->obs_cap, *weights = sorted + s->obs_cap;
-    copula_targets(s->objective, n, target, sorted);
+    s->best_target = model_targets(s, n, target, sorted);
     solve_lower(s, n, target, weights);
-    s->best_target = target[0];
-    for (size_t i = 1; i < n; i++)
-        if (target[i] < s->best_target) s->best_target = target[i];
+    s->weights = weights;
     return weights;
 }
 
@@ -789,6 +872,7 @@ static int model_add(bayes_state *s, uint64_t rank, double objective)
     double d = extend_cholesky(s, x);
     s->objective[n] = objective;
     s->obs_rank[n] = rank;
+    s->obs_prior[n] = prior_score(s, rank);
     const double *weights = model_weights(s, n + 1);
 
     prior_row(s, x, fresh);
@@ -829,6 +913,66 @@ static int model_rebuild(bayes_state *s)
         }
     }
     free(d);
+    return 0;
+}
+
+/* Candidate c (configuration x, of the model's width) brought into the
+ * model as it stands: its column of L^-1 k(X, candidates), its variance
+ * and its mean, as the updates would have made them. O(observations^2). */
+static void add_to_model(bayes_state *s, size_t c, const uint16_t *x)
+{
+    size_t n = s->n_obs;
+    double *v = s->scratch ? s->scratch + s->obs_cap : NULL; /* the sorted scratch is free now */
+    double variance = PRIOR_VARIANCE, mean = prior_mean(s, c);
+    for (size_t i = 0; i < n; i++) {
+        const double *li = chol_row(s, i);
+        double k = kernel(s, x, s->obs_idx + i * s->width);
+        for (size_t j = 0; j < i; j++) k -= li[j] * v[j];
+        v[i] = k / li[i];
+        s->cross[i][c] = (float)v[i];
+        variance -= v[i] * v[i];
+        mean += s->weights[i] * v[i];
+    }
+    s->variance[c] = variance;
+    s->mean[c] = mean;
+}
+
+/* Where the pool is a sample of the space, the local slots take the
+ * untried neighbours of the best so far (its whole Hamming neighbourhood,
+ * adjacent moves first, in an order drawn from a generator of their own),
+ * so that EI weighs the moves around the best against the rest of the
+ * pool. Refilled only when the best changes. Slots left over count as
+ * evaluated. */
+static int refresh_local(bayes_state *s)
+{
+    if (s->n_local == 0 || !s->best.have || (s->have_local && s->local_of == s->best.rank))
+        return 0;
+    rank_list list = {0};
+    uint16_t *x = array_alloc(s->width, sizeof *x);
+    if (!x || shuffled_neighbours(s->space, s->best.rank, NEIGHBOURHOOD_ADJACENT_FIRST,
+                                  &s->local_rng, &list) != 0) {
+        free(x);
+        rank_list_free(&list);
+        return -1;
+    }
+    size_t slot = s->n_pool, end = s->n_pool + s->n_local;
+    for (size_t k = 0; k < list.count && slot < end; k++) {
+        uint64_t rank = list.items[k];
+        if (history_lookup(s->history, rank, NULL)) continue;
+        space_unrank(s->space, rank, x);
+        fill_derived(s, x);
+        candidate_keys(s, slot, x);
+        s->cand_rank[slot] = rank;
+        s->cand_known[slot] = false;
+        if (s->cand_prior) s->cand_prior[slot] = prior_score(s, rank);
+        add_to_model(s, slot, x);
+        slot++;
+    }
+    for (; slot < end; slot++) s->cand_known[slot] = true;
+    s->local_of = s->best.rank;
+    s->have_local = true;
+    free(x);
+    rank_list_free(&list);
     return 0;
 }
 
@@ -960,7 +1104,7 @@ static bool under_explored_value(const bayes_state *s, size_t *param, size_t *va
         size_t count = space_param(s->space, k)->count;
         if (count < 2) continue;
         for (size_t v = 0; v < count; v++) {
-            double share = (double)s->value_candidates[s->value_first[k] + v] / (double)s->n_cand;
+            double share = (double)s->value_candidates[s->value_first[k] + v] / (double)s->n_pool;
             if (share < BALANCE_SHARE) continue;
             size_t results = 0;
             for (size_t i = 0; i < s->n_obs; i++) results += s->obs_idx[i * s->width + k] == v;
@@ -976,12 +1120,27 @@ static bool under_explored_value(const bayes_state *s, size_t *param, size_t *va
     return found;
 }
 
+/* The next of the recordings' fastest configurations not evaluated yet;
+ * false when none is left. */
+static bool propose_warm(bayes_state *s, uint64_t *rank)
+{
+    while (s->next_warm < s->n_warm) {
+        uint64_t next = s->warm_ranks[s->next_warm++];
+        if (!history_lookup(s->history, next, NULL)) {
+            *rank = next;
+            return true;
+        }
+    }
+    return false;
+}
+
 static strategy_answer choose_proposal(bayes_state *s, uint64_t *rank)
 {
     if (s->degraded) return propose_random(s, rank);
     /* One observation has no ranks to speak of; the model needs two. */
     if (s->samples_proposed < s->initial_samples || s->n_obs < 2) {
         if (s->samples_proposed < s->initial_samples) s->samples_proposed++;
+        if (propose_warm(s, rank)) return STRATEGY_PROPOSE;
         return propose_random(s, rank);
     }
     if (s->hc_share > 0 && pcg32_double(&s->rng) < s->hc_share) {
@@ -1264,10 +1423,19 @@ static size_t bayes_upcoming(void *state, uint64_t *ranks, size_t max)
     size_t observations = s->n_obs + (s->awaiting_tell && s->n_obs < s->max_points);
     size_t model_proposals = s->model_proposals;
     bool first_step = true;
+    size_t warm = s->next_warm;
     while (f.n < max && !f.failed) {
         uint64_t rank;
         if (s->degraded || samples < s->initial_samples || observations < 2) {
             if (samples < s->initial_samples) samples++;
+            bool named = false;
+            while (!s->degraded && !named && warm < s->n_warm)
+                if (forecast_unvisited(&f, s->warm_ranks[warm++]))
+                    named = forecast_name(&f, s->warm_ranks[warm - 1]);
+            if (named) {
+                observations++;
+                continue;
+            }
             if (!random_unvisited(s->space, s->history, &f.named, &f.rng, &rank)) break;
             forecast_name(&f, rank);
             observations++;
@@ -1348,7 +1516,7 @@ static void relevance_fit_free(relevance_fit *f)
     free(f->y);
 }
 
-static int relevance_fit_init(const bayes_state *s, relevance_fit *f)
+static int relevance_fit_init(bayes_state *s, relevance_fit *f)
 {
     size_t n = s->n_obs, P = s->width;
     *f = (relevance_fit){.n = n, .pairs = n * (n + 1) / 2};
@@ -1365,7 +1533,7 @@ static int relevance_fit_init(const bayes_state *s, relevance_fit *f)
     f->rest_product = f->rest_sum_sq + f->pairs;
     f->solved = f->y + n;
     f->sorted = f->solved + n;
-    copula_targets(s->objective, n, f->y, f->sorted);
+    model_targets(s, n, f->y, f->sorted);
     for (size_t j = 0; j < s->n_active; j++) {
         size_t k = s->active[j];
         uint16_t *distance = f->distance + j * f->pairs;
@@ -1486,6 +1654,7 @@ static void bayes_tell(void *state, uint64_t rank, double objective)
         s->next_fit *= 2;
         if (fit_relevances(s) != 0) s->degraded = true;
     }
+    if (!s->degraded && refresh_local(s) != 0) s->degraded = true;
 }
 
 static void bayes_destroy(void *state)
@@ -1516,6 +1685,9 @@ static void bayes_destroy(void *state)
     free(s->mean);
     free(s->sd);
     free(s->bound);
+    free(s->cand_prior);
+    free(s->obs_prior);
+    free(s->warm_ranks);
     for (size_t i = 0; i < s->n_obs; i++) free(s->cross[i]);
     free(s->cross);
     free(s->obs_idx);
@@ -1524,6 +1696,33 @@ static void bayes_destroy(void *state)
     free(s->scratch);
     rank_list_free(&s->neighbours);
     free(s);
+}
+
+/* The warm start's `count` fastest configurations, fastest first (ties
+ * to the lower rank). */
+static int warm_start_init(bayes_state *s, size_t count)
+{
+    const strategy_prior *p = s->prior;
+    if (count > p->count) count = p->count;
+    s->warm_ranks = array_alloc(count, sizeof *s->warm_ranks);
+    size_t *top = array_alloc(count, sizeof *top);
+    if (!s->warm_ranks || !top) {
+        free(top);
+        return -1;
+    }
+    size_t n = 0;
+    for (size_t k = 0; k < p->count; k++) {
+        size_t at = n;
+        while (at > 0 && p->position[k] < p->position[top[at - 1]]) at--;
+        if (at >= count) continue;
+        if (n < count) n++;
+        memmove(top + at + 1, top + at, (n - 1 - at) * sizeof *top);
+        top[at] = k;
+    }
+    for (size_t k = 0; k < n; k++) s->warm_ranks[k] = p->ranks[top[k]];
+    s->n_warm = n;
+    free(top);
+    return 0;
 }
 
 static int check_options(const strategy_options *options, skytune_error *err)
@@ -1541,8 +1740,13 @@ static int check_options(const strategy_options *options, skytune_error *err)
         return err_set(err, "option noise must be above 0 (and finite)");
     if (strategy_option_int(options, "balance") < 0)
         return err_set(err, "option balance must be 0 or more");
-    if (strategy_option_int(options, "candidates") < 1)
-        return err_set(err, "option candidates must be 1 or more");
+    if (strategy_option_int(options, "candidates") < 0)
+        return err_set(err, "option candidates must be 0 (automatic) or more");
+    double prior_weight = strategy_option_double(options, "prior_weight");
+    if (!(prior_weight >= 0 && prior_weight <= 1))
+        return err_set(err, "option prior_weight must be in 0..1");
+    if (strategy_option_int(options, "warm_samples") < 0)
+        return err_set(err, "option warm_samples must be 0 or more");
     if (strategy_option_int(options, "max_points") < 2)
         return err_set(err, "option max_points must be 2 or more");
     for (const char *const *name = (const char *const[]){"relevance", "pow2", NULL}; *name; name++) {
@@ -1569,7 +1773,12 @@ static int bayes_create(const strategy_setup *setup, const strategy_options *opt
     s->next_fit = FIRST_RELEVANCE_FIT;
     s->max_points = (size_t)strategy_option_int(options, "max_points");
     pcg32_seed(&s->rng, setup->seed, 0x6261796573ULL /* "bayes" */);
+    pcg32_seed(&s->local_rng, setup->seed, 0x6c6f63616cULL /* "local" */);
     ei_table_init(s);
+    s->prior = setup->prior;
+    s->prior_weight = strategy_option_double(options, "prior_weight");
+    if (s->prior && warm_start_init(s, (size_t)strategy_option_int(options, "warm_samples")) != 0)
+        s->degraded = true;
 
     size_t candidates = (size_t)strategy_option_int(options, "candidates");
     if (kernel_init(s, strategy_option_double(options, "adjacent"),
@@ -1591,6 +1800,7 @@ const strategy_ops strategy_bayes = {
     .summary = "Bayesian optimisation: a Gaussian process over the parameter values, expected "
                "improvement, and steps around the best",
     .options = bayes_options,
+    .reads_prior = true,
     .create = bayes_create,
     .ask = bayes_ask,
     .tell = bayes_tell,

@@ -143,6 +143,9 @@ int strategy_create(const char *name, const strategy_setup *setup, const char *c
         return err_set(err, "strategy %s searches the whole space: only exhaustive measures %s",
                        name, setup->ranks ? "a given list of configurations"
                                           : "a part of a space (a shard of a campaign)");
+    if (setup->prior && !ops->reads_prior)
+        return err_set(err, "strategy %s makes no use of a warm start (--warm-start); bayes does",
+                       name);
     if (setup->parts > 1 && setup->part >= setup->parts)
         return err_set(err, "part %u of a space split in %u does not exist (parts count from 0)",
                        setup->part, setup->parts);
@@ -194,6 +197,21 @@ int strategy_create(const char *name, const strategy_setup *setup, const char *c
     }
     *out = s;
     return 0;
+}
+
+bool strategy_prior_lookup(const strategy_prior *p, uint64_t rank, double *position)
+{
+    size_t lo = 0, hi = p->count;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (p->ranks[mid] < rank)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (lo == p->count || p->ranks[lo] != rank) return false;
+    *position = p->position[lo];
+    return true;
 }
 
 strategy_answer strategy_ask(strategy *s, uint64_t *rank)

@@ -44,6 +44,24 @@ double history_objective_at(const history *h, size_t k);
 /* Best (lowest) objective so far; false when there is no finite one. */
 bool history_best(const history *h, uint64_t *rank, double *objective);
 
+/* -------------------------------------------------------- warm start */
+
+/* What recordings of the same space on other devices (--warm-start) say of
+ * its configurations before the first evaluation: for each configuration
+ * one of them recorded, its normalised rank there, 0 for the fastest to 1
+ * for the slowest (a failure ranks last), averaged over the recordings that
+ * hold it. Ranks, not times: devices differ by factors, but what is fast on
+ * one is mostly fast on another. Sorted by rank, each rank once. */
+typedef struct strategy_prior {
+    size_t count;
+    const uint64_t *ranks;
+    const double *position;   /* in (0, 1): the normalised rank */
+} strategy_prior;
+
+/* The position the prior gives a configuration; false when no recording
+ * holds it. */
+bool strategy_prior_lookup(const strategy_prior *p, uint64_t rank, double *position);
+
 /* ----------------------------------------------------------- strategy */
 
 typedef struct strategy_option {
@@ -78,6 +96,9 @@ typedef struct strategy_setup {
     unsigned part, parts;
     const uint64_t *ranks;
     size_t n_ranks;
+    /* Other devices' recordings of the space (NULL: none); strategy_create
+     * refuses it for a strategy that does not read it. */
+    const strategy_prior *prior;
 } strategy_setup;
 
 typedef enum strategy_answer {
@@ -93,6 +114,8 @@ typedef struct strategy_ops {
      * smaller budget is exactly a prefix of one with a larger budget, and a
      * strategy benchmark reads every budget off one run. */
     bool reads_budget;
+    /* It reads strategy_setup.prior (a warm start). */
+    bool reads_prior;
     int (*create)(const strategy_setup *setup, const strategy_options *options, void **state,
                   skytune_error *err);
     strategy_answer (*ask)(void *state, uint64_t *rank);

@@ -67,7 +67,7 @@ static void bench_open(small_bench *b, const char *name, const char *cache_text)
     cr_assert_eq(replay_dataset_space(b->data, &b->space, &err), 0, "%s", err.message);
     cr_assert_eq(replay_evaluator_new(b->data, b->space, &b->evaluator, &err), 0, "%s",
                  err.message);
-    b->dataset = (bench_dataset){name, b->space, b->evaluator};
+    b->dataset = (bench_dataset){name, b->space, b->evaluator, NULL};
 }
 
 static void small_bench_open(small_bench *b)

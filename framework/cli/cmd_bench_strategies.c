@@ -14,6 +14,7 @@
 #include "strategy_bench.h"
 #include "t1.h"
 #include "terminal_text.h"
+#include "warm_start.h"
 
 static const cli_option options[] = {
     {"replay", "FILE", true, "recorded dataset: Kernel Tuner cache, T4 results (.gz or plain) or skytune database[:CAMPAIGN] (required)"},
@@ -24,6 +25,7 @@ static const cli_option options[] = {
     {"runs", "N", false, "seeded runs per cell (default 100)"},
     {"seed", "N", false, "first seed (default 1); run r uses seed + r"},
     {"strategy-opt", "KEY=VALUE", true, "option given to every strategy judged (see skytune run --help)"},
+    {"warm-start", "FILE|others", true, "warm-start every run from this recording of the space on another device; 'others': from the other --replay datasets, leaving out the one judged (leave one device out)"},
     {"jobs", "N", false, "runs in parallel (default: one per online CPU); the figures do not depend on it"},
     {"csv", "FILE", false, "also write one row per dataset, strategy and budget"},
     INPUT_LIMIT_OPTIONS,
@@ -217,30 +219,51 @@ typedef struct bench_setup {
     bool recorded;
     space_control control;
     uint64_t max_json_bytes;
+    /* Warm start: the --warm-start files' datasets, and whether the other
+     * --replay datasets join them ("others"). */
+    replay_dataset **warm_files;
+    size_t n_warm_files;
+    bool warm_others;
 } bench_setup;
 
-/* One dataset judged, its table printed and its cells added to *cells;
- * *name takes the dataset's name, which the cells point to. */
-static int bench_file(const char *file, const bench_setup *b, char **name, bench_cell **cells,
-                      size_t *n_cells)
+/* The warm start for dataset `judged` of `all`: the --warm-start files,
+ * and with "others" every other --replay dataset. 0 with nothing to give
+ * (w left empty). */
+static int bench_warm_start(const bench_setup *b, replay_dataset *const *all, size_t n_all,
+                            size_t judged, const space *sp, warm_start *w, skytune_error *err)
+{
+    *w = (warm_start){0};
+    const replay_dataset *sources[2 * MAX_ITEMS];
+    size_t n = 0;
+    for (size_t k = 0; k < b->n_warm_files; k++) sources[n++] = b->warm_files[k];
+    for (size_t k = 0; b->warm_others && k < n_all; k++)
+        if (k != judged) sources[n++] = all[k];
+    return n ? warm_start_build(sources, n, sp, w, err) : 0;
+}
+
+/* Dataset `judged` of `all` judged, its table printed and its cells added
+ * to *cells. */
+static int bench_file(const char *file, replay_dataset *const *all, size_t n_all, size_t judged,
+                      const bench_setup *b, bench_cell **cells, size_t *n_cells)
 {
     skytune_error err = {0};
-    replay_dataset *data = NULL;
+    replay_dataset *data = all[judged];
     space *own_space = NULL, *recorded_definition = NULL;
     replay_evaluator *re = NULL;
+    warm_start warm = {0};
     int rc = EXIT_OK;
-    if (replay_load(file, b->max_json_bytes, &data, &err) != 0 ||
-        (!b->t1 &&
+    if ((!b->t1 &&
          (b->recorded ? replay_recorded_definition(data, &recorded_definition, &err) != 0 ||
                             space_from_definition(recorded_definition, &b->control, &own_space,
                                                   &err) != 0
                       : replay_dataset_space(data, &own_space, &err) != 0)) ||
         replay_evaluator_new(data, b->t1 ? b->t1 : own_space, &re, &err) != 0 ||
-        !(*name = strdup(data->name))) {
+        bench_warm_start(b, all, n_all, judged, b->t1 ? b->t1 : own_space, &warm, &err) != 0) {
         cli_error("%s", err.message);
         rc = EXIT_FAILED;
     } else {
-        bench_dataset d = {*name, b->t1 ? b->t1 : own_space, re};
+        bench_dataset d = {data->name, b->t1 ? b->t1 : own_space, re,
+                           warm.recordings ? &warm.prior : NULL};
         size_t first = *n_cells;
         if (strategy_bench_dataset(&d, &b->plan, cells, n_cells, &err) != 0) {
             char shown[QUOTE_PATH];
@@ -249,19 +272,52 @@ static int bench_file(const char *file, const bench_setup *b, char **name, bench
         } else {
             /* The dataset's name is the file's or what the file says. */
             terminal_printf("%s: %llu configurations, optimum %.6g ms, %llu runs per cell, "
-                            "budget in %s\n",
-                            *name, (unsigned long long)space_count(d.space),
+                            "budget in %s",
+                            data->name, (unsigned long long)space_count(d.space),
                             (*cells)[first].optimum_ns / 1e6, b->runs, b->unit_text);
+            if (warm.recordings)
+                printf(", warm start from %zu recording%s (%zu configurations)",
+                       warm.recordings, warm.recordings == 1 ? "" : "s", warm.prior.count);
+            printf("\n");
             print_table_header();
             for (size_t k = first; k < *n_cells; k++) print_cell(&(*cells)[k]);
             printf("\n");
         }
     }
+    warm_start_free(&warm);
     replay_evaluator_free(re);
     space_free(own_space);
     space_free(recorded_definition);
-    replay_free(data);
     return rc;
+}
+
+/* The --warm-start arguments: files loaded into b->warm_files, "others"
+ * noted. EXIT_OK or EXIT_FAILED. */
+static int load_warm_files(const cli_args *args, bench_setup *b)
+{
+    const char *const *items;
+    size_t n = cli_all(args, "warm-start", &items);
+    b->warm_files = calloc(n ? n : 1, sizeof *b->warm_files);
+    if (!b->warm_files) {
+        cli_error("out of memory");
+        return EXIT_FAILED;
+    }
+    for (size_t k = 0; k < n; k++) {
+        if (strcmp(items[k], "others") == 0) {
+            b->warm_others = true;
+            continue;
+        }
+        skytune_error err = {0};
+        if (b->n_warm_files >= MAX_ITEMS ||
+            replay_load(items[k], b->max_json_bytes, &b->warm_files[b->n_warm_files], &err) != 0) {
+            cli_error("--warm-start: %s", b->n_warm_files >= MAX_ITEMS
+                                              ? "at most 64 files"
+                                              : err.message);
+            return EXIT_FAILED;
+        }
+        b->n_warm_files++;
+    }
+    return EXIT_OK;
 }
 
 static int write_csv(const char *path, const bench_cell *cells, size_t n_cells,
@@ -336,14 +392,22 @@ int cmd_bench_strategies(int argc, char **argv)
 
     bench_cell *cells = NULL;
     size_t n_cells = 0;
-    char *names[MAX_ITEMS] = {NULL};
-    rc = EXIT_OK;
-    if (n_files > MAX_ITEMS) {
+    replay_dataset *datasets[MAX_ITEMS] = {NULL};
+    rc = load_warm_files(&args, &b);
+    if (rc == EXIT_OK && n_files > MAX_ITEMS) {
         cli_error("bench-strategies: at most %d --replay files", MAX_ITEMS);
         rc = EXIT_USAGE;
     }
+    /* Every dataset is loaded first: with "others", each one warm-starts
+     * the judging of the rest. */
+    for (size_t f = 0; f < n_files && rc == EXIT_OK; f++) {
+        if (replay_load(files[f], limits.max_json_bytes, &datasets[f], &err) != 0) {
+            cli_error("%s", err.message);
+            rc = EXIT_FAILED;
+        }
+    }
     for (size_t f = 0; f < n_files && rc == EXIT_OK; f++)
-        rc = bench_file(files[f], &b, &names[f], &cells, &n_cells);
+        rc = bench_file(files[f], datasets, n_files, f, &b, &cells, &n_cells);
     bench_cell *means = rc == EXIT_OK && n_files > 1 ? malloc(n_cells * sizeof *means) : NULL;
     size_t n_means = means ? average_cells(cells, n_cells, means) : 0;
     if (n_means) {
@@ -354,7 +418,9 @@ int cmd_bench_strategies(int argc, char **argv)
     const char *csv_path = cli_get(&args, "csv");
     if (rc == EXIT_OK && csv_path) rc = write_csv(csv_path, cells, n_cells, means, n_means);
     free(means);
-    for (size_t f = 0; f < MAX_ITEMS; f++) free(names[f]);
+    for (size_t f = 0; f < MAX_ITEMS; f++) replay_free(datasets[f]);
+    for (size_t f = 0; f < b.n_warm_files; f++) replay_free(b.warm_files[f]);
+    free(b.warm_files);
     free(cells);
     space_free(b.t1);
     return rc;

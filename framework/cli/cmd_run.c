@@ -31,6 +31,7 @@ static const cli_option options[] = {
     {"only", "NAME=V1,V2", true, "only these values of a tuning parameter"},
     {"strategy", "NAME", false, "search strategy (see below; default: the one docs/strategies.md recommends)"},
     {"strategy-opt", "KEY=VALUE", true, "option of the strategy"},
+    {"warm-start", "FILE", true, "seed the strategy (bayes) with this space's measurements on other devices: a skytune database[:CAMPAIGN], Kernel Tuner cache or T4 results; their ranks, not their times, count"},
     {"budget", "N", false, "stop after N distinct configurations of the campaign (default: no limit); a larger one on a rerun extends the campaign"},
     {"time-limit", "DURATION", false, "stop after this long, e.g. 90s, 15m, 8h"},
     {"target", "VALUE", false, "stop once a configuration reaches a time (e.g. 2.5ms) or GFLOP/s (e.g. 150gflops)"},
@@ -243,6 +244,7 @@ static int parse_request(const cli_args *args, tuning_request *rq, char *t1_plug
     rq->n_only = cli_all(args, "only", &rq->only);
     rq->strategy = cli_get(args, "strategy");
     rq->n_strategy_opts = cli_all(args, "strategy-opt", &rq->strategy_opts);
+    rq->n_warm_start = cli_all(args, "warm-start", &rq->warm_start);
     rq->device = cli_get(args, "device");
     rq->db_path = cli_get(args, "db") ? cli_get(args, "db") : "skytune.db";
     rq->trace_path = cli_get(args, "trace");

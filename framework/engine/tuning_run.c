@@ -16,6 +16,7 @@
 #include "replay_evaluator.h"
 #include "replay_load.h"
 #include "replay_recorded.h"
+#include "warm_start.h"
 #include "space_rejections.h"
 #include "store_spaces.h"
 #include "value.h"
@@ -28,7 +29,8 @@
 /* Everything that shapes the sequence of configurations tried, so that the
  * same command finds its campaign again. Stopping rules (budget, time
  * limit, target) are left out: raising the budget continues the campaign. */
-static int campaign_settings(const tuning_request *rq, const strategy *st, char *buf, size_t len)
+static int campaign_settings(const tuning_request *rq, const strategy *st,
+                             const warm_start *ws, char *buf, size_t len)
 {
     size_t used = (size_t)snprintf(buf, len, "runs=%u", rq->runs);
     if (rq->warm_up_runs && used < len)
@@ -51,6 +53,11 @@ static int campaign_settings(const tuning_request *rq, const strategy *st, char 
         used += (size_t)snprintf(buf + used, len - used, ";configs=%zu:%016llx", rq->n_configs,
                                  (unsigned long long)h);
     }
+    if (ws->recordings && used < len)
+        /* What the recordings tell the strategy, not their paths: the same
+         * recordings copied elsewhere are the same campaign. */
+        used += (size_t)snprintf(buf + used, len - used, ";warm_start=%zu:%016llx",
+                                 ws->recordings, (unsigned long long)warm_start_hash(ws));
     if (used < len) {
         used += (size_t)snprintf(buf + used, len - used, ";strategy:");
         if (used < len) used += strategy_settings_text(st, buf + used, len - used);
@@ -131,6 +138,7 @@ typedef struct recorded_run {
     history *hist;
     const char *strategy_name;
     strategy *strat;
+    warm_start warm;           /* --warm-start's (empty: none) */
     char settings[8192];       /* campaign_settings */
     derived_values derived;
     bool deriving;
@@ -193,10 +201,16 @@ static int create_strategy(recorded_run *r, skytune_error *err)
                             .parts = rq->space_parts,
                             .ranks = r->ranks,
                             .n_ranks = r->n_ranks};
+    if (rq->n_warm_start) {
+        if (warm_start_load(rq->warm_start, rq->n_warm_start, r->rc->space, rq->max_json_bytes,
+                            &r->warm, err) != 0)
+            return -1;
+        setup.prior = &r->warm.prior;
+    }
     if (strategy_create(r->strategy_name, &setup, rq->strategy_opts, rq->n_strategy_opts,
                         &r->strat, err) != 0)
         return -1;
-    if (campaign_settings(rq, r->strat, r->settings, sizeof r->settings) != 0)
+    if (campaign_settings(rq, r->strat, &r->warm, r->settings, sizeof r->settings) != 0)
         return err_set(err, "the run's settings (--restrict, --only, --strategy-opt) are too long");
     return 0;
 }
@@ -466,6 +480,7 @@ static int end_run(recorded_run *r, int status, skytune_error *err)
     store_close(r->claim_store);
     store_close(r->st);
     strategy_free(r->strat);
+    warm_start_free(&r->warm);
     history_free(r->hist);
     if (r->deriving) derived_values_close(&r->derived);
     free(r->ranks);

@@ -29,6 +29,10 @@ typedef struct tuning_request {
     const char *strategy;                /* NULL: the default */
     const char *const *strategy_opts;
     size_t n_strategy_opts;
+    /* Recordings of the space on other devices that seed the strategy
+     * (warm_start.h); part of the campaign's settings. */
+    const char *const *warm_start;
+    size_t n_warm_start;
     tuning_loop_limits limits;
     /* A selection for the exhaustive strategy (strategy_setup): part
      * space_part of space_parts (0 or 1: the whole space), and/or only the

@@ -118,3 +118,10 @@ bool replay_is_phase_time(double s)
 {
     return s >= 0.0 && isfinite(s);
 }
+
+const char *replay_value_text(const skytune_value *v, char *number, size_t len)
+{
+    if (v->type == SKYTUNE_STRING) return v->s ? v->s : "";
+    value_format(v, number, len);
+    return number;
+}

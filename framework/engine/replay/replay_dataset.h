@@ -59,6 +59,10 @@ int replay_dataset_space(const replay_dataset *d, space **out, skytune_error *er
  * integer. */
 #define REPLAY_NUMBER_TEXT 64
 
+/* The canonical text of a value, as configurations spell it: a string
+ * itself, a number formatted into `number` (REPLAY_NUMBER_TEXT). */
+const char *replay_value_text(const skytune_value *v, char *number, size_t len);
+
 /* ------------------------------------------------ filling a dataset */
 
 /* A new entry with room for a value per parameter, or NULL when out of

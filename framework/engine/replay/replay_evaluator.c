@@ -10,6 +10,7 @@
 
 /* What the dataset recorded for one configuration of the space. */
 typedef struct replay_record {
+    uint64_t rank;          /* the configuration's, in the space */
     double time_ns;
     double compile_s;
     double bench_s;
@@ -54,14 +55,6 @@ static const replay_record *find_record(const replay_evaluator *re, uint64_t ran
     }
 }
 
-/* The canonical text of a value, as configurations spell it. */
-static const char *value_text(const skytune_value *v, char *number, size_t len)
-{
-    if (v->type == SKYTUNE_STRING) return v->s ? v->s : "";
-    value_format(v, number, len);
-    return number;
-}
-
 /* One space parameter's values by canonical text, for matching entries. */
 typedef struct value_index {
     const param_def *param;
@@ -79,7 +72,7 @@ static int value_index_build(value_index *vi, const param_def *p)
     if (!vi->slots) return -1;
     for (size_t v = 0; v < p->count; v++) {
         char number[REPLAY_NUMBER_TEXT];
-        const char *text = value_text(&p->values[v], number, sizeof number);
+        const char *text = replay_value_text(&p->values[v], number, sizeof number);
         size_t k = (size_t)space_text_hash(text) & vi->mask;
         while (vi->slots[k]) k = (k + 1) & vi->mask;
         vi->slots[k] = (uint32_t)v + 1;
@@ -91,11 +84,11 @@ static int value_index_build(value_index *vi, const param_def *p)
 static long value_index_find(const value_index *vi, const skytune_value *v)
 {
     char number[REPLAY_NUMBER_TEXT], other[REPLAY_NUMBER_TEXT];
-    const char *text = value_text(v, number, sizeof number);
+    const char *text = replay_value_text(v, number, sizeof number);
     size_t k = (size_t)space_text_hash(text) & vi->mask;
     for (; vi->slots[k]; k = (k + 1) & vi->mask) {
         uint32_t index = vi->slots[k] - 1;
-        if (strcmp(value_text(&vi->param->values[index], other, sizeof other), text) == 0)
+        if (strcmp(replay_value_text(&vi->param->values[index], other, sizeof other), text) == 0)
             return (long)index;
     }
     return -1;
@@ -166,6 +159,7 @@ static int place_entries(replay_evaluator *re, const replay_dataset *d,
         if (re->n_records >= NO_RECORD)
             return err_set(err, "dataset %s: too many entries", d->name);
         replay_record *r = &re->records[re->n_records];
+        r->rank = rank;
         r->status = entry->status;
         r->time_ns = entry->status == MEAS_OK ? entry->time_ns : 0.0;
         r->compile_s = entry->compile_s;
@@ -297,4 +291,16 @@ double replay_objective(const replay_evaluator *re, uint64_t rank)
 {
     const replay_record *r = find_record(re, rank);
     return r && r->status == MEAS_OK ? r->time_ns : INFINITY;
+}
+
+size_t replay_record_count(const replay_evaluator *re)
+{
+    return re->n_records;
+}
+
+uint64_t replay_record_at(const replay_evaluator *re, size_t k, double *time_ns)
+{
+    const replay_record *r = &re->records[k];
+    *time_ns = r->status == MEAS_OK ? r->time_ns : INFINITY;
+    return r->rank;
 }

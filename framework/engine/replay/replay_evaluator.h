@@ -31,5 +31,10 @@ evaluator replay_evaluator_as_evaluator(replay_evaluator *re);
 bool replay_optimum(const replay_evaluator *re, double *time_ns);
 /* Recorded objective (INFINITY when failed/absent) of the configuration at rank. */
 double replay_objective(const replay_evaluator *re, uint64_t rank);
+/* The dataset's entries that are configurations of the space, in the
+ * dataset's order: record k's rank, and its time (INFINITY when it
+ * failed), for k < replay_record_count. */
+size_t replay_record_count(const replay_evaluator *re);
+uint64_t replay_record_at(const replay_evaluator *re, size_t k, double *time_ns);
 
 #endif

@@ -94,7 +94,7 @@ static int run_once(const bench_dataset *d, const char *strategy_name, uint64_t 
     history *h = history_new();
     if (!h) return err_set(err, "out of memory");
     strategy_setup setup = {.space = d->space, .history = h, .seed = seed,
-                            .budget = limits.max_evaluations};
+                            .budget = limits.max_evaluations, .prior = d->prior};
     strategy *st;
     if (strategy_create(strategy_name, &setup, settings ? settings->items : NULL,
                         settings ? settings->count : 0, &st, err) != 0) {

@@ -11,6 +11,7 @@
 #include "error.h"
 #include "replay_evaluator.h"
 #include "space.h"
+#include "strategy.h"
 
 typedef enum bench_budget_unit {
     BENCH_EVALUATIONS = 0,   /* distinct configurations evaluated */
@@ -37,6 +38,9 @@ typedef struct bench_dataset {
     const char *name;
     const space *space;
     replay_evaluator *evaluator;
+    /* Other devices' recordings of the space, given to every run as a
+     * warm start (NULL: none). */
+    const strategy_prior *prior;
 } bench_dataset;
 
 /* Strategy options ("key=value") given to every strategy judged; NULL for
