@@ -88,12 +88,12 @@ timed() {
     shift 3
     rm -rf "$work/sk" "$work/pocl" "$work/db"*
     mkdir -p "$work/pocl"
-    t0=$(date +%s.%N)
+    started=$(date +%s.%N)
     SKYTUNE_CACHE_DIR="$work/sk" POCL_CACHE_DIR="$work/pocl" $pin "$@" \
         > "$out/logs/$kernel-$tool-$pair.log" 2>&1
     rc=$?
-    t1=$(date +%s.%N)
-    wall=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.2f", b - a }')
+    ended=$(date +%s.%N)
+    wall=$(awk -v a="$started" -v b="$ended" 'BEGIN { printf "%.2f", b - a }')
     printf '%s\t%s\t%s\t%s\t%s\n' "$kernel" "$tool" "$pair" "$wall" "$rc" >> "$log"
     echo "$kernel $tool pair $pair: $wall s (exit $rc)"
 }
