@@ -38,8 +38,8 @@ before=${SKYTUNE_BEFORE:-}
 pin=""
 [ -n "${CPUS:-}" ] && pin="taskset -c $CPUS"
 kt="$here/pocl_kt"
-# The examples' T1 files: the source tree's, or the copies a bundle carries.
-if [ -f "$here/../../examples/t1/matmul.json" ]; then t1="$here/../../examples/t1"; else t1="$kt"; fi
+# The examples' T1 files: the copies a bundle carries, else the source tree's.
+if [ -f "$kt/matmul.json" ]; then t1="$kt"; else t1="$here/../../examples/t1"; fi
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 log="$out/runs.tsv"
