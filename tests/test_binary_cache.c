@@ -26,6 +26,7 @@
 #include <unistd.h>
 
 #include "binary_cache.h"
+#include "binary_keeping.h"
 #include "cl_device.h"
 #include "cli_harness.h"
 #include "hostile_harness.h"
@@ -873,13 +874,22 @@ Test(binary_cache, a_store_that_cannot_write_its_entry_says_why)
 static cl_device_entry *devices;
 static size_t chosen_device;
 
-static void open_devices(void)
+static void list_devices(void)
 {
-    make_scratch();
     size_t n;
     skytune_error err = {0};
     cr_assert_eq(cl_devices_list(&devices, &n, &err), 0, "%s", err.message);
     cr_assert_eq(cl_device_select(devices, n, NULL, &chosen_device, &err), 0, "%s", err.message);
+}
+
+/* These tests keep program binaries, which on PoCL's CPU devices happens
+ * only with PoCL's own kernel cache off (binary_keeping.h), as it always
+ * does on a GPU. PoCL reads the variable when it starts. */
+static void open_devices(void)
+{
+    make_scratch();
+    cr_assert_eq(setenv("POCL_KERNEL_CACHE", "0", 1), 0);
+    list_devices();
 }
 
 static void close_devices(void)
@@ -1159,6 +1169,130 @@ Test(binary_cache_measurer, a_binary_the_driver_refuses_is_rebuilt_and_replaced)
     binary_cache_close(cache);
 }
 
+/* ------------------------------------------------------------ PoCL's kernel cache */
+
+static char *pocl_cache; /* scratch/pocl: PoCL's own kernel cache */
+
+static void open_pocl_devices(void)
+{
+    make_scratch();
+    pocl_cache = cli_path(scratch, "pocl");
+    cr_assert_eq(mkdir(pocl_cache, 0700), 0);
+    cr_assert_eq(setenv("POCL_CACHE_DIR", pocl_cache, 1), 0);
+    cr_assert_eq(unsetenv("POCL_KERNEL_CACHE"), 0);
+    list_devices();
+}
+
+static void close_pocl_devices(void)
+{
+    free(pocl_cache);
+    pocl_cache = NULL;
+    close_devices();
+}
+
+static size_t folder_entries(const char *dir)
+{
+    DIR *d = opendir(dir);
+    cr_assert_not_null(d, "%s: %s", dir, strerror(errno));
+    size_t n = 0;
+    for (struct dirent *de; (de = readdir(d)) != NULL;)
+        if (strcmp(de->d_name, ".") != 0 && strcmp(de->d_name, "..") != 0) n++;
+    closedir(d);
+    return n;
+}
+
+static uint64_t cache_entry_count(void)
+{
+    binary_cache_folder_usage u;
+    skytune_error err = {0};
+    cr_assert_eq(binary_cache_usage(cache_dir, &u, &err), 0, "%s", err.message);
+    return u.entries;
+}
+
+TestSuite(binary_cache_pocl, .init = open_pocl_devices, .fini = close_pocl_devices,
+          .timeout = 300);
+
+/* On PoCL's CPU device a build from source leaves no binary (asking for
+ * one would make PoCL generate code no launch uses): PoCL's kernel cache
+ * keeps the build, and a later measurer, in a compile worker or another
+ * run, builds from source again and measures the same. Failures are still
+ * the binary cache's. */
+Test(binary_cache_pocl, a_build_is_left_to_pocls_kernel_cache)
+{
+    const skytune_device_info *dev = &devices[chosen_device].info;
+    if (dev->is_gpu || !strstr(dev->platform, "Portable Computing Language"))
+        cr_skip_test("the device is not PoCL's CPU device: %s", dev->platform);
+    cr_assert_not(binary_keeping_worthwhile(dev));
+
+    binary_cache *worker_cache = open_cache(0);
+    measurer *worker = open_measurer(worker_cache, true);
+    measurement m;
+    const char *reason;
+    compile(worker, 0, &m);
+    cr_assert_eq(m.status, MEAS_OK, "%s", m.message ? m.message : "");
+    cr_assert_eq(measurer_cache_entry(worker, &reason), CACHE_ENTRY_NONE, "a binary was kept");
+    measurement_clear(&m);
+    compile(worker, 1, &m);
+    cr_assert_eq(m.status, MEAS_COMPILE);
+    cr_assert_eq(measurer_cache_entry(worker, &reason), CACHE_ENTRY_STORED, "the failure");
+    char *compiled_message = strdup(m.message);
+    measurement_clear(&m);
+    binary_cache_counts n = binary_cache_get_counts(worker_cache);
+    cr_assert_eq(n.stores, 1, "only the failure is stored");
+    cr_assert_eq(cache_entry_count(), 1);
+    cr_assert_gt(folder_entries(pocl_cache), 0, "PoCL's kernel cache kept nothing");
+    measurer_close(worker);
+    binary_cache_close(worker_cache);
+
+    /* The measuring worker, or a repeat run: the build from source again
+     * (from PoCL's cache), the failure from ours, the same results. */
+    for (int round = 0; round < 2; round++) {
+        binary_cache *cache = open_cache(0);
+        measurer *ms = open_measurer(cache, false);
+        measure(ms, 0, &m);
+        assert_ok(&m);
+        cr_assert_eq(m.first_mismatch, -1);
+        cr_assert_eq(measurer_cache_entry(ms, &reason), CACHE_ENTRY_NONE);
+        measurement_clear(&m);
+        measure(ms, 1, &m);
+        cr_assert_eq(m.status, MEAS_COMPILE);
+        cr_assert_str_eq(m.message, compiled_message);
+        cr_assert_eq(measurer_cache_entry(ms, &reason), CACHE_ENTRY_FOUND);
+        measurement_clear(&m);
+        n = binary_cache_get_counts(cache);
+        cr_assert_eq(n.binary_hits, 0);
+        cr_assert_eq(n.failure_hits, 1);
+        cr_assert_eq(n.stores, 0);
+        cr_assert_eq(cache_entry_count(), 1, "round %d kept a binary", round);
+        measurer_close(ms);
+        binary_cache_close(cache);
+    }
+    free(compiled_message);
+}
+
+/* Binaries are kept on every GPU and every other driver, and on PoCL's CPU
+ * devices when PoCL's kernel cache is off. */
+Test(binary_cache_pocl, binaries_are_kept_everywhere_else)
+{
+    skytune_device_info dev = {0};
+    snprintf(dev.platform, sizeof dev.platform, "Portable Computing Language");
+    cr_assert_not(binary_keeping_worthwhile(&dev));
+    dev.is_gpu = 1;
+    cr_assert(binary_keeping_worthwhile(&dev), "PoCL on a GPU (CUDA)");
+    dev.is_gpu = 0;
+    snprintf(dev.platform, sizeof dev.platform, "Intel(R) CPU Runtime for OpenCL(TM) Applications");
+    cr_assert(binary_keeping_worthwhile(&dev));
+    snprintf(dev.platform, sizeof dev.platform, "NVIDIA CUDA");
+    dev.is_gpu = 1;
+    cr_assert(binary_keeping_worthwhile(&dev));
+    snprintf(dev.platform, sizeof dev.platform, "Portable Computing Language");
+    dev.is_gpu = 0;
+    cr_assert_eq(setenv("POCL_KERNEL_CACHE", "0", 1), 0);
+    cr_assert(binary_keeping_worthwhile(&dev), "nothing else would keep the build");
+    cr_assert_eq(setenv("POCL_KERNEL_CACHE", "1", 1), 0);
+    cr_assert_not(binary_keeping_worthwhile(&dev));
+}
+
 /* ------------------------------------------------------------ skytune cache */
 
 TestSuite(cache_cli, .init = make_scratch, .fini = remove_scratch, .timeout = 300);
@@ -1285,6 +1419,8 @@ Test(cache_cli, a_cache_that_cannot_be_written_is_counted_and_said)
 {
     char *pocl_cache = cli_path(scratch, "pocl-cache");
     cr_assert_eq(setenv("POCL_CACHE_DIR", pocl_cache, 1), 0);
+    /* So that PoCL's builds are stored as a GPU's are (binary_keeping.h). */
+    cr_assert_eq(setenv("POCL_KERNEL_CACHE", "0", 1), 0);
     free(pocl_cache);
     char *file = cli_path(scratch, "plain");
     cli_write_file(file, "x", 1);

@@ -31,6 +31,10 @@ static void set_up(void)
 {
     size_t n;
     skytune_error err;
+    /* The pool's builds store program binaries, as on a GPU; on PoCL's CPU
+     * device only with PoCL's kernel cache off (binary_keeping.h). The
+     * workers inherit it. */
+    cr_assert_eq(setenv("POCL_KERNEL_CACHE", "0", 1), 0);
     cr_assert_eq(cl_devices_list(&devices, &n, &err), 0, "%s", err.message);
     cr_assert_eq(cl_device_select(devices, n, NULL, &chosen, &err), 0, "%s", err.message);
     const char *only[] = {"MODE=0", "wg=64"};

@@ -24,4 +24,7 @@ for lib in libjansson.so.4 libclFFT.so.2 libyaml-0.so.2; do
   [ -n "$path" ] && cp -L "$path" "$out/lib/"
 done
 cp bench/experiments/*.sh bench/experiments/*.py "$out/"
+# pocl_vs_kernel_tuner.sh's files, with the example T1 files it tunes.
+mkdir -p "$out/pocl_kt"
+cp bench/experiments/pocl_kt/* examples/t1/vector_add.* examples/t1/matmul.* "$out/pocl_kt/"
 echo "bundled into $out"

@@ -17,7 +17,8 @@
 
 typedef enum cache_entry_outcome {
     CACHE_ENTRY_NONE = 0,        /* nothing to keep or nowhere to keep it: no cache, a failure
-                                    that would not repeat, or one before the compiler */
+                                    that would not repeat, one before the compiler, or a build
+                                    the driver's own cache keeps (binary_keeping.h) */
     CACHE_ENTRY_FOUND = 1,       /* the cache held it: nothing was compiled */
     CACHE_ENTRY_STORED = 2,      /* compiled, and the entry written */
     CACHE_ENTRY_NOT_STORED = 3,  /* compiled, and the entry could not be written */

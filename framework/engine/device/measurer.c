@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "binary_keeping.h"
 #include "build_options.h"
 #include "canonical.h"
 #include "clock.h"
@@ -39,6 +40,9 @@ struct measurer {
      * stored when it was not. */
     cache_entry_outcome entry;
     char entry_reason[CACHE_ENTRY_REASON_LEN];
+    /* Whether a build from source stores its program binary, or leaves the
+     * build to the driver's own cache (binary_keeping.h). */
+    bool keep_binaries;
     measure_stage stage;      /* the stage the measurement is in */
     run_transfers transfers;  /* opts.transfers: the copies timed with every run */
 };
@@ -111,6 +115,7 @@ int measurer_open(const skytune_plugin *plugin, const cl_device_entry *device,
     if (!ms) return err_set(err, "out of memory");
     ms->plugin = plugin;
     ms->device = device;
+    ms->keep_binaries = binary_keeping_worthwhile(&device->info);
     ms->problem = plugin_values_logged(problem_values, &ms->lookups);
     ms->opts = *opts;
     double since = clock_monotonic_s();
@@ -311,7 +316,10 @@ static int compile_source(measurer *ms, const char *source, const char *options,
         rc = build_from_source(ms, source, options, program, &log);
     }
     if (rc == CL_SUCCESS) {
-        if (key) store_program_binary(ms, *program, key);
+        /* Not on PoCL's CPU devices: asking for the binary would generate
+         * code that no launch uses (binary_keeping.h); PoCL's kernel cache
+         * keeps the build instead. */
+        if (key && ms->keep_binaries) store_program_binary(ms, *program, key);
         return 0;
     }
     fail_compile(m, rc, options, log);

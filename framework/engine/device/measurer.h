@@ -20,8 +20,10 @@
  *
  * With a binary cache, a configuration's program comes from the cache when
  * an earlier build left it there, and a build from source leaves its
- * binary (or its failure) there for the next time. An entry that cannot
- * be stored never fails the measurement; measurer_cache_entry tells it. */
+ * binary (or its failure) there for the next time; on PoCL's CPU devices
+ * only its failure, the build itself being PoCL's kernel cache's to keep
+ * (binary_keeping.h). An entry that cannot be stored never fails the
+ * measurement; measurer_cache_entry tells it. */
 #ifndef SKYTUNE_MEASURER_H
 #define SKYTUNE_MEASURER_H
 
