@@ -1417,11 +1417,11 @@ static long long unstored_builds(const char *out, const char *label, const char 
  * the next run would find them. Without isolation the same. */
 Test(cache_cli, a_cache_that_cannot_be_written_is_counted_and_said)
 {
-    char *pocl_cache = cli_path(scratch, "pocl-cache");
-    cr_assert_eq(setenv("POCL_CACHE_DIR", pocl_cache, 1), 0);
+    char *own_pocl_cache = cli_path(scratch, "pocl-cache");
+    cr_assert_eq(setenv("POCL_CACHE_DIR", own_pocl_cache, 1), 0);
     /* So that PoCL's builds are stored as a GPU's are (binary_keeping.h). */
     cr_assert_eq(setenv("POCL_KERNEL_CACHE", "0", 1), 0);
-    free(pocl_cache);
+    free(own_pocl_cache);
     char *file = cli_path(scratch, "plain");
     cli_write_file(file, "x", 1);
     char *below = cli_path(file, "binaries");
