@@ -1038,7 +1038,7 @@ Test(cli, slips_are_refused_with_the_nearest_valid_name)
         {CLI_ARGS("run", VECTOR_ADD_SMALL, "--budgt", "3"), 2,
          "unknown option '--budgt' (did you mean '--budget'? see skytune run --help)"},
         {CLI_ARGS("export", "--db", "none.db", "--format", "jsn"), 2,
-         "--format 'jsn' is not one of: csv, json, header, t4 (did you mean 'json'?)"},
+         "--format 'jsn' is not one of: csv, json, header, t4, kernel_tuner (did you mean 'json'?)"},
         {CLI_ARGS("query", "best", "--db", "none.db", "--format", "CSV"), 2,
          "--format 'CSV' is not one of: table, csv, json (did you mean 'csv'?)"},
         {CLI_ARGS("run", VECTOR_ADD_SMALL, "--strategy", "baeys", "--db", "none.db"), 1,

@@ -99,8 +99,9 @@ Test(run_output, log_lines_give_each_failure_its_reason_and_compiler_output_stay
 
     char *wrong = line_of(r.out, "wg_size=32,per_item=4");
     cr_assert(strstr(wrong, "wrong_result") &&
-                  strstr(wrong, "  \"3000 of the outputs differ from the CPU reference; first "
-                                "at index 0; max abs error"),
+                  strstr(wrong, "  \"output 'c': 3000 of 3000 differ from the outputs of the "
+                                "Default configuration (wg_size=64,per_item=1); first at index "
+                                "0; max abs error"),
               "the wrong_result line gives no reason: %s", wrong);
     char *compile = line_of(r.out, "wg_size=64,per_item=8");
     cr_assert(strstr(compile, "compile") && strstr(compile, "  \"error: ") &&
@@ -239,7 +240,8 @@ Test(run_output, the_bar_counts_by_status_and_shows_the_configuration_in_flight)
     /* The first failures of each status, with their reason, above the bar:
      * each at the start of a line, where the bar was cleared or after the
      * estimate's line. */
-    assert_line_start(r.out, "wrong_result: wg_size=32,per_item=4: 3000 of the outputs differ");
+    assert_line_start(r.out, "wrong_result: wg_size=32,per_item=4: output 'c': 3000 of 3000 "
+                                "differ");
     assert_line_start(r.out, "compile: wg_size=32,per_item=8: error: ");
     cr_assert(!strstr(r.out, "error generated"), "the compiler's output reached the terminal:\n%s",
               r.out);

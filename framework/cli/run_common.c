@@ -30,7 +30,7 @@ const cli_option run_supervision_options[] = {
     {"no-cache", NULL, false, "compile every configuration from source, keep no binaries (also no compile workers)"},
     {"health-threshold", "FRACTION", false, "after a fault, the best configuration is re-timed; a drift past this marks the device degraded (default 0.25)"},
     {"confirm", "K", false, "at the end, time the K best configurations again, interleaved in one measuring worker (A B C … A B C …), and decide the winner on those rounds (default 5; at least 2)"},
-    {"confirm-rounds", "R", false, "rounds of the confirmation: visits of each configuration, each with its warm-up and --runs timed runs (default 5)"},
+    {"confirm-rounds", "R", false, "rounds of the confirmation: visits of each configuration, each with its warm-up and --runs timed runs (default 5, fewer where five would take over a tenth of the campaign's time)"},
     {"no-confirm", NULL, false, "no confirmation of the winner at the end"},
     {"no-isolation", NULL, false, "measure in this process, without a supervised worker (for debugging a plugin: a crash ends the run)"},
     BUSY_TIMEOUT_OPTION,
@@ -112,6 +112,7 @@ int run_parse_confirmation(const cli_args *args, tuning_request *rq)
     if (rounds &&
         parse_count("confirm-rounds", rounds, 1, CONFIRM_MAX_ROUNDS, &rq->confirm_rounds) != 0)
         return -1;
+    rq->confirm_rounds_asked = rounds != NULL;
     if (cli_flag(args, "no-confirm")) rq->confirm_top = 0;
     return 0;
 }

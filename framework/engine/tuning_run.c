@@ -1,5 +1,6 @@
 #include "tuning_run.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -410,6 +411,26 @@ static int run_campaign(recorded_run *r, skytune_error *err)
     return 0;
 }
 
+/* Unless its rounds were asked for, a confirmation is held to a tenth of
+ * the campaign's time: on a short campaign of slow kernels (30 s of a
+ * matmul whose kernels take 80 ms on a CPU) five rounds of five visits
+ * would take as long as the campaign. A visit costs its warm-up, its
+ * verification and its timed runs, each about the best's time, and its
+ * set-up; one round at least, whatever it costs. */
+#define CONFIRM_TIME_SHARE 0.10
+#define CONFIRM_VISIT_SETUP_S 0.05
+
+static unsigned confirmation_rounds(const tuning_request *rq, const tuning_loop_result *res)
+{
+    if (rq->confirm_rounds_asked || !res->have_best || !(res->wall_s > 0.0))
+        return rq->confirm_rounds;
+    double visit_s = (double)(rq->runs + rq->warm_up_runs + 1) * res->best_ns * 1e-9 +
+                     CONFIRM_VISIT_SETUP_S;
+    double fit = floor(CONFIRM_TIME_SHARE * res->wall_s / ((double)rq->confirm_top * visit_s));
+    if (fit < 1.0) return 1;
+    return fit < (double)rq->confirm_rounds ? (unsigned)fit : rq->confirm_rounds;
+}
+
 /* The campaign's winner confirmed (confirmation.h), unless none was asked
  * for, the times are recorded ones, the run was stopped, or the campaign
  * was confirmed before and this run measured nothing new. */
@@ -441,7 +462,7 @@ static int confirm_at_end(recorded_run *r, skytune_error *err)
         .store = r->st,
         .campaign_id = r->campaign_id,
         .top = rq->confirm_top,
-        .rounds = rq->confirm_rounds,
+        .rounds = confirmation_rounds(rq, &r->out->result),
         .runs = rq->runs,
         .stop_requested = rq->stop_requested,
     };

@@ -71,6 +71,9 @@ typedef struct tuning_request {
      * again for confirm_rounds interleaved rounds (confirmation.h); 0: no
      * confirmation (the CLI's default is CONFIRM_DEFAULT_TOP). */
     unsigned confirm_top, confirm_rounds;
+    /* The rounds were asked for (--confirm-rounds): taken as they are.
+     * Otherwise they are held to a tenth of the campaign's time. */
+    bool confirm_rounds_asked;
     /* `--trace FILE`: the run's pipeline as Chrome trace events (core/trace.h);
      * NULL: none. */
     const char *trace_path;
