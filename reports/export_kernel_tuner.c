@@ -23,6 +23,7 @@
 
 #include "export.h"
 #include "export_json.h"
+#include "export_rows.h"
 #include "query.h"
 #include "query_json.h"
 
@@ -251,19 +252,10 @@ static json_t *build_cache(const query_table *c, const query_table *t)
 int export_kernel_tuner(void *db, const char *campaign, FILE *f, size_t *entries,
                         skytune_error *err)
 {
-    const char *params[QUERY_N_PARAMS] = {campaign, NULL, NULL};
-    query_table c, t;
-    if (query_run_named(db, "campaigns", params, QUERY_N_PARAMS, &c, err) != 0) return -1;
-    if (c.n_rows == 0) {
-        query_table_free(&c);
-        return err_set(err, "there is no campaign %s (see skytune best)", campaign);
-    }
     /* The T4 export's rows: every evaluation with its typed configuration,
      * status and times in milliseconds. */
-    if (query_run_named(db, "t4", params, QUERY_N_PARAMS, &t, err) != 0) {
-        query_table_free(&c);
-        return -1;
-    }
+    query_table c, t;
+    if (export_campaign_rows(db, campaign, &c, &t, err) != 0) return -1;
     json_t *root = build_cache(&c, &t);
     size_t n = t.n_rows;
     query_table_free(&c);

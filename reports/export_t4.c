@@ -8,6 +8,7 @@
 
 #include "export.h"
 #include "export_json.h"
+#include "export_rows.h"
 #include "query.h"
 #include "query_json.h"
 
@@ -107,17 +108,8 @@ fail:
 
 int export_t4(void *db, const char *campaign, FILE *f, size_t *results, skytune_error *err)
 {
-    const char *params[QUERY_N_PARAMS] = {campaign, NULL, NULL};
     query_table c, t;
-    if (query_run_named(db, "campaigns", params, QUERY_N_PARAMS, &c, err) != 0) return -1;
-    if (c.n_rows == 0) {
-        query_table_free(&c);
-        return err_set(err, "there is no campaign %s (see skytune best)", campaign);
-    }
-    if (query_run_named(db, "t4", params, QUERY_N_PARAMS, &t, err) != 0) {
-        query_table_free(&c);
-        return -1;
-    }
+    if (export_campaign_rows(db, campaign, &c, &t, err) != 0) return -1;
     json_t *root = json_object(), *list = json_array(), *meta = metadata(&c);
     int rc = 0;
     if (!root || !list || !meta ||
