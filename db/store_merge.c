@@ -278,6 +278,40 @@ static const char *const merge_sql[] = {
     "   -1) + ROW_NUMBER() OVER (PARTITION BY a.campaign_id ORDER BY a.seq),"
     "  a.measurement_id, a.cached FROM temp.adding a",
 
+    /* Confirmations follow their campaigns; one the target holds (the same
+     * campaign, start and campaign best: merged before) is not added again,
+     * and its configurations and visits, keyed by it, are not either. */
+    "CREATE TEMP TABLE map_confirmation (src INTEGER PRIMARY KEY, dst INTEGER NOT NULL)",
+    "INSERT INTO main.confirmations (campaign_id, started_at, ended_at, top, rounds, runs,"
+    " campaign_best_id, winner_id, changed)"
+    " SELECT mca.dst, s.started_at, s.ended_at, s.top, s.rounds, s.runs, mb.dst, mw.dst, s.changed"
+    " FROM src.confirmations s"
+    " JOIN temp.map_campaign mca ON mca.src = s.campaign_id"
+    " JOIN temp.map_config mb ON mb.src = s.campaign_best_id"
+    " LEFT JOIN temp.map_config mw ON mw.src = s.winner_id"
+    " WHERE NOT EXISTS (SELECT 1 FROM main.confirmations d WHERE d.campaign_id = mca.dst"
+    " AND d.started_at = s.started_at AND d.campaign_best_id = mb.dst)"
+    " ORDER BY s.id",
+    "INSERT INTO temp.map_confirmation SELECT s.id, MIN(d.id) FROM src.confirmations s"
+    " JOIN temp.map_campaign mca ON mca.src = s.campaign_id"
+    " JOIN temp.map_config mb ON mb.src = s.campaign_best_id"
+    " JOIN main.confirmations d ON d.campaign_id = mca.dst AND d.started_at = s.started_at"
+    " AND d.campaign_best_id = mb.dst GROUP BY s.id",
+    "INSERT OR IGNORE INTO main.confirmation_entries (confirmation_id, configuration_id,"
+    " campaign_place, campaign_median_ns, confirmed_place, confirmed_median_ns, ci_low_ns,"
+    " ci_high_ns, ci_coverage, ok_visits)"
+    " SELECT mc.dst, mg.dst, s.campaign_place, s.campaign_median_ns, s.confirmed_place,"
+    " s.confirmed_median_ns, s.ci_low_ns, s.ci_high_ns, s.ci_coverage, s.ok_visits"
+    " FROM src.confirmation_entries s"
+    " JOIN temp.map_confirmation mc ON mc.src = s.confirmation_id"
+    " JOIN temp.map_config mg ON mg.src = s.configuration_id",
+    "INSERT OR IGNORE INTO main.confirmation_visits (confirmation_id, round, slot,"
+    " configuration_id, status, median_ns, n_samples)"
+    " SELECT mc.dst, s.round, s.slot, mg.dst, s.status, s.median_ns, s.n_samples"
+    " FROM src.confirmation_visits s"
+    " JOIN temp.map_confirmation mc ON mc.src = s.confirmation_id"
+    " JOIN temp.map_config mg ON mg.src = s.configuration_id",
+
     "INSERT INTO main.merges (source, campaigns, measurements, duplicates, evaluations)"
     " SELECT (SELECT path FROM temp.merge_source),"
     " (SELECT COUNT(*) FROM temp.map_campaign WHERE is_new),"
@@ -379,7 +413,8 @@ int store_merge(store *st, const char *source_path, store_merge_counts *counts,
                  "DROP TABLE IF EXISTS temp.map_problem; DROP TABLE IF EXISTS temp.map_config;"
                  "DROP TABLE IF EXISTS temp.map_campaign;"
                  "DROP TABLE IF EXISTS temp.map_measurement; DROP TABLE IF EXISTS temp.before;"
-                 "DROP TABLE IF EXISTS temp.adding; DROP TABLE IF EXISTS temp.merge_source;",
+                 "DROP TABLE IF EXISTS temp.adding; DROP TABLE IF EXISTS temp.merge_source;"
+                 "DROP TABLE IF EXISTS temp.map_confirmation;",
                  NULL, NULL, NULL);
     sqlite3_exec(db, "DETACH DATABASE src", NULL, NULL, NULL);
     return rc;

@@ -107,6 +107,44 @@ Test(confirm, a_campaign_confirms_its_winner_by_default)
     free(db);
 }
 
+/* `merge` carries a campaign's confirmation with it, entries and visits
+ * mapped to the target's ids; merging the same database again adds
+ * nothing. */
+Test(confirm, a_merge_carries_the_confirmations)
+{
+    char *source = cli_path(scratch, "merge-source.db"), *target = cli_path(scratch, "merge-target.db");
+    cli_result r = campaign(source, "3", CLI_ARGS("--confirm-rounds", "2"));
+    cli_result_free(&r);
+    r = campaign(target, "4", CLI_ARGS("--no-confirm"));
+    cli_result_free(&r);
+    for (int k = 0; k < 2; k++) {
+        r = cli_run(CLI_ARGS("merge", target, source));
+        cr_assert_eq(r.status, 0, "merge %d: %s\n%s", k + 1, r.out, r.err);
+        cli_result_free(&r);
+        cr_expect_eq(cli_db_int(target, "SELECT count(*) FROM confirmations"), 1,
+                     "after merge %d", k + 1);
+        cr_expect_eq(cli_db_int(target, "SELECT count(*) FROM confirmation_entries"), 3);
+        cr_expect_eq(cli_db_int(target, "SELECT count(*) FROM confirmation_visits"), 6);
+    }
+    /* Linked to the merged campaign and to the target's configurations:
+     * the same texts as in the source. */
+    char *merged = cli_db_text(target,
+                               "SELECT group_concat(c.text, ' ') FROM (SELECT cf.text FROM"
+                               " confirmation_entries e JOIN confirmations cn ON cn.id ="
+                               " e.confirmation_id JOIN campaigns ca ON ca.id = cn.campaign_id"
+                               " JOIN configurations cf ON cf.id = e.configuration_id"
+                               " WHERE ca.id <> 1 ORDER BY e.campaign_place) c");
+    char *original = cli_db_text(source,
+                                 "SELECT group_concat(c.text, ' ') FROM (SELECT cf.text FROM"
+                                 " confirmation_entries e JOIN configurations cf ON cf.id ="
+                                 " e.configuration_id ORDER BY e.campaign_place) c");
+    cr_expect_str_eq(merged, original);
+    free(merged);
+    free(original);
+    free(source);
+    free(target);
+}
+
 Test(confirm, no_confirm_turns_it_off_and_one_configuration_has_nothing_to_confirm)
 {
     char *db = cli_path(scratch, "off.db");
