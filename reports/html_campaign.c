@@ -15,6 +15,7 @@
 #include "param_columns.h"
 #include "report_format.h"
 #include "svg_chart.h"
+#include "winner_verdict.h"
 
 #define COUNT(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -215,7 +216,43 @@ static void write_confirmations(campaign_ctx *c, size_t first, size_t end)
     html_source_note(f, c->d->queries[REPORT_CONFIRMATIONS]);
 }
 
-static void write_best(campaign_ctx *c, size_t first, size_t end)
+/* Whether the runner-ups' runs tell them apart from the best's, as
+ * `skytune best` says it (winner_verdict.h), each indistinguishable one on
+ * a row of its own. */
+static int write_verdict_rows(campaign_ctx *c, skytune_error *err)
+{
+    winner_verdict v;
+    if (winner_verdict_from_runs(campaign_table(c, REPORT_TOP_SAMPLES),
+                                 c->first[REPORT_TOP_SAMPLES], c->end[REPORT_TOP_SAMPLES], &v,
+                                 err) != 0)
+        return -1;
+    if (v.n == 0) {
+        html_kv_row(c->f, "runner-ups", "none: no other configuration passed", false);
+        return 0;
+    }
+    char summary[128], text[256];
+    winner_verdict_summary(&v, summary, sizeof summary);
+    snprintf(text, sizeof text, "%s (rank-sum test of the timed runs%s)", summary,
+             v.indistinguishable ? ", p \xE2\x89\xA5 0.05: their runs do not show which is faster"
+                                 : "");
+    html_kv_row(c->f, "runner-ups", text, false);
+    for (size_t k = 0; k < v.n; k++) {
+        const verdict_runner_up *u = &v.runner_ups[k];
+        if (!u->indistinguishable) continue;
+        char median[32], figures[96];
+        report_format_duration_ns(u->median_ns, median, sizeof median);
+        snprintf(figures, sizeof figures, " (median %s, %zu runs, p %.2f)", median, u->n_samples,
+                 u->p);
+        fprintf(c->f, "<tr><th>indistinguishable #%zu</th><td><code>", u->place);
+        html_escape_write(c->f, u->configuration);
+        fputs("</code>", c->f);
+        html_escape_write(c->f, figures);
+        fputs("</td></tr>\n", c->f);
+    }
+    return 0;
+}
+
+static int write_best(campaign_ctx *c, size_t first, size_t end, skytune_error *err)
 {
     FILE *f = c->f;
     const query_table *t = campaign_table(c, REPORT_TOP);
@@ -223,7 +260,7 @@ static void write_best(campaign_ctx *c, size_t first, size_t end)
     if (first == end) {
         html_paragraph(f, NULL, "None: no configuration passed verification.");
         html_source_note(f, c->d->queries[REPORT_TOP]);
-        return;
+        return 0;
     }
     size_t r = first;
     char a[64], b[64], s[64], x[64], g[64], bw[64], n[64], at[128];
@@ -246,7 +283,10 @@ static void write_best(campaign_ctx *c, size_t first, size_t end)
     html_kv_row(f, "GFLOP/s", report_format_cell(query_cell(t, r, "gflops"), FORMAT_NUMBER, g, sizeof g), false);
     html_kv_row(f, "GB/s", report_format_cell(query_cell(t, r, "gbs"), FORMAT_NUMBER, bw, sizeof bw), false);
     html_kv_row(f, "found at", at, false);
+    if (write_verdict_rows(c, err) != 0) return -1;
     html_kv_close(f);
+    html_source_note(f, c->d->queries[REPORT_TOP_SAMPLES]);
+    return 0;
 }
 
 /* Where the best configuration's run goes, kernel by kernel (the parts
@@ -642,7 +682,7 @@ int html_campaign_write(FILE *f, const report_data *d, size_t row, size_t *curso
     write_what(&c);
     if (write_status(&c, first[REPORT_FAILURES], end[REPORT_FAILURES], err) != 0) return -1;
     write_time(&c, first[REPORT_TIME_SPLIT], end[REPORT_TIME_SPLIT]);
-    write_best(&c, first[REPORT_TOP], end[REPORT_TOP]);
+    if (write_best(&c, first[REPORT_TOP], end[REPORT_TOP], err) != 0) return -1;
     write_confirmations(&c, first[REPORT_CONFIRMATIONS], end[REPORT_CONFIRMATIONS]);
     write_parts(&c, first[REPORT_PARTS], end[REPORT_PARTS]);
     if (write_top(&c, first[REPORT_TOP], end[REPORT_TOP], err) != 0 ||

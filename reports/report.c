@@ -9,6 +9,7 @@
 
 #include "busy_wait.h"
 #include "read_in_place.h"
+#include "winner_verdict.h"
 
 /* Query names by report_query. */
 static const char *const query_names_by_part[REPORT_N_QUERIES] = {
@@ -33,6 +34,7 @@ static const char *const query_names_by_part[REPORT_N_QUERIES] = {
     [REPORT_STOP_ADVICE] = "stop-advice",
     [REPORT_PORTABILITY] = "portability",
     [REPORT_CONFIRMATIONS] = "confirmations",
+    [REPORT_TOP_SAMPLES] = "top-samples",
 };
 
 static bool is_across(report_query q)
@@ -90,10 +92,10 @@ static int check_scope(const report_data *d, sqlite3 *db, skytune_error *err)
 static const report_query cost_order[REPORT_N_QUERIES] = {
     REPORT_BY_PARAM,     REPORT_INDEPENDENCE,   REPORT_INTERACTIONS,   REPORT_FIXED_VS_TUNED,
     REPORT_EVALUATIONS,  REPORT_IMPORTANCE,     REPORT_BEST_SO_FAR,    REPORT_SNR,
-    REPORT_PORTABILITY,  REPORT_INSTANCES,      REPORT_SCALING,        REPORT_DISTRIBUTION,
-    REPORT_ROOFLINE,     REPORT_STOP_ADVICE,    REPORT_FAILURES,       REPORT_TOP,
-    REPORT_TIME_SPLIT,   REPORT_PARTS,          REPORT_REJECTIONS,     REPORT_CONFIRMATIONS,
-    REPORT_CAMPAIGNS,
+    REPORT_PORTABILITY,  REPORT_INSTANCES,      REPORT_SCALING,        REPORT_TOP_SAMPLES,
+    REPORT_DISTRIBUTION, REPORT_ROOFLINE,       REPORT_STOP_ADVICE,    REPORT_FAILURES,
+    REPORT_TOP,          REPORT_TIME_SPLIT,     REPORT_PARTS,          REPORT_REJECTIONS,
+    REPORT_CONFIRMATIONS, REPORT_CAMPAIGNS,
 };
 
 #define MAX_WORKERS 4
@@ -106,6 +108,9 @@ typedef struct work_queue {
     size_t next;
     report_data *out;
     const char *const *params;
+    /* The same scope with ?3 the places the runner-up verdict reads
+     * (winner_verdict.h), not the top table's length. */
+    const char *const *verdict_params;
     int failed;                 /* set once: the first failure's message is kept */
     skytune_error error;
 } work_queue;
@@ -129,7 +134,8 @@ static void *run_worker(void *arg)
         if (is_across(part) && !q->out->across) continue;
         skytune_error err = {0};
         query_table t;
-        if (query_run_named(w->db, query_names_by_part[part], q->params, QUERY_N_PARAMS, &t,
+        const char *const *params = part == REPORT_TOP_SAMPLES ? q->verdict_params : q->params;
+        if (query_run_named(w->db, query_names_by_part[part], params, QUERY_N_PARAMS, &t,
                             &err) != 0) {
             pthread_mutex_lock(&q->lock);
             if (!q->failed) {
@@ -175,13 +181,13 @@ static size_t open_helpers(sqlite3 *db, sqlite3 **helpers, size_t wanted)
  * machine has the cores: the costliest queries do not depend on each
  * other. */
 static int run_queries(sqlite3 *db, report_data *out, const char *const *params,
-                       skytune_error *err)
+                       const char *const *verdict_params, skytune_error *err)
 {
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
     size_t wanted = cores > 1 ? (size_t)(cores < MAX_WORKERS ? cores : MAX_WORKERS) - 1 : 0;
     sqlite3 *helpers[MAX_WORKERS];
     size_t n_helpers = open_helpers(db, helpers, wanted);
-    work_queue q = {.next = 0, .out = out, .params = params};
+    work_queue q = {.next = 0, .out = out, .params = params, .verdict_params = verdict_params};
     if (pthread_mutex_init(&q.lock, NULL) != 0) {
         for (size_t k = 0; k < n_helpers; k++) sqlite3_close(helpers[k]);
         return err_set(err, "cannot create a lock for the report's workers");
@@ -220,6 +226,13 @@ int report_load(void *db, const report_options *options, report_data *out, skytu
         [QUERY_PARAM_PLUGIN] = options->plugin,
         [QUERY_PARAM_LIMIT] = limit,
     };
+    char places[16];
+    snprintf(places, sizeof places, "%d", VERDICT_PLACES);
+    const char *verdict_params[QUERY_N_PARAMS] = {
+        [QUERY_PARAM_CAMPAIGN] = options->campaign,
+        [QUERY_PARAM_PLUGIN] = options->plugin,
+        [QUERY_PARAM_LIMIT] = places,
+    };
     /* One campaign asked for: no comparison across campaigns. */
     out->across = options->campaign == NULL;
     for (size_t k = 0; k < REPORT_N_QUERIES; k++) {
@@ -236,7 +249,7 @@ int report_load(void *db, const report_options *options, report_data *out, skytu
         report_free(out);
         return -1;
     }
-    if (run_queries(db, out, params, err) != 0) {
+    if (run_queries(db, out, params, verdict_params, err) != 0) {
         report_free(out);
         return -1;
     }

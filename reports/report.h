@@ -33,6 +33,7 @@ typedef enum report_query {
     REPORT_STOP_ADVICE,
     REPORT_PORTABILITY,
     REPORT_CONFIRMATIONS,
+    REPORT_TOP_SAMPLES,     /* the best's and runner-ups' runs, for the verdict */
     REPORT_N_QUERIES
 } report_query;
 

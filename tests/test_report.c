@@ -474,6 +474,67 @@ Test(report, best_flags_a_noisy_best_configuration)
     free(noisy);
 }
 
+/* The verdict line `skytune best` prints for the database, from "verdict"
+ * to its parenthesis: "indistinguishable from all 3 of the next 3 at 95 %". */
+static char *best_verdict(const char *database)
+{
+    cli_result r = cli_run(CLI_ARGS("best", "--db", database));
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    const char *line = strstr(r.out, "  verdict    ");
+    cr_assert(line, "skytune best gives no verdict: %s", r.out);
+    line += strlen("  verdict    ");
+    char *verdict = strndup(line, strcspn(line, "(\n"));
+    while (*verdict && verdict[strlen(verdict) - 1] == ' ') verdict[strlen(verdict) - 1] = '\0';
+    cli_result_free(&r);
+    return verdict;
+}
+
+Test(report, best_says_whether_the_runner_ups_can_be_told_apart)
+{
+    /* The noisy best's runs (1.2 to 6.0 ms) straddle every runner-up's:
+     * none is told apart, and each is listed with its p-value. */
+    char *noisy = cli_path(scratch, "noisy.db");
+    skytune_error err = {0};
+    cr_assert_eq(report_fixture_create_noisy(noisy, &err), 0, "%s", err.message);
+    char *said = best_verdict(noisy);
+    cr_expect_str_eq(said, "indistinguishable from all 3 of the next 3 at 95 %");
+    free(db);
+    db = noisy;
+    char *html_path = cli_path(scratch, "report.html");
+    char *html = make_report(html_path, NULL);
+    char *best = table_after(html, "id=\"campaign-1-best\"");
+    char row[256];
+    snprintf(row, sizeof row, "<th>runner-ups</th><td>%s (rank-sum test", said);
+    cr_expect(strstr(best, row), "the report's verdict differs from best's (%s): %s", said, best);
+    cr_expect(strstr(best, "<th>indistinguishable #2</th><td><code>wg=64,mode=plain</code> "
+                           "(median 3.5 ms, 7 runs, p 0."),
+              "%s", best);
+    cr_expect(strstr(best, "<th>indistinguishable #4</th>"), "%s", best);
+    cr_expect(strstr(html, "From <code>reports/sql/top_samples.sql</code>"),
+              "the verdict does not name its SQL");
+    free(said);
+    free(best);
+    free(html);
+
+    /* The steady fixture's best (c2, 490 to 520 ns) lies below every
+     * runner-up's runs in campaign 1: each is told apart, none listed. */
+    char *steady = cli_path(scratch, "steady.db");
+    cr_assert_eq(report_fixture_create(steady, true, &err), 0, "%s", err.message);
+    said = best_verdict(steady);
+    cr_expect_str_eq(said, "faster than the next 3 at 95 %");
+    free(db);
+    db = steady;
+    html = make_report(html_path, NULL);
+    best = table_after(html, "id=\"campaign-1-best\"");
+    snprintf(row, sizeof row, "<th>runner-ups</th><td>%s (rank-sum test", said);
+    cr_expect(strstr(best, row), "the report's verdict differs from best's (%s): %s", said, best);
+    cr_expect(!strstr(best, "indistinguishable #"), "%s", best);
+    free(said);
+    free(best);
+    free(html);
+    free(html_path);
+}
+
 /* ------------------------------------------------------------ python checks */
 
 /* Balanced non-void elements for html.parser; each <svg> parsed as XML. */

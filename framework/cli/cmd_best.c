@@ -57,14 +57,13 @@ static void print_verdict(void *db, const char *campaign)
         return;
     }
     if (v.n == 0) return;
+    char summary[128];
+    winner_verdict_summary(&v, summary, sizeof summary);
     if (v.indistinguishable == 0) {
-        printf("  verdict    faster than the next %zu at 95 %% (rank-sum test of the timed runs)\n",
-               v.n);
+        printf("  verdict    %s (rank-sum test of the timed runs)\n", summary);
         return;
     }
-    printf("  verdict    indistinguishable from %s%zu of the next %zu at 95 %% (rank-sum test of "
-           "the timed runs, p >= 0.05):\n",
-           v.indistinguishable == v.n ? "all " : "", v.indistinguishable, v.n);
+    printf("  verdict    %s (rank-sum test of the timed runs, p >= 0.05):\n", summary);
     for (size_t k = 0; k < v.n; k++) {
         if (!v.runner_ups[k].indistinguishable) continue;
         char median[32];

@@ -1,6 +1,6 @@
 -- top-samples: the timed runs of each campaign's fastest configurations
 -- (place as in top.sql, 1 being the best; ?3 of them, NULL: 6), one row per
--- run: what `skytune best` tests the runner-ups against the best with
+-- run: what `skytune best` and the report test the runner-ups against the best with
 -- (docs/reports.md, "Indistinguishable configurations").
 -- Parameters: ?1 a campaign id or NULL; ?2 a plugin name or NULL;
 -- ?3 how many per campaign (NULL: 6).
