@@ -196,6 +196,13 @@ Test(campaign_cli, bad_campaign_files_are_refused_with_file_line_and_key)
         {"only:\n  y: [1]\n", "sweep.yaml:9: key 'only.y': plugin hostile has no tuning parameter 'y'", false},
         {"only:\n  x: [5000]\n", "key 'only'", false},
         {"strategy_options:\n  popsize: 3\n", "sweep.yaml:9: key 'strategy_options'", false},
+        {"stop_when_gain_below: 1.5\n",
+         "sweep.yaml:8: key 'stop_when_gain_below': '1.5' is not a fraction between 0 and 1 (e.g. "
+         "0.01, or 1%)", false},
+        {"transfers: sometimes\n", "sweep.yaml:8: key 'transfers': 'sometimes' is not true or false",
+         false},
+        {"transfers: true\n",
+         "sweep.yaml:8: key 'transfers': plugin hostile names no host-device transfers", false},
     };
     char *db = cli_path(scratch, "sweep.db");
     for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
@@ -261,6 +268,58 @@ Test(campaign_cli, bad_campaign_files_are_refused_with_file_line_and_key)
     free(bad);
     free(bad_db);
     free(db);
+}
+
+/* stop_when_gain_below ends each instance's run as --stop-when-gain-below
+ * does, and is recorded with the run; transfers times the plugin's copies
+ * as parts of every run, as --transfers does. */
+Test(campaign_cli, the_files_stop_rule_and_transfers_reach_every_run)
+{
+    /* 40 configurations an instance: after the 10 evaluations the estimate
+     * needs, a campaign as long again cannot be expected to gain half. */
+    char text[4096];
+    snprintf(text, sizeof text,
+             "plugin: %s\nproblem:\n  values: 40\n  n: [1024, 2048]\nstrategy: random\n"
+             "runs: 2\nstop_when_gain_below: 50%%\n",
+             hostile_plugin_path());
+    char *file = cli_path(scratch, "stop.yaml");
+    cli_write_file(file, text, strlen(text));
+    char *db = cli_path(scratch, "stop.db");
+    cli_result r = campaign(CLI_ARGS("campaign", "run", file, "--compile-jobs", "0"));
+    expect_ok(&r, "the campaign with a stop rule");
+    cli_result_free(&r);
+    cr_expect_eq(cli_db_int(db, "SELECT COUNT(*) FROM invocations"), 2, "one run per instance");
+    cr_expect_eq(cli_db_int(db, "SELECT COUNT(*) FROM invocations WHERE ended = 'gain_below' AND "
+                                "gain_below = 0.5"),
+                 2, "a run did not stop on the expected gain");
+    long long most = cli_db_int(db, "SELECT MAX(n) FROM (SELECT COUNT(*) AS n FROM evaluations "
+                                    "GROUP BY campaign_id)");
+    cr_expect(most >= 10 && most < 40, "an instance made %lld evaluations of 40", most);
+    free(db);
+    free(file);
+
+    snprintf(text, sizeof text,
+             "plugin: vector_add\npreset: small\nonly:\n  wg_size: [64]\n  per_item: [1, 2]\n"
+             "strategy: exhaustive\nruns: 2\ntransfers: yes\n");
+    file = cli_path(scratch, "transfers.yaml");
+    cli_write_file(file, text, strlen(text));
+    db = cli_path(scratch, "transfers.db");
+    r = campaign(CLI_ARGS("campaign", "run", file, "--plugin-dir", cli_plugin_dir(),
+                          "--compile-jobs", "0"));
+    expect_ok(&r, "the campaign with transfers");
+    cli_result_free(&r);
+    char *versions = cli_db_text(db, "SELECT group_concat(DISTINCT p.version) FROM measurements m "
+                                     "JOIN plugins p ON p.id = m.plugin_id");
+    cr_expect_str_eq(versions, "1.0+transfers");
+    free(versions);
+    char *parts = cli_db_text(db, "SELECT group_concat(label, ' ') FROM (SELECT label FROM "
+                                  "measurement_parts WHERE measurement_id = (SELECT MIN(id) FROM "
+                                  "measurements) ORDER BY part)");
+    cr_expect_str_eq(parts, "upload a upload b vector_add download c");
+    free(parts);
+    cr_expect_eq(cli_db_int(db, "SELECT COUNT(*) FROM measurements WHERE status = 'ok'"), 2);
+    free(db);
+    free(file);
 }
 
 /* (problem, configuration, status) of every measurement, one per line. */

@@ -73,6 +73,8 @@ Test(campaign_file, reads_every_key)
                                 "target: 2.5ms\n"
                                 "runs: 5\n"
                                 "seed: 7\n"
+                                "stop_when_gain_below: 1%\n"
+                                "transfers: true\n"
                                 "campaign_budget: 5000\n"
                                 "campaign_time_limit: 8h\n"
                                 "devices: [NVIDIA, '1:0']\n"
@@ -106,6 +108,9 @@ Test(campaign_file, reads_every_key)
     cr_expect_float_eq(f.target_ns, 2.5e6, 1e-3);
     cr_expect_eq(f.runs, 5);
     cr_expect_eq(f.seed, 7);
+    cr_expect_float_eq(f.gain_below, 0.01, 1e-12);
+    cr_expect(f.transfers);
+    cr_expect_eq(f.transfers_line, 19);
     cr_expect_eq(f.campaign_budget, 5000);
     cr_expect_float_eq(f.campaign_time_limit_s, 8 * 3600.0, 1e-9);
     cr_assert_eq(f.n_devices, 2);
@@ -160,6 +165,8 @@ Test(campaign_file, defaults_and_the_database_beside_the_file)
     cr_assert_eq(campaign_file_read(path, &f, &err), 0, "%s", err.message);
     cr_expect_eq(f.runs, 10);
     cr_expect_eq(f.seed, 1);
+    cr_expect_eq(f.gain_below, 0.0, "no stop on the expected gain unless asked");
+    cr_expect(!f.transfers, "the kernels alone unless asked");
     cr_expect_eq(f.n_params, 0);
     char *db = cli_path(scratch, "night.db");
     cr_expect_str_eq(f.database, db);
@@ -222,6 +229,20 @@ Test(campaign_file, bad_values_and_shapes_are_refused)
         {"plugin: p\nruns: many\n", "key 'runs': 'many' is not a whole number"},
         {"plugin: p\ntime_limit: 0\n", "key 'time_limit': '0' is not a duration"},
         {"plugin: p\ntarget: fast\n", "key 'target': 'fast' is not a time"},
+        {"plugin: p\nstop_when_gain_below: 2\n",
+         ":2: key 'stop_when_gain_below': '2' is not a fraction between 0 and 1 (e.g. 0.01, or "
+         "1%)"},
+        {"plugin: p\nstop_when_gain_below: 0\n", "key 'stop_when_gain_below': '0' is not a fraction"},
+        {"plugin: p\nstop_when_gain_below: 100%\n",
+         "key 'stop_when_gain_below': '100%' is not a fraction"},
+        {"plugin: p\nstop_when_gain_below: 1 %\n",
+         "key 'stop_when_gain_below': '1 %' is not a fraction"},
+        {"plugin: p\nstop_when_gain_below: [0.01]\n",
+         "key 'stop_when_gain_below': expected a fraction between 0 and 1 (e.g. 0.01, or 1%), got "
+         "a list"},
+        {"plugin: p\ntransfers: maybe\n", ":2: key 'transfers': 'maybe' is not true or false"},
+        {"plugin: p\ntransfers: {on: 1}\n",
+         "key 'transfers': expected true or false, got a mapping"},
         {"plugin: p\nnotify: ftp://x\n", "key 'notify.url': 'ftp://x' is not an http"},
         {"plugin: p\ndevices: [all, NVIDIA]\n", "'all' already names every device"},
         {"plugin: p\ndevices: all\ncross: {top: 2}\n", "key 'cross': the cross-measurement"},
@@ -437,6 +458,46 @@ Test(campaign_file, instances_are_the_product_of_the_sweeps_first_varying_slowes
         cr_expect_str_eq(p.instances[i].sets[1], "fixed=7");
     }
     cr_expect_eq(p.n_units, 6, "one device entry: a unit per instance");
+    campaign_plan_free(&p);
+    campaign_file_free(&f);
+}
+
+/* The stopping rule and the transfers reach every unit's run, as
+ * --stop-when-gain-below and --transfers would. */
+Test(campaign_file, every_unit_runs_with_the_files_stop_and_transfers)
+{
+    const char *spellings[][2] = {{"0.005", "yes"}, {"0.5%", "True"}, {"0.25", "off"}};
+    const double fractions[] = {0.005, 0.005, 0.25};
+    const bool transfers[] = {true, true, false};
+    for (size_t k = 0; k < sizeof fractions / sizeof fractions[0]; k++) {
+        char text[256];
+        snprintf(text, sizeof text,
+                 "plugin: p\nproblem:\n  a: [1, 2]\nstop_when_gain_below: %s\ntransfers: %s\n",
+                 spellings[k][0], spellings[k][1]);
+        campaign_file f = read_ok(text);
+        campaign_plan p;
+        skytune_error err = {0};
+        cr_assert_eq(campaign_plan_build(&f, 1, &p, &err), 0, "%s", err.message);
+        cr_assert_eq(p.n_units, 2);
+        for (size_t u = 0; u < p.n_units; u++) {
+            tuning_request base = {0}, rq;
+            campaign_unit_request(&f, &p, u, &base, &rq);
+            cr_expect_float_eq(rq.limits.gain_below, fractions[k], 1e-12, "%s, unit %zu",
+                               spellings[k][0], u);
+            cr_expect_eq(rq.transfers, transfers[k], "%s, unit %zu", spellings[k][1], u);
+        }
+        campaign_plan_free(&p);
+        campaign_file_free(&f);
+    }
+    /* Without the keys: no stop on the expected gain, the kernels alone. */
+    campaign_file f = read_ok("plugin: p\n");
+    campaign_plan p;
+    skytune_error err = {0};
+    cr_assert_eq(campaign_plan_build(&f, 1, &p, &err), 0, "%s", err.message);
+    tuning_request base = {0}, rq;
+    campaign_unit_request(&f, &p, 0, &base, &rq);
+    cr_expect_eq(rq.limits.gain_below, 0.0);
+    cr_expect(!rq.transfers);
     campaign_plan_free(&p);
     campaign_file_free(&f);
 }

@@ -114,3 +114,22 @@ Test(stop_advice, a_threshold_that_is_not_a_fraction_is_refused)
         cr_assert_not(cli_file_exists(db_path), "%s created the database", bad[k]);
     }
 }
+
+/* The same spellings as a campaign file's stop_when_gain_below
+ * (quantity_fraction): a bad one is refused before anything runs. */
+Test(stop_advice, a_threshold_that_is_no_fraction_is_refused)
+{
+    static const char *const bad[] = {"0", "1", "100%", "-0.1", "1 %", "a little"};
+    for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
+        cli_result r = replay(bad[k]);
+        cr_expect_eq(r.status, 2, "'%s': %s", bad[k], cli_status_text(r.status));
+        char said[128];
+        snprintf(said, sizeof said,
+                 "--stop-when-gain-below '%s' is not a fraction between 0 and 1 (e.g. 0.01, or "
+                 "1%%)",
+                 bad[k]);
+        cr_expect(strstr(r.err, said), "'%s' not in: %s", said, r.err);
+        cr_expect(!cli_file_exists(db_path), "'%s' made the database", bad[k]);
+        cli_result_free(&r);
+    }
+}

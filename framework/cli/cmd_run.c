@@ -1,4 +1,3 @@
-#include <errno.h>
 #include <math.h>
 #include <signal.h>
 #include <stdio.h>
@@ -161,24 +160,13 @@ static int parse_kernel(const cli_args *args, tuning_request *rq, char *t1_plugi
     return EXIT_OK;
 }
 
-/* A fraction above 0 and below 1, as a number (0.01) or a percentage (1%). */
 static int parse_gain_below(const char *text, double *fraction)
 {
-    char *end;
-    errno = 0;
-    double value = strtod(text, &end);
-    if (end != text && *end == '%' && end[1] == '\0') {
-        value /= 100.0;
-        end++;
-    }
-    if (end == text || *end != '\0' || errno != 0 || !(value > 0 && value < 1)) {
-        char shown[QUOTE_TEXT];
-        cli_error("--stop-when-gain-below '%s' is not a fraction between 0 and 1 (e.g. 0.01, "
-                  "or 1%%)", quote_text(text, shown, sizeof shown));
-        return -1;
-    }
-    *fraction = value;
-    return 0;
+    if (quantity_fraction(text, fraction) == 0) return 0;
+    char shown[QUOTE_TEXT];
+    cli_error("--stop-when-gain-below '%s' is not %s", quote_text(text, shown, sizeof shown),
+              QUANTITY_FRACTION_HELP);
+    return -1;
 }
 
 /* --budget, --time-limit, --target, --runs and --seed: EXIT_OK or

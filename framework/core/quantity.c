@@ -68,6 +68,20 @@ int quantity_target(const char *text, double *ns, double *gflops)
     return 0;
 }
 
+int quantity_fraction(const char *text, double *fraction)
+{
+    char *end;
+    errno = 0;
+    double value = strtod(text, &end);
+    if (end != text && *end == '%' && end[1] == '\0') {
+        value /= 100.0;
+        end++;
+    }
+    if (end == text || *end != '\0' || errno != 0 || !(value > 0 && value < 1)) return -1;
+    *fraction = value;
+    return 0;
+}
+
 int quantity_count(const char *text, uint64_t *out)
 {
     char *end;

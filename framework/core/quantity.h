@@ -21,6 +21,12 @@ int quantity_size(const char *text, uint64_t *bytes);
 int quantity_target(const char *text, double *ns, double *gflops);
 #define QUANTITY_TARGET_HELP "a time (e.g. 2.5ms, 800us) or a throughput (e.g. 150gflops)"
 
+/* A fraction above 0 and below 1, as a number ("0.01") or a percentage
+ * ("1%"): --stop-when-gain-below and the campaign file's
+ * stop_when_gain_below. */
+int quantity_fraction(const char *text, double *fraction);
+#define QUANTITY_FRACTION_HELP "a fraction between 0 and 1 (e.g. 0.01, or 1%)"
+
 /* A whole number >= 0 in decimal, nothing else. */
 int quantity_count(const char *text, uint64_t *out);
 

@@ -127,6 +127,13 @@ int campaign_check_file(const campaign_file *f, const plugin_search *search, sky
         return campaign_file_err(f, f->plugin.line, err, "key 'plugin': %s", why.message);
     int rc = check_names(f, plugin.desc, err);
     if (rc == 0) rc = check_values(f, plugin.desc, err);
+    /* Otherwise every unit would fail alike when it opens its measurer. */
+    if (rc == 0 && f->transfers && !plugin.desc->transfers)
+        rc = campaign_file_err(f, f->transfers_line, err,
+                               "key 'transfers': plugin %s names no host-device transfers (its "
+                               "description has no `transfers` callback); leave the key out or "
+                               "set it to false",
+                               plugin.desc->name);
     plugin_unload(&plugin);
     return rc;
 }

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <yaml.h>
 
 #include "nearest.h"
@@ -124,6 +125,26 @@ static int take_duration(reader *r, yaml_node_t *n, const char *key, double *out
     if (quantity_duration(text, out) != 0 || !(*out > 0))
         return fail_at(r, n, key, "'%s' is not %s, longer than 0", text, QUANTITY_DURATION_HELP);
     return 0;
+}
+
+/* YAML's yes and no spellings are taken as well as true and false: a
+ * YAML 1.1 reader such as libyaml's users expect them to be booleans. */
+static int take_flag(reader *r, yaml_node_t *n, const char *key, bool *out)
+{
+    static const char *const yes[] = {"true", "yes", "on"}, *const no[] = {"false", "no", "off"};
+    const char *text = scalar(r, n, key, "true or false");
+    if (!text) return -1;
+    for (size_t k = 0; k < sizeof yes / sizeof yes[0]; k++) {
+        if (strcasecmp(text, yes[k]) == 0) {
+            *out = true;
+            return 0;
+        }
+        if (strcasecmp(text, no[k]) == 0) {
+            *out = false;
+            return 0;
+        }
+    }
+    return fail_at(r, n, key, "'%s' is not true or false", text);
 }
 
 /* A single text or a list of texts, appended to *list. */
@@ -426,6 +447,21 @@ static int on_seed(reader *r, const char *key, yaml_node_t *v)
     return take_count(r, v, key, 0, UINT64_MAX, &r->f->seed);
 }
 
+static int on_stop_when_gain_below(reader *r, const char *key, yaml_node_t *v)
+{
+    const char *text = scalar(r, v, key, QUANTITY_FRACTION_HELP);
+    if (!text) return -1;
+    if (quantity_fraction(text, &r->f->gain_below) != 0)
+        return fail_at(r, v, key, "'%s' is not %s", text, QUANTITY_FRACTION_HELP);
+    return 0;
+}
+
+static int on_transfers(reader *r, const char *key, yaml_node_t *v)
+{
+    r->f->transfers_line = line_of(v);
+    return take_flag(r, v, key, &r->f->transfers);
+}
+
 static int on_campaign_budget(reader *r, const char *key, yaml_node_t *v)
 {
     return take_count(r, v, key, 1, 1000000000000000ull, &r->f->campaign_budget);
@@ -686,6 +722,8 @@ static const key_entry top_keys[] = {
     {"target", on_target},
     {"runs", on_runs},
     {"seed", on_seed},
+    {"stop_when_gain_below", on_stop_when_gain_below},
+    {"transfers", on_transfers},
     {"campaign_budget", on_campaign_budget},
     {"campaign_time_limit", on_campaign_time_limit},
     {"devices", on_devices},

@@ -78,6 +78,9 @@ typedef struct campaign_file {
     double target_ns, target_gflops;
     unsigned runs;             /* default 10 */
     uint64_t seed;             /* default 1 */
+    double gain_below;         /* stop_when_gain_below, a fraction; 0: no such stop */
+    bool transfers;            /* time the plugin's host-device copies too */
+    int transfers_line;        /* of the `transfers` key, 0 when absent */
     /* The whole campaign. */
     uint64_t campaign_budget;
     double campaign_time_limit_s;

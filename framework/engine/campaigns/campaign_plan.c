@@ -196,6 +196,8 @@ void campaign_unit_request(const campaign_file *f, const campaign_plan *p, size_
     out->limits.time_limit_s = f->time_limit_s;
     out->limits.target_ns = f->target_ns;
     out->limits.target_gflops = f->target_gflops;
+    out->limits.gain_below = f->gain_below;
+    out->transfers = f->transfers;
     out->runs = f->runs;
     out->seed = f->seed;
     out->device = u->device && strcmp(u->device, "all") != 0 ? u->device : NULL;
