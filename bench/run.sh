@@ -52,6 +52,14 @@ done
 echo "== the whole table on the 10^4-configuration space, budgets together"
 timed --strategy all --budget 20,50,100,200 --runs 100
 echo "  $seconds s"
+echo "== bayes's cost per step on spaces of 10^3, 10^4 and 10^5 configurations"
+# 10^3: the space of 10^4 with block_size_x held at one value; 10^5: a
+# seventh parameter of 10 values (synthetic_cache's stages).
+ninja -C "$build" bench/bench_bayes_step
+"$build/bench/synthetic_cache" "$tmp/synthetic-1e5.cache.json" 1 10
+"$build/bench/bench_bayes_step" 200 20 "$synthetic" block_size_x=128
+"$build/bench/bench_bayes_step" 200 20 "$synthetic"
+"$build/bench/bench_bayes_step" 200 20 "$tmp/synthetic-1e5.cache.json"
 echo "== what strategies name ahead (strategy_upcoming) on the recorded convolution spaces"
 D=../shared/data/replay/convolution
 if [ -f "$D/space.t1.json" ]; then
