@@ -19,6 +19,10 @@
 #                   H100 configuration (gridding-h100-*.db) at the uniform
 #                   and concentrated presets, and the concentrated hybrid's
 #                   central box alone (~1.5 min)
+#     atomics       the gridding variants that update with atomics (atomic,
+#                   romein), tuned by bayes (ATOMICS_BUDGET configurations,
+#                   default 16) with float_atomics=cas and =native apart, at
+#                   the uniform and concentrated presets (~4 min)
 #     transfers     the PPF (lofar_64x64) and Pipelines 1 and 2 with their
 #                   host-device copies as parts (--transfers) (~1 min)
 #     dedispersion  the paper's zero-DM experiment against the real delays,
@@ -54,7 +58,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 out=$1
 device=$2
 shift 2
-parts=${*:-correlator stations pipeline gridding transfers dedispersion}
+parts=${*:-correlator stations pipeline gridding atomics transfers dedispersion}
 runs=${RUNS:-3}
 . "$here/find_skytune.sh"
 mkdir -p "$out"
@@ -143,15 +147,38 @@ for part in $parts; do
             # shellcheck disable=SC2086
             run run --plugin ppf --preset lofar_64x64 $ppf_best $flag --strategy exhaustive \
                 --runs 10 --seed 1 --db "$db"
+            # LOFAR's layouts. Pipeline 1 ends at the beam former, so with
+            # the FIR and the FFT in one layout nothing is transposed but
+            # the FFT's output (scheme common); Pipeline 2 transposes the
+            # beam former's output for the correlator.
             for pipeline in 1 2; do
+                scheme=common
+                [ $pipeline = 2 ] && scheme=transpose
                 # shellcheck disable=SC2086
                 run run --plugin lofar_pipeline --preset thesis --set pipeline=$pipeline \
                     --only fir_layout=TPSC --only fft_layout=TPSC --only bf_in_layout=CSTP \
-                    --only bf_out_layout=CBTP --only corr_layout=CTBP --only scheme=transpose \
+                    --only bf_out_layout=CBTP --only corr_layout=CTBP --only scheme=$scheme \
                     $flag --strategy exhaustive --runs 10 --seed 1 --db "$db"
             done
         done
         python3 "$here/seeds_summary.py" transfers "$db" >> "$summary"
+        ;;
+    atomics)
+        # The variants that update the grid with atomics only (atomic,
+        # romein), tuned with each kind of float atomic add on its own, so
+        # that each kind's best is a tuned optimum, not the other kind's
+        # optimum measured again.
+        db="$out/seeds-atomics.db"
+        for preset in uniform concentrated; do
+            for variant in atomic romein; do
+                for atomics in cas native; do
+                    run run --plugin gridding --preset $preset --only variant=$variant \
+                        --only float_atomics=$atomics --strategy bayes --budget "${ATOMICS_BUDGET:-16}" \
+                        --runs "$runs" --timeout-cap 60s --seed 1 --db "$db"
+                done
+            done
+        done
+        python3 "$here/seeds_summary.py" atomics "$db" >> "$summary"
         ;;
     dedispersion)
         db="$out/seeds-dedispersion.db"
@@ -167,7 +194,7 @@ for part in $parts; do
         python3 "$here/seeds_summary.py" dedispersion "$db" >> "$summary"
         ;;
     *)
-        echo "seeds_gpu.sh: unknown part '$part' (correlator, stations, pipeline, gridding," \
+        echo "seeds_gpu.sh: unknown part '$part' (correlator, stations, pipeline, gridding, atomics," \
              "transfers, dedispersion)" >&2
         exit 2
         ;;
