@@ -30,10 +30,17 @@ char *hostile_scratch_open(void)
     cr_assert(mkdir(cache, 0700) == 0, "cannot create %s: %s", cache, strerror(errno));
     cr_assert(setenv("SKYTUNE_CACHE_DIR", cache, 1) == 0, "cannot set SKYTUNE_CACHE_DIR");
     free(cache);
-    /* PoCL's own kernel cache too, so that the tests leave nothing in the
-     * user's ~/.cache/pocl. */
-    char *pocl_cache = cli_path(scratch, "pocl-cache");
-    cr_assert(setenv("POCL_CACHE_DIR", pocl_cache, 1) == 0, "cannot set POCL_CACHE_DIR");
+    /* PoCL's own kernel cache: the one meson gives every test (in the build
+     * folder, shared by the suites, so that a kernel another test already
+     * built is not compiled again: PoCL keys its entries by source, options
+     * and device, and writes them atomically), else one in the scratch
+     * folder. Either way the tests leave nothing in the user's ~/.cache/pocl.
+     * What skytune caches itself stays per test (SKYTUNE_CACHE_DIR above). */
+    const char *shared_pocl = getenv("SKYTUNE_TEST_POCL_CACHE");
+    char *pocl_cache = shared_pocl && *shared_pocl ? strdup(shared_pocl)
+                                                   : cli_path(scratch, "pocl-cache");
+    cr_assert(pocl_cache && setenv("POCL_CACHE_DIR", pocl_cache, 1) == 0,
+              "cannot set POCL_CACHE_DIR");
     free(pocl_cache);
     /* In the sanitizer build AddressSanitizer catches SIGSEGV and SIGBUS,
      * reports and exits with status 1, so a plugin's segfault would reach

@@ -20,7 +20,8 @@ const char *hostile_plugin_path(void);
 
 /* A new temporary folder holding an empty cache/ folder that
  * SKYTUNE_CACHE_DIR is set to, so that no run of the test reads or fills
- * the user's binary cache; POCL_CACHE_DIR points inside it too, and
+ * the user's binary cache; POCL_CACHE_DIR points at the suites' shared PoCL
+ * cache in the build folder (inside the folder when meson set none), and
  * ASAN_OPTIONS leaves fatal signals to the kernel (see the .c). Criterion
  * runs each test in a process of its own, so the variables change only that
  * test's environment (and the runs it starts). */
