@@ -27,6 +27,17 @@
  *           applies to where=enqueue and to the kernel faults
  *   values  how many configurations: x takes 0 .. values-1
  *   n       elements the kernel doubles
+ *   hold    a file ("none": no file): while it exists, the configurations
+ *           a worker measures take turns, the k-th not before k * 5 s after
+ *           the worker set the problem up (each waits for its turn in
+ *           prepare, sleeping; one that comes late waits for nothing). A
+ *           campaign of N configurations then lasts over (N - 1) * 5 s
+ *           however fast the machine, without spending the CPU, and one
+ *           slowed by a loaded machine (the first build is the slowest)
+ *           catches up instead of falling further behind; once the file is
+ *           gone, a wait ends and the campaign goes on at full speed.
+ *           Tests that stop a campaign from outside (SLURM's requeue,
+ *           cancel and time limit) hold it mid-run this way.
  *
  * Host faults happen in the callback `where` names, on its first call for
  * a bad configuration (for enqueue, its nth call):
@@ -70,6 +81,8 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <skytune/plugin.h>
@@ -274,6 +287,8 @@ static void misbehave(int fault)
 typedef struct hostile_state {
     hostile_plan plan;
     int64_t n;
+    char *hold;             /* the hold file, NULL for none */
+    struct timespec next_turn; /* of the next configuration held */
     int current_is_bad;     /* the configuration between prepare and release */
     int compared_is_bad;    /* HOSTILE_READ_BACK: the one read back, compared after release */
     int damaged;            /* fault=damage: a bad configuration was released */
@@ -299,6 +314,12 @@ static int hostile_setup(const skytune_setup_context *ctx, void **state_out, sky
     if (!s) return skytune_error_set(err, SKYTUNE_ERR_MEMORY, "out of memory for the state");
     s->plan = read_plan(ctx->problem);
     s->n = n;
+    const char *hold = skytune_string(ctx->problem, "hold");
+    if (strcmp(hold, "none") != 0 && !(s->hold = strdup(hold))) {
+        hostile_teardown(s);
+        return skytune_error_set(err, SKYTUNE_ERR_MEMORY, "out of memory for the hold");
+    }
+    clock_gettime(CLOCK_MONOTONIC, &s->next_turn);
     if (s->plan.fault < 0 || s->plan.where < 0) {
         hostile_teardown(s);
         return skytune_error_set(err, SKYTUNE_ERR_PROBLEM, "unknown fault '%s' or where '%s'",
@@ -361,10 +382,42 @@ static int hostile_defines(void *opaque, const skytune_values *config, char *buf
     return 0;
 }
 
+/* The turns of held configurations. A configuration waits at most one
+ * turn, well under the engine's watchdog floor (10 s), so that a held
+ * configuration is never taken for a hung one. The file is looked at every
+ * HOLD_POLL_MS, so that its removal ends a wait at once (a test that stops
+ * the campaign removes it, and the configuration in flight finishes within
+ * the stop grace). */
+#define HOLD_TURN_MS 5000
+#define HOLD_POLL_MS 50
+
+static long long ms_until(const struct timespec *t)
+{
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    return (long long)(t->tv_sec - now.tv_sec) * 1000 + (t->tv_nsec - now.tv_nsec) / 1000000;
+}
+
+static void wait_for_turn(hostile_state *s)
+{
+    if (!s->hold || access(s->hold, F_OK) != 0) return;
+    for (long long left; (left = ms_until(&s->next_turn)) > 0 && access(s->hold, F_OK) == 0;) {
+        long long nap = left < HOLD_POLL_MS ? left : HOLD_POLL_MS;
+        nanosleep(&(struct timespec){0, nap * 1000000L}, NULL);
+    }
+    s->next_turn.tv_sec += HOLD_TURN_MS / 1000;
+    s->next_turn.tv_nsec += (HOLD_TURN_MS % 1000) * 1000000L;
+    if (s->next_turn.tv_nsec >= 1000000000L) {
+        s->next_turn.tv_sec++;
+        s->next_turn.tv_nsec -= 1000000000L;
+    }
+}
+
 static int hostile_prepare(void *opaque, cl_program program, const skytune_values *config,
                            void **launch_out, skytune_error *err)
 {
     hostile_state *s = opaque;
+    wait_for_turn(s);
     s->current_is_bad = plan_targets(&s->plan, config);
     if (s->damaged) misbehave(FAULT_SEGV);
     if (s->plan.where == AT_PREPARE && s->current_is_bad) misbehave(s->plan.fault);
@@ -495,6 +548,7 @@ static void hostile_teardown(void *opaque)
     if (!s) return;
     if (s->in_buf) clReleaseMemObject(s->in_buf);
     if (s->out_buf) clReleaseMemObject(s->out_buf);
+    free(s->hold);
     free(s->input);
     free(s->expected);
     free(s->result);
@@ -532,6 +586,9 @@ static const skytune_problem_param hostile_problem_params[] = {
      "verification, 2 and on timed runs (with --warm-up 1: 2 warm-up, 3 and on timed runs)"},
     {"values", SKYTUNE_INT, "6", "configurations in the space: x = 0 .. values-1"},
     {"n", SKYTUNE_INT, "1024", "elements the kernel doubles"},
+    {"hold", SKYTUNE_STRING, "none",
+     "a file: while it exists, the configurations a worker measures take turns, one every "
+     "5 s from its set-up, sleeping (none: no file)"},
     {NULL, 0, NULL, NULL}
 };
 

@@ -11,6 +11,14 @@
  * time limit (they stop cleanly; resubmitted with a longer limit, they
  * complete).
  *
+ * The shards that must be caught mid-run are held there: while a file of
+ * the test exists, the hostile plugin's `hold` makes their configurations
+ * take turns, one every 5 s (sleeping), so a requeue, a cancel or a time
+ * limit finds them running however fast or loaded the machine is; once
+ * the test removes the file they finish at full speed. The four tests run
+ * at once (tests/meson.build): each has a cluster of its own, and they
+ * wait on SLURM more than they compute.
+ *
  * Skipped, saying why, where SLURM or munge is not installed
  * (tools/install-deps.sh installs them) or the test does not run as root
  * (slurmd must). */
@@ -30,6 +38,7 @@
 
 static char *scratch;      /* the hostile harness's folder: binary cache, campaign */
 static char *slurm_dir;    /* the daemons' folder */
+static char *hold;         /* the hostile plugin's hold file (see above) */
 
 /* A daemon's pid from its pid file; 0 when there is none. */
 static pid_t pid_from(const char *name)
@@ -69,6 +78,7 @@ static void set_up(void)
     scratch = hostile_scratch_open();
     slurm_dir = cli_path(scratch, "slurm");
     mkdir(slurm_dir, 0700);
+    hold = cli_path(scratch, "hold");
 }
 
 static void tear_down(void)
@@ -76,6 +86,8 @@ static void tear_down(void)
     stop_daemons();
     free(slurm_dir);
     slurm_dir = NULL;
+    free(hold);
+    hold = NULL;
     hostile_scratch_close(scratch);
 }
 
@@ -129,6 +141,13 @@ static void write_config(void)
     if (dot) *dot = '\0';
     long cpus = sysconf(_SC_NPROCESSORS_ONLN);
     long memory_mb = sysconf(_SC_PHYS_PAGES) / 1024 * sysconf(_SC_PAGE_SIZE) / 1024 / 2;
+    /* A test cluster that starts jobs as soon as it can. batch_sched_delay=0:
+     * a submitted batch job, and the merge job once the array has ended,
+     * start at the controller's next pass (each second) rather than up to
+     * 3 s later. sched_interval=1: its full pass, the only one that starts a
+     * requeued job once it may start again, comes each second rather than
+     * each minute. cred_expire=5 (SLURM's least): a requeued job may start
+     * again 6 s after its requeue rather than 121 s. */
     char text[4096];
     snprintf(text, sizeof text,
              "ClusterName=skytune-test\n"
@@ -137,7 +156,7 @@ static void write_config(void)
              "SlurmdPort=%d\n"
              "AuthType=auth/munge\n"
              "CredType=cred/munge\n"
-             "AuthInfo=socket=%s/munge.sock\n"
+             "AuthInfo=socket=%s/munge.sock,cred_expire=5\n"
              "SlurmUser=root\n"
              "SlurmdUser=root\n"
              "StateSaveLocation=%s/state\n"
@@ -151,6 +170,7 @@ static void write_config(void)
              "JobAcctGatherType=jobacct_gather/none\n"
              "AccountingStorageType=accounting_storage/none\n"
              "SchedulerType=sched/builtin\n"
+             "SchedulerParameters=batch_sched_delay=0,sched_interval=1\n"
              "SelectType=select/cons_tres\n"
              "SelectTypeParameters=CR_Core\n"
              "ReturnToService=2\n"
@@ -184,9 +204,10 @@ static void start_slurm(void)
                    file_text("slurmctld.log"), file_text("slurmd.log"));
 }
 
+/* squeue answered, with no job: a failed squeue is not an empty queue. */
 static bool queue_empty(void)
 {
-    return cli_shell("test -z \"$(squeue -h 2>/dev/null)\" && squeue >/dev/null 2>&1") == 0;
+    return cli_shell("q=$(squeue -h -o %%i 2>/dev/null) && test -z \"$q\"") == 0;
 }
 
 /* Checks what the test needs, or skips saying loudly why; then munge, the
@@ -222,14 +243,29 @@ static char *maybe_text(const char *dir, const char *name)
     return text ? text : strdup("");
 }
 
-/* Waits up to `seconds` for an empty queue; false if it never empties. */
+/* Waits up to `seconds` for an empty queue; false if it never empties.
+ * Four looks a second: each is an squeue, some 8 ms of CPU with the
+ * controller's share, and four tests look at once on two cores. */
 static bool wait_queue_empty(int seconds)
 {
-    for (int k = 0; k < seconds * 10; k++) {
+    for (int k = 0; k < seconds * 4; k++) {
         if (queue_empty()) return true;
-        usleep(100000);
+        usleep(250000);
     }
     return false;
+}
+
+/* The hold file exists: every configuration of a campaign whose problem
+ * names it (hold: [FILE]) waits. */
+static void hold_campaigns(void)
+{
+    cli_write_file(hold, "", 0);
+}
+
+/* The held campaigns go on at full speed. */
+static void release_campaigns(void)
+{
+    cr_assert(unlink(hold) == 0 || !cli_file_exists(hold), "cannot remove %s", hold);
 }
 
 /* The job's state ("COMPLETED", "FAILED", ...) and exit code from
@@ -251,20 +287,23 @@ static void submitted_ids(const char *submitted, char *array, char *merge)
                  "%s", submitted);
 }
 
-/* Waits until shard `task` of the array runs and has started skytune
- * (its log's first line), then a little longer: mid-run. */
-static void wait_task_running(const char *jobs, const char *array, int task, const char *restart)
+/* Waits until shard `task` of the array runs, has started skytune (its
+ * log's first line) and skytune has opened the shard's database `db`:
+ * mid-run, its campaign begun. */
+static void wait_task_running(const char *jobs, const char *array, int task, const char *restart,
+                              const char *db)
 {
     char log[64], line[64];
     snprintf(log, sizeof log, "logs/shard-%d.out", task);
     snprintf(line, sizeof line, "== shard %d on", task);
+    char *db_path = cli_path(scratch, db);
     for (int k = 0; k < 2400; k++) {
         char *text = maybe_text(jobs, log);
-        bool started = strstr(text, line) && strstr(text, restart);
+        bool started = strstr(text, line) && strstr(text, restart) && cli_file_exists(db_path);
         free(text);
         if (started &&
             cli_shell("squeue -h -t R -o %%i | grep -qx '%s_%d'", array, task) == 0) {
-            usleep(1500000);
+            free(db_path);
             return;
         }
         usleep(100000);
@@ -290,7 +329,7 @@ static char *write_campaign(const char *name, const char *problem, unsigned runs
 Test(slurm, a_failed_shard_is_named_by_the_merge_which_does_not_stay_pending)
 {
     start_cluster();
-    char *file = write_campaign("broken.yaml", "  values: [4, 6]\n  n: [1024]\n", 2);
+    char *file = write_campaign("broken.yaml", "  values: [1, 2]\n  n: [1024]\n", 2);
     char *jobs = cli_path(scratch, "broken-jobs");
     cli_result r = cli_run(CLI_ARGS("campaign", "slurm", file, "--shards", "2", "--out", jobs));
     cr_assert_eq(r.status, 0, "%s", r.err);
@@ -331,9 +370,14 @@ Test(slurm, a_failed_shard_is_named_by_the_merge_which_does_not_stay_pending)
 Test(slurm, a_requeued_shard_and_a_cancelled_then_resubmitted_shard_complete)
 {
     start_cluster();
-    /* Larger problems and more runs: a shard takes long enough (some 10 to
-     * 30 s on two cores) to be caught mid-run. */
-    char *file = write_campaign("requeue.yaml", "  values: [4, 6]\n  n: [1048576, 2097152]\n", 20);
+    /* One instance a shard: shard 0 measures 3 configurations, shard 1 one
+     * and shard 2 two. Held until shard 0 is requeued and shard 2
+     * cancelled, shard 0 lasts over 10 s and shard 2 over 5 s from their
+     * set-up, and each is caught as soon as its campaign has begun. */
+    hold_campaigns();
+    char problem[512];
+    snprintf(problem, sizeof problem, "  values: [3, 1, 2]\n  n: [1024]\n  hold: [%s]\n", hold);
+    char *file = write_campaign("requeue.yaml", problem, 3);
     char *jobs = cli_path(scratch, "requeue-jobs");
     cli_result r = cli_run(CLI_ARGS("campaign", "slurm", file, "--shards", "3", "--out", jobs));
     cr_assert_eq(r.status, 0, "%s", r.err);
@@ -344,11 +388,12 @@ Test(slurm, a_requeued_shard_and_a_cancelled_then_resubmitted_shard_complete)
     submitted_ids(submitted, array, merge);
     /* Shard 0 requeued mid-run (as on preemption): it starts again and
      * resumes from its database. */
-    wait_task_running(jobs, array, 0, "restart 0");
+    wait_task_running(jobs, array, 0, "restart 0", "requeue.shard-0-of-3.db");
     cr_assert_eq(cli_shell("scontrol requeue %s_0", array), 0);
     /* Shard 2 cancelled mid-run. */
-    wait_task_running(jobs, array, 2, "restart 0");
+    wait_task_running(jobs, array, 2, "restart 0", "requeue.shard-2-of-3.db");
     cr_assert_eq(cli_shell("scancel %s_2", array), 0);
+    release_campaigns();
     bool done = wait_queue_empty(400);
     char *merge_log = maybe_text(jobs, "logs/merge.out");
     char *shard0_log = maybe_text(jobs, "logs/shard-0.out");
@@ -377,7 +422,7 @@ Test(slurm, a_requeued_shard_and_a_cancelled_then_resubmitted_shard_complete)
     char *db = cli_path(scratch, "requeue.db");
     cr_assert(cli_file_exists(db), "the second merge wrote no database:\n%s", merge_log);
     cr_expect(strstr(merge_log, "3 shards complete"), "%s", merge_log);
-    cr_expect_eq(cli_db_int(db, "SELECT COUNT(*) FROM measurements"), 20, "%s", merge_log);
+    cr_expect_eq(cli_db_int(db, "SELECT COUNT(*) FROM measurements"), 6, "%s", merge_log);
     cr_expect_eq(cli_db_int(db, "SELECT COUNT(*) FROM measurements WHERE status <> 'ok'"), 0);
     cr_expect_eq(cli_db_int(db, "SELECT COUNT(*) FROM campaigns WHERE status <> 'done'"), 0);
     hostile_assert_database_sound(db);
@@ -398,7 +443,7 @@ Test(slurm, generated_job_array_runs_the_shards_and_merges_them)
     char text[2048];
     snprintf(text, sizeof text,
              "plugin: %s\n"
-             "problem:\n  values: [4, 6]\n  n: [1024, 2048]\n"
+             "problem:\n  values: [1, 2]\n  n: [1024, 2048]\n"
              "strategy: exhaustive\nruns: 2\n"
              "slurm:\n  gres: none\n",
              hostile_plugin_path());
@@ -416,11 +461,7 @@ Test(slurm, generated_job_array_runs_the_shards_and_merges_them)
     cr_expect(strstr(submitted, "array job") && strstr(submitted, "merge job"), "%s", submitted);
 
     char *db = cli_path(scratch, "sweep.db");
-    bool done = false;
-    for (int k = 0; k < 3000 && !done; k++) {
-        usleep(100000);
-        done = queue_empty();
-    }
+    bool done = wait_queue_empty(300);
     char *merge_log_path = cli_path(jobs, "logs/merge.out");
     char *merge_log = hostile_read_text(merge_log_path);
     char *shard_log_path = cli_path(jobs, "logs/shard-0.out");
@@ -432,7 +473,7 @@ Test(slurm, generated_job_array_runs_the_shards_and_merges_them)
     cr_expect(strstr(merge_log, "3 shards complete, merged into"),
               "the merge job says what it merged:\n%s", merge_log);
     /* Every configuration of every instance, once, from three shards. */
-    cr_expect_eq(cli_db_int(db, "SELECT COUNT(*) FROM measurements"), 20, "%s\n%s", merge_log,
+    cr_expect_eq(cli_db_int(db, "SELECT COUNT(*) FROM measurements"), 6, "%s\n%s", merge_log,
                  shard_log);
     cr_expect_eq(cli_db_int(db, "SELECT COUNT(*) FROM measurements WHERE status <> 'ok'"), 0);
     cr_expect_eq(cli_db_int(db, "SELECT COUNT(*) FROM merges WHERE measurements > 0"), 3);
@@ -519,22 +560,43 @@ static long long assert_shard_stopped(const char *jobs, const char *array, int t
     return measured;
 }
 
+/* Waits up to `seconds` until the logs of shards 0 and 1 both say that
+ * skytune stops, or the queue is empty (a shard that ended otherwise). */
+static void wait_both_stopping(const char *jobs, int seconds)
+{
+    for (int k = 0; k < seconds * 5; k++) {
+        int stopping = 0;
+        for (int task = 0; task < 2; task++) {
+            char log[64];
+            snprintf(log, sizeof log, "logs/shard-%d.out", task);
+            char *text = maybe_text(jobs, log);
+            if (strstr(text, "skytune: stopping")) stopping++;
+            free(text);
+        }
+        if (stopping == 2 || (k % 5 == 4 && queue_empty())) return;
+        usleep(200000);
+    }
+}
+
 Test(slurm, a_shard_killed_at_its_time_limit_stops_cleanly_and_completes_when_resubmitted)
 {
     start_cluster();
     /* A time limit of one minute: the USR1 that array.sbatch asks for 120 s
      * before the limit is due at once, and slurmctld sends it at its next
-     * time-limit check (every 30 s); SIGTERM at the limit itself if not.
-     * Each shard (one instance of 64 configurations, 20 runs each) takes
-     * longer than that: some 50 s alone on two cores. */
-    const unsigned runs = 20, per_shard = 64;
+     * time-limit check (every 30 s from its start: some 27 s after the
+     * shards start, never over 31 s); SIGTERM at the limit itself if not.
+     * Each shard (one instance of 9 configurations, 20 runs each) is held:
+     * its configurations take turns, one every 5 s, so it lasts over 40 s,
+     * longer than that, and stops a few configurations short. */
+    const unsigned runs = 20, per_shard = 9;
+    hold_campaigns();
     char text[2048];
     snprintf(text, sizeof text,
              "plugin: %s\n"
-             "problem:\n  values: [%u]\n  n: [2097152, 2097153]\n"
+             "problem:\n  values: [%u]\n  n: [1024, 1025]\n  hold: [%s]\n"
              "strategy: exhaustive\nruns: %u\n"
              "slurm:\n  gres: none\n  time: \"1\"\n",
-             hostile_plugin_path(), per_shard, runs);
+             hostile_plugin_path(), per_shard, hold, runs);
     char *file = cli_path(scratch, "limit.yaml");
     cli_write_file(file, text, strlen(text));
     char *jobs = cli_path(scratch, "limit-jobs");
@@ -549,6 +611,11 @@ Test(slurm, a_shard_killed_at_its_time_limit_stops_cleanly_and_completes_when_re
                  "submit.sh failed:\n%s", file_text("submitted.txt"));
     char *submitted = file_text("submitted.txt"), array[32], merge[32];
     submitted_ids(submitted, array, merge);
+    /* Once both shards say they stop, the hold goes: the configuration each
+     * has in flight finishes within skytune's stop grace (3 s), as an
+     * unheld one would. */
+    wait_both_stopping(jobs, 300);
+    release_campaigns();
     bool done = wait_queue_empty(300);
     char *merge_log = maybe_text(jobs, "logs/merge.out");
     cr_assert(done, "the jobs did not end in 300 s\nsqueue:\n%s",
@@ -567,7 +634,8 @@ Test(slurm, a_shard_killed_at_its_time_limit_stops_cleanly_and_completes_when_re
     char *db = cli_path(scratch, "limit.db");
     cr_expect(!cli_file_exists(db), "an incomplete merge merges nothing");
     /* Both shards again, with a longer limit (sbatch's own option wins over
-     * the script's), and the merge after them: they resume and complete. */
+     * the script's), and the merge after them: they resume and complete,
+     * no longer held. */
     cr_assert_eq(cli_shell("cd %s && a=$(sbatch --parsable --time=10 --array=0-1 array.sbatch) "
                            "&& sbatch --parsable --dependency=afterany:${a%%%%;*} merge.sbatch "
                            "> %s/resubmitted.txt 2>&1",
