@@ -8,10 +8,7 @@ build=${1:-build}
 shift $(( $# > 0 ? 1 : 0 ))
 # Further arguments go to meson test (e.g. --timeout-multiplier for the
 # sanitizer build, which runs several times slower).
-# Three suites at a time on the 2-core machines the suite is sized for: the
-# long suites spend most of their time waiting (watchdog limits, hung
-# plugins, SLURM's scheduler), so a third keeps both cores busy.
-meson test -C "$build" --print-errorlogs --num-processes 3 "$@"
+meson test -C "$build" --print-errorlogs --num-processes 2 "$@"
 status=$?
 python3 - "$build/meson-logs/testlog.json" <<'PY'
 import json, re, sys
