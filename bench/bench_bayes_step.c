@@ -166,8 +166,9 @@ int main(int argc, char **argv)
     if (pool.whole_space)
         snprintf(candidates, sizeof candidates, "every configuration a candidate");
     else
-        snprintf(candidates, sizeof candidates, "a pool of %zu and %zu local slots", pool.pool,
-                 pool.local);
+        snprintf(candidates, sizeof candidates,
+                 "a pool of %zu, %zu local slots and %zu for the acquisition search", pool.pool,
+                 pool.local, pool.climb);
     printf("  %llu configurations (%s), %zu runs of %zu evaluations\n",
            (unsigned long long)count, candidates, runs, budget);
     printf("    creating the strategy: median %.2f ms\n",

@@ -54,7 +54,9 @@
  * refilled whenever the best changes with its untried neighbours, each
  * brought into the model at O(observations^2): in a space of 10^5 the
  * optimum is seldom in the pool, and its neighbours are what the search
- * needs scored. EI alone is slow to polish the best region (it keeps spending
+ * needs scored. There, too, each model proposal is preceded by a local
+ * search on EI from the best candidates ("Acquisition search" below),
+ * which brings what it steps to into 512 more slots. EI alone is slow to polish the best region (it keeps spending
  * evaluations where the model is unsure), which is what the `hc_share` of
  * steps to untried neighbours of the best, adjacent moves first, make up
  * for. Nothing in the history is ever proposed; with no candidate left the
@@ -104,6 +106,7 @@
 
 #include "bayes_pool.h"
 #include "neighbourhood.h"
+#include "rank_map.h"
 #include "ranks.h"
 #include "strategy.h"
 
@@ -183,6 +186,14 @@ typedef struct bayes_state {
     uint64_t local_of;         /* the configuration the local slots are the neighbours of */
     bool have_local;
     pcg32 local_rng;           /* orders the neighbours; the proposals' generator is left alone */
+    size_t n_climb;            /* the acquisition search's slots, after the local slots */
+    size_t next_climb;         /* the slot the next configuration it steps to takes */
+    pcg32 climb_rng;           /* orders the neighbours it looks at */
+    rank_map cand_map;         /* rank -> candidate, every live one, when the pool is a sample */
+    uint16_t *climb_rows;      /* CLIMB_BATCH × width: configurations new to the candidates */
+    double *climb_cross;       /* obs_cap × CLIMB_BATCH: their columns of L^-1 k(X, .) */
+    size_t climb_cap;          /* the observations climb_cross has room for */
+    rank_list climb_list;      /* scratch: the neighbours of where the search stands */
     uint32_t *cand_key;        /* group-major: group g's keys of the candidates at g × cand_cap */
     uint16_t *row;             /* n_params, scratch for one drawn configuration */
     uint64_t *cand_rank;
@@ -577,23 +588,37 @@ static int draw_pool(bayes_state *s, size_t size)
     return 0;
 }
 
-/* The pool, then the local slots, empty until there is a best (they hold
- * key 0, a valid one, and count as evaluated). */
+/* The pool, then the local slots and the acquisition search's slots,
+ * empty until filled (they hold key 0, a valid one, count as evaluated and
+ * are left out of the map). Where the pool is a sample, the map finds a
+ * configuration among the candidates. */
 static int candidates_init(bayes_state *s, size_t requested)
 {
     bayes_pool size = bayes_pool_size(space_count(s->space), requested);
-    if (candidates_alloc(s, size.pool + size.local) != 0) return -1;
+    if (candidates_alloc(s, size.pool + size.local + size.climb) != 0) return -1;
     if (size.whole_space ? space_enumerate(s->space, store_candidate, s) < 0
                          : draw_pool(s, size.pool) != 0)
         return -1;
     s->n_pool = s->n_cand;
     s->n_local = size.local;
-    for (size_t c = 0; c < s->n_local; c++) {
+    s->n_climb = size.climb;
+    for (size_t c = 0; c < s->n_local + s->n_climb; c++) {
         for (size_t g = 0; g < s->n_groups; g++) s->cand_key[g * s->cand_cap + s->n_cand] = 0;
         s->cand_known[s->n_cand] = true;
         s->cand_rank[s->n_cand++] = 0;
     }
+    if (size.whole_space) return 0;
+    if (rank_map_init(&s->cand_map, s->n_cand) != 0) return -1;
+    for (size_t c = 0; c < s->n_pool; c++)
+        if (rank_map_put(&s->cand_map, s->cand_rank[c], (uint32_t)c) != 0) return -1;
     return 0;
+}
+
+/* Whether slot c holds a configuration (the map's entry for it). */
+static bool slot_live(const bayes_state *s, size_t c)
+{
+    uint32_t at;
+    return rank_map_get(&s->cand_map, s->cand_rank[c], &at) && at == c;
 }
 
 /* The value index of parameter k (active) in candidate c. */
@@ -956,9 +981,16 @@ static int refresh_local(bayes_state *s)
         return -1;
     }
     size_t slot = s->n_pool, end = s->n_pool + s->n_local;
+    for (size_t c = slot; c < end; c++)
+        if (slot_live(s, c)) rank_map_remove(&s->cand_map, s->cand_rank[c]);
     for (size_t k = 0; k < list.count && slot < end; k++) {
         uint64_t rank = list.items[k];
-        if (history_lookup(s->history, rank, NULL)) continue;
+        uint32_t elsewhere;
+        /* One already a candidate (in the pool, or where the acquisition
+         * search put it) is scored there. */
+        if (history_lookup(s->history, rank, NULL) ||
+            rank_map_get(&s->cand_map, rank, &elsewhere))
+            continue;
         space_unrank(s->space, rank, x);
         fill_derived(s, x);
         candidate_keys(s, slot, x);
@@ -966,6 +998,11 @@ static int refresh_local(bayes_state *s)
         s->cand_known[slot] = false;
         if (s->cand_prior) s->cand_prior[slot] = prior_score(s, rank);
         add_to_model(s, slot, x);
+        if (rank_map_put(&s->cand_map, rank, (uint32_t)slot) != 0) {
+            free(x);
+            rank_list_free(&list);
+            return -1;
+        }
         slot++;
     }
     for (; slot < end; slot++) s->cand_known[slot] = true;
@@ -1134,6 +1171,8 @@ static bool propose_warm(bayes_state *s, uint64_t *rank)
     return false;
 }
 
+static int acquisition_search(bayes_state *s);
+
 static strategy_answer choose_proposal(bayes_state *s, uint64_t *rank)
 {
     if (s->degraded) return propose_random(s, rank);
@@ -1152,6 +1191,10 @@ static strategy_answer choose_proposal(bayes_state *s, uint64_t *rank)
         }
     }
     s->model_proposals++;
+    if (s->n_climb > 0 && acquisition_search(s) != 0) {
+        s->degraded = true;
+        return propose_random(s, rank);
+    }
     size_t param, value;
     if (s->balance > 0 && s->model_proposals % s->balance == 0 &&
         under_explored_value(s, &param, &value) &&
@@ -1267,6 +1310,174 @@ static size_t top_candidates(const bayes_state *s, size_t only_param, size_t onl
             keep_top(top, &count, k, x);
     }
     return count;
+}
+
+/* ------------------------------------------------ acquisition search */
+
+/* Where the pool is a sample, the configuration of highest expected
+ * improvement is most likely outside it: in a space of 10^5 a sample of
+ * 8,192 holds a given configuration one time in twelve, so the optimum's
+ * neighbours are often scored while it is not. Before each model proposal
+ * a local search on EI, as SMAC does, takes the CLIMB_STARTS candidates of
+ * highest EI and the best configuration so far, and from each steps to
+ * the neighbour (one parameter changed to any value) of highest EI, while
+ * that is higher than where it stands, at most CLIMB_STEPS times.
+ * What it steps past becomes a candidate in the slots after the local
+ * slots, brought into the model at O(observations^2) and then kept up to
+ * date with the others, so that later searches, which mostly pass the
+ * same places, find them scored; the proposal is then the candidate of
+ * highest EI, as always. At most CLIMB_FRESH configurations new to the
+ * candidates per search bound its cost. On the made-up space of 10^5
+ * (docs/benchmarks.md; 100 runs of 200 evaluations, 1,024 slots) the
+ * settings below found the optimum in 94 % of the runs, as did 8 starts,
+ * 8 steps and 32 new configurations at twice the added instructions;
+ * climbing from the best alone found it in 79 %. */
+#define CLIMB_STARTS 2
+#define CLIMB_STEPS 4
+#define CLIMB_FRESH 8
+/* Configurations add_batch_to_model takes at once: all of a search's. */
+#define CLIMB_BATCH CLIMB_FRESH
+
+static double candidate_ei(const bayes_state *s, size_t c)
+{
+    return expected_improvement(s->best_target - s->mean[c], candidate_sd(s, c));
+}
+
+/* As add_to_model, for the m (at most `width`) candidates cs whose rows
+ * are in climb_rows, together: the triangular solve runs over the batch
+ * in its inner loop, where one candidate at a time is a chain of
+ * dependent additions. `width`, a constant where this is inlined, gives
+ * that loop a fixed length, which the compiler vectorises. */
+static inline void add_batch_width(bayes_state *s, const size_t *cs, size_t m, size_t width)
+{
+    size_t n = s->n_obs, P = s->width;
+    double variance[CLIMB_BATCH], mean[CLIMB_BATCH];
+    for (size_t j = 0; j < width; j++) {
+        variance[j] = PRIOR_VARIANCE;
+        mean[j] = j < m ? prior_mean(s, cs[j]) : 0;
+    }
+    double *v = s->climb_cross;
+    for (size_t i = 0; i < n; i++) {
+        const double *li = chol_row(s, i);
+        double *vi = v + i * width;
+        for (size_t j = 0; j < width; j++)
+            vi[j] = j < m ? kernel(s, s->climb_rows + j * P, s->obs_idx + i * P) : 0;
+        for (size_t l = 0; l < i; l++) {
+            const double a = li[l], *vl = v + l * width;
+            for (size_t j = 0; j < width; j++) vi[j] -= a * vl[j];
+        }
+        const double inverse = 1 / li[i], w = s->weights[i];
+        for (size_t j = 0; j < width; j++) {
+            vi[j] *= inverse;
+            variance[j] -= vi[j] * vi[j];
+            mean[j] += w * vi[j];
+        }
+        for (size_t j = 0; j < m; j++) s->cross[i][cs[j]] = (float)vi[j];
+    }
+    for (size_t j = 0; j < m; j++) {
+        s->variance[cs[j]] = variance[j];
+        s->mean[cs[j]] = mean[j];
+    }
+}
+
+/* The batch at the narrowest width that holds it: a climb's step often
+ * brings in a handful of configurations, and a wide batch would pay the
+ * whole solve for each column. */
+static void add_batch_to_model(bayes_state *s, const size_t *cs, size_t m)
+{
+    if (m <= 4) add_batch_width(s, cs, m, 4);
+    else add_batch_width(s, cs, m, CLIMB_BATCH);
+}
+
+/* The next of the acquisition search's slots, round-robin (its oldest
+ * configuration given up), as the candidate for `rank`, its row the
+ * batch's j-th; add_batch_to_model brings it into the model. */
+static size_t climb_slot_take(bayes_state *s, uint64_t rank, size_t j)
+{
+    size_t c = s->n_pool + s->n_local + s->next_climb;
+    s->next_climb = (s->next_climb + 1) % s->n_climb;
+    if (slot_live(s, c)) rank_map_remove(&s->cand_map, s->cand_rank[c]);
+    uint16_t *x = s->climb_rows + j * s->width;
+    space_unrank(s->space, rank, x);
+    fill_derived(s, x);
+    candidate_keys(s, c, x);
+    s->cand_rank[c] = rank;
+    s->cand_known[c] = false;
+    if (s->cand_prior) s->cand_prior[c] = prior_score(s, rank);
+    /* Cannot fail: the map has room for every candidate. */
+    rank_map_put(&s->cand_map, rank, (uint32_t)c);
+    return c;
+}
+
+/* One climb from `at`, whose EI is at_ei (-infinity for a configuration
+ * evaluated already: any neighbour is a step up). */
+static int climb(bayes_state *s, uint64_t at, double at_ei, size_t *fresh_left)
+{
+    rank_list *list = &s->climb_list;
+    for (size_t step = 0; step < CLIMB_STEPS; step++) {
+        if (shuffled_neighbours(s->space, at, NEIGHBOURHOOD_HAMMING, &s->climb_rng, list) != 0)
+            return -1;
+        /* The neighbours new to the candidates first, in batches. */
+        size_t batch[CLIMB_BATCH], m = 0;
+        for (size_t k = 0; k < list->count && *fresh_left > 0; k++) {
+            uint64_t r = list->items[k];
+            uint32_t c;
+            if (rank_map_get(&s->cand_map, r, &c) || history_lookup(s->history, r, NULL))
+                continue;
+            batch[m] = climb_slot_take(s, r, m);
+            m++;
+            (*fresh_left)--;
+            if (m == CLIMB_BATCH) {
+                add_batch_to_model(s, batch, m);
+                m = 0;
+            }
+        }
+        if (m > 0) add_batch_to_model(s, batch, m);
+        uint64_t next = at;
+        double next_ei = at_ei;
+        for (size_t k = 0; k < list->count; k++) {
+            uint64_t r = list->items[k];
+            uint32_t c;
+            if (!rank_map_get(&s->cand_map, r, &c) || candidate_known(s, c)) continue;
+            double ei = candidate_ei(s, c);
+            if (ei > next_ei) {
+                next = r;
+                next_ei = ei;
+            }
+        }
+        if (next == at) break;
+        at = next;
+        at_ei = next_ei;
+    }
+    return 0;
+}
+
+static int acquisition_search(bayes_state *s)
+{
+    if (!s->climb_rows &&
+        !(s->climb_rows = array_alloc(CLIMB_BATCH, s->width * sizeof *s->climb_rows)))
+        return -1;
+    if (s->climb_cap < s->n_obs) {
+        free(s->climb_cross);
+        s->climb_cap = s->obs_cap;
+        if (!(s->climb_cross = array_alloc(s->climb_cap, CLIMB_BATCH * sizeof *s->climb_cross)))
+            return -1;
+    }
+    scored_candidate top[CLIMB_STARTS];
+    rank_set none = {0};
+    size_t n = top_candidates(s, SIZE_MAX, 0, &none, s->bound, top, CLIMB_STARTS);
+    uint64_t starts[CLIMB_STARTS];
+    double start_ei[CLIMB_STARTS];
+    /* The slots the climbs fill may be the starts' own: their ranks, kept. */
+    for (size_t k = 0; k < n; k++) {
+        starts[k] = s->cand_rank[top[k].c];
+        start_ei[k] = top[k].score;
+    }
+    size_t fresh_left = CLIMB_FRESH;
+    if (s->best.have && climb(s, s->best.rank, -INFINITY, &fresh_left) != 0) return -1;
+    for (size_t k = 0; k < n; k++)
+        if (climb(s, starts[k], start_ei[k], &fresh_left) != 0) return -1;
+    return 0;
 }
 
 /* What bayes_upcoming builds its forecast from. */
@@ -1695,6 +1906,10 @@ static void bayes_destroy(void *state)
     free(s->chol);
     free(s->scratch);
     rank_list_free(&s->neighbours);
+    rank_list_free(&s->climb_list);
+    rank_map_free(&s->cand_map);
+    free(s->climb_rows);
+    free(s->climb_cross);
     free(s);
 }
 
@@ -1774,6 +1989,7 @@ static int bayes_create(const strategy_setup *setup, const strategy_options *opt
     s->max_points = (size_t)strategy_option_int(options, "max_points");
     pcg32_seed(&s->rng, setup->seed, 0x6261796573ULL /* "bayes" */);
     pcg32_seed(&s->local_rng, setup->seed, 0x6c6f63616cULL /* "local" */);
+    pcg32_seed(&s->climb_rng, setup->seed, 0x636c696d62ULL /* "climb" */);
     ei_table_init(s);
     s->prior = setup->prior;
     s->prior_weight = strategy_option_double(options, "prior_weight");

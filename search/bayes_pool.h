@@ -20,10 +20,17 @@
  * is thinnest compared with what the search needs. */
 #define BAYES_LOCAL_SLOTS 256
 
+/* Slots for what the acquisition search steps to (bayes.c, "Acquisition
+ * search"): configurations outside the sample near its best candidates,
+ * kept from step to step so that a later search that passes them again
+ * pays nothing for them, the oldest given up first. */
+#define BAYES_CLIMB_SLOTS 512
+
 typedef struct bayes_pool {
     bool whole_space;   /* every valid configuration is a candidate */
     size_t pool;        /* the whole space's count, or the random sample's size */
     size_t local;       /* local slots: 0 with the whole space */
+    size_t climb;       /* the acquisition search's slots: 0 with the whole space */
 } bayes_pool;
 
 /* The candidates for a space of `valid` configurations; `requested` is the

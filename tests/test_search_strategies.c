@@ -349,6 +349,57 @@ Test(search_strategies, bayes_models_a_parameter_wider_than_its_kernel_tables)
     space_free(s);
 }
 
+/* Where the candidates are a sample of the space, expected improvement
+ * would choose among the sample and the best's neighbours (the local
+ * slots) only; the acquisition search climbs from the best candidates to
+ * configurations outside both, several parameters at a time. With a pool
+ * of one configuration (candidates=1) and no steps to the best's
+ * neighbours (hc_share=0), every model proposal without the acquisition
+ * search is the pool's one configuration or a neighbour of the best, one
+ * parameter away from it: at most one proposal per seed two or more
+ * parameters away from every result. With it, the climbs from the best
+ * propose such configurations more often than that. */
+Test(search_strategies, bayes_searches_beyond_a_sampled_pool)
+{
+    space *s = fixture_space(5, 8, NULL, 0); /* 32,768 configurations */
+    static const char *const settings[] = {"candidates=1", "hc_share=0", "initial_samples=5"};
+    size_t far_proposals = 0;
+    for (uint64_t seed = 1; seed <= 5; seed++) {
+        history *h = history_new();
+        cr_assert_not_null(h);
+        strategy_setup setup = {.space = s, .history = h, .seed = seed, .budget = 40};
+        strategy *st;
+        skytune_error err = {0};
+        cr_assert_eq(strategy_create("bayes", &setup, settings, 3, &st, &err), 0, "%s",
+                     err.message);
+        uint16_t idx[5], other[5];
+        uint64_t rank;
+        for (size_t n = 0; n < 40 && strategy_ask(st, &rank) == STRATEGY_PROPOSE; n++) {
+            space_unrank(s, rank, idx);
+            /* Parameters apart from the nearest configuration evaluated. */
+            size_t nearest = SIZE_MAX;
+            for (size_t k = 0; k < history_count(h); k++) {
+                space_unrank(s, history_rank_at(h, k), other);
+                size_t apart = 0;
+                for (size_t p = 0; p < 5; p++) apart += idx[p] != other[p];
+                if (apart < nearest) nearest = apart;
+            }
+            if (n >= 5 && nearest >= 2) far_proposals++;
+            double t = bowl(idx, 5);
+            cr_assert_eq(history_add(h, rank, t), 0);
+            strategy_tell(st, rank, t);
+        }
+        strategy_free(st);
+        history_free(h);
+    }
+    cr_log_info("%zu model proposals two or more parameters from every result", far_proposals);
+    cr_assert_gt(far_proposals, 5,
+                 "%zu proposals two or more parameters from every result, no more than the "
+                 "pool's one configuration a seed gives",
+                 far_proposals);
+    space_free(s);
+}
+
 Test(search_strategies, failures_scattered_in_the_space_do_not_stop_the_search)
 {
     space *s = constrained_bowl_space();

@@ -4,6 +4,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "rank_map.h"
 #include "space_fixtures.h"
 #include "strategy.h"
 
@@ -151,4 +152,27 @@ Test(strategy, unknown_strategy_and_option_are_refused_with_the_valid_ones)
 Test(strategy, default_strategy_exists)
 {
     cr_assert_not_null(strategy_find(strategy_default_name()));
+}
+
+/* bayes's map of candidates: entries removed in any order leave every
+ * other one found (a removal shifts the entries after it back rather than
+ * leaving a gap that would end a lookup early), and it holds no more than
+ * it was made for. */
+Test(strategy, rank_map_keeps_what_removals_leave)
+{
+    rank_map m;
+    cr_assert_eq(rank_map_init(&m, 600), 0);
+    for (uint64_t r = 0; r < 600; r++) cr_assert_eq(rank_map_put(&m, r * 7919, (uint32_t)r), 0);
+    cr_assert_eq(rank_map_put(&m, 1, 0), -1, "a 601st entry is refused");
+    cr_assert_eq(rank_map_put(&m, 7919, 42), 0, "an entry there may change its value");
+    for (uint64_t r = 0; r < 600; r += 3) rank_map_remove(&m, r * 7919);
+    rank_map_remove(&m, 5); /* absent: nothing happens */
+    for (uint64_t r = 0; r < 600; r++) {
+        uint32_t v;
+        bool present = rank_map_get(&m, r * 7919, &v);
+        cr_assert_eq(present, r % 3 != 0, "rank %llu", (unsigned long long)(r * 7919));
+        if (present) cr_assert_eq(v, r == 1 ? 42u : (uint32_t)r);
+    }
+    cr_assert_eq(m.count, 400);
+    rank_map_free(&m);
 }

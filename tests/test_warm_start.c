@@ -85,12 +85,14 @@ Test(warm_start, pool_follows_the_space_size)
     cr_assert(p.whole_space, "the convolution space is scored whole");
     cr_assert_eq(p.pool, 4362);
     cr_assert_eq(p.local, 0, "no local slots when every configuration is a candidate");
+    cr_assert_eq(p.climb, 0, "and no acquisition search: every configuration is scored");
     p = bayes_pool_size(BAYES_WHOLE_SPACE_LIMIT, 0);
     cr_assert(p.whole_space && p.pool == BAYES_WHOLE_SPACE_LIMIT, "the limit itself is whole");
     p = bayes_pool_size(100000, 0);
     cr_assert(!p.whole_space, "a space of 10^5 is sampled");
     cr_assert_eq(p.pool, BAYES_WHOLE_SPACE_LIMIT);
     cr_assert_eq(p.local, BAYES_LOCAL_SLOTS, "with the best's neighbours beside the sample");
+    cr_assert_eq(p.climb, BAYES_CLIMB_SLOTS, "and room for what the acquisition search steps to");
     p = bayes_pool_size(5000, 4096);
     cr_assert(!p.whole_space && p.pool == 4096 && p.local == BAYES_LOCAL_SLOTS,
               "candidates=4096 samples a space of 5,000");
