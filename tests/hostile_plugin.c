@@ -16,9 +16,9 @@
  * Problem parameters choose the misbehaviour:
  *   fault   none | segv | abort | exit | stack | oob | near | loop | corrupt | wrong |
  *           compile | biglog | kprintf | hang | print | print_segv | damage |
- *           device_fault
+ *           device_fault | overstate
  *   where   the callback that misbehaves (host faults): defines, prepare,
- *           clear_outputs, enqueue, verify, release, flops
+ *           clear_outputs, enqueue, verify, release, flops, device_outputs
  *   bad     the value of x that misbehaves
  *   bad2    a second value of x that misbehaves (-1: none)
  *   nth     which enqueue of the configuration misbehaves (1 is the
@@ -71,6 +71,9 @@
  *   device_fault  the run's event reports that the kernel failed on the
  *           device (CL_OUT_OF_RESOURCES), as NVIDIA's events do after an
  *           illegal address: a user event in place of the kernel's
+ * a fault of the comparison on the device (`skytune run --compare device`):
+ *   overstate  device_outputs names one element more than the output
+ *           buffer holds
  * and two faults of the build, for bad configurations on every run:
  *   compile the kernel does not compile (a syntax error)
  *   biglog  the compiler writes a log of some megabytes (thousands of
@@ -178,7 +181,8 @@ typedef enum hostile_fault {
     FAULT_COMPILE,
     FAULT_BIGLOG,
     FAULT_DAMAGE,
-    FAULT_DEVICE_FAULT
+    FAULT_DEVICE_FAULT,
+    FAULT_OVERSTATE
 } hostile_fault;
 
 typedef enum hostile_callback {
@@ -188,14 +192,15 @@ typedef enum hostile_callback {
     AT_ENQUEUE,
     AT_VERIFY,
     AT_RELEASE,
-    AT_FLOPS
+    AT_FLOPS,
+    AT_DEVICE_OUTPUTS
 } hostile_callback;
 
 static const char *const fault_names[] = {
     "none", "segv",    "abort", "exit",  "stack",   "oob",     "loop",  "hang",
-    "print", "print_segv", "corrupt", "near", "wrong", "kprintf", "compile", "biglog", "damage", "device_fault"};
+    "print", "print_segv", "corrupt", "near", "wrong", "kprintf", "compile", "biglog", "damage", "device_fault", "overstate"};
 static const char *const callback_names[] = {"defines", "prepare", "clear_outputs", "enqueue",
-                                             "verify",  "release", "flops"};
+                                             "verify",  "release", "flops", "device_outputs"};
 
 /* -1 when the name is not in the list; the problem checks make that
  * impossible for a problem the engine accepted. */
@@ -531,6 +536,23 @@ static int hostile_verify(void *opaque, const skytune_values *config, cl_command
     return SKYTUNE_OK;
 }
 
+/* The output for the engine to compare on the device, as verify would. */
+static int hostile_device_outputs(void *opaque, const skytune_values *config,
+                                  skytune_device_output *outputs, size_t max, size_t *count,
+                                  skytune_error *err)
+{
+    (void)config;
+    hostile_state *s = opaque;
+    if (s->plan.where == AT_DEVICE_OUTPUTS && s->current_is_bad) misbehave(s->plan.fault);
+    if (max < 1) return skytune_error_set(err, SKYTUNE_ERR_SETUP, "room for no output");
+    size_t n = (size_t)s->n;
+    if (s->plan.fault == FAULT_OVERSTATE && s->current_is_bad) n++;
+    outputs[0] = (skytune_device_output){.name = "output", .buffer = s->out_buf, .count = n,
+                                         .reference = s->expected};
+    *count = 1;
+    return SKYTUNE_OK;
+}
+
 static void hostile_release(void *opaque)
 {
     hostile_launch *l = opaque;
@@ -575,10 +597,11 @@ static const skytune_problem_param hostile_problem_params[] = {
      "none, segv, abort, exit, stack (host faults in the callback `where`), oob, near, loop, "
      "corrupt, wrong, kprintf (kernel faults), compile, biglog (build faults), hang (the callback "
      "`where` never returns), print, print_segv (lines on stdout and stderr, then going on or a "
-     "segfault), damage (the next configuration in the same worker segfaults)"},
+     "segfault), damage (the next configuration in the same worker segfaults), "
+     "overstate (device_outputs names more elements than the output holds)"},
     {"where", SKYTUNE_STRING, "prepare",
      "the callback a host fault happens in: defines, prepare, clear_outputs, enqueue, verify, "
-     "release, flops"},
+     "release, flops, device_outputs"},
     {"bad", SKYTUNE_INT, "2", "the value of x that misbehaves"},
     {"bad2", SKYTUNE_INT, "-1", "a second value of x that misbehaves (-1: none)"},
     {"nth", SKYTUNE_INT, "1",
@@ -597,12 +620,14 @@ static const skytune_problem_check hostile_problem_checks[] = {
      "fault == 'stack' or fault == 'oob' or fault == 'loop' or fault == 'hang' or "
      "fault == 'print' or fault == 'print_segv' or fault == 'corrupt' or fault == 'near' or "
      "fault == 'wrong' or fault == 'kprintf' or fault == 'compile' or fault == 'biglog' or fault == 'damage' or "
-     "fault == 'device_fault'",
+     "fault == 'device_fault' or fault == 'overstate'",
      "fault must be one of none, segv, abort, exit, stack, oob, loop, hang, print, print_segv, "
-     "corrupt, near, wrong, kprintf, compile, biglog, damage, device_fault"},
+     "corrupt, near, wrong, kprintf, compile, biglog, damage, device_fault, overstate"},
     {"where == 'defines' or where == 'prepare' or where == 'clear_outputs' or "
-     "where == 'enqueue' or where == 'verify' or where == 'release' or where == 'flops'",
-     "where must be one of defines, prepare, clear_outputs, enqueue, verify, release, flops"},
+     "where == 'enqueue' or where == 'verify' or where == 'release' or where == 'flops' or "
+     "where == 'device_outputs'",
+     "where must be one of defines, prepare, clear_outputs, enqueue, verify, release, flops, "
+     "device_outputs"},
     {"nth >= 1", "nth must be at least 1 (the first enqueue)"},
     {"1 <= values <= 4096", "values must be between 1 and 4096"},
     {"1 <= n <= 16777216", "n must be between 1 and 16777216"},
@@ -647,6 +672,7 @@ static const skytune_plugin hostile_plugin = {
     .teardown = hostile_teardown,
     .flops = hostile_flops,
     .bytes = hostile_bytes,
+    .device_outputs = hostile_device_outputs,
 };
 
 SKYTUNE_DEFINE_PLUGIN(hostile_plugin)

@@ -9,7 +9,10 @@
  *   - the CPU reference is computed once per campaign and copied into every
  *     later worker, one started after a fault too;
  *   - `--trace FILE` writes Chrome trace events: every configuration's
- *     stages on the workers' tracks and the engine's steps. */
+ *     stages on the workers' tracks and the engine's steps;
+ *   - `--compare device` compares the outputs where they are and gives the
+ *     verdicts the host's comparison gives, a plugin's faults in
+ *     device_outputs contained as in any callback. */
 #include <criterion/criterion.h>
 #include <jansson.h>
 #include <stdlib.h>
@@ -261,6 +264,146 @@ Test(device_window, a_trace_file_that_cannot_be_written_is_refused_before_anythi
     cr_expect_neq(r.status, 0, "a run with an unwritable trace file succeeded");
     cr_expect(strstr(r.err, "--trace") && strstr(r.err, "/nonexistent-folder/trace.json"),
               "the refusal does not name --trace and the file: %s", r.err);
+    cr_expect(!cli_file_exists(db), "the refused run created its database");
+    cli_result_free(&r);
+    free(db);
+}
+
+/* ------------------------------------------------ comparing on the device */
+
+/* What each configuration x = 0 .. 7 was recorded as, in order of x: its
+ * status and largest errors, which comparing on the device must leave as
+ * the host's comparison makes them. */
+static char *verdicts_of(const char *db)
+{
+    return cli_db_text(db, "SELECT group_concat(verdict, ' ') FROM (SELECT p.value || ':' || "
+                           "m.status || ':' || quote(m.max_abs_error) || ':' || "
+                           "quote(m.max_rel_error) AS verdict FROM measurements m JOIN "
+                           "config_params p ON p.configuration_id = m.configuration_id AND "
+                           "p.name = 'x' ORDER BY CAST(p.value AS INTEGER))");
+}
+
+static hostile_args compare_run_args(const char *db, const char *where, const char *fault)
+{
+    hostile_args a = split_run_args(db);
+    hostile_args_add(&a, CLI_ARGS("--compare", where, "--set", fault, "--set", "bad=2"));
+    return a;
+}
+
+/* A wrong result found on the device is decided by the plugin's own
+ * comparison on the host, before any timed run: the same status, message
+ * and errors as comparing on the host gives, and every right one passes
+ * without its outputs read back. */
+Test(device_window, outputs_compared_on_the_device_get_the_hosts_verdicts)
+{
+    char *host_db = cli_path(hostile_suite_scratch, "on-host.db");
+    char *device_db = cli_path(hostile_suite_scratch, "on-device.db");
+    char *trace = cli_path(hostile_suite_scratch, "on-device.json");
+    hostile_args h = compare_run_args(host_db, "host", "fault=wrong");
+    cli_result r = hostile_run_ok(&h, "x=2 wrong, compared on the host");
+    cli_result_free(&r);
+    hostile_args d = compare_run_args(device_db, "device", "fault=wrong");
+    hostile_args_add(&d, CLI_ARGS("--trace", trace));
+    r = hostile_run_ok(&d, "x=2 wrong, compared on the device");
+    cli_result_free(&r);
+
+    char *on_host = verdicts_of(host_db), *on_device = verdicts_of(device_db);
+    cr_expect_str_eq(on_device, on_host, "the verdicts differ");
+    hostile_row host_row = hostile_row_of(host_db, 2), device_row = hostile_row_of(device_db, 2);
+    cr_assert_str_eq(device_row.status, "wrong_result", "x=2 is %s", device_row.status);
+    cr_expect_str_eq(device_row.message, host_row.message, "the messages differ");
+    cr_expect_eq(count_of(device_db, "status = 'ok'"), 7);
+
+    /* A wrong result is measured twice (the second time in a fresh
+     * worker, in case the first was spoiled by a configuration before it):
+     * 9 measurements, the 7 right ones timed, the 2 wrong ones read back. */
+    json_t *events = load_trace(trace);
+    size_t measured = spans_named(events, "measuring worker", "configuration");
+    size_t timed = spans_named(events, "measuring worker", "timed runs");
+    cr_expect_geq(measured, 8);
+    cr_expect_eq(timed, 7, "%zu configurations timed, not the 7 right ones", timed);
+    cr_expect_eq(spans_named(events, "measuring worker", "compare on the device"), measured,
+                 "not every configuration was compared on the device");
+    cr_expect_eq(spans_named(events, "measuring worker", "read back"), measured - timed,
+                 "outputs were read back besides the wrong ones'");
+    cr_expect_eq(spans_named(events, "measuring worker", "compare"), 0,
+                 "a configuration was compared after its runs");
+    json_decref(events);
+    hostile_row_free(&host_row);
+    hostile_row_free(&device_row);
+    free(on_host);
+    free(on_device);
+    free(trace);
+    free(device_db);
+    free(host_db);
+}
+
+/* A kernel that writes past its output may hit the device's copy of the
+ * reference: a wrong verdict there goes to the host, and the copy is made
+ * again, so no configuration after it is judged against damaged data.
+ * (On PoCL the write damages the worker's heap, which aborts it.) */
+Test(device_window, a_write_past_the_output_spoils_no_later_verdict)
+{
+    char *db = cli_path(hostile_suite_scratch, "near.db");
+    hostile_args a = split_run_args(db);
+    hostile_args_add(&a, CLI_ARGS("--compare", "device", "--set", "fault=near", "--set", "bad=1",
+                                  "--set", "bad2=4"));
+    cli_result r = hostile_run_ok(&a, "x=1 and x=4 write past their output");
+    cli_result_free(&r);
+    cr_expect_eq(count_of(db, "status = 'wrong_result'"), 0, "a configuration was judged wrong");
+    for (long long x = 0; x < 8; x++) {
+        if (x == 1 || x == 4) continue;
+        hostile_row row = hostile_row_of(db, x);
+        cr_expect_str_eq(row.status, "ok", "x=%lld is %s (%s)", x, row.status,
+                         row.message ? row.message : "");
+        hostile_row_free(&row);
+    }
+    free(db);
+}
+
+Test(device_window, a_segfault_in_device_outputs_is_a_crash_in_verify)
+{
+    char *db = cli_path(hostile_suite_scratch, "segv-outputs.db");
+    hostile_args a = compare_run_args(db, "device", "fault=segv");
+    hostile_args_add(&a, CLI_ARGS("--set", "where=device_outputs"));
+    cli_result r = hostile_run_ok(&a, "x=2 segfaults in device_outputs");
+    cli_result_free(&r);
+    hostile_row row = hostile_row_of(db, 2);
+    cr_expect_str_eq(row.status, "crash", "x=2 is %s", row.status);
+    cr_expect_str_eq(row.stage ? row.stage : "", "verify");
+    cr_expect(row.message && strstr(row.message, "SIGSEGV"), "%s", row.message);
+    cr_expect_eq(count_of(db, "status = 'ok'"), 7);
+    hostile_row_free(&row);
+    free(db);
+}
+
+/* A plugin that names more of an output than its buffer holds would have
+ * the engine's kernel read past it: refused as the plugin's launch error. */
+Test(device_window, an_output_larger_than_its_buffer_is_refused)
+{
+    char *db = cli_path(hostile_suite_scratch, "overstate.db");
+    hostile_args a = compare_run_args(db, "device", "fault=overstate");
+    cli_result r = hostile_run_ok(&a, "x=2 names one element too many");
+    cli_result_free(&r);
+    hostile_row row = hostile_row_of(db, 2);
+    cr_expect_str_eq(row.status, "launch", "x=2 is %s", row.status);
+    cr_expect(row.message && strstr(row.message, "device_outputs: output 'output': 1025 floats "
+                                                 "from element 0 do not fit its buffer of 1024"),
+              "%s", row.message);
+    cr_expect_eq(count_of(db, "status = 'ok'"), 7);
+    hostile_row_free(&row);
+    free(db);
+}
+
+Test(device_window, a_place_to_compare_that_is_none_is_refused)
+{
+    char *db = cli_path(hostile_suite_scratch, "elsewhere.db");
+    cli_result r = cli_run(CLI_ARGS("run", "--plugin", split_plugin_path(), "--db", db,
+                                    "--compare", "gpu"));
+    cr_expect_eq(r.status, 2, "exit status %d", r.status);
+    cr_expect(strstr(r.err, "--compare 'gpu' is not a place to compare outputs: auto, device or "
+                            "host"),
+              "%s", r.err);
     cr_expect(!cli_file_exists(db), "the refused run created its database");
     cli_result_free(&r);
     free(db);

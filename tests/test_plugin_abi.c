@@ -223,13 +223,13 @@ static char *compile_variant(const char *dir, const char *flags)
 
 Test(plugin_abi, a_plugin_of_the_previous_abi_is_told_what_to_change)
 {
-    if (!cli_have_compiler()) cr_skip_test("no C compiler (cc) to build a plugin of ABI 5");
+    if (!cli_have_compiler()) cr_skip_test("no C compiler (cc) to build a plugin of ABI 6");
     char *dir = cli_make_temp_dir();
-    char *so = compile_variant(dir, "-DABI_PLUGIN_VERSION=5");
+    char *so = compile_variant(dir, "-DABI_PLUGIN_VERSION=6");
     loaded_plugin p;
     skytune_error err = {0};
-    cr_assert_neq(plugin_load(so, NULL, &p, &err), 0, "a plugin of ABI 5 was loaded");
-    const char *const needles[] = {"plugin ABI version 5", "loads version 6", "transfers",
+    cr_assert_neq(plugin_load(so, NULL, &p, &err), 0, "a plugin of ABI 6 was loaded");
+    const char *const needles[] = {"plugin ABI version 6", "loads version 7", "device_outputs",
                                    "needs only a rebuild", NULL};
     for (size_t k = 0; needles[k]; k++)
         cr_expect(strstr(err.message, needles[k]), "the message lacks '%s': %s", needles[k],

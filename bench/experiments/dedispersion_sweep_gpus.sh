@@ -17,6 +17,8 @@
 #   RUNS      timed runs per configuration (default 3; racing stops clearly
 #             slower configurations early, the best five always get them all)
 #   DMS       the instances, in order (default: 2 4 8 ... 4096)
+#   DMS_STREAM  the same for one stream (DMS_lofar, say), so that a resumed
+#             sweep skips the instances a stream has searched whole
 #   BEFORE    a shell command run on the last stream's GPU and CPUs before
 #             that stream (e.g. other experiments; the GPU's selector is in
 #             $SWEEP_GPU), its time counted against DEADLINE
@@ -54,7 +56,8 @@ stream() {
     db="$out/sweep-$name.db"
     log="$out/sweep-$name.log"
     cpu_list="$first_cpu-$((first_cpu + share - 1))"
-    for dms in $dms_list; do
+    eval "stream_dms=\${DMS_$name:-\$dms_list}"
+    for dms in $stream_dms; do
         left=$((deadline - ($(date +%s) - start)))
         if [ "$left" -lt 15 ]; then
             echo "== deadline: instance $dms DMs and later not started" >> "$log"

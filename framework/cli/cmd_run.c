@@ -37,6 +37,7 @@ static const cli_option options[] = {
     {"stop-when-gain-below", "FRACTION", false, "stop once a campaign twice as long is expected to lower the best time by less than this, e.g. 0.01 or 1% (docs/reports.md, stop advice)"},
     {"runs", "N", false, "timed runs per configuration (default 10)"},
     {"warm-up", "N", false, "untimed runs before the timed ones, besides the verification run, which is the kernel's first launch and the warm-up by default (default 0)"},
+    {"compare", "WHERE", false, "where outputs are compared with the reference: device (a kernel compares them where they are and reads back a summary; needs the plugin's device_outputs and double precision), host (read back and compared by the plugin's verify), or auto (default: device on GPUs, host on CPU devices); the verdicts are the same"},
     {"transfers", NULL, false, "also time the plugin's host-to-device and device-to-host copies of its inputs and outputs, each a labelled part of every run (a campaign of its own; default: the kernels alone)"},
     {"seed", "N", false, "seed for the strategy and the inputs (default 1)"},
     {"device", "SEL", false, "OpenCL device: PLATFORM:DEVICE, part of its name, or its platform's or vendor's short name as skytune devices shows it: pocl, nvidia, amd, intel (default: first GPU, else first device)"},
@@ -169,6 +170,23 @@ static int parse_gain_below(const char *text, double *fraction)
     return -1;
 }
 
+static int parse_compare(const char *text, measurer_compare *compare)
+{
+    static const struct {
+        const char *name;
+        measurer_compare value;
+    } places[] = {{"auto", COMPARE_AUTO}, {"device", COMPARE_DEVICE}, {"host", COMPARE_HOST}};
+    for (size_t k = 0; k < sizeof places / sizeof places[0]; k++)
+        if (strcmp(text, places[k].name) == 0) {
+            *compare = places[k].value;
+            return 0;
+        }
+    char shown[QUOTE_TEXT];
+    cli_error("--compare '%s' is not a place to compare outputs: auto, device or host",
+              quote_text(text, shown, sizeof shown));
+    return -1;
+}
+
 /* --budget, --time-limit, --target, --runs and --seed: EXIT_OK or
  * EXIT_USAGE. */
 static int parse_limits(const cli_args *args, tuning_request *rq)
@@ -208,6 +226,8 @@ static int parse_limits(const cli_args *args, tuning_request *rq)
         rq->warm_up_runs = (unsigned)number;
     }
     rq->transfers = cli_flag(args, "transfers");
+    if ((text = cli_get(args, "compare")) && parse_compare(text, &rq->compare) != 0)
+        return EXIT_USAGE;
     rq->seed = 1;
     if ((text = cli_get(args, "seed"))) {
         if (cli_parse_u64("seed", text, &number) != 0) return EXIT_USAGE;

@@ -839,6 +839,7 @@ static int open_supervisor(const tuning_request *rq, device_run *d, recorded_cam
             .runs = rq->runs,
             .warm_up_runs = rq->warm_up_runs,
             .transfers = rq->transfers,
+            .compare = rq->compare,
             .seed = rq->seed,
             .cache_dir = spec->cache_dir,
             .cache_max_bytes = d->cache_limit,
@@ -868,7 +869,8 @@ static int open_measurer(const tuning_request *rq, device_run *d, recorded_campa
 {
     measurer_options mopts = {
         .runs = rq->runs, .warm_up_runs = rq->warm_up_runs, .seed = rq->seed, .cache = d->cache,
-        .trace = d->trace, .transfers = rq->transfers, .reference_name = d->plugin.compared_with};
+        .trace = d->trace, .transfers = rq->transfers, .compare = rq->compare,
+        .reference_name = d->plugin.compared_with};
     if (measurer_open(d->plugin.desc, d->dev, &d->prob.values, &mopts, &d->ms, err) != 0)
         return -1;
     d->de.space = d->sp;

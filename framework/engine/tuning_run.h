@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "confirmation.h"
+#include "measurer.h"
 #include "tuning_loop.h"
 #include "plugin_loader.h"
 #include "supervisor.h"
@@ -49,6 +50,7 @@ typedef struct tuning_request {
     unsigned runs;
     unsigned warm_up_runs;               /* untimed runs after the verification run */
     bool transfers;                      /* the plugin's host-device copies timed as parts */
+    measurer_compare compare;            /* where outputs are compared (measurer.h) */
     uint64_t seed;
     const char *device;                  /* selector, may be NULL */
     const char *label;                   /* names the campaign in events (several at once) */

@@ -330,6 +330,29 @@ static int correlator_verify(void *opaque, const skytune_values *config, cl_comm
     return SKYTUNE_OK;
 }
 
+/* The same comparison, for the engine to make on the device: the
+ * visibilities stay where the kernel wrote them. */
+static int correlator_device_outputs(void *opaque, const skytune_values *config,
+                                     skytune_device_output *outputs, size_t max, size_t *count,
+                                     skytune_error *err)
+{
+    (void)config;
+    const correlator_state *s = opaque;
+    if (max < 1) return skytune_error_set(err, SKYTUNE_ERR_SETUP, "room for no output");
+    double abs_tol, rel_tol;
+    correlator_tolerances(&s->problem, &abs_tol, &rel_tol);
+    outputs[0] = (skytune_device_output){
+        .name = "visibilities",
+        .buffer = s->output.mem,
+        .count = correlator_output_floats(&s->problem),
+        .reference = s->expected,
+        .abs_tol = abs_tol,
+        .rel_tol = rel_tol,
+    };
+    *count = 1;
+    return SKYTUNE_OK;
+}
+
 /* A correlator's exchange with the host: the samples in, the visibilities
  * out. */
 static int correlator_transfers(void *opaque, skytune_transfer *list, size_t max, size_t *count,
@@ -413,6 +436,7 @@ static const skytune_plugin correlator_plugin = {
     .enqueue = correlator_enqueue,
     .read_back = correlator_read_back,
     .verify = correlator_verify,
+    .device_outputs = correlator_device_outputs,
     .release = correlator_release,
     .teardown = correlator_teardown,
     .flops = correlator_flops,

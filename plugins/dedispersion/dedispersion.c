@@ -476,6 +476,25 @@ static int dedispersion_read_back(void *opaque, const skytune_values *config,
     return support_buffer_read(&s->buffers[BUFFER_OUTPUT], queue, s->result, err);
 }
 
+/* The kernel adds `channels` floats one at a time in float; the reference
+ * adds them in double and rounds once. For non-negative terms (the inputs
+ * are in [0, 1)), recursive float summation in any order is off by at most
+ * (channels - 1) * u relative to the exact sum, with u = 2^-24, and the
+ * reference's rounding adds u/2: a relative tolerance of 2 * channels * u
+ * holds for every correct kernel with room to spare, while a wrong shift or
+ * a missing channel changes a sum by about 1/channels of its value, well
+ * above it for every realistic channel count. The sums are positive, so no
+ * absolute tolerance is needed. */
+static double dedispersion_rel_tol(const dedispersion_state *s)
+{
+    return 2.0 * (double)s->problem.channels * ldexp(1.0, -24);
+}
+
+static size_t dedispersion_output_count(const dedispersion_state *s)
+{
+    return (size_t)s->problem.dms * (size_t)s->problem.samples;
+}
+
 /* Compares what dedispersion_read_back read; the queue is not used. */
 static int dedispersion_verify(void *opaque, const skytune_values *config, cl_command_queue queue,
                                skytune_verify_report *report, skytune_error *err)
@@ -484,18 +503,29 @@ static int dedispersion_verify(void *opaque, const skytune_values *config, cl_co
     (void)queue;
     (void)err;
     dedispersion_state *s = opaque;
-    const size_t count = (size_t)s->problem.dms * (size_t)s->problem.samples;
-    /* The kernel adds `channels` floats one at a time in float; the
-     * reference adds them in double and rounds once. For non-negative terms
-     * (the inputs are in [0, 1)), recursive float summation in any order is
-     * off by at most (channels - 1) * u relative to the exact sum, with
-     * u = 2^-24, and the reference's rounding adds u/2: a relative tolerance
-     * of 2 * channels * u holds for every correct kernel with room to spare,
-     * while a wrong shift or a missing channel changes a sum by about 1/channels
-     * of its value, well above it for every realistic channel count. The sums
-     * are positive, so no absolute tolerance is needed. */
-    const double rel_tol = 2.0 * (double)s->problem.channels * ldexp(1.0, -24);
-    skytune_verify_floats(report, "dedispersed", s->result, s->expected, count, 0.0, rel_tol);
+    skytune_verify_floats(report, "dedispersed", s->result, s->expected,
+                          dedispersion_output_count(s), 0.0, dedispersion_rel_tol(s));
+    return SKYTUNE_OK;
+}
+
+/* The same comparison, for the engine to make on the device: at thousands
+ * of DMs the output is gigabytes, which reading back would take longer
+ * than the kernel. */
+static int dedispersion_device_outputs(void *opaque, const skytune_values *config,
+                                       skytune_device_output *outputs, size_t max, size_t *count,
+                                       skytune_error *err)
+{
+    (void)config;
+    const dedispersion_state *s = opaque;
+    if (max < 1) return skytune_error_set(err, SKYTUNE_ERR_SETUP, "room for no output");
+    outputs[0] = (skytune_device_output){
+        .name = "dedispersed",
+        .buffer = s->buffers[BUFFER_OUTPUT].mem,
+        .count = dedispersion_output_count(s),
+        .reference = s->expected,
+        .rel_tol = dedispersion_rel_tol(s),
+    };
+    *count = 1;
     return SKYTUNE_OK;
 }
 
@@ -576,6 +606,7 @@ static const skytune_plugin dedispersion_plugin = {
     .flops = dedispersion_flops,
     .bytes = dedispersion_bytes,
     .transfers = dedispersion_transfers,
+    .device_outputs = dedispersion_device_outputs,
 };
 
 SKYTUNE_DEFINE_PLUGIN(dedispersion_plugin)

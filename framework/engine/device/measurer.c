@@ -11,6 +11,7 @@
 #include "binary_keeping.h"
 #include "build_options.h"
 #include "canonical.h"
+#include "device_compare.h"
 #include "clock.h"
 #include "plugin_lookup.h"
 #include "plugin_problem.h"
@@ -45,6 +46,8 @@ struct measurer {
     bool keep_binaries;
     measure_stage stage;      /* the stage the measurement is in */
     run_transfers transfers;  /* opts.transfers: the copies timed with every run */
+    /* The comparison on the device (opts.compare), or NULL: on the host. */
+    device_compare *compare;
 };
 
 /* The span from `since` to now on this process's trace track; returns now,
@@ -101,6 +104,27 @@ static int obtain_reference(measurer *ms, double since, skytune_error *err)
     if (count) shared_reference_save(ms->opts.reference_file, regions, count, &shared_err);
     traced(ms, "CPU reference", since);
     return 0;
+}
+
+/* The comparison on the device, where the plugin offers its outputs and
+ * the mode asks for it. By default only on GPUs: on a CPU device the
+ * outputs are in host memory already, and reading them is no copy across
+ * a bus. A device that cannot compare (no double precision) compares on
+ * the host, as the trace says. */
+static void open_device_compare(measurer *ms)
+{
+    measurer_compare mode = ms->opts.compare;
+    if (!ms->plugin->device_outputs || mode == COMPARE_HOST) return;
+    if (mode == COMPARE_AUTO && !ms->device->info.is_gpu) return;
+    double since = clock_monotonic_s();
+    skytune_error why = {0};
+    if (device_compare_open(ms->context, ms->device->device, &ms->compare, &why) != 0) {
+        ms->compare = NULL;
+        trace_span(ms->opts.trace, "comparison on the device unavailable", "stage", since,
+                   clock_monotonic_s(), why.message);
+        return;
+    }
+    traced(ms, "comparison kernel", since);
 }
 
 int measurer_open(const skytune_plugin *plugin, const cl_device_entry *device,
@@ -164,6 +188,7 @@ int measurer_open(const skytune_plugin *plugin, const cl_device_entry *device,
         measurer_close(ms);
         return -1;
     }
+    if (!opts->skip_reference) open_device_compare(ms);
     *out = ms;
     return 0;
 }
@@ -172,6 +197,7 @@ void measurer_close(measurer *ms)
 {
     if (!ms) return;
     run_transfers_close(&ms->transfers);
+    device_compare_close(ms->compare);
     if (ms->state) ms->plugin->teardown(ms->state);
     if (ms->queue) clReleaseCommandQueue(ms->queue);
     if (ms->context) clReleaseContext(ms->context);
@@ -652,12 +678,54 @@ static int judge_report(const measurer *ms, measurement *m, const skytune_verify
     return -1;
 }
 
+/* The outputs of the verification run compared on the device into
+ * *report. 0: compared (passed or not); 1: not compared, for the host to do
+ * (an OpenCL call of the comparison failed: the device compares no more in
+ * this measurer); -1: m failed, the plugin's device_outputs having failed
+ * or described an output its buffer does not hold. */
+static int compare_on_device(measurer *ms, const skytune_values *config,
+                             skytune_verify_report *report, measurement *m)
+{
+    skytune_device_output outputs[SKYTUNE_MAX_OUTPUTS];
+    size_t count = 0;
+    skytune_error perr = {0};
+    if (ms->plugin->device_outputs(ms->state, config, outputs, SKYTUNE_MAX_OUTPUTS, &count,
+                                   &perr) != 0) {
+        fail(m, MEAS_LAUNCH, "device_outputs: %s", perr.message);
+        return -1;
+    }
+    if (check_lookups(ms, "device_outputs", m) != 0) return -1;
+    if (count == 0 || count > SKYTUNE_MAX_OUTPUTS) {
+        fail(m, MEAS_LAUNCH, "device_outputs: %zu outputs named, where 1 to %d are valid", count,
+             SKYTUNE_MAX_OUTPUTS);
+        return -1;
+    }
+    for (size_t k = 0; k < count; k++) {
+        skytune_output_report o;
+        int rc = device_compare_output(ms->compare, ms->queue, &outputs[k], &o, &perr);
+        if (rc == 1) {
+            fail(m, MEAS_LAUNCH, "device_outputs: %s", perr.message);
+            return -1;
+        }
+        if (rc != 0) {
+            trace_span(ms->opts.trace, "comparison on the device failed", "stage",
+                       clock_monotonic_s(), clock_monotonic_s(), perr.message);
+            device_compare_close(ms->compare);
+            ms->compare = NULL;
+            return 1;
+        }
+        skytune_verify_add(report, &o);
+    }
+    return 0;
+}
+
 /* The configuration's launch prepared, run once and its outputs checked
  * against the CPU reference. 0: it passed; -1: it did not, with the fault
  * in *m. */
 static int verify_configuration(measurer *ms, cl_program program, const skytune_values *config,
-                                void **launch, measurement *m)
+                                void **launch, bool *compare_later, measurement *m)
 {
+    *compare_later = false;
     const skytune_plugin *pl = ms->plugin;
     skytune_error perr = {0};
     /* After the gate: waiting for the device is nobody's verification. */
@@ -683,6 +751,25 @@ static int verify_configuration(measurer *ms, cl_program program, const skytune_
     double deferred_s = deferred_build_s(&verification);
     m->first_launch_extra_s = deferred_s;
     m->build_s += deferred_s;
+    bool found_wrong = false;   /* on the device: the host decides now */
+    if (ms->compare) {
+        skytune_verify_report report = {0};
+        int compared = compare_on_device(ms, config, &report, m);
+        if (compared < 0) return -1;
+        if (compared == 0) {
+            since = traced(ms, "compare on the device", since);
+            if (report.passed) {
+                m->verify_s = clock_monotonic_s() - t1 - deferred_s;
+                return judge_report(ms, m, &report);
+            }
+            /* Found wrong on the device: the host's comparison decides and
+             * says how, before any timed run (an out-of-bounds write may
+             * have hit the device's copy of the reference, which is
+             * therefore made afresh). */
+            device_compare_forget(ms->compare);
+            found_wrong = true;
+        }
+    }
     if (pl->read_back) {
         /* Compared after the timed runs, off the device (compare_outputs). */
         if (pl->read_back(ms->state, config, ms->queue, &perr) != 0) {
@@ -691,9 +778,12 @@ static int verify_configuration(measurer *ms, cl_program program, const skytune_
             return -1;
         }
         if (check_lookups(ms, "read_back", m) != 0) return -1;
-        traced(ms, "read back", since);
+        since = traced(ms, "read back", since);
         m->verify_s = clock_monotonic_s() - t1 - deferred_s;
-        return 0;
+        if (!found_wrong) {
+            *compare_later = true;
+            return 0;
+        }
     }
     skytune_verify_report report = {0};
     if (pl->verify(ms->state, config, ms->queue, &report, &perr) != 0) {
@@ -823,8 +913,7 @@ int measurer_measure_raced(measurer *ms, const skytune_values *config_values,
         since = traced(ms, "wait for the device", since);
         if (!go) {
             m->abandoned = true;
-        } else if (verify_configuration(ms, program, config, &launch, m) == 0) {
-            read_back = ms->plugin->read_back != NULL;
+        } else if (verify_configuration(ms, program, config, &launch, &read_back, m) == 0) {
             rc = time_runs(ms, launch, config, race_limit_ns, m, err);
         }
     }

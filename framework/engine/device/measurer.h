@@ -39,6 +39,18 @@
 
 typedef struct measurer measurer;
 
+/* Where outputs are compared with the reference (`skytune run --compare`):
+ * on the device (device_compare.h) needs the plugin's device_outputs and
+ * double precision on the device; otherwise, and on the host, the plugin's
+ * read_back and verify do. The verdicts are the same; the difference is
+ * the time, which on the device does not grow with reading the outputs
+ * back. */
+typedef enum measurer_compare {
+    COMPARE_AUTO,     /* on the device for GPUs, on the host for CPU devices */
+    COMPARE_HOST,
+    COMPARE_DEVICE,   /* on the device wherever it can be, CPU devices too */
+} measurer_compare;
+
 typedef struct measurer_options {
     unsigned runs;               /* timed runs per configuration (>= 1) */
     /* Untimed runs between the verification run (itself the first launch,
@@ -77,6 +89,7 @@ typedef struct measurer_options {
      * message (NULL: "the CPU reference"); kept by reference. A T1 file's
      * may be the outputs of its Default configuration, say. */
     const char *reference_name;
+    measurer_compare compare;
 } measurer_options;
 
 /* `plugin`, `device` and `problem` are kept by reference: they must outlive

@@ -87,11 +87,13 @@ static int set_up(worker_state *ws, worker_message *msg, skytune_error *err)
     unsigned runs = worker_get_u32(msg);
     unsigned warm_up_runs = worker_get_u32(msg);
     bool transfers = worker_get_u32(msg) != 0;
+    unsigned compare = worker_get_u32(msg);
     uint64_t seed = worker_get_u64(msg);
     measurer_options opts = {
         .runs = runs,
         .warm_up_runs = warm_up_runs,
         .transfers = transfers,
+        .compare = compare <= COMPARE_DEVICE ? (measurer_compare)compare : COMPARE_AUTO,
         .seed = seed,
         .on_stage = report_stage,
         .stage_ctx = ws,

@@ -290,6 +290,7 @@ void worker_put_setup(worker_message *msg, uint32_t role, const worker_setup *se
     worker_put_u32(msg, setup->runs);
     worker_put_u32(msg, setup->warm_up_runs);
     worker_put_u32(msg, setup->transfers);
+    worker_put_u32(msg, setup->compare);
     worker_put_u64(msg, setup->seed);
     worker_put_str(msg, setup->cache_dir);
     worker_put_u64(msg, setup->cache_max_bytes);

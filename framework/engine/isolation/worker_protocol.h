@@ -108,6 +108,7 @@ typedef struct worker_setup {
     unsigned runs;
     unsigned warm_up_runs;             /* measurer_options.warm_up_runs */
     bool transfers;                    /* measurer_options.transfers */
+    unsigned compare;                  /* measurer_options.compare, a measurer_compare */
     uint64_t seed;
     const char *cache_dir;             /* NULL: no binary cache */
     uint64_t cache_max_bytes;

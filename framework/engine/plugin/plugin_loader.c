@@ -25,8 +25,8 @@
 /* What a plugin of the previous ABI changes to load again, for the message
  * that refuses it (docs/plugins.md, "Plugin ABI versions"). */
 #define ABI_CHANGES_FROM_PREVIOUS                                                              \
-    "; from version 5: the description gained transfers (it may stay NULL: a plugin of "        \
-    "version 5 needs only a rebuild)"
+    "; from version 6: the description gained device_outputs (it may stay NULL: a plugin of "   \
+    "version 6 needs only a rebuild)"
 
 static int push_dir(char ***dirs, size_t *count, const char *dir, size_t len)
 {

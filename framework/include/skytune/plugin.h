@@ -53,7 +53,7 @@
 extern "C" {
 #endif
 
-#define SKYTUNE_PLUGIN_ABI_VERSION 6u
+#define SKYTUNE_PLUGIN_ABI_VERSION 7u
 #define SKYTUNE_PLUGIN_ENTRY "skytune_plugin_entry"
 
 /* ---------------------------------------------------------- callbacks */
@@ -150,15 +150,13 @@ typedef struct skytune_verify_report {
     skytune_output_report outputs[SKYTUNE_MAX_OUTPUTS];
 } skytune_verify_report;
 
-/* Compare output `name`'s `n` floats with the reference and add the result
- * to the report (the engine hands verify a report with no outputs). Element
- * k passes when |got-want| <= abs_tol or |got-want| <= rel_tol*|want|; NaN
- * in `got` never passes. Shared by every plugin so that tolerance means the
- * same thing everywhere. Returns -1 when the report already holds
- * SKYTUNE_MAX_OUTPUTS outputs (the comparison then fails the report). */
-static inline int skytune_verify_floats(skytune_verify_report *r, const char *name,
-                                        const float *got, const float *want, size_t n,
-                                        double abs_tol, double rel_tol)
+/* Add one output's comparison to the report (the engine hands verify a
+ * report with no outputs), keeping the summary: while every output passes,
+ * the largest errors seen; once one fails, the first failing output's.
+ * Returns -1 when the report already holds SKYTUNE_MAX_OUTPUTS outputs (the
+ * report then fails). Used by skytune_verify_floats, and by the engine for
+ * outputs it compares on the device (device_outputs). */
+static inline int skytune_verify_add(skytune_verify_report *r, const skytune_output_report *o)
 {
     if (r->n_outputs == 0) {
         r->passed = 1;
@@ -171,16 +169,38 @@ static inline int skytune_verify_floats(skytune_verify_report *r, const char *na
         r->passed = 0;
         return -1;
     }
-    skytune_output_report *o = &r->outputs[r->n_outputs++];
-    snprintf(o->name, sizeof o->name, "%s", name ? name : "output");
-    o->abs_tol = abs_tol;
-    o->rel_tol = rel_tol;
-    o->count = n;
-    o->passed = 1;
-    o->max_abs_error = 0.0;
-    o->max_rel_error = 0.0;
-    o->first_mismatch = -1;
-    o->mismatches = 0;
+    r->outputs[r->n_outputs++] = *o;
+    int first_failure = !o->passed && r->passed;
+    if (first_failure || (r->passed && o->passed)) {
+        if (first_failure || o->max_abs_error > r->max_abs_error)
+            r->max_abs_error = o->max_abs_error;
+        if (first_failure || o->max_rel_error > r->max_rel_error)
+            r->max_rel_error = o->max_rel_error;
+        if (first_failure) r->first_mismatch = o->first_mismatch;
+    }
+    if (!o->passed) {
+        r->passed = 0;
+        r->mismatches += o->mismatches;
+    }
+    return 0;
+}
+
+/* Compare output `name`'s `n` floats with the reference and add the result
+ * to the report. Element k passes when |got-want| <= abs_tol or
+ * |got-want| <= rel_tol*|want|, computed in double; NaN in `got` never
+ * passes. Shared by every plugin (and matched exactly by the engine's
+ * comparison on the device, device_compare.h) so that tolerance means the
+ * same thing everywhere. Returns -1 when the report already holds
+ * SKYTUNE_MAX_OUTPUTS outputs (the comparison then fails the report). */
+static inline int skytune_verify_floats(skytune_verify_report *r, const char *name,
+                                        const float *got, const float *want, size_t n,
+                                        double abs_tol, double rel_tol)
+{
+    skytune_output_report o = {0};
+    snprintf(o.name, sizeof o.name, "%s", name ? name : "output");
+    o.abs_tol = abs_tol;
+    o.rel_tol = rel_tol;
+    o.count = n;
     /* In locals, which the compiler keeps in registers: the loop runs over
      * millions of elements (the correlator's 17 MB of visibilities). */
     double max_abs = 0.0, max_rel = 0.0;
@@ -203,26 +223,12 @@ static inline int skytune_verify_floats(skytune_verify_report *r, const char *na
             mismatches++;
         }
     }
-    o->max_abs_error = max_abs;
-    o->max_rel_error = max_rel;
-    o->first_mismatch = first;
-    o->mismatches = mismatches;
-    o->passed = mismatches == 0;
-    /* The summary follows the first failing output; while all pass, it
-     * holds the largest errors seen. */
-    int first_failure = !o->passed && r->passed;
-    if (first_failure || (r->passed && o->passed)) {
-        if (first_failure || o->max_abs_error > r->max_abs_error)
-            r->max_abs_error = o->max_abs_error;
-        if (first_failure || o->max_rel_error > r->max_rel_error)
-            r->max_rel_error = o->max_rel_error;
-        if (first_failure) r->first_mismatch = o->first_mismatch;
-    }
-    if (!o->passed) {
-        r->passed = 0;
-        r->mismatches += o->mismatches;
-    }
-    return 0;
+    o.max_abs_error = max_abs;
+    o.max_rel_error = max_rel;
+    o.first_mismatch = first;
+    o.mismatches = mismatches;
+    o.passed = mismatches == 0;
+    return skytune_verify_add(r, &o);
 }
 
 /* A plugin with one output: the report holds just this comparison. */
@@ -233,6 +239,25 @@ static inline void skytune_compare_floats(const float *got, const float *want, s
     r->n_outputs = 0;
     skytune_verify_floats(r, "output", got, want, n, abs_tol, rel_tol);
 }
+
+/* An output the engine may compare with the reference on the device
+ * (device_outputs): `count` floats of `buffer` from element `offset` on,
+ * against the host array `reference`, with the tolerances
+ * skytune_verify_floats would be given. The engine copies the reference to
+ * the device once (again when the pointer changes) and reads back only a
+ * summary of the comparison, which for outputs of hundreds of megabytes
+ * is the difference between milliseconds and a second per configuration.
+ * The verdict is the same as skytune_verify_floats's, element for element;
+ * any output found wrong on the device is compared again on the host with
+ * the plugin's read_back and verify, whose report is the one recorded. */
+typedef struct skytune_device_output {
+    const char *name;          /* e.g. "dedispersed"; the name verify gives it */
+    cl_mem buffer;             /* the output as the kernel left it */
+    size_t offset;             /* first element compared, in floats */
+    size_t count;              /* floats compared */
+    const float *reference;    /* count floats: valid until teardown */
+    double abs_tol, rel_tol;
+} skytune_device_output;
 
 /* A host array of the plugin's state, for reference_data. */
 typedef struct skytune_region {
@@ -394,6 +419,16 @@ typedef struct skytune_plugin {
      * transfers on is refused before anything is measured. */
     int (*transfers)(void *state, skytune_transfer *list, size_t max, size_t *count,
                      skytune_error *err);
+
+    /* Optional (ABI 7): the outputs of the verification run as device
+     * buffers with their references and tolerances (skytune_device_output),
+     * at most `max`, the same outputs and tolerances `verify` would compare
+     * for `config`. With it the engine may compare on the device instead of
+     * calling read_back and verify (`skytune run --compare`); verify stays
+     * the authority for an output found wrong there. */
+    int (*device_outputs)(void *state, const skytune_values *config,
+                          skytune_device_output *outputs, size_t max, size_t *count,
+                          skytune_error *err);
 
     /* Optional: what a description made at run time needs in setup, which
      * reaches it as ctx->plugin->data. Static descriptions leave it NULL. */
