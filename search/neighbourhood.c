@@ -1,5 +1,6 @@
 /* Shared helpers of the search strategies; see neighbourhood.h. */
 #include "neighbourhood.h"
+#include "rank_hash.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -12,19 +13,9 @@
 
 /* ------------------------------------------------------------ rank sets */
 
-static size_t slot_of(uint64_t key, size_t capacity)
-{
-    key ^= key >> 33;
-    key *= 0xff51afd7ed558ccdULL;
-    key ^= key >> 33;
-    key *= 0xc4ceb9fe1a85ec53ULL;
-    key ^= key >> 33;
-    return (size_t)key & (capacity - 1);
-}
-
 static size_t probe(const uint64_t *slots, size_t capacity, uint64_t key)
 {
-    size_t k = slot_of(key, capacity);
+    size_t k = rank_hash_slot(key, capacity);
     while (slots[k] != 0 && slots[k] != key) k = (k + 1) & (capacity - 1);
     return k;
 }

@@ -1,22 +1,13 @@
 /* A map from ranks to indices; see rank_map.h. */
 #include "rank_map.h"
+#include "rank_hash.h"
 
 #include <stdlib.h>
-
-static size_t home_of(uint64_t key, size_t capacity)
-{
-    key ^= key >> 33;
-    key *= 0xff51afd7ed558ccdULL;
-    key ^= key >> 33;
-    key *= 0xc4ceb9fe1a85ec53ULL;
-    key ^= key >> 33;
-    return (size_t)key & (capacity - 1);
-}
 
 /* Where key is, or the empty slot where it would go. */
 static size_t find(const rank_map *m, uint64_t key)
 {
-    size_t k = home_of(key, m->capacity);
+    size_t k = rank_hash_slot(key, m->capacity);
     while (m->keys[k] != 0 && m->keys[k] != key) k = (k + 1) & (m->capacity - 1);
     return k;
 }
@@ -76,7 +67,7 @@ void rank_map_remove(rank_map *m, uint64_t rank)
      * home lies cyclically in (hole, its slot], where a lookup would stop
      * at the hole before reaching it. */
     for (size_t k = (hole + 1) & mask; m->keys[k] != 0; k = (k + 1) & mask) {
-        size_t home = home_of(m->keys[k], m->capacity);
+        size_t home = rank_hash_slot(m->keys[k], m->capacity);
         bool stays = hole <= k ? (hole < home && home <= k) : (hole < home || home <= k);
         if (stays) continue;
         m->keys[hole] = m->keys[k];

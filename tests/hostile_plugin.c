@@ -347,7 +347,7 @@ static int hostile_setup(const skytune_setup_context *ctx, void **state_out, sky
     s->in_buf = clCreateBuffer(ctx->context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, bytes,
                                s->input, &status);
     if (status == CL_SUCCESS)
-        s->out_buf = clCreateBuffer(ctx->context, CL_MEM_WRITE_ONLY, bytes, NULL, &status);
+        s->out_buf = clCreateBuffer(ctx->context, CL_MEM_READ_WRITE, bytes, NULL, &status);
     if (status != CL_SUCCESS) {
         hostile_teardown(s);
         return skytune_opencl_failure(err, SKYTUNE_ERR_SETUP, status, "clCreateBuffer (in, out)");

@@ -207,3 +207,18 @@ Test(device_compare, an_empty_output_passes_without_a_launch)
     cr_expect(report.passed);
     cr_expect_eq(report.first_mismatch, -1);
 }
+
+/* OpenCL leaves what a kernel reads from a write-only buffer undefined. */
+Test(device_compare, a_write_only_buffer_is_refused)
+{
+    float want[16] = {0};
+    cl_int rc;
+    cl_mem buffer = clCreateBuffer(context, CL_MEM_WRITE_ONLY, sizeof want, NULL, &rc);
+    cr_assert_eq(rc, CL_SUCCESS);
+    skytune_device_output o = {.name = "out", .buffer = buffer, .count = 16, .reference = want};
+    skytune_output_report report;
+    skytune_error err = {0};
+    cr_expect_eq(device_compare_output(dc, queue, &o, &report, &err), 1);
+    cr_expect(strstr(err.message, "CL_MEM_WRITE_ONLY"), "%s", err.message);
+    clReleaseMemObject(buffer);
+}

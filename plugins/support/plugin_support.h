@@ -63,10 +63,13 @@ static inline support_buffer support_input(const char *name, const void *host, s
                             .host = host};
 }
 
-/* An output the kernels only write, poisoned with NaN. */
+/* An output the plugin's kernels only write, poisoned with NaN. Created
+ * read-write all the same: the engine's comparison on the device
+ * (device_outputs) reads it with a kernel, which OpenCL does not allow for
+ * a CL_MEM_WRITE_ONLY buffer. */
 static inline support_buffer support_output(const char *name, size_t bytes)
 {
-    return (support_buffer){.name = name, .flags = CL_MEM_WRITE_ONLY, .bytes = bytes,
+    return (support_buffer){.name = name, .flags = CL_MEM_READ_WRITE, .bytes = bytes,
                             .poison = SUPPORT_POISON_NAN};
 }
 

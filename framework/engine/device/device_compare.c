@@ -211,9 +211,19 @@ int device_compare_output(device_compare *dc, cl_command_queue queue,
     report->passed = 1;
     if (o->count == 0) return 0;
     size_t bytes = 0;
+    cl_mem_flags flags = 0;
     if (!o->buffer || !o->reference ||
-        clGetMemObjectInfo(o->buffer, CL_MEM_SIZE, sizeof bytes, &bytes, NULL) != CL_SUCCESS) {
+        clGetMemObjectInfo(o->buffer, CL_MEM_SIZE, sizeof bytes, &bytes, NULL) != CL_SUCCESS ||
+        clGetMemObjectInfo(o->buffer, CL_MEM_FLAGS, sizeof flags, &flags, NULL) != CL_SUCCESS) {
         err_set(err, "output '%.32s': no buffer or no reference to compare", name);
+        return 1;
+    }
+    /* What a kernel reads from such a buffer is undefined (OpenCL 1.2,
+     * 5.2.1): no verdict can rest on it. */
+    if (flags & CL_MEM_WRITE_ONLY) {
+        err_set(err, "output '%.32s': its buffer was created CL_MEM_WRITE_ONLY, which no kernel "
+                     "may read; create it CL_MEM_READ_WRITE to have it compared on the device",
+                name);
         return 1;
     }
     size_t floats = bytes / sizeof(float);

@@ -34,7 +34,8 @@ void device_compare_close(device_compare *dc);
 /* Compares `output` (checked against its buffer's size first) and fills
  * *report as skytune_verify_floats would for the same arrays. Returns 0;
  * 1 with err saying why when the output is no output (no buffer or no
- * reference, or more elements than its buffer holds: the plugin's fault);
+ * reference, more elements than its buffer holds, or a buffer created
+ * CL_MEM_WRITE_ONLY, which no kernel may read: the plugin's fault);
  * -1 with err saying why when an OpenCL call failed (the reference's copy
  * could not be made, say: the device's fault, and the host can still
  * compare). Waits for the queue: the summary is read back blocking. */

@@ -252,7 +252,7 @@ static inline void skytune_compare_floats(const float *got, const float *want, s
  * the plugin's read_back and verify, whose report is the one recorded. */
 typedef struct skytune_device_output {
     const char *name;          /* e.g. "dedispersed"; the name verify gives it */
-    cl_mem buffer;             /* the output as the kernel left it */
+    cl_mem buffer;             /* the output as the kernel left it; not CL_MEM_WRITE_ONLY */
     size_t offset;             /* first element compared, in floats */
     size_t count;              /* floats compared */
     const float *reference;    /* count floats: valid until teardown */
@@ -291,6 +291,11 @@ typedef struct skytune_derived_value {
  *       ... → enqueue (verification) → read_back → enqueue × runs → release
  *       → verify (comparing only; the device may be timing the next
  *       configuration meanwhile)
+ *   With device_outputs, and the comparison on the device chosen, the
+ *   engine compares right after the verification run, on the device, and
+ *   calls neither read_back nor verify unless an output is found wrong:
+ *       ... → enqueue (verification) → device_outputs → [the engine's
+ *       comparison] → enqueue × runs → release
  *   → teardown
  */
 typedef struct skytune_plugin {
