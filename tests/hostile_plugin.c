@@ -544,12 +544,12 @@ static int hostile_device_outputs(void *opaque, const skytune_values *config,
     (void)config;
     hostile_state *s = opaque;
     if (s->plan.where == AT_DEVICE_OUTPUTS && s->current_is_bad) misbehave(s->plan.fault);
-    if (max < 1) return skytune_error_set(err, SKYTUNE_ERR_SETUP, "room for no output");
     size_t n = (size_t)s->n;
     if (s->plan.fault == FAULT_OVERSTATE && s->current_is_bad) n++;
-    outputs[0] = (skytune_device_output){.name = "output", .buffer = s->out_buf, .count = n,
-                                         .reference = s->expected};
-    *count = 1;
+    *count = 0;
+    if (skytune_device_output_add(outputs, max, count, "output", s->out_buf, n, s->expected, 0.0,
+                                  0.0))
+        return skytune_error_set(err, SKYTUNE_ERR_SETUP, "more outputs than %zu", max);
     return SKYTUNE_OK;
 }
 

@@ -338,18 +338,13 @@ static int correlator_device_outputs(void *opaque, const skytune_values *config,
 {
     (void)config;
     const correlator_state *s = opaque;
-    if (max < 1) return skytune_error_set(err, SKYTUNE_ERR_SETUP, "room for no output");
     double abs_tol, rel_tol;
     correlator_tolerances(&s->problem, &abs_tol, &rel_tol);
-    outputs[0] = (skytune_device_output){
-        .name = "visibilities",
-        .buffer = s->output.mem,
-        .count = correlator_output_floats(&s->problem),
-        .reference = s->expected,
-        .abs_tol = abs_tol,
-        .rel_tol = rel_tol,
-    };
-    *count = 1;
+    *count = 0;
+    if (skytune_device_output_add(outputs, max, count, "visibilities", s->output.mem,
+                                  correlator_output_floats(&s->problem), s->expected, abs_tol,
+                                  rel_tol))
+        return skytune_error_set(err, SKYTUNE_ERR_SETUP, "more outputs than %zu", max);
     return SKYTUNE_OK;
 }
 

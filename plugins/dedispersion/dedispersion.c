@@ -517,15 +517,11 @@ static int dedispersion_device_outputs(void *opaque, const skytune_values *confi
 {
     (void)config;
     const dedispersion_state *s = opaque;
-    if (max < 1) return skytune_error_set(err, SKYTUNE_ERR_SETUP, "room for no output");
-    outputs[0] = (skytune_device_output){
-        .name = "dedispersed",
-        .buffer = s->buffers[BUFFER_OUTPUT].mem,
-        .count = dedispersion_output_count(s),
-        .reference = s->expected,
-        .rel_tol = dedispersion_rel_tol(s),
-    };
-    *count = 1;
+    *count = 0;
+    if (skytune_device_output_add(outputs, max, count, "dedispersed",
+                                  s->buffers[BUFFER_OUTPUT].mem, dedispersion_output_count(s),
+                                  s->expected, 0.0, dedispersion_rel_tol(s)))
+        return skytune_error_set(err, SKYTUNE_ERR_SETUP, "more outputs than %zu", max);
     return SKYTUNE_OK;
 }
 

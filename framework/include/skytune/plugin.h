@@ -259,6 +259,18 @@ typedef struct skytune_device_output {
     double abs_tol, rel_tol;
 } skytune_device_output;
 
+/* Appends an output to `list` (which holds `max`); -1 when it is full. */
+static inline int skytune_device_output_add(skytune_device_output *list, size_t max,
+                                            size_t *count, const char *name, cl_mem buffer,
+                                            size_t elements, const float *reference,
+                                            double abs_tol, double rel_tol)
+{
+    if (*count >= max) return -1;
+    list[(*count)++] = (skytune_device_output){name,      buffer,  0, elements,
+                                               reference, abs_tol, rel_tol};
+    return 0;
+}
+
 /* A host array of the plugin's state, for reference_data. */
 typedef struct skytune_region {
     void *data;
