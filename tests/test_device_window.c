@@ -301,10 +301,14 @@ Test(device_window, outputs_compared_on_the_device_get_the_hosts_verdicts)
     char *trace = cli_path(hostile_suite_scratch, "on-device.json");
     hostile_args h = compare_run_args(host_db, "host", "fault=wrong");
     cli_result r = hostile_run_ok(&h, "x=2 wrong, compared on the host");
+    cr_expect_null(strstr(r.out, "compared on the device"), "%s", r.out);
     cli_result_free(&r);
     hostile_args d = compare_run_args(device_db, "device", "fault=wrong");
     hostile_args_add(&d, CLI_ARGS("--trace", trace));
     r = hostile_run_ok(&d, "x=2 wrong, compared on the device");
+    /* The wrong one's verdict is the host's. */
+    cr_expect(strstr(r.out, "outputs compared on the device: 7 of the 8 measured (--compare)"),
+              "the run does not say where it compared:\n%s", r.out);
     cli_result_free(&r);
 
     char *on_host = verdicts_of(host_db), *on_device = verdicts_of(device_db);

@@ -443,6 +443,11 @@ int run_print_outcome(const tuning_outcome *out, const char *label, const char *
         printf("\n  built for measuring: %llu", (unsigned long long)entries_told(measuring));
         print_entries(measuring);
     }
+    /* Said only where some were: a plugin without device_outputs, a CPU
+     * device or --compare host compare on the host, as before. */
+    if (r->compared_on_device)
+        printf("\n  outputs compared on the device: %llu of the %llu measured (--compare)",
+               (unsigned long long)r->compared_on_device, (unsigned long long)r->measured);
     if (r->racing && r->measured) {
         if (r->raced)
             printf("\n  raced: %llu %s stopped early (slower than the best %d by more than "

@@ -98,6 +98,9 @@ typedef struct measurement {
     /* Stopped timing early, with the samples it has: clearly slower than
      * the best of the campaign (racing.h). */
     bool raced;
+    /* Its outputs passed the comparison on the device (device_compare.h);
+     * false where the host compared them, a wrong result's always. */
+    bool compared_on_device;
     /* Built ahead and then not wanted: nothing ran; never recorded. */
     bool abandoned;
 } measurement;

@@ -760,6 +760,7 @@ static int verify_configuration(measurer *ms, cl_program program, const skytune_
             since = traced(ms, "compare on the device", since);
             if (report.passed) {
                 m->verify_s = clock_monotonic_s() - t1 - deferred_s;
+                m->compared_on_device = true;
                 return judge_report(ms, m, &report);
             }
             /* Found wrong on the device: the host's comparison decides and

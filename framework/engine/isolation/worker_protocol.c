@@ -165,6 +165,7 @@ void worker_put_measurement(worker_message *msg, const measurement *m)
     worker_put_u32(msg, (uint32_t)m->stage);
     worker_put_u32(msg, m->abandoned);
     worker_put_u32(msg, m->raced);
+    worker_put_u32(msg, m->compared_on_device);
     worker_put_f64(msg, m->gflops);
     worker_put_f64(msg, m->gbs);
     worker_put_f64(msg, m->build_s);
@@ -193,6 +194,7 @@ int worker_get_measurement(worker_message *msg, measurement *m, skytune_error *e
     uint32_t stage = worker_get_u32(msg);
     bool abandoned = worker_get_u32(msg) != 0;
     bool raced = worker_get_u32(msg) != 0;
+    bool compared_on_device = worker_get_u32(msg) != 0;
     m->gflops = worker_get_f64(msg);
     m->gbs = worker_get_f64(msg);
     m->build_s = worker_get_f64(msg);
@@ -214,6 +216,7 @@ int worker_get_measurement(worker_message *msg, measurement *m, skytune_error *e
     m->stage = (measure_stage)stage;
     m->abandoned = abandoned;
     m->raced = raced;
+    m->compared_on_device = compared_on_device;
     if (has_message) m->message = message;
     else free(message);
     double *samples = NULL;

@@ -463,6 +463,7 @@ static int count_evaluation(campaign_state *c, uint64_t rank, double objective,
     /* A result reused from the store brings its median alone. */
     if (m->status == MEAS_OK) race_field_add(&c->race, objective, m->samples_ns, m->n_samples);
     if (m->raced) res->raced++;
+    if (m->compared_on_device) res->compared_on_device++;
     gain_estimate_add(&c->gain, m->status == MEAS_OK ? objective : 0);
     uint64_t remaining = c->count > res->evaluated ? c->count - res->evaluated : 0;
     res->have_gain = gain_estimate_expected(&c->gain, remaining, &res->expected_gain,

@@ -157,6 +157,9 @@ typedef struct tuning_loop_result {
      * 0 before there was a limit). */
     bool racing;
     uint64_t raced;
+    /* Measured configurations whose outputs passed on the device
+     * (measurement.compared_on_device). */
+    uint64_t compared_on_device;
     double race_margin;
     /* The last estimate of what more evaluations would gain (as
      * tuning_loop_event); have_gain false when there was none. */
