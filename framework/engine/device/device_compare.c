@@ -125,7 +125,8 @@ int device_compare_open(cl_context context, cl_device_id device, device_compare 
     dc->program = clCreateProgramWithSource(context, 1, &compare_source, NULL, &rc);
     char options[64];
     snprintf(options, sizeof options, "-cl-std=CL1.2 -D GROUP=%zu", dc->group);
-    if (rc == CL_SUCCESS && clBuildProgram(dc->program, 1, &device, options, NULL, NULL) != CL_SUCCESS) {
+    if (rc == CL_SUCCESS &&
+        clBuildProgram(dc->program, 1, &device, options, NULL, NULL) != CL_SUCCESS) {
         /* The source is the engine's own: a driver that refuses it says
          * why in its log, the start of which goes in the message. */
         size_t size = 0;
