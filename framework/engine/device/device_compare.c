@@ -46,7 +46,8 @@ static const char *compare_source =
     "        }\n"
     "    }\n"
     "    size_t l = get_local_id(0);\n"
-    "    l_abs[l] = max_abs; l_rel[l] = max_rel; l_first[l] = first; l_mismatches[l] = mismatches;\n"
+    "    l_abs[l] = max_abs; l_rel[l] = max_rel;\n"
+    "    l_first[l] = first; l_mismatches[l] = mismatches;\n"
     "    barrier(CLK_LOCAL_MEM_FENCE);\n"
     "    for (size_t step = GROUP / 2; step > 0; step /= 2) {\n"
     "        if (l < step) {\n"
@@ -229,7 +230,8 @@ int device_compare_output(device_compare *dc, cl_command_queue queue,
     }
     size_t floats = bytes / sizeof(float);
     if (o->offset > floats || o->count > floats - o->offset) {
-        err_set(err, "output '%.32s': %zu floats from element %zu do not fit its buffer of %zu floats",
+        err_set(err,
+                "output '%.32s': %zu floats from element %zu do not fit its buffer of %zu floats",
                 name, o->count, o->offset, floats);
         return 1;
     }
