@@ -46,9 +46,14 @@ static const measurement_part *find_part(const measurement *m, const char *label
 }
 
 /* Measure through the engine; the run must verify, and its time must split
- * into the FIR and the FFT. The median of the totals and the sum of the two
- * medians are different statistics of the same runs, so they agree only
- * roughly. */
+ * into the FIR and the FFT: each run's total is its two kernels' times. The
+ * sum of the two medians is not the median of the totals, but with an odd
+ * number of runs each part is at least its median in more than half of
+ * them, so one run has both parts at least theirs and another both at most:
+ * the sum lies between the fastest and the slowest run's total, however
+ * noisy the machine (a part counted twice, or missing from the total, would
+ * put it outside). */
+_Static_assert(RUNS % 2 == 1, "the bound on the parts' medians needs an odd number of runs");
 static void expect_ok(const char *config)
 {
     measurement m;
@@ -61,9 +66,9 @@ static void expect_ok(const char *config)
     cr_expect(fir->median_ns > 0 && fft->median_ns > 0, "%s: fir %g ns, fft %g ns", config,
               fir->median_ns, fft->median_ns);
     const double sum = fir->median_ns + fft->median_ns;
-    cr_expect(fabs(sum - m.median_ns) <= 0.25 * m.median_ns,
-              "%s: fir %g + fft %g = %g ns, total median %g ns", config, fir->median_ns,
-              fft->median_ns, sum, m.median_ns);
+    cr_expect(sum >= m.min_ns * (1 - 1e-9) && sum <= m.max_ns * (1 + 1e-9),
+              "%s: fir %g + fft %g = %g ns, outside the runs' totals, %g to %g ns", config,
+              fir->median_ns, fft->median_ns, sum, m.min_ns, m.max_ns);
     }
     measurement_clear(&m);
 }
