@@ -24,9 +24,17 @@ summary="$out/compare-summary.txt"
 hostile="$here/bench/hostile.so"
 [ -f "$hostile" ] || hostile="$here/../../build/hostile.so"
 
+# The GPU hosts have Python but no sqlite3 shell: every query goes through
+# Python's sqlite3.
+query() {
+    python3 -c 'import sqlite3, sys
+for row in sqlite3.connect(sys.argv[1]).execute(sys.argv[2]):
+    print(" ".join("NULL" if v is None else str(v) for v in row))' "$@"
+}
+
 verdicts() {
-    sqlite3 "$1" "SELECT p.value || ' ' || m.status || ' ' || quote(m.max_abs_error) || ' ' ||
-        quote(m.max_rel_error) FROM measurements m JOIN config_params p
+    query "$1" "SELECT p.value, m.status, m.max_abs_error, m.max_rel_error
+        FROM measurements m JOIN config_params p
         ON p.configuration_id = m.configuration_id AND p.name = 'x'
         ORDER BY CAST(p.value AS INTEGER), m.id"
 }
@@ -57,7 +65,7 @@ verdicts() {
         echo "== dedispersion lofar, $dms DMs, $budget random configurations, compared on the" \
              "$where (exit $rc)"
         awk -v a="$t0" -v b="$t1" 'BEGIN { printf "wall %.1f s\n", b - a }'
-        sqlite3 "$db" "SELECT status, COUNT(*), printf('mean verify_s %.4f', AVG(verify_s)),
+        query "$db" "SELECT status, COUNT(*), printf('mean verify_s %.4f', AVG(verify_s)),
             printf('max rel error %.3g', MAX(max_rel_error)) FROM measurements GROUP BY status"
         python3 - "$db" <<'EOF'
 import sqlite3, statistics, sys
@@ -67,5 +75,24 @@ if rows:
     print("median verify_s %.4f over %d configurations" % (statistics.median(rows), len(rows)))
 EOF
     done
+    # Both ways measured the same random configurations (--seed 1): their
+    # verdicts and largest errors must be the same, configuration by
+    # configuration.
+    echo "== dedispersion, configuration by configuration: host against device"
+    python3 - "$out/dedispersion-$dms-host.db" "$out/dedispersion-$dms-device.db" <<'EOF'
+import sqlite3, sys
+def verdicts(path):
+    return dict(sqlite3.connect(path).execute(
+        "SELECT (SELECT group_concat(name || '=' || value, ',') FROM config_params p"
+        " WHERE p.configuration_id = m.configuration_id),"
+        " status || ' ' || quote(max_abs_error) || ' ' || quote(max_rel_error)"
+        " FROM measurements m"))
+host, device = verdicts(sys.argv[1]), verdicts(sys.argv[2])
+differ = sorted(k for k in host.keys() | device.keys() if host.get(k) != device.get(k))
+print("%d configurations both ways; %d differ in status or largest errors"
+      % (len(host.keys() & device.keys()), len(differ)))
+for k in differ[:10]:
+    print("  %s: host %s, device %s" % (k, host.get(k), device.get(k)))
+EOF
 } > "$summary" 2>&1
 cat "$summary"
