@@ -8,6 +8,7 @@
 #include <skytune/plugin_checks.h>
 
 #include "stage_buffer.h"
+#include "stage_random.h"
 
 /* ------------------------------------------------------------ the problem */
 
@@ -171,10 +172,7 @@ int beamformer_macros_of_values(const skytune_values *problem, const skytune_val
 
 void beamformer_generate_input(const beamformer_problem *p, uint64_t seed, float *input)
 {
-    pcg32 rng;
-    pcg32_seed(&rng, seed, 0);
-    const size_t floats = 2 * beamformer_input_count(p);
-    for (size_t i = 0; i < floats; i++) input[i] = 2.0f * pcg32_float(&rng) - 1.0f;
+    stage_fill_signed_uniform(input, (size_t)(2 * beamformer_input_count(p)), seed);
 }
 
 void beamformer_generate_weights(const beamformer_problem *p, uint64_t seed, float *weights)

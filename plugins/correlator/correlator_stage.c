@@ -6,10 +6,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include <pcg32.h>
 #include <skytune/plugin_checks.h>
 
 #include "stage_buffer.h"
+#include "stage_random.h"
 
 /* ------------------------------------------------------------ the problem */
 
@@ -154,11 +154,7 @@ int correlator_macros_of_values(const skytune_values *problem, const skytune_val
 
 void correlator_generate_input(const correlator_problem *p, uint64_t seed, float *input)
 {
-    /* 2f - 1 is exact for the 24-bit floats of pcg32_float. */
-    pcg32 rng;
-    pcg32_seed(&rng, seed, 0);
-    const size_t floats = correlator_input_count(p) * 2;
-    for (size_t i = 0; i < floats; i++) input[i] = 2.0f * pcg32_float(&rng) - 1.0f;
+    stage_fill_signed_uniform(input, (size_t)(correlator_input_count(p) * 2), seed);
 }
 
 /* The channels one thread of the reference sums: c = first, first + step,

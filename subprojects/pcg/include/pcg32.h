@@ -24,6 +24,11 @@ void pcg32_seed(pcg32 *rng, uint64_t initstate, uint64_t initseq);
 /* Next 32 uniformly distributed bits. */
 uint32_t pcg32_next(pcg32 *rng);
 
+/* Move the generator `delta` outputs ahead, as `delta` calls of pcg32_next
+ * would, in O(log delta) steps: what lets parts of one sequence be drawn in
+ * parallel, each starting where the one before it ends. */
+void pcg32_advance(pcg32 *rng, uint64_t delta);
+
 /* Uniform integer in [0, bound), without modulo bias. bound 0 yields 0. */
 uint32_t pcg32_bounded(pcg32 *rng, uint32_t bound);
 

@@ -49,6 +49,27 @@ uint32_t pcg32_next(pcg32 *rng)
     return rotate_right32(xorshifted, rot);
 }
 
+void pcg32_advance(pcg32 *rng, uint64_t delta)
+{
+    /* The state after n steps of s -> a s + c is A s + C, with A = a^n and
+     * C = c (a^(n-1) + ... + a + 1). Both are built by squaring: for each
+     * bit of delta from the lowest, the step of 2^k outputs (cur_mult,
+     * cur_plus) is folded into the total when the bit is set, then doubled
+     * into the step of 2^(k+1). All of it modulo 2^64, as the LCG itself. */
+    uint64_t acc_mult = 1, acc_plus = 0;
+    uint64_t cur_mult = PCG32_MULTIPLIER, cur_plus = rng->inc;
+    while (delta > 0) {
+        if (delta & 1u) {
+            acc_mult *= cur_mult;
+            acc_plus = acc_plus * cur_mult + cur_plus;
+        }
+        cur_plus = (cur_mult + 1u) * cur_plus;
+        cur_mult *= cur_mult;
+        delta >>= 1;
+    }
+    rng->state = acc_mult * rng->state + acc_plus;
+}
+
 uint32_t pcg32_bounded(pcg32 *rng, uint32_t bound)
 {
     /* An empty range has no valid value; answer 0 without drawing rather

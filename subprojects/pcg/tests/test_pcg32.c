@@ -519,3 +519,40 @@ Test(pcg32_extremes, smallest_outputs_are_zero)
     rng = generator_giving_zeros();
     cr_expect_eq(pcg32_double(&rng), 0.0);
 }
+
+/* ------------------------------------------------------------ advance */
+
+/* Jumping ahead lands on the state that stepping gets to, for lengths with
+ * every bit pattern near the small end, a few large ones, on several
+ * streams; and the outputs after it are the stepped generator's. */
+Test(pcg32_advance, lands_where_stepping_does)
+{
+    static const uint64_t streams[] = {0, 54, UINT64_MAX};
+    static const uint64_t lengths[] = {0, 1, 2, 3, 7, 8, 255, 256, 1000, 65537, 1234567};
+    for (size_t s = 0; s < sizeof streams / sizeof streams[0]; s++) {
+        for (size_t l = 0; l < sizeof lengths / sizeof lengths[0]; l++) {
+            pcg32 stepped, jumped;
+            pcg32_seed(&stepped, 42u, streams[s]);
+            jumped = stepped;
+            for (uint64_t i = 0; i < lengths[l]; i++) (void)pcg32_next(&stepped);
+            pcg32_advance(&jumped, lengths[l]);
+            cr_assert_eq(jumped.state, stepped.state, "stream %zu, %llu steps", s,
+                         (unsigned long long)lengths[l]);
+            for (int i = 0; i < 16; i++)
+                cr_assert_eq(pcg32_next(&jumped), pcg32_next(&stepped));
+        }
+    }
+}
+
+/* A jump of 2^64 steps is the identity: the LCG's period is 2^64. Two
+ * jumps of 2^63 make one, and the halves compose as single jumps do. */
+Test(pcg32_advance, full_period_returns_to_the_start)
+{
+    pcg32 rng, start;
+    pcg32_seed(&rng, 7u, 11u);
+    start = rng;
+    pcg32_advance(&rng, UINT64_C(1) << 63);
+    cr_expect_neq(rng.state, start.state);
+    pcg32_advance(&rng, UINT64_C(1) << 63);
+    cr_expect_eq(rng.state, start.state);
+}
