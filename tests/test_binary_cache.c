@@ -1431,7 +1431,8 @@ Test(cache_cli, a_cache_that_cannot_be_written_is_counted_and_said)
     for (int isolated = 1; isolated >= 0; isolated--) {
         char *db = cli_path(scratch, isolated ? "workers.db" : "inline.db");
         hostile_args args = hostile_run_args("exhaustive", db);
-        hostile_args_add(&args, CLI_ARGS("--runs", "2", "--seed", "1", "--cache-dir", below));
+        hostile_args_add(&args, CLI_ARGS("--runs", "2", "--seed", "1", "--cache-dir", below,
+                                         "--no-race"));
         hostile_args_add(&args, isolated ? CLI_ARGS("--compile-jobs", "1")
                                          : CLI_ARGS("--no-isolation"));
         cli_result r = hostile_run_ok(&args, "a run whose cache cannot be written");

@@ -92,12 +92,31 @@ Test(racing, a_median_alone_counts_as_the_unknown_spread)
 
 Test(racing, stops_only_after_the_least_runs_and_only_when_every_run_is_above)
 {
-    const double slow[] = {200, 210, 205, 190};
+    /* Above the limit, but within RACE_FAR_FACTOR of it. */
+    const double slow[] = {180, 190, 185, 170};
+    cr_assert_not(race_stops(slow, 1, 100), "too few runs");
     cr_assert_not(race_stops(slow, RACE_MIN_RUNS - 1, 100), "too few runs");
     cr_assert(race_stops(slow, RACE_MIN_RUNS, 100));
     const double one_fast[] = {200, 99, 205, 190};
     cr_assert_not(race_stops(one_fast, 4, 100), "its fastest run is within the limit");
     cr_assert_not(race_stops(slow, 4, 250));
+    cr_assert_not(race_stops(slow, 0, 100), "no run: nothing to judge");
+}
+
+/* A configuration RACE_FAR_FACTOR times the limit or more stops before
+ * RACE_MIN_RUNS runs, from its first; one run nearer the limit among them
+ * keeps it going, and without a limit nothing stops. */
+Test(racing, a_configuration_far_beyond_the_limit_stops_after_its_first_run)
+{
+    const double far[] = {RACE_FAR_FACTOR * 100 + 1, 400, 500};
+    cr_assert(race_stops(far, 1, 100));
+    cr_assert(race_stops(far, 2, 100));
+    const double at_the_bound[] = {RACE_FAR_FACTOR * 100};
+    cr_assert_not(race_stops(at_the_bound, 1, 100), "exactly the far bound is not beyond it");
+    const double then_near[] = {400, 150, 400};
+    cr_assert_not(race_stops(then_near, 2, 100), "its second run is within the far bound");
+    cr_assert(race_stops(then_near, 3, 100), "after RACE_MIN_RUNS the limit itself applies");
+    cr_assert_not(race_stops(far, 1, 0), "no limit yet");
 }
 
 /* Whatever order the configurations come in, and whatever the noise, a

@@ -53,8 +53,11 @@ double race_limit(const race_field *f)
 
 bool race_stops(const double *samples_ns, size_t n, double limit_ns)
 {
-    if (n < RACE_MIN_RUNS || !(limit_ns > 0)) return false;
+    if (n == 0 || !(limit_ns > 0)) return false;
+    /* Before RACE_MIN_RUNS runs only a configuration far beyond the limit
+     * stops: a run RACE_FAR_FACTOR times the limit is no contender's noise. */
+    double bound = n < RACE_MIN_RUNS ? RACE_FAR_FACTOR * limit_ns : limit_ns;
     for (size_t k = 0; k < n; k++)
-        if (samples_ns[k] <= limit_ns) return false;
+        if (samples_ns[k] <= bound) return false;
     return true;
 }

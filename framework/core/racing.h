@@ -4,7 +4,8 @@
  * The engine keeps the RACE_BEST best ok configurations of the campaign (a
  * race_field) and derives the race limit from them; the measurer stops a
  * configuration after at least RACE_MIN_RUNS timed runs once the fastest
- * of them is above the limit. The limit lies above the RACE_BEST-th best
+ * of them is above the limit, or sooner once every run is RACE_FAR_FACTOR
+ * times the limit or more. The limit lies above the RACE_BEST-th best
  * median, so a configuration that is stopped had RACE_BEST better ones
  * already: the best RACE_BEST of a campaign are always timed in full. */
 #ifndef SKYTUNE_RACING_H
@@ -16,8 +17,13 @@
 /* The best this many configurations are never stopped early; until as many
  * ok configurations are known, there is no limit. */
 #define RACE_BEST 5
-/* Timed runs before a configuration may be stopped. */
+/* Timed runs before a configuration may be stopped at the race limit. */
 #define RACE_MIN_RUNS 3
+/* Before that, a configuration stops once every run it has made is this
+ * many times the limit or more: with --runs 3 (the dedispersion sweep's,
+ * and a quick campaign's) the rule above never acts, and a kernel twice
+ * as slow as the best few gains nothing from more runs. */
+#define RACE_FAR_FACTOR 2.0
 /* The least margin above the RACE_BEST-th best median. */
 #define RACE_MIN_MARGIN 0.10
 /* The margin is this many times the noise of the best. */
@@ -53,9 +59,9 @@ double race_margin(const race_field *f);
  * plus the margin; 0 (no limit) while fewer than RACE_BEST are known. */
 double race_limit(const race_field *f);
 
-/* Whether a configuration timed n runs so far (samples_ns) stops: at least
- * RACE_MIN_RUNS runs, a limit (limit_ns > 0), and the fastest of its runs
- * above it. */
+/* Whether a configuration timed n runs so far (samples_ns) stops: a limit
+ * (limit_ns > 0) and the fastest of its runs above it, after at least
+ * RACE_MIN_RUNS runs; after fewer, above RACE_FAR_FACTOR times it. */
 bool race_stops(const double *samples_ns, size_t n, double limit_ns);
 
 #endif
