@@ -4,10 +4,10 @@
  * bearer token comes from the environment, arrives in the Authorization
  * header and is never on the command line; refusals, retries and
  * certificates are reported with a non-zero exit. */
-#include <math.h>
 #include <criterion/criterion.h>
 
 #include <jansson.h>
+#include <math.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
