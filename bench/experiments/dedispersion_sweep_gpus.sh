@@ -11,8 +11,11 @@
 # fixed-vs-tuned` over the instances measured) into OUT_DIR/sweep-summary.txt.
 #   usage: dedispersion_sweep_gpus.sh OUT_DIR DEADLINE_SECONDS STREAM...
 #   STREAM: apertif, lofar, apertif_zero, lofar_zero; the Nth stream runs on
-#           the Nth NVIDIA GPU `skytune devices` lists
+#           the Nth NVIDIA GPU `skytune devices` lists. Streams joined by a
+#           comma run one after the other on one GPU (lofar,lofar_zero), so
+#           that a host with fewer GPUs than streams keeps each GPU busy.
 #   e.g.   dedispersion_sweep_gpus.sh OUT 520 apertif lofar apertif_zero lofar_zero
+#          dedispersion_sweep_gpus.sh OUT 520 apertif,apertif_zero lofar,lofar_zero
 # Environment, all optional:
 #   RUNS      timed runs per configuration (default 3; racing stops clearly
 #             slower configurations early, the best five always get them all)
@@ -74,14 +77,26 @@ stream() {
     done
 }
 
+if [ "$#" -gt "$ngpus" ]; then
+    echo "dedispersion_sweep_gpus.sh: $# streams for $ngpus GPU(s); join streams with a comma to run them one after the other on one GPU" >&2
+    exit 2
+fi
+
+# The streams of one argument, one after the other on one GPU.
+streams() {
+    for one in $(echo "$1" | tr ',' ' '); do
+        stream "$one" "$2" "$3"
+    done
+}
+
 k=0
-for name in "$@"; do
-    gpu=$(echo "$gpus" | sed -n "$((k % ngpus + 1))p")
+for names in "$@"; do
+    gpu=$(echo "$gpus" | sed -n "$((k + 1))p")
     if [ $((k + 1)) -eq "$#" ] && [ -n "${BEFORE:-}" ]; then
         (SWEEP_GPU=$gpu taskset -c "$((k * share))-$((k * share + share - 1))" sh -c "$BEFORE" \
-            > "$out/sweep-before.log" 2>&1; stream "$name" "$gpu" $((k * share))) &
+            > "$out/sweep-before.log" 2>&1; streams "$names" "$gpu" $((k * share))) &
     else
-        stream "$name" "$gpu" $((k * share)) &
+        streams "$names" "$gpu" $((k * share)) &
     fi
     k=$((k + 1))
 done
@@ -89,7 +104,7 @@ wait
 
 summary="$out/sweep-summary.txt"
 : > "$summary"
-for name in "$@"; do
+for name in $(echo "$@" | tr ',' ' '); do
     db="$out/sweep-$name.db"
     [ -f "$db" ] || continue
     python3 "$here/seeds_summary.py" dedispersion "$db" >> "$summary" 2>&1
