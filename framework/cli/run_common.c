@@ -396,10 +396,12 @@ void run_print_confirmation(const confirmation_outcome *c)
     terminal_printf(": a new winner, %s (median %s)\n", c->winner, winner);
     if (c->campaign_best_confirmed_ns > 0) {
         format_duration_ns(c->campaign_best_confirmed_ns, before, sizeof before);
-        terminal_printf("  the campaign's best, %s, confirmed at %s: the new winner is %.3g× as "
-                        "fast\n",
+        /* A percentage, not a ratio: the change is often under 1 %, which a
+         * ratio to three digits prints as "1× as fast". */
+        terminal_printf("  the campaign's best, %s, confirmed at %s: the new winner is %.2g %% "
+                        "faster\n",
                         c->campaign_best, before,
-                        c->campaign_best_confirmed_ns / c->winner_confirmed_ns);
+                        100 * (c->campaign_best_confirmed_ns / c->winner_confirmed_ns - 1));
     } else {
         terminal_printf("  the campaign's best, %s, failed a visit\n", c->campaign_best);
     }
