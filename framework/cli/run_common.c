@@ -398,7 +398,7 @@ void run_print_confirmation(const confirmation_outcome *c)
         format_duration_ns(c->campaign_best_confirmed_ns, before, sizeof before);
         /* A percentage, not a ratio: the change is often under 1 %, which a
          * ratio to three digits prints as "1× as fast". */
-        terminal_printf("  the campaign's best, %s, confirmed at %s: the new winner is %.2g %% "
+        terminal_printf("  the campaign's best, %s, confirmed at %s: the new winner is %.3g %% "
                         "faster\n",
                         c->campaign_best, before,
                         100 * (c->campaign_best_confirmed_ns / c->winner_confirmed_ns - 1));
