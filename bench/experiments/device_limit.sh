@@ -64,11 +64,11 @@ for w in $what; do
         campaign correl-trace $correl --device "$gpu" --trace "$work/traces/correlator.json"
         if [ "${NVCACHE_OFF:-1}" = 1 ]; then
             export CUDA_CACHE_DISABLE=1
-            campaign dedisp-nvcache-off $dedisp --device "$gpu"
+            campaign dedisp-nvcache-off $dedisp --device "$gpu" \
+                --trace "$work/traces/dedispersion-nvcache-off.json"
             unset CUDA_CACHE_DISABLE
         fi
-        python3 "$here/trace_summary.py" "$work/traces/dedispersion.json" \
-            "$work/traces/correlator.json" > "$out/trace-summary.txt" 2>&1
+        python3 "$here/trace_summary.py" "$work/traces"/*.json > "$out/trace-summary.txt" 2>&1
         tar -C "$work/traces" -czf "$out/traces.tar.gz" .
         ;;
     grid)
