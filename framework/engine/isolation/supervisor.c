@@ -830,8 +830,14 @@ static int check_health_untraced(supervisor *s, skytune_error *err)
         }
         /* The first re-check follows at once: a fresh worker's first runs
          * can be slow (a CPU device's thread pool starting) without the
-         * device being at fault. */
-        if (attempt > 0) pause_interruptibly(s, s->o.health.wait_s * ldexp(1.0, (int)attempt - 1));
+         * device being at fault. The pauses after it (none where wait_s is
+         * 0: a CPU device, tuning_run.c) are said, so that a campaign that
+         * stands still says why. */
+        double wait_s = attempt > 0 ? s->o.health.wait_s * ldexp(1.0, (int)attempt - 1) : 0;
+        if (wait_s > 0) {
+            notice(s, "checking the device again in %.0f s", wait_s);
+            pause_interruptibly(s, wait_s);
+        }
     }
 }
 
