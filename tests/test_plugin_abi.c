@@ -336,7 +336,7 @@ Test(plugin_abi, the_build_phase_holds_the_code_generated_at_the_first_launch)
 {
     cr_assert_eq(setenv("POCL_KERNEL_CACHE", "0", 1), 0);
     skytune_error err = {0};
-    cr_assert_eq(open_abi("none", "unroll=160", &err), 0, "%s", err.message);
+    cr_assert_eq(open_abi("none", "unroll=60", &err), 0, "%s", err.message);
     measurement m = measure("wg=32,shift=0");
     cr_assert_eq(m.status, MEAS_OK, "%s", m.message ? m.message : "");
     cr_expect_gt(m.build_s, 3.0 * m.verify_s,
@@ -355,7 +355,7 @@ Test(plugin_abi, waiting_for_a_compile_worker_counts_as_build_time)
     char *dir = cli_make_temp_dir();
     char *db = cli_path(dir, "abi.db");
     char *cache = cli_path(dir, "cache");
-    cli_result r = cli_run(CLI_ARGS("run", "--plugin", abi_plugin_path(), "--set", "unroll=160",
+    cli_result r = cli_run(CLI_ARGS("run", "--plugin", abi_plugin_path(), "--set", "unroll=60",
                                     "--strategy", "exhaustive", "--only", "shift=0",
                                     "--compile-jobs", "1", "--cache-dir", cache, "--runs", "2",
                                     "--db", db));
