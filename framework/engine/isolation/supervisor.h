@@ -53,7 +53,8 @@ typedef struct supervisor_limits {
 typedef struct supervisor_health {
     double threshold;          /* relative drift of the reference's median; default 0.25 */
     unsigned retries;          /* re-checks while degraded before going on; default 3 */
-    double wait_s;             /* before the second re-check, doubling after; default 2 s */
+    double wait_s;             /* before the second re-check, doubling after; default 2 s;
+                                  0: every re-check at once (a CPU device: tuning_run.c) */
     unsigned every;            /* while still degraded, check again after this many
                                   measurements; default 10 */
 } supervisor_health;
