@@ -1170,7 +1170,9 @@ static void run_unprivileged(const char *const *paths)
     for (size_t k = 0; paths[k]; k++)
         cr_assert_eq(chown(paths[k], nobody, nogroup), 0, "chown %s: %s", paths[k],
                      strerror(errno));
-    /* skytune's caches go under HOME, which must be nobody's to write. */
+    /* skytune's caches go under HOME, which must be nobody's to write (and
+     * not into the build folder's test cache, which is root's). */
+    unsetenv("SKYTUNE_CACHE_DIR");
     char *home = cli_path(scratch, "home");
     cr_assert_eq(mkdir(home, 0755), 0);
     cr_assert_eq(chown(home, nobody, nogroup), 0, "chown %s: %s", home, strerror(errno));
