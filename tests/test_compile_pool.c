@@ -69,8 +69,8 @@ static void count_told(void *ctx, cache_entry_outcome outcome, const char *reaso
     cache_entries_count(&told, outcome, reason);
 }
 
-/* A pool whose workers store into `dir`. */
-static compile_pool *open_pool_on(unsigned jobs, const char *dir)
+/* A pool whose workers store into `dir`, with this compile limit. */
+static compile_pool *open_pool_limited(unsigned jobs, const char *dir, double compile_timeout_s)
 {
     compile_pool_options o = {
         .worker_exe = getenv("SKYTUNE_EXE"),
@@ -83,7 +83,7 @@ static compile_pool *open_pool_on(unsigned jobs, const char *dir)
                   .seed = 1,
                   .cache_dir = dir},
         .jobs = jobs,
-        .compile_timeout_s = 120,
+        .compile_timeout_s = compile_timeout_s,
         .setup_timeout_s = 120,
         .on_entry = count_told,
     };
@@ -91,6 +91,12 @@ static compile_pool *open_pool_on(unsigned jobs, const char *dir)
     skytune_error err;
     cr_assert_eq(compile_pool_open(&o, sp, &p, &err), 0, "%s", err.message);
     return p;
+}
+
+/* A pool whose workers store into `dir`. */
+static compile_pool *open_pool_on(unsigned jobs, const char *dir)
+{
+    return open_pool_limited(jobs, dir, 120);
 }
 
 static compile_pool *open_pool(unsigned jobs)
@@ -265,6 +271,48 @@ Test(compile_pool, a_worker_killed_while_building_is_replaced)
     cr_assert_geq(st.failed, 1, "the builds killed are given up, left to the measuring worker");
     cr_assert_geq(st.restarts, 2);
     cr_assert_geq(st.built, 30, "the replacements go on building");
+    /* Killed, not out of time: the measuring worker builds them again. */
+    for (uint64_t r = 0; r < 40; r++)
+        cr_assert_eq(compile_pool_timed_out_s(p, r), 0, "rank %llu told as timed out",
+                     (unsigned long long)r);
+    compile_pool_close(p);
+}
+
+/* A build that outlasts the compile limit (its worker stopped, so it never
+ * answers) is given up, its worker replaced, and the seconds spent on it
+ * told: the measuring worker records it as the build's timeout instead of
+ * waiting for a build of its own as long again. */
+Test(compile_pool, a_build_past_the_compile_limit_is_told_with_its_time)
+{
+    /* A limit far above a build of the trivial kernel (tenths of a second),
+     * a few seconds for the stopped worker's to run out. */
+    const double limit = 5.0;
+    compile_pool *p = open_pool_limited(1, cache_dir, limit);
+    /* A build first, so that the worker is idle, waiting for the next; on
+     * a machine so loaded that one outlasts the limit, the next is tried. */
+    uint64_t first = 5, hung = 0;
+    compile_pool_stats st = {0};
+    for (; first < 10 && st.built == 0; first++) {
+        compile_pool_hint(p, &first, 1);
+        st = serve_until(p, st.failed + 1);
+    }
+    first--;
+    cr_assert_eq(st.built, 1, "no build finished within %.0f s", limit);
+    /* The worker that built it, idle. */
+    pid_t pids[8];
+    cr_assert_eq(compile_workers(pids, 8), 1);
+    cr_assert_eq(kill(pids[0], SIGSTOP), 0);
+    uint64_t failed_before = st.failed, restarts_before = st.restarts;
+    compile_pool_hint(p, &hung, 1);
+    cr_assert(compile_pool_building(p, hung), "the build was not handed out");
+    st = serve_until(p, st.built + st.failed + 1);
+    cr_assert_eq(st.failed, failed_before + 1, "the build past the limit was not given up");
+    cr_assert_eq(st.restarts, restarts_before + 1, "the stopped worker was not replaced");
+    double spent = compile_pool_timed_out_s(p, hung);
+    cr_assert(spent >= limit && spent < limit + 60, "told %.3f s for a build ended at the %.0f s "
+              "limit", spent, limit);
+    cr_assert(compile_pool_done(p, hung), "the build given up is not done with");
+    cr_assert_eq(compile_pool_timed_out_s(p, first), 0, "the finished build told as timed out");
     compile_pool_close(p);
 }
 

@@ -391,12 +391,23 @@ Test(isolation, release_that_never_returns_is_a_timeout_in_release)
                               .stage = "release", .message = TIMEOUT_MESSAGE});
 }
 
-/* The build stage has its own limit, --compile-timeout. */
+/* The build stage has its own limit, --compile-timeout. The build that
+ * never ends costs that limit once: when a compile worker ran into it, the
+ * measuring worker does not build the configuration again (which took
+ * twice the limit before), and when the measuring worker builds it itself,
+ * it is its only build. */
 Test(isolation, defines_that_never_returns_is_a_timeout_in_build)
 {
     check_fault(&(fault_case){.fault = "hang", .where = "defines", .status = "timeout",
                               .stage = "build", .message = TIMEOUT_MESSAGE,
                               .compile_timeout = "15s"});
+    char *db = cli_path(scratch, "campaign.db");
+    cr_assert_eq(cli_db_int(db, "SELECT COUNT(*) FROM measurements WHERE status = 'timeout'"
+                                " AND build_s >= 15 AND build_s < 1.5 * 15"),
+                 1, "the build that never ends took %s s, for a limit of 15 s",
+                 cli_db_text(db, "SELECT group_concat(build_s) FROM measurements"
+                                 " WHERE status = 'timeout'"));
+    free(db);
 }
 
 /* ------------------------------------------------------------ several, and retrying */

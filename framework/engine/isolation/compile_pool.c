@@ -33,6 +33,13 @@ typedef struct build_output {
     char *text;             /* NULL: the entry is free */
 } build_output;
 
+/* A build the compile limit ended: its configuration and the seconds
+ * spent on it. */
+typedef struct build_timeout {
+    uint64_t rank;
+    double spent_s;         /* 0: the entry is free */
+} build_timeout;
+
 /* Ranks the pool has built or given up on, so none is built twice. */
 typedef struct rank_set {
     uint64_t *keys;         /* open addressing; UINT64_MAX = empty */
@@ -51,6 +58,8 @@ struct compile_pool {
     rank_set done;
     build_output outputs[COMPILE_POOL_OUTPUTS];
     size_t next_output;     /* the entry the next output replaces */
+    build_timeout timeouts[COMPILE_POOL_OUTPUTS];
+    size_t next_timeout;    /* the entry the next timeout replaces */
     bool paused;
     double paused_at;
     uint64_t next_request;
@@ -106,6 +115,14 @@ static void keep_output(compile_pool *p, uint64_t rank, char *text)
     free(o->text);
     *o = (build_output){.rank = rank, .text = text};
     p->next_output = (p->next_output + 1) % COMPILE_POOL_OUTPUTS;
+}
+
+double compile_pool_timed_out_s(const compile_pool *p, uint64_t rank)
+{
+    for (size_t k = 0; k < COMPILE_POOL_OUTPUTS; k++)
+        if (p->timeouts[k].spent_s > 0 && p->timeouts[k].rank == rank)
+            return p->timeouts[k].spent_s;
+    return 0;
 }
 
 char *compile_pool_take_output(compile_pool *p, uint64_t rank)
@@ -359,8 +376,14 @@ void compile_pool_service(compile_pool *p, const struct pollfd *fds, size_t n)
     for (unsigned k = 0; k < p->o.jobs; k++) {
         pool_slot *slot = &p->slots[k];
         if ((slot->state == SLOT_STARTING || slot->state == SLOT_BUILDING) &&
-            now >= slot->deadline)
+            now >= slot->deadline) {
+            if (slot->state == SLOT_BUILDING) {
+                p->timeouts[p->next_timeout] =
+                    (build_timeout){.rank = slot->rank, .spent_s = now - slot->started};
+                p->next_timeout = (p->next_timeout + 1) % COMPILE_POOL_OUTPUTS;
+            }
             replace_slot(p, slot);
+        }
     }
     dispatch(p);
 }

@@ -63,6 +63,13 @@ void compile_pool_hint(compile_pool *p, const uint64_t *ranks, size_t n);
 #define COMPILE_POOL_OUTPUTS 64
 char *compile_pool_take_output(compile_pool *p, uint64_t rank);
 
+/* Seconds a compile worker spent on this configuration before the compile
+ * limit ended it (it was killed); 0 when none did. The pool keeps the
+ * latest COMPILE_POOL_OUTPUTS of them. A build that outlasted the limit in
+ * a compile worker is not built again by the measuring worker, which would
+ * wait as long again: a hung compiler costs one compile limit, not two. */
+double compile_pool_timed_out_s(const compile_pool *p, uint64_t rank);
+
 /* Whether a worker is building this configuration now. */
 bool compile_pool_building(const compile_pool *p, uint64_t rank);
 /* Whether a worker finished building `rank` (its binary, or its failure, is

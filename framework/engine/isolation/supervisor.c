@@ -972,6 +972,29 @@ static void learn_first_launch(supervisor *s, const measurement *m)
         s->first_launch_extra_s = m->first_launch_extra_s;
 }
 
+/* A compile worker's build of the configuration ran into the compile
+ * limit and was killed: recorded as the build's timeout without building
+ * it again in the measuring worker, which would wait as long again. The
+ * measuring worker did nothing and stays as it is. */
+static int record_compile_worker_timeout(supervisor *s, uint64_t rank, measurement *m,
+                                         double spent_s, skytune_error *err)
+{
+    measurement_init(m);
+    m->status = MEAS_TIMEOUT;
+    m->stage = STAGE_BUILD;
+    m->build_s = spent_s;
+    m->degraded = s->degraded;
+    s->stats.timeouts++;
+    char text[256];
+    snprintf(text, sizeof text,
+             "timed out in stage build: no answer within the compile limit of %.3g s in a "
+             "compile worker, which was killed; not built again",
+             s->o.limits.compile_s);
+    if (measurement_set_message(m, text) != 0) return err_set(err, "out of memory");
+    notice(s, "%s", text);
+    return attach_worker_output(s, rank, m, NULL, err);
+}
+
 static int evaluate_in_flight(supervisor *s, const uint16_t *idx, measurement *m,
                               skytune_error *err)
 {
@@ -998,6 +1021,13 @@ static int evaluate_in_flight(supervisor *s, const uint16_t *idx, measurement *m
             trace_span(s->o.trace, "wait for a compile worker", "engine", started,
                        clock_monotonic_s(), NULL);
         }
+    }
+    if (s->pool) {
+        uint64_t rank;
+        double spent = space_rank(s->space, idx, &rank) == 0
+                           ? compile_pool_timed_out_s(s->pool, rank)
+                           : 0;
+        if (spent > 0) return record_compile_worker_timeout(s, rank, m, spent, err);
     }
     s->waited_for_build_s = waited_for_build;
     int measured = run_request(s, idx, m, err);
@@ -1051,7 +1081,10 @@ static void hint_spares(supervisor *s, bool taken)
     if (!s->ahead || s->hint_count == 0) return;
     size_t n = 0;
     for (size_t k = taken ? 1 : 0; k < s->hint_count; k++)
-        if (!s->pool || compile_pool_done(s->pool, s->hint[k])) s->spare_hint[n++] = s->hint[k];
+        /* Not a build the compile limit ended: it is recorded as such. */
+        if (!s->pool || (compile_pool_done(s->pool, s->hint[k]) &&
+                         compile_pool_timed_out_s(s->pool, s->hint[k]) == 0))
+            s->spare_hint[n++] = s->hint[k];
     measure_ahead_hint(s->ahead, s->spare_hint, n, s->race_limit_ns);
 }
 
