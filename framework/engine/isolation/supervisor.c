@@ -1009,9 +1009,9 @@ static int evaluate_in_flight(supervisor *s, const uint16_t *idx, measurement *m
      * The wait is the rest of this configuration's build, so it counts as
      * build time, not as the engine's. */
     double waited_for_build = 0;
-    if (s->pool) {
-        uint64_t rank;
-        if (space_rank(s->space, idx, &rank) == 0 && compile_pool_building(s->pool, rank)) {
+    uint64_t rank = s->pool ? configuration_rank(s, idx) : UINT64_MAX;
+    if (rank != UINT64_MAX) {
+        if (compile_pool_building(s->pool, rank)) {
             double started = clock_monotonic_s(), until = started + s->o.limits.compile_s;
             set_stage(s, STAGE_BUILD);
             while (compile_pool_building(s->pool, rank) && clock_monotonic_s() < until &&
@@ -1021,12 +1021,7 @@ static int evaluate_in_flight(supervisor *s, const uint16_t *idx, measurement *m
             trace_span(s->o.trace, "wait for a compile worker", "engine", started,
                        clock_monotonic_s(), NULL);
         }
-    }
-    if (s->pool) {
-        uint64_t rank;
-        double spent = space_rank(s->space, idx, &rank) == 0
-                           ? compile_pool_timed_out_s(s->pool, rank)
-                           : 0;
+        double spent = compile_pool_timed_out_s(s->pool, rank);
         if (spent > 0) return record_compile_worker_timeout(s, rank, m, spent, err);
     }
     s->waited_for_build_s = waited_for_build;
