@@ -16,7 +16,7 @@
  * Problem parameters choose the misbehaviour:
  *   fault   none | segv | abort | exit | stack | oob | near | loop | corrupt | wrong |
  *           compile | biglog | kprintf | hang | print | print_segv | damage |
- *           device_fault | overstate
+ *           device_fault | overstate | slow
  *   where   the callback that misbehaves (host faults): defines, prepare,
  *           clear_outputs, enqueue, verify, release, flops, device_outputs
  *   bad     the value of x that misbehaves
@@ -68,6 +68,10 @@
  *   wrong   every work-item writes three times its input: the
  *           configuration's own wrong result
  *   kprintf work-item 0 calls printf, then writes its output right
+ *   slow    every work-item writes its output right 20,000 times, on every
+ *           run (`nth` is ignored): a correct configuration hundreds of
+ *           times slower than the others however loaded the machine is,
+ *           for the tests of racing
  *   device_fault  the run's event reports that the kernel failed on the
  *           device (CL_OUT_OF_RESOURCES), as NVIDIA's events do after an
  *           illegal address: a user event in place of the kernel's
@@ -110,6 +114,7 @@ static const char hostile_kernel_source[] =
     "#define HOSTILE_KERNEL_FAULT_kprintf 6\n"
     "#define HOSTILE_KERNEL_FAULT_compile 7\n"
     "#define HOSTILE_KERNEL_FAULT_biglog 8\n"
+    "#define HOSTILE_KERNEL_FAULT_slow 9\n"
     "#define HOSTILE_KERNEL_FAULT HOSTILE_PASTE(HOSTILE_KERNEL_FAULT_, fault)\n"
     "#define HOSTILE_BAD (x == bad || x == bad2)\n"
     "\n"
@@ -159,6 +164,12 @@ static const char hostile_kernel_source[] =
     "    return;\n"
     "#elif HOSTILE_KERNEL_FAULT == 6 && HOSTILE_BAD\n"
     "    if (i == 0) printf(\"hostile kernel says x=%d\\n\", (int)x);\n"
+    "#elif HOSTILE_KERNEL_FAULT == 9 && HOSTILE_BAD\n"
+    "    if (i < n) {\n"
+    "        volatile __global float *slow = out;\n"
+    "        for (uint k = 0; k < 20000u; k++) slow[i] = 2.0f * in[i];\n"
+    "    }\n"
+    "    return;\n"
     "#endif\n"
     "    if (i < n) out[i] = 2.0f * in[i];\n"
     "}\n";
@@ -182,7 +193,8 @@ typedef enum hostile_fault {
     FAULT_BIGLOG,
     FAULT_DAMAGE,
     FAULT_DEVICE_FAULT,
-    FAULT_OVERSTATE
+    FAULT_OVERSTATE,
+    FAULT_SLOW
 } hostile_fault;
 
 typedef enum hostile_callback {
@@ -198,7 +210,7 @@ typedef enum hostile_callback {
 
 static const char *const fault_names[] = {
     "none", "segv",    "abort", "exit",  "stack",   "oob",     "loop",  "hang",
-    "print", "print_segv", "corrupt", "near", "wrong", "kprintf", "compile", "biglog", "damage", "device_fault", "overstate"};
+    "print", "print_segv", "corrupt", "near", "wrong", "kprintf", "compile", "biglog", "damage", "device_fault", "overstate", "slow"};
 static const char *const callback_names[] = {"defines", "prepare", "clear_outputs", "enqueue",
                                              "verify",  "release", "flops", "device_outputs"};
 
@@ -598,7 +610,8 @@ static const skytune_problem_param hostile_problem_params[] = {
      "corrupt, wrong, kprintf (kernel faults), compile, biglog (build faults), hang (the callback "
      "`where` never returns), print, print_segv (lines on stdout and stderr, then going on or a "
      "segfault), damage (the next configuration in the same worker segfaults), "
-     "overstate (device_outputs names more elements than the output holds)"},
+     "overstate (device_outputs names more elements than the output holds), slow (a correct "
+     "kernel hundreds of times slower than the others)"},
     {"where", SKYTUNE_STRING, "prepare",
      "the callback a host fault happens in: defines, prepare, clear_outputs, enqueue, verify, "
      "release, flops, device_outputs"},
@@ -620,9 +633,9 @@ static const skytune_problem_check hostile_problem_checks[] = {
      "fault == 'stack' or fault == 'oob' or fault == 'loop' or fault == 'hang' or "
      "fault == 'print' or fault == 'print_segv' or fault == 'corrupt' or fault == 'near' or "
      "fault == 'wrong' or fault == 'kprintf' or fault == 'compile' or fault == 'biglog' or fault == 'damage' or "
-     "fault == 'device_fault' or fault == 'overstate'",
+     "fault == 'device_fault' or fault == 'overstate' or fault == 'slow'",
      "fault must be one of none, segv, abort, exit, stack, oob, loop, hang, print, print_segv, "
-     "corrupt, near, wrong, kprintf, compile, biglog, damage, device_fault, overstate"},
+     "corrupt, near, wrong, kprintf, compile, biglog, damage, device_fault, overstate, slow"},
     {"where == 'defines' or where == 'prepare' or where == 'clear_outputs' or "
      "where == 'enqueue' or where == 'verify' or where == 'release' or where == 'flops' or "
      "where == 'device_outputs'",
