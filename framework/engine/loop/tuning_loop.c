@@ -165,11 +165,20 @@ static void config_strings_free(config_strings *cs)
 
 /* Tell the evaluator what the strategy will probably ask after `rank`,
  * leaving out what is evaluated already or recorded in the store, so that a
- * compile pool can build it while the device measures. */
+ * compile pool can build it while the device measures. Under a budget of
+ * evaluations no more is hinted than the turns left after this one (the
+ * `evaluated` before it and itself taken off): a build ahead of the last
+ * turn is one the campaign never uses, and a small campaign's compile
+ * workers built as many of those as it measured. */
 static void hint_upcoming(const tuning_loop_config *cfg, known_set *known, uint64_t rank,
-                          uint64_t *ranks, size_t depth)
+                          uint64_t evaluated, uint64_t *ranks, size_t depth)
 {
-    size_t n = strategy_upcoming(cfg->strategy, ranks, depth);
+    uint64_t budget = cfg->limits.max_evaluations;
+    if (budget) {
+        uint64_t left = budget > evaluated + 1 ? budget - evaluated - 1 : 0;
+        if (left < depth) depth = (size_t)left;
+    }
+    size_t n = depth ? strategy_upcoming(cfg->strategy, ranks, depth) : 0;
     size_t kept = 0;
     double seen;
     for (size_t k = 0; k < n; k++) {
@@ -371,7 +380,7 @@ static turn_end find_reusable(campaign_state *c, uint64_t rank, known_entry *fro
     known_entry *k = cfg->store ? find_known(&c->known, rank) : NULL;
     if (k && k->status != MEAS_OK && cfg->retry_failed) k = NULL;
     if (!k && c->prefetch_depth)
-        hint_upcoming(cfg, &c->known, rank, c->upcoming, c->prefetch_depth);
+        hint_upcoming(cfg, &c->known, rank, c->res->evaluated, c->upcoming, c->prefetch_depth);
     /* Another run on the same database may have measured it since this
      * one started, or be measuring it now. */
     if (!k && cfg->claims) {
