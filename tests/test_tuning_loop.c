@@ -90,9 +90,9 @@ static int64_t open_campaign(store *st, uint64_t seed)
     return campaign_id;
 }
 
-static tuning_loop_result run(const space *s, fake_device *dev, store *st, int64_t campaign_id,
-                           const char *strategy_name, uint64_t seed, tuning_loop_limits limits,
-                           stopper *stop)
+static tuning_loop_result run_with(const space *s, evaluator eval, store *st,
+                                   int64_t campaign_id, const char *strategy_name, uint64_t seed,
+                                   tuning_loop_limits limits, stopper *stop)
 {
     history *h = history_new();
     strategy_setup setup = {.space = s, .history = h, .seed = seed, .budget = limits.max_evaluations};
@@ -103,7 +103,7 @@ static tuning_loop_result run(const space *s, fake_device *dev, store *st, int64
         .space = s,
         .strategy = strat,
         .history = h,
-        .eval = {.ctx = dev, .evaluate = fake_evaluate},
+        .eval = eval,
         .store = st,
         .campaign_id = campaign_id,
         .limits = limits,
@@ -116,6 +116,14 @@ static tuning_loop_result run(const space *s, fake_device *dev, store *st, int64
     strategy_free(strat);
     history_free(h);
     return r;
+}
+
+static tuning_loop_result run(const space *s, fake_device *dev, store *st, int64_t campaign_id,
+                           const char *strategy_name, uint64_t seed, tuning_loop_limits limits,
+                           stopper *stop)
+{
+    return run_with(s, (evaluator){.ctx = dev, .evaluate = fake_evaluate}, st, campaign_id,
+                    strategy_name, seed, limits, stop);
 }
 
 static long long sql_int(store *st, const char *sql)
@@ -150,6 +158,68 @@ Test(campaign, budget_statuses_and_best_without_a_store)
     cr_assert_eq(r.stop, TUNING_LOOP_BUDGET);
     cr_assert_eq(r.evaluated, 17);
     cr_assert_eq(dev.calls, 17);
+    space_free(s);
+}
+
+/* The configurations the loop names for building ahead (the compile
+ * workers' work), every one of them. */
+typedef struct hint_log {
+    fake_device *device;
+    bool hinted[125];
+    size_t hints;
+    size_t budget;
+    size_t most_past_the_budget; /* the most named at a turn beyond the turns left after it */
+} hint_log;
+
+static int evaluate_logging_hints(void *ctx, const uint16_t *idx, measurement *m,
+                                  skytune_error *err)
+{
+    hint_log *log = ctx;
+    return fake_evaluate(log->device, idx, m, err);
+}
+
+static void log_hints(void *ctx, uint64_t next, const uint64_t *ranks, size_t n)
+{
+    hint_log *log = ctx;
+    (void)next;
+    for (size_t k = 0; k < n; k++) log->hinted[ranks[k]] = true;
+    log->hints += n;
+    /* `next` is evaluated after the device->calls before it. */
+    size_t left = log->budget - log->device->calls - 1;
+    if (n > left && n - left > log->most_past_the_budget) log->most_past_the_budget = n - left;
+}
+
+/* Under a budget, nothing past the last turn is named for building ahead:
+ * a build of a configuration the campaign never evaluates is CPU thrown
+ * away (a campaign of 8 on PoCL built 13 programs). No strategy is named
+ * more configurations at a turn than the turns left after it; those whose
+ * next proposals are certain (exhaustive, random) name only what they then
+ * evaluate, where bayes's are guesses that its next results may change. */
+Test(campaign, nothing_past_the_budget_is_named_for_building_ahead)
+{
+    space *s = fixture_space(3, 5, NULL, 0);
+    const char *strategies[] = {"exhaustive", "random", "bayes"};
+    for (size_t k = 0; k < 3; k++) {
+        size_t per_rank[125] = {0};
+        fake_device dev = {.space = s, .calls_per_rank = per_rank};
+        hint_log log = {.device = &dev, .budget = 17};
+        evaluator eval = {.ctx = &log, .evaluate = evaluate_logging_hints,
+                          .prefetch = log_hints, .prefetch_depth = 8};
+        tuning_loop_result r = run_with(s, eval, NULL, 0, strategies[k], 5,
+                                        (tuning_loop_limits){.max_evaluations = 17}, NULL);
+        cr_assert_eq(r.evaluated, 17, "%s", strategies[k]);
+        cr_assert_gt(log.hints, 0, "%s named nothing ahead: the test shows nothing",
+                     strategies[k]);
+        cr_expect_eq(log.most_past_the_budget, 0,
+                     "%s: a turn named %zu more configurations than the turns left after it",
+                     strategies[k], log.most_past_the_budget);
+        bool certain = strcmp(strategies[k], "bayes") != 0;
+        for (size_t rank = 0; certain && rank < 125; rank++)
+            cr_expect(!log.hinted[rank] || per_rank[rank] > 0,
+                      "%s: configuration %zu was named for building ahead, and the campaign of "
+                      "17 never evaluated it",
+                      strategies[k], rank);
+    }
     space_free(s);
 }
 
