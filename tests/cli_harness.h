@@ -46,6 +46,10 @@ typedef struct cli_result {
 /* A NULL-terminated argument list, e.g. CLI_ARGS("run", "--help"). */
 #define CLI_ARGS(...) ((const char *const[]){__VA_ARGS__, NULL})
 
+/* A number macro as an argument's text: CLI_TEXT(RUNS) with RUNS 3 is "3". */
+#define CLI_TEXT_(x) #x
+#define CLI_TEXT(x) CLI_TEXT_(x)
+
 /* The built binary, plugins folder and source tree, from the environment the
  * test runner sets (SKYTUNE_EXE, SKYTUNE_PLUGIN_DIR, SKYTUNE_SOURCE_DIR). */
 const char *cli_exe(void);

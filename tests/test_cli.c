@@ -19,6 +19,7 @@
 #include <CL/cl.h>
 
 #include "cli_harness.h"
+#include "hostile_harness.h"
 #include "quantity.h"
 #include "store.h"
 
@@ -110,15 +111,13 @@ static long long parse_space_count(const char *out)
 #define SIX_CONFIGURATIONS "--only", "wg_size=32,64,128", "--only", "per_item=1,2"
 #define SIX 6
 #define RUNS 3
-#define STRINGIFY(x) #x
-#define TEXT(x) STRINGIFY(x)
 
 static cli_result run_exhaustive_six(const char *db)
 {
     /* --no-race: every configuration keeps its RUNS runs, which the tests
      * count (racing's own tests are below). */
     cli_result r = cli_run(CLI_ARGS("run", VECTOR_ADD_SMALL, "--strategy", "exhaustive", "--runs",
-                                    TEXT(RUNS), SIX_CONFIGURATIONS, "--no-race", "--db", db));
+                                    CLI_TEXT(RUNS), SIX_CONFIGURATIONS, "--no-race", "--db", db));
     cr_assert_eq(r.status, 0, "skytune run: %s\nstdout:\n%s\nstderr:\n%s",
                  cli_status_text(r.status), r.out, r.err);
     return r;
@@ -532,9 +531,8 @@ Test(cli, a_run_names_its_database_and_campaign_at_start_and_end)
  * are, the timing noise of a loaded machine cannot race one of them. */
 static cli_result run_raced(const char *db, const char *extra)
 {
-    const char *hostile = getenv("SKYTUNE_HOSTILE_PLUGIN");
-    cr_assert(hostile && *hostile, "SKYTUNE_HOSTILE_PLUGIN is not set: run through `meson test`");
-    cli_result r = cli_run(CLI_ARGS("run", "--plugin", hostile, "--set", "fault=slow", "--set",
+    cli_result r = cli_run(CLI_ARGS("run", "--plugin", hostile_plugin_path(), "--set",
+                                    "fault=slow", "--set",
                                     "bad=5", "--set", "values=6", "--strategy", "exhaustive",
                                     "--runs", "10", "--db", db, extra));
     cr_assert_eq(r.status, 0, "skytune run: %s\nstdout:\n%s\nstderr:\n%s",

@@ -48,7 +48,7 @@ TestSuite(isolation, .init = make_scratch, .fini = remove_scratch);
  * each configuration is a build of its own (its -D defines differ) that a
  * fresh machine compiles, so fewer than the default keeps the suite short. */
 #define FAULT_CONFIGURATIONS 4
-#define FAULT_VALUES "values=4"
+#define FAULT_VALUES "values=" CLI_TEXT(FAULT_CONFIGURATIONS)
 
 /* Small watchdog limits keep a hung configuration to a few seconds, yet
  * leave a correct one (a build of a few tenths of a second, a verification

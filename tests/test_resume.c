@@ -32,8 +32,6 @@ static void remove_scratch(void)
 TestSuite(resume, .init = make_scratch, .fini = remove_scratch);
 
 #define RUNS 3
-#define STRINGIFY(x) #x
-#define TEXT(x) STRINGIFY(x)
 
 /* The whole small vector_add space, exhaustively: 28 configurations, each
  * built by PoCL, verified and timed, so the campaign lasts long enough for a
@@ -47,8 +45,8 @@ static command campaign_command(const char *db)
     /* --no-race: every configuration keeps its RUNS runs, which the checks
      * count. */
     command c = {{"run", "--plugin", "vector_add", "--plugin-dir", cli_plugin_dir(), "--preset",
-                  "small", "--strategy", "exhaustive", "--runs", TEXT(RUNS), "--no-race", "--db",
-                  db, NULL}};
+                  "small", "--strategy", "exhaustive", "--runs", CLI_TEXT(RUNS), "--no-race",
+                  "--db", db, NULL}};
     return c;
 }
 
